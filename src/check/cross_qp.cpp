@@ -1,0 +1,209 @@
+// Checks across a connected pair: matching types, mutual connect, PSNs, MTU and qkey that
+// agree, and workloads whose responder grants the access they need.
+#include <cerrno>
+
+#include "check/validate.h"
+#include "util/strings.h"
+
+namespace qpo::check {
+
+namespace {
+
+using scenario::Qp;
+using scenario::Symbol;
+
+const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
+
+// The last literal value of `field` set by a successful bring-up transition, if any.
+const scenario::Attr* literal(const Qp& q, std::string_view field) {
+  const scenario::Attr* found = nullptr;
+  for (const auto& t : q.transitions) {
+    if (!t.bring_up || !t.predicted_ok) continue;
+    if (const auto* a = t.attr(field); a && a->valid && a->symbol == Symbol::None) found = a;
+  }
+  return found;
+}
+
+const scenario::Attr* any_value(const Qp& q, std::string_view field) {
+  const scenario::Attr* found = nullptr;
+  for (const auto& t : q.transitions)
+    if (t.bring_up)
+      if (const auto* a = t.attr(field)) found = a;
+  return found;
+}
+
+bool compatible_types(const std::string& a, const std::string& b) {
+  if (a == "XRC_SEND") return b == "XRC_RECV";
+  if (a == "XRC_RECV") return b == "XRC_SEND";
+  return a == b;
+}
+
+// The access a workload op needs on the responder, as (IBV_ACCESS bit, name).
+std::pair<uint32_t, const char*> needed_access(const std::string& op) {
+  if (op == "rdma_write" || op == "rdma_write_with_imm") return {0x2, "remote_write"};
+  if (op == "rdma_read") return {0x4, "remote_read"};
+  if (op == "atomic_cmp_swp" || op == "atomic_fetch_add") return {0x8, "remote_atomic"};
+  return {0, ""};
+}
+
+class CrossChecker {
+ public:
+  CrossChecker(const scenario::Scenario& s, diag::DiagSink& sink) : s_(s), sink_(sink) {}
+
+  void run() {
+    for (const auto& q : s_.qps) pair(q);
+    for (const auto& w : s_.workloads) workload(w);
+  }
+
+ private:
+  void pair(const Qp& q) {
+    if (!q.connect) return;
+    const Qp* p = s_.qp(q.connect.name);
+    if (!p || p == &q || q.type < 0 || p->type < 0) return;
+    std::string path = "qps." + q.name + ".connect";
+    if (!compatible_types(q.type_name, p->type_name)) {
+      auto& d = sink_.error("Q501", q.connect.loc, path,
+                            q.type_name + " QP '" + q.name + "' cannot connect to " + p->type_name + " QP '" + p->name + "'");
+      d.rule = "connected QPs must be the same transport (RC-RC, UC-UC, XRC_SEND-XRC_RECV)";
+      d.related.push_back({p->type_loc, "peer type declared here"});
+      return;
+    }
+    bool connected = q.type_name != "UD";
+    if (connected && p->connect.name != q.name) {
+      auto& d = sink_.error("Q502", q.connect.loc, path,
+                            "'" + q.name + "' connects to '" + p->name + "', but '" + p->name + "' " +
+                                (p->connect ? "connects to '" + p->connect.name + "'" : std::string("has no connect:")));
+      d.rule = "a " + q.type_name + " connection is one QP on each side, each naming the other";
+      d.hint = "add 'connect: " + q.name + "' to QP '" + p->name + "'";
+      d.related.push_back({p->loc, "peer QP declared here"});
+    }
+    if (q.name < p->name || !connected) {
+      agree_psn(q, *p);
+      agree_psn(*p, q);
+    }
+    if (q.name < p->name) {
+      agree(q, *p, "path_mtu", "Q504", "both ends of a connection must use the same path MTU",
+            "a mismatch makes the larger side's packets drop silently at the responder");
+    }
+    if (!connected) agree_qkey(q, *p);
+  }
+
+  void agree_psn(const Qp& sender, const Qp& receiver) {
+    const auto* sq = literal(sender, "sq_psn");
+    const auto* rq = literal(receiver, "rq_psn");
+    if (!sq || !rq || sq->number == rq->number) return;
+    auto& d = sink_.warning("Q503", rq->loc, rq->path,
+                            "rq_psn " + util::hex(rq->number) + " of '" + receiver.name + "' differs from sq_psn " +
+                                util::hex(sq->number) + " of its sender '" + sender.name + "'");
+    d.rule = "the responder's expected PSN must equal the requester's first PSN";
+    d.hint = "use rq_psn: peer, or make them equal (ignore if this is a PSN-mismatch test)";
+    d.related.push_back({sq->loc, "sender's sq_psn"});
+  }
+
+  void agree(const Qp& a, const Qp& b, const char* field, const char* code, const char* rule, const char* why) {
+    const auto* x = literal(a, field);
+    const auto* y = literal(b, field);
+    if (!x || !y || x->number == y->number) return;
+    auto& d = sink_.warning(code, y->loc, y->path,
+                            std::string(field) + " differs between '" + a.name + "' (" + x->text + ") and '" + b.name +
+                                "' (" + y->text + ")");
+    d.rule = rule;
+    d.hint = std::string(why) + "; use 'auto' on both ends";
+    d.related.push_back({x->loc, "other end"});
+  }
+
+  void agree_qkey(const Qp& a, const Qp& b) {
+    const auto* x = literal(a, "qkey");
+    const auto* y = literal(b, "qkey");
+    if (!x || !y || x->number == y->number || a.name > b.name) return;
+    auto& d = sink_.warning("Q506", y->loc, y->path, "UD qkey differs between '" + a.name + "' and '" + b.name + "'");
+    d.rule = "a UD receiver drops datagrams whose qkey does not match its own";
+    d.related.push_back({x->loc, "other qkey"});
+  }
+
+  void workload(const scenario::Workload& w) {
+    const Qp* q = s_.qp(w.qp.name);
+    if (!q || w.op.empty() || q->type < 0) return;
+    std::string path = "workloads." + w.name;
+    bool rdma = w.op.rfind("rdma_", 0) == 0;
+    bool atomic = w.op.rfind("atomic_", 0) == 0;
+    if ((q->type_name == "UD" && (rdma || atomic)) || (q->type_name == "UC" && (w.op == "rdma_read" || atomic))) {
+      auto& d = sink_.error("Q509", w.op_loc, path + ".op", q->type_name + " QPs cannot do " + w.op);
+      d.rule = "transport services: UD sends only; UC sends and writes; RC everything";
+      return;
+    }
+    if (!q->connect) {
+      auto& d = sink_.error("Q502", w.qp.loc, path + ".qp", "workload QP '" + q->name + "' has no 'connect:' peer");
+      d.hint = "add 'connect: <peer QP>' to QP '" + q->name + "'";
+      return;
+    }
+    const Qp* peer = s_.qp(q->connect.name);
+    if (!peer) return;
+    if ((rdma || atomic) && !w.remote_mr) {
+      auto& d = sink_.error("Q104", w.loc, path, w.op + " needs 'remote_mr' (the peer's buffer)");
+      d.hint = "add 'remote_mr: <MR on the peer's PD>'";
+    }
+    if (!w.local_mr) {
+      auto& d = sink_.error("Q104", w.loc, path, "workload needs 'local_mr'");
+      d.hint = "add 'local_mr: <MR on the QP's PD>'";
+    }
+    auto [bit, name] = needed_access(w.op);
+    bool expects_access_error = w.expect_status && *w.expect_status == "IBV_WC_REM_ACCESS_ERR";
+    if (bit && !expects_access_error) {
+      const auto* flags = any_value(*peer, "qp_access_flags");
+      uint64_t granted = flags && flags->symbol == Symbol::None ? flags->number : 0;
+      if (!(granted & bit)) {
+        auto& d = sink_.error("Q507", w.op_loc, path + ".op",
+                              w.op + " needs " + name + " in the responder QP '" + peer->name + "' qp_access_flags");
+        d.rule = "the responder checks qp_access_flags; without it the requester gets IBV_WC_REM_ACCESS_ERR";
+        d.hint = "add " + std::string(name) + " to qps." + peer->name + ".states.INIT.qp_access_flags, or expect "
+                 "status IBV_WC_REM_ACCESS_ERR";
+        if (flags) d.related.push_back({flags->loc, "responder access flags"});
+      }
+      if (const auto* m = s_.mr(w.remote_mr.name); m && !(m->access & bit)) {
+        auto& d = sink_.error("Q508", w.remote_mr.loc, path + ".remote_mr",
+                              w.op + " needs " + name + " in the access of remote MR '" + m->name + "'");
+        d.rule = "the rkey's MR must grant the remote access (else IBV_WC_REM_ACCESS_ERR)";
+        d.hint = "add " + std::string(name) + " to mrs." + m->name + ".access";
+        d.related.push_back({m->access_loc, "MR access"});
+      }
+    }
+    if (w.op == "rdma_read" || atomic) {
+      const auto* init_depth = literal(*q, "max_rd_atomic");
+      if (init_depth && init_depth->number == 0) {
+        auto& d = sink_.error("Q507", init_depth->loc, init_depth->path,
+                              w.op + " needs max_rd_atomic >= 1 on the requester '" + q->name + "'");
+        d.rule = "max_rd_atomic = outstanding RDMA reads/atomics the requester may issue";
+      }
+      const auto* dest_depth = literal(*peer, "max_dest_rd_atomic");
+      if (dest_depth && dest_depth->number == 0) {
+        auto& d = sink_.error("Q507", dest_depth->loc, dest_depth->path,
+                              w.op + " needs max_dest_rd_atomic >= 1 on the responder '" + peer->name + "'");
+        d.rule = "max_dest_rd_atomic = RDMA reads/atomics the responder accepts in flight";
+      }
+    }
+    if (atomic && w.size != 8) {
+      auto& d = sink_.error("Q510", w.loc, path + ".size", "atomic operations move exactly 8 bytes, not " +
+                                                              std::to_string(w.size));
+      d.hint = "set size: 8";
+    }
+    for (const auto* ref : {&w.local_mr, &w.remote_mr}) {
+      const auto* m = s_.mr(ref->name);
+      if (m && w.size > m->size) {
+        auto& d = sink_.error("Q510", ref->loc, path, "message size " + std::to_string(w.size) + " exceeds MR '" +
+                                                          m->name + "' (" + std::to_string(m->size) + " bytes)");
+        d.hint = "grow the MR or shrink the message";
+      }
+    }
+    if (w.op.rfind("send", 0) == 0 && !w.local_mr) return;
+  }
+
+  const scenario::Scenario& s_;
+  diag::DiagSink& sink_;
+};
+
+}  // namespace
+
+void check_cross_qp(const scenario::Scenario& s, diag::DiagSink& sink) { CrossChecker(s, sink).run(); }
+
+}  // namespace qpo::check

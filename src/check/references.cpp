@@ -1,0 +1,169 @@
+// Every reference names an existing object of the right kind, on a consistent device/host.
+#include <functional>
+
+#include "check/validate.h"
+#include "util/strings.h"
+
+namespace qpo::check {
+
+namespace {
+
+using scenario::Ref;
+using scenario::Scenario;
+
+template <typename T>
+std::vector<std::string> names_of(const std::vector<T>& v) {
+  std::vector<std::string> out;
+  for (const auto& o : v) out.push_back(o.name);
+  return out;
+}
+
+// Which section holds `name`, for "qa names a cq, not a pd" messages.
+std::string kind_of(const Scenario& s, const std::string& name) {
+  if (s.host(name)) return "a host";
+  if (s.device(name)) return "a device";
+  if (s.pd(name)) return "a pd";
+  if (s.mr(name)) return "an mr";
+  if (s.cq(name)) return "a cq";
+  if (s.srq(name)) return "an srq";
+  if (s.xrcd(name)) return "an xrcd";
+  if (s.qp(name)) return "a qp";
+  return "";
+}
+
+class RefChecker {
+ public:
+  RefChecker(const Scenario& s, diag::DiagSink& sink) : s_(s), sink_(sink) {}
+
+  // True when `ref` names an object in `section` (or is absent and optional).
+  template <typename T>
+  bool resolve(const Ref& ref, const std::vector<T>& section, const char* section_name, const std::string& path) {
+    if (!ref) return true;
+    for (const auto& o : section)
+      if (o.name == ref.name) return true;
+    std::string kind = kind_of(s_, ref.name);
+    std::string msg = "'" + ref.name + "' is not defined in " + section_name;
+    if (!kind.empty()) msg += " (it is " + kind + ")";
+    auto& d = sink_.error("Q201", ref.loc, path, msg);
+    d.rule = "references must name an object of the right kind";
+    auto guess = util::did_you_mean(ref.name, names_of(section));
+    if (!guess.empty()) d.hint = "did you mean '" + guess + "'?";
+    else if (section.empty()) d.hint = std::string("add a '") + section_name + ":' section";
+    else d.hint = std::string("defined in ") + section_name + ": " + util::join(names_of(section), ", ");
+    return false;
+  }
+
+  void same_device(const Ref& ref, const std::string& ref_device, const std::string& want_device,
+                   const std::string& path, const std::string& what) {
+    if (ref_device.empty() || want_device.empty() || ref_device == want_device) return;
+    auto& d = sink_.error("Q202", ref.loc, path,
+                          what + " '" + ref.name + "' is on device '" + ref_device + "', but this object is on '" +
+                              want_device + "'");
+    d.rule = "verbs objects can only be combined within one device context";
+  }
+
+  std::string device_of_pd(const std::string& pd) {
+    const auto* p = s_.pd(pd);
+    return p ? p->device.name : "";
+  }
+
+  void run() {
+    for (const auto& d : s_.devices) {
+      std::string p = "devices." + d.name;
+      if (!d.host) {
+        auto& diag = sink_.error("Q104", d.loc, p, "device '" + d.name + "' needs 'host' when there are several hosts");
+        diag.hint = "add 'host: <name from hosts:>'";
+      }
+      resolve(d.host, s_.hosts, "hosts", p + ".host");
+    }
+    for (const auto& x : s_.pds) resolve(x.device, s_.devices, "devices", "pds." + x.name + ".device");
+    for (const auto& x : s_.cqs) resolve(x.device, s_.devices, "devices", "cqs." + x.name + ".device");
+    for (const auto& x : s_.xrcds) resolve(x.device, s_.devices, "devices", "xrcds." + x.name + ".device");
+    for (const auto& x : s_.mrs) resolve(x.pd, s_.pds, "pds (or devices)", "mrs." + x.name + ".pd");
+    for (const auto& x : s_.srqs) resolve(x.pd, s_.pds, "pds (or devices)", "srqs." + x.name + ".pd");
+    for (const auto& q : s_.qps) qp(q);
+    for (const auto& w : s_.workloads) workload(w);
+  }
+
+ private:
+  void qp(const scenario::Qp& q) {
+    std::string p = "qps." + q.name;
+    resolve(q.pd, s_.pds, "pds (or devices)", p + ".pd");
+    bool send_ok = resolve(q.send_cq, s_.cqs, "cqs", p + ".send_cq");
+    bool recv_ok = resolve(q.recv_cq, s_.cqs, "cqs", p + ".recv_cq");
+    resolve(q.srq, s_.srqs, "srqs", p + ".srq");
+    resolve(q.xrcd, s_.xrcds, "xrcds", p + ".xrcd");
+    resolve(q.connect, s_.qps, "qps", p + ".connect");
+    std::string dev = device_of_pd(q.pd.name);
+    if (send_ok && q.send_cq)
+      if (const auto* c = s_.cq(q.send_cq.name)) same_device(q.send_cq, c->device.name, dev, p + ".send_cq", "cq");
+    if (recv_ok && q.recv_cq)
+      if (const auto* c = s_.cq(q.recv_cq.name)) same_device(q.recv_cq, c->device.name, dev, p + ".recv_cq", "cq");
+    if (q.srq)
+      if (const auto* sr = s_.srq(q.srq.name)) same_device(q.srq, device_of_pd(sr->pd.name), dev, p + ".srq", "srq");
+    if (q.xrcd)
+      if (const auto* x = s_.xrcd(q.xrcd.name)) same_device(q.xrcd, x->device.name, dev, p + ".xrcd", "xrcd");
+    if (q.connect && q.connect.name == q.name) {
+      auto& d = sink_.error("Q502", q.connect.loc, p + ".connect", "QP '" + q.name + "' connects to itself");
+      d.hint = "a loopback pair needs two QPs; connect each to the other";
+    }
+    if (q.type < 0) return;
+    const std::string& type = q.type_name;
+    // ibv_create_qp(3): what each type needs at creation.
+    bool needs_send_cq = type != "XRC_RECV";
+    bool needs_recv_cq = type != "XRC_RECV" && type != "XRC_SEND";
+    if (needs_send_cq && !q.send_cq) missing(q, "send_cq", "a " + type + " QP needs a send CQ");
+    if (needs_recv_cq && !q.recv_cq) missing(q, "recv_cq", "a " + type + " QP needs a receive CQ");
+    if (type == "XRC_RECV" && !q.xrcd) missing(q, "xrcd", "an XRC_RECV QP belongs to an XRC domain");
+    if (type != "XRC_RECV" && q.xrcd) {
+      auto& d = sink_.error("Q203", q.xrcd.loc, p + ".xrcd", "only XRC_RECV QPs take 'xrcd'");
+      d.hint = "XRC_SEND QPs name the remote SRQ per work request instead";
+    }
+    if (q.srq && (type == "XRC_SEND" || type == "RAW_PACKET")) {
+      sink_.error("Q203", q.srq.loc, p + ".srq", type + " QPs do not receive through an SRQ");
+    }
+  }
+
+  void missing(const scenario::Qp& q, const char* key, const std::string& why) {
+    auto& d = sink_.error("Q203", q.loc, "qps." + q.name + "." + key, why + " ('" + key + "' is missing)");
+    d.rule = "ibv_create_qp(3) init attributes per QP type";
+    d.hint = std::string("add '") + key + ": <name>'";
+  }
+
+  void workload(const scenario::Workload& w) {
+    std::string p = "workloads." + w.name;
+    resolve(w.qp, s_.qps, "qps", p + ".qp");
+    bool local_ok = resolve(w.local_mr, s_.mrs, "mrs", p + ".local_mr");
+    bool remote_ok = resolve(w.remote_mr, s_.mrs, "mrs", p + ".remote_mr");
+    const auto* q = s_.qp(w.qp.name);
+    if (!q) return;
+    if (local_ok && w.local_mr) {
+      const auto* m = s_.mr(w.local_mr.name);
+      if (m && m->pd.name != q->pd.name) {
+        auto& d = sink_.error("Q202", w.local_mr.loc, p + ".local_mr",
+                              "local MR '" + m->name + "' is in PD '" + m->pd.name + "', QP '" + q->name + "' in PD '" +
+                                  q->pd.name + "'");
+        d.rule = "a work request's lkey must belong to the QP's protection domain (else IBV_WC_LOC_PROT_ERR)";
+      }
+    }
+    if (remote_ok && w.remote_mr && q->connect) {
+      const auto* peer = s_.qp(q->connect.name);
+      const auto* m = s_.mr(w.remote_mr.name);
+      if (peer && m && m->pd.name != peer->pd.name) {
+        auto& d = sink_.error("Q202", w.remote_mr.loc, p + ".remote_mr",
+                              "remote MR '" + m->name + "' is in PD '" + m->pd.name + "', but the peer QP '" +
+                                  peer->name + "' is in PD '" + peer->pd.name + "'");
+        d.rule = "the rkey must belong to the responder QP's protection domain (else IBV_WC_REM_ACCESS_ERR)";
+      }
+    }
+  }
+
+  const Scenario& s_;
+  diag::DiagSink& sink_;
+};
+
+}  // namespace
+
+void check_references(const scenario::Scenario& s, diag::DiagSink& sink) { RefChecker(s, sink).run(); }
+
+}  // namespace qpo::check

@@ -1,0 +1,13 @@
+#include "check/validate.h"
+
+namespace qpo::check {
+
+void validate(scenario::Scenario& s, diag::DiagSink& sink) {
+  check_references(s, sink);
+  check_transitions(s, sink);
+  check_values(s, sink);
+  check_cross_qp(s, sink);
+  check_caps(s, sink);
+}
+
+}  // namespace qpo::check

@@ -1,0 +1,23 @@
+#pragma once
+// Semantic validation of a loaded scenario. Passes run in order and all report into one sink:
+//   references  - every name points at an object of the right kind on the right device
+//   transitions - each ibv_modify_qp against the kernel's qp_state_table (fills defaults)
+//   values      - attribute ranges, enum values, ibv_reg_mr access rules
+//   cross_qp    - peers agree: types, PSNs, MTU, qkey; workloads have the access they need
+//   caps        - queue sizes that will overflow or exceed usual device limits (lint)
+// Codes: Q1xx structure (loader), Q2xx references, Q3xx state machine, Q4xx values,
+// Q5xx cross-QP, Q6xx capacity. docs/diagnostics.md lists them all.
+#include "diag/diagnostic.h"
+#include "scenario/model.h"
+
+namespace qpo::check {
+
+void validate(scenario::Scenario& s, diag::DiagSink& sink);
+
+void check_references(const scenario::Scenario& s, diag::DiagSink& sink);
+void check_transitions(scenario::Scenario& s, diag::DiagSink& sink);
+void check_values(const scenario::Scenario& s, diag::DiagSink& sink);
+void check_cross_qp(const scenario::Scenario& s, diag::DiagSink& sink);
+void check_caps(const scenario::Scenario& s, diag::DiagSink& sink);
+
+}  // namespace qpo::check

@@ -1,0 +1,82 @@
+// Attribute values against the ranges in schemas/verbs-rules.yaml, and ibv_reg_mr access rules.
+// enforced_by: kernel -> error; device -> error when outside what any device can accept;
+// lint -> warning (the kernel accepts it but it is almost surely a mistake).
+#include "check/validate.h"
+#include "util/strings.h"
+
+namespace qpo::check {
+
+namespace {
+
+const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
+
+void check_attr(const scenario::Attr& a, const spec::ValueRule& rule, diag::DiagSink& sink) {
+  if (!a.valid || a.symbol != scenario::Symbol::None || a.from_default) return;
+  if (rule.has_range && (a.number < rule.min || a.number > rule.max)) {
+    bool lint = rule.enforced_by == "lint";
+    auto& d = lint ? sink.warning("Q401", a.loc, a.path, "") : sink.error("Q401", a.loc, a.path, "");
+    d.message = a.field + " = " + a.text + " is outside " + std::to_string(rule.min) + ".." + std::to_string(rule.max);
+    d.rule = "value range of " + a.field + " (enforced by " + rule.enforced_by + ")";
+    if (!rule.note.empty()) d.rule += "; " + rule.note;
+    if (rule.enum_name == "mtu") d.hint = "use IBV_MTU_256..IBV_MTU_4096, or 256, 512, 1024, 2048, 4096";
+    else if (rule.field == "sq_psn" || rule.field == "rq_psn") d.hint = "PSNs are 24 bits: at most 0xFFFFFF";
+    else d.hint = "use a value in " + std::to_string(rule.min) + ".." + std::to_string(rule.max);
+  }
+  if (rule.type == "flags" && a.field == "qp_access_flags") {
+    // Only the remote-access bits (and MW bind) mean anything on a QP.
+    const uint64_t qp_bits = 0x2 | 0x4 | 0x8 | 0x10;
+    if (a.number & ~qp_bits) {
+      auto& d = sink.warning("Q403", a.loc, a.path, "qp_access_flags has bits that only mean something on an MR");
+      d.rule = "ibv_modify_qp(3): qp_access_flags takes IBV_ACCESS_REMOTE_{WRITE,READ,ATOMIC}";
+      d.hint = "keep remote_write, remote_read, remote_atomic";
+    }
+  }
+  for (const auto& c : a.children) {
+    const spec::ValueRule* cr = nullptr;
+    if (auto it = rules().ah_fields().find(c.field); it != rules().ah_fields().end() && a.field != "grh") cr = &it->second;
+    if (auto it = rules().grh_fields().find(c.field); it != rules().grh_fields().end() && a.field == "grh") cr = &it->second;
+    if (cr) {
+      spec::ValueRule r = *cr;
+      if (r.enforced_by.empty()) r.enforced_by = "kernel";
+      check_attr(c, r, sink);
+    } else if (c.field == "grh") {
+      check_attr(c, spec::ValueRule{}, sink);
+    }
+  }
+}
+
+}  // namespace
+
+void check_values(const scenario::Scenario& s, diag::DiagSink& sink) {
+  for (const auto& q : s.qps)
+    for (const auto& t : q.transitions)
+      for (const auto& a : t.attrs)
+        if (const auto* rule = rules().value_rule(a.field)) check_attr(a, *rule, sink);
+
+  for (const auto& m : s.mrs) {
+    for (const auto& r : rules().mr_access_rules()) {
+      const auto* names = rules().enum_values("access");
+      auto bit = [&](const std::string& name) -> uint32_t {
+        for (const auto& [n, v] : *names)
+          if (n == name) return static_cast<uint32_t>(v);
+        return 0;
+      };
+      uint32_t any = 0;
+      for (const auto& n : r.if_any) any |= bit(n);
+      if ((m.access & any) && !(m.access & bit(r.need))) {
+        auto& d = sink.error("Q402", m.access_loc, "mrs." + m.name + ".access",
+                             "MR '" + m.name + "' asks for remote write or remote atomic access without local_write");
+        d.rule = "ibv_reg_mr(3): REMOTE_WRITE or REMOTE_ATOMIC requires LOCAL_WRITE (the kernel returns EINVAL)";
+        d.hint = "add local_write to access";
+      }
+    }
+    if (m.size == 0) {
+      auto& d = sink.warning("Q404", m.loc, "mrs." + m.name + ".size", "MR '" + m.name + "' has size 0");
+      d.hint = "zero-length MRs register but cannot carry data";
+    }
+  }
+  for (const auto& c : s.cqs)
+    if (c.depth == 0) sink.error("Q401", c.loc, "cqs." + c.name + ".depth", "CQ depth must be at least 1");
+}
+
+}  // namespace qpo::check

@@ -1,0 +1,49 @@
+// qpo plan FILE: the verbs calls, per host, in order, with attr_masks in words and hex.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/input.h"
+#include "plan/plan.h"
+
+namespace qpo::cli {
+
+Action add_plan(CLI::App& app) {
+  struct Options {
+    std::string file;
+    OutputOptions out;
+  };
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("plan", "Show the verbs calls a scenario will make, per host, without running them");
+  cmd->footer(
+      "Every ibv_modify_qp shows cur->next state, attr_mask as IBV_QP_* names and hex, each value\n"
+      "(defaults marked [default]) and the rule tables' prediction (ok / EINVAL). Values known only\n"
+      "at run time (peer QPN/PSN/GID, auto MTU, random PSN) are shown as such.\n"
+      "The scenario is validated first; with errors, the plan is not printed (exit 1).\n\n"
+      "Example:\n  qpo plan scenarios/rc-write-pair.yaml\n  qpo plan --format json scenarios/ud-pair.yaml");
+  cmd->add_option("file", opts->file, "Scenario file")->required();
+  add_output_options(*cmd, opts->out);
+  return [opts]() {
+    auto l = load_and_validate(opts->file);
+    if (l->read_failed) {
+      std::cerr << "qpo: " << l->read_error << "\n";
+      return static_cast<int>(kSystemError);
+    }
+    print_diagnostics(*l, opts->out.color);
+    if (!l->scenario || l->diags.has_errors()) {
+      std::cerr << opts->file << ": invalid; fix the errors above to see the plan\n";
+      return static_cast<int>(kInvalid);
+    }
+    auto p = plan::build_plan(*l->scenario);
+    if (opts->out.format == "json") {
+      util::JsonWriter w;
+      plan::render_json(w, p);
+      std::cout << w.str() << "\n";
+    } else {
+      std::cout << plan::render_text(p);
+    }
+    return static_cast<int>(kOk);
+  };
+}
+
+}  // namespace qpo::cli

@@ -1,0 +1,25 @@
+#pragma once
+// Each subcommand registers its options on the CLI11 app and returns the exit code:
+// 0 success/valid, 1 the input is invalid (or a run failed its expectations), 2 usage or system error.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace qpo::cli {
+
+enum ExitCode { kOk = 0, kInvalid = 1, kSystemError = 2 };
+
+// Registered command: its action runs after parsing.
+using Action = std::function<int()>;
+
+Action add_validate(CLI::App& app);
+Action add_plan(CLI::App& app);
+Action add_rules(CLI::App& app);
+
+// Shared output switches.
+struct OutputOptions {
+  std::string format = "text";
+  bool color = false;
+};
+void add_output_options(CLI::App& cmd, OutputOptions& out);
+
+}  // namespace qpo::cli

@@ -1,0 +1,63 @@
+#include "cli/input.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "check/validate.h"
+#include "scenario/loader.h"
+
+namespace qpo::cli {
+
+namespace {
+// Scenario files are small; anything past this is not a scenario and would only cost memory.
+constexpr size_t kMaxScenarioBytes = 64ull << 20;
+}
+
+std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
+  auto l = std::make_unique<LoadedScenario>();
+  std::string text;
+  if (path == "-") {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    text = ss.str();
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      l->read_failed = true;
+      l->read_error = "cannot read " + path + ": " + std::strerror(errno);
+      return l;
+    }
+    in.seekg(0, std::ios::end);
+    auto size = in.tellg();
+    if (size < 0) {
+      l->read_failed = true;
+      l->read_error = "cannot read " + path + ": not a regular file";
+      return l;
+    }
+    if (static_cast<size_t>(size) > kMaxScenarioBytes) {
+      l->read_failed = true;
+      l->read_error = path + " is " + std::to_string(static_cast<long long>(size)) + " bytes; scenarios are limited to 64 MiB";
+      return l;
+    }
+    in.seekg(0);
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+  }
+  l->source = std::make_unique<util::SourceText>(path == "-" ? "<stdin>" : path, std::move(text));
+  l->scenario = scenario::load_scenario(*l->source, l->diags);
+  if (l->scenario) check::validate(*l->scenario, l->diags);
+  l->diags.sort();
+  return l;
+}
+
+void print_diagnostics(const LoadedScenario& l, bool color) {
+  diag::Sources sources;
+  if (l.source) sources[l.source->name()] = l.source.get();
+  for (const auto& d : l.diags.all()) std::cerr << diag::render_text(d, sources, color) << "\n";
+}
+
+}  // namespace qpo::cli

@@ -1,0 +1,93 @@
+#include "plan/plan.h"
+#include "util/strings.h"
+
+namespace qpo::plan {
+
+namespace {
+std::string arg_text(const Arg& a) {
+  std::string out = a.name + "=" + a.value;
+  if (a.runtime && !a.note.empty()) out += " (" + a.note + ")";
+  else if (!a.note.empty()) out += " (" + a.note + ")";
+  if (a.from_default) out += " [default]";
+  return out;
+}
+}  // namespace
+
+std::string render_text(const Plan& p) {
+  const auto& rules = spec::RuleTable::builtin();
+  std::string out = "plan for " + (p.scenario.empty() ? p.file : p.scenario) + " (" + std::to_string(p.step_count()) +
+                    " steps)\n";
+  for (const auto& h : p.hosts) {
+    out += "\nhost " + h.host + " (" + h.address + ")\n";
+    Phase last = Phase::Teardown;
+    bool first = true;
+    for (const auto& st : h.steps) {
+      if (first || st.phase != last) out += "  -- " + std::string(phase_name(st.phase)) + "\n";
+      first = false;
+      last = st.phase;
+      char num[16];
+      std::snprintf(num, sizeof num, "%4d  ", st.index);
+      out += num + st.verb + " " + st.object;
+      if (st.has_mask) {
+        out += "  " + st.from_state + "->" + st.to_state + "  attr_mask=" + util::hex(st.mask) + " (" +
+               rules.mask_names(st.mask) + ")";
+        out += "  => " + st.prediction;
+      } else if (!st.expect.empty()) {
+        out += "  expect " + st.expect;
+      }
+      out += "\n";
+      for (const auto& a : st.args) out += "          " + arg_text(a) + "\n";
+    }
+  }
+  return out;
+}
+
+void render_json(util::JsonWriter& w, const Plan& p) {
+  const auto& rules = spec::RuleTable::builtin();
+  w.begin_object();
+  w.field("scenario", p.scenario);
+  w.field("file", p.file);
+  w.key("hosts").begin_array();
+  for (const auto& h : p.hosts) {
+    w.begin_object();
+    w.field("host", h.host);
+    w.field("address", h.address);
+    w.key("steps").begin_array();
+    for (const auto& st : h.steps) {
+      w.begin_object();
+      w.field("index", st.index);
+      w.field("phase", phase_name(st.phase));
+      w.field("verb", st.verb);
+      w.field("object", st.object);
+      if (st.has_mask) {
+        w.field("from", st.from_state);
+        w.field("to", st.to_state);
+        w.field("attr_mask", static_cast<uint64_t>(st.mask));
+        w.field("attr_mask_hex", util::hex(st.mask));
+        w.key("attr_mask_names").begin_array();
+        for (auto name : util::split(rules.mask_names(st.mask, "|"), '|')) w.value(name);
+        w.end_array();
+        w.field("prediction", st.prediction);
+      }
+      if (!st.expect.empty()) w.field("expect", st.expect);
+      w.key("args").begin_array();
+      for (const auto& a : st.args) {
+        w.begin_object();
+        w.field("name", a.name);
+        w.field("value", a.value);
+        w.field("runtime", a.runtime);
+        w.field("default", a.from_default);
+        if (!a.note.empty()) w.field("note", a.note);
+        w.end_object();
+      }
+      w.end_array();
+      w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace qpo::plan

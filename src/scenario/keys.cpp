@@ -1,0 +1,32 @@
+#include "scenario/keys.h"
+
+namespace qpo::scenario::keys {
+
+#define QPO_KEYS(fn, ...)                                        \
+  const std::vector<std::string>& fn() {                         \
+    static const std::vector<std::string> k{__VA_ARGS__};        \
+    return k;                                                    \
+  }
+
+QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts", "devices", "pds", "mrs",
+         "cqs", "srqs", "xrcds", "qps", "workloads")
+QPO_KEYS(host, "address")
+QPO_KEYS(device, "host", "name", "port", "gid_index")
+QPO_KEYS(pd, "device")
+QPO_KEYS(mr, "pd", "size", "access")
+QPO_KEYS(cq, "device", "depth", "channel")
+QPO_KEYS(srq, "pd", "max_wr", "max_sge", "srq_limit")
+QPO_KEYS(xrcd, "device")
+QPO_KEYS(qp, "pd", "type", "send_cq", "recv_cq", "srq", "xrcd", "cap", "sq_sig_all", "connect", "states",
+         "transitions")
+QPO_KEYS(cap, "max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data")
+QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "iterations", "script", "expect")
+QPO_KEYS(transition_control, "expect", "defaults")
+QPO_KEYS(expect, "errno", "status")
+QPO_KEYS(workload_ops, "send", "send_with_imm", "rdma_write", "rdma_write_with_imm", "rdma_read",
+         "atomic_cmp_swp", "atomic_fetch_add")
+QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "uc", "rc")
+
+#undef QPO_KEYS
+
+}  // namespace qpo::scenario::keys

@@ -1,0 +1,28 @@
+#pragma once
+// The keys each scenario object accepts. The loader rejects anything else (with a
+// did-you-mean), and tests/unit/schema_sync_test.cpp checks schemas/scenario.schema.json
+// lists exactly these, so editors and qpo agree. QP attribute names come from the rule
+// tables (schemas/verbs-rules.yaml), not from here.
+#include <string>
+#include <vector>
+
+namespace qpo::scenario::keys {
+
+const std::vector<std::string>& top_level();
+const std::vector<std::string>& host();
+const std::vector<std::string>& device();
+const std::vector<std::string>& pd();
+const std::vector<std::string>& mr();
+const std::vector<std::string>& cq();
+const std::vector<std::string>& srq();
+const std::vector<std::string>& xrcd();
+const std::vector<std::string>& qp();
+const std::vector<std::string>& cap();
+const std::vector<std::string>& workload();
+// Keys a transition accepts besides ibv_qp_attr fields.
+const std::vector<std::string>& transition_control();  // expect, defaults (+ to in lists)
+const std::vector<std::string>& expect();
+const std::vector<std::string>& workload_ops();
+const std::vector<std::string>& capability_names();
+
+}  // namespace qpo::scenario::keys

@@ -1,0 +1,319 @@
+// Loading of the named resource sections: hosts, devices, pds, mrs, cqs, srqs, xrcds, workloads.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+
+#include "scenario/keys.h"
+#include "scenario/loader_internal.h"
+#include "spec/rules.h"
+#include "util/strings.h"
+
+namespace qpo::scenario::detail {
+
+namespace {
+
+// Names become C identifiers in plans and file names in reports: keep them plain.
+bool check_name(YamlReader& r, const std::string& name, const SourceLoc& loc, const std::string& path) {
+  bool ok = !name.empty() && name.size() <= 64;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) ok = false;
+  if (!ok) {
+    auto& d = r.sink().error("Q108", loc, path, "bad object name '" + name.substr(0, 64) + "'");
+    d.rule = "names: 1-64 characters from [A-Za-z0-9_.-]";
+  }
+  return ok;
+}
+
+// Runs `each(name, key_loc, path, node)` for every entry of a named section, and checks
+// that the name is unique across all sections (one namespace keeps references unambiguous).
+template <typename Fn>
+void for_each_named(YamlReader& r, const YAML::Node& section, const std::string& section_name, Fn each) {
+  if (!section.IsMap()) {
+    if (!section.IsNull()) r.wrong_type(section, section_name, "a map of name: {...}");
+    return;
+  }
+  for (const auto& kv : section) {
+    if (!kv.first.IsScalar()) {
+      r.wrong_type(kv.first, section_name, "a name");
+      continue;
+    }
+    std::string name = kv.first.Scalar();
+    std::string path = join_path(section_name, name);
+    SourceLoc loc = r.loc(kv.first);
+    if (!check_name(r, name, loc, path)) continue;
+    each(name, loc, path, kv.second);
+  }
+}
+
+template <typename T>
+bool check_unique(YamlReader& r, const std::vector<T>& existing, const std::string& name, const SourceLoc& loc,
+                  const std::string& path) {
+  for (const auto& o : existing)
+    if (o.name == name) {
+      auto& d = r.sink().error("Q105", loc, path, "duplicate name '" + name + "'");
+      d.related.push_back({o.loc, "first defined here"});
+      d.hint = "names must be unique within a section";
+      return false;
+    }
+  return true;
+}
+
+// An empty entry (`a: {}` or `a:`) is fine; anything else must be a map.
+std::vector<std::pair<std::string, YAML::Node>> fields(YamlReader& r, const YAML::Node& n, const std::string& path,
+                                                       const std::vector<std::string>& allowed, const char* what) {
+  if (n.IsNull()) return {};
+  return r.entries(n, path, &allowed, what);
+}
+
+uint32_t to_u32(std::optional<uint64_t> v, uint32_t fallback) { return v ? static_cast<uint32_t>(*v) : fallback; }
+
+}  // namespace
+
+void load_hosts(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "hosts", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.hosts, name, loc, path)) return;
+    Host h;
+    h.name = name;
+    h.loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::host(), "a host"))
+      if (key == "address")
+        if (auto a = r.string(value, join_path(path, key))) h.address = *a;
+    s.hosts.push_back(std::move(h));
+  });
+}
+
+void load_devices(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "devices", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.devices, name, loc, path)) return;
+    Device d;
+    d.name = name;
+    d.loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::device(), "a device")) {
+      std::string p = join_path(path, key);
+      if (key == "host") d.host = r.ref(value, p);
+      else if (key == "name") {
+        if (auto x = r.string(value, p)) d.dev_name = *x;
+      } else if (key == "port") {
+        d.port = to_u32(r.uint(value, p, 255), 1);
+      } else if (key == "gid_index") {
+        if (value.IsScalar() && value.Scalar() == "auto") {
+          d.gid_symbol = Symbol::Auto;
+        } else if (auto x = r.uint(value, p, 255)) {
+          d.gid_symbol = Symbol::None;
+          d.gid_index = static_cast<uint32_t>(*x);
+        }
+      }
+    }
+    s.devices.push_back(std::move(d));
+  });
+}
+
+void load_pds(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "pds", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.pds, name, loc, path)) return;
+    Pd pd;
+    pd.name = name;
+    pd.loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::pd(), "a protection domain"))
+      if (key == "device") pd.device = r.ref(value, join_path(path, key));
+    if (!pd.device) {
+      auto& d = r.sink().error("Q104", loc, path, "protection domain '" + name + "' needs 'device'");
+      d.hint = "add 'device: <name from devices:>'";
+    }
+    s.pds.push_back(std::move(pd));
+  });
+}
+
+std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const std::string& path) {
+  const auto* names = spec::RuleTable::builtin().enum_values("access");
+  std::vector<std::string> words;
+  if (n.IsScalar()) {
+    if (auto v = util::parse_uint(n.Scalar())) return static_cast<uint32_t>(*v);
+    for (auto part : util::split(n.Scalar(), '|'))
+      if (!util::trim(part).empty()) words.emplace_back(util::trim(part));
+  } else if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); ++i)
+      if (auto w = r.string(n[i], path + "[" + std::to_string(i) + "]")) words.push_back(*w);
+  } else if (!n.IsNull()) {
+    r.wrong_type(n, path, "a list of access flags such as [local_write, remote_write]");
+    return std::nullopt;
+  }
+  uint32_t mask = 0;
+  bool ok = true;
+  for (const auto& w : words) {
+    std::string full = util::to_upper(w);
+    if (full.rfind("IBV_ACCESS_", 0) != 0) full = "IBV_ACCESS_" + full;
+    auto it = std::find_if(names->begin(), names->end(), [&](const auto& e) { return e.first == full; });
+    if (it == names->end()) {
+      std::vector<std::string> short_names;
+      for (const auto& e : *names) short_names.push_back(util::to_lower(e.first.substr(11)));
+      auto& d = r.sink().error("Q106", r.loc(n), path, "unknown access flag '" + w + "'");
+      d.rule = "enum ibv_access_flags";
+      auto guess = util::did_you_mean(util::to_lower(w), short_names);
+      d.hint = guess.empty() ? "known: " + util::join(short_names, ", ") : "did you mean '" + guess + "'?";
+      ok = false;
+      continue;
+    }
+    mask |= static_cast<uint32_t>(it->second);
+  }
+  if (!ok) return std::nullopt;
+  return mask;
+}
+
+void load_mrs(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "mrs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.mrs, name, loc, path)) return;
+    Mr m;
+    m.name = name;
+    m.loc = loc;
+    m.access_loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::mr(), "a memory region")) {
+      std::string p = join_path(path, key);
+      if (key == "pd") m.pd = r.ref(value, p);
+      else if (key == "size") {
+        if (auto x = r.size(value, p)) m.size = *x;
+      } else if (key == "access") {
+        m.access_loc = r.loc(value);
+        if (auto x = parse_access(r, value, p)) m.access = *x;
+      }
+    }
+    if (!m.pd) {
+      auto& d = r.sink().error("Q104", loc, path, "memory region '" + name + "' needs 'pd'");
+      d.hint = "add 'pd: <a pd, or a device for its default PD>'";
+    }
+    s.mrs.push_back(std::move(m));
+  });
+}
+
+void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "cqs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.cqs, name, loc, path)) return;
+    Cq c;
+    c.name = name;
+    c.loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::cq(), "a completion queue")) {
+      std::string p = join_path(path, key);
+      if (key == "device") c.device = r.ref(value, p);
+      else if (key == "depth") c.depth = to_u32(r.uint(value, p, 0xFFFFFFFF), c.depth);
+      else if (key == "channel") {
+        if (auto b = r.boolean(value, p)) c.channel = *b;
+      }
+    }
+    if (!c.device) {
+      auto& d = r.sink().error("Q104", loc, path, "completion queue '" + name + "' needs 'device'");
+      d.hint = "add 'device: <name from devices:>'";
+    }
+    s.cqs.push_back(std::move(c));
+  });
+}
+
+void load_srqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "srqs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.srqs, name, loc, path)) return;
+    Srq q;
+    q.name = name;
+    q.loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::srq(), "a shared receive queue")) {
+      std::string p = join_path(path, key);
+      if (key == "pd") q.pd = r.ref(value, p);
+      else if (key == "max_wr") q.max_wr = to_u32(r.uint(value, p, 0xFFFFFFFF), q.max_wr);
+      else if (key == "max_sge") q.max_sge = to_u32(r.uint(value, p, 0xFFFFFFFF), q.max_sge);
+      else if (key == "srq_limit") q.srq_limit = to_u32(r.uint(value, p, 0xFFFFFFFF), q.srq_limit);
+    }
+    if (!q.pd) r.sink().error("Q104", loc, path, "shared receive queue '" + name + "' needs 'pd'");
+    s.srqs.push_back(std::move(q));
+  });
+}
+
+void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "xrcds", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.xrcds, name, loc, path)) return;
+    Xrcd x;
+    x.name = name;
+    x.loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::xrcd(), "an XRC domain"))
+      if (key == "device") x.device = r.ref(value, join_path(path, key));
+    if (!x.device) r.sink().error("Q104", loc, path, "XRC domain '" + name + "' needs 'device'");
+    s.xrcds.push_back(std::move(x));
+  });
+}
+
+void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "workloads", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.workloads, name, loc, path)) return;
+    Workload w;
+    w.name = name;
+    w.loc = loc;
+    w.op_loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::workload(), "a workload")) {
+      std::string p = join_path(path, key);
+      if (key == "qp") w.qp = r.ref(value, p);
+      else if (key == "op") {
+        w.op_loc = r.loc(value);
+        if (auto x = r.string(value, p)) {
+          std::string op = util::to_lower(*x);
+          if (op.rfind("ibv_wr_", 0) == 0) op = op.substr(7);
+          const auto& ops = keys::workload_ops();
+          if (std::find(ops.begin(), ops.end(), op) == ops.end()) {
+            auto& d = r.sink().error("Q106", w.op_loc, p, "unknown operation '" + *x + "'");
+            d.rule = "enum ibv_wr_opcode";
+            auto guess = util::did_you_mean(op, ops);
+            d.hint = guess.empty() ? "known: " + util::join(ops, ", ") : "did you mean '" + guess + "'?";
+          } else {
+            w.op = op;
+          }
+        }
+      } else if (key == "local_mr") w.local_mr = r.ref(value, p);
+      else if (key == "remote_mr") w.remote_mr = r.ref(value, p);
+      else if (key == "size") {
+        if (auto x = r.size(value, p)) w.size = *x;
+      } else if (key == "iterations") {
+        if (auto x = r.uint(value, p)) w.iterations = *x;
+      } else if (key == "script") {
+        if (auto x = r.string(value, p)) w.script = *x;
+      } else if (key == "expect") {
+        w.expect_loc = r.loc(value);
+        for (auto& [ek, ev] : r.entries(value, p, &keys::expect(), "a workload expectation")) {
+          if (ek == "status")
+            if (auto st = r.string(ev, join_path(p, ek))) w.expect_status = util::to_upper(*st);
+          if (ek == "errno") r.sink().error("Q101", r.loc(ev), join_path(p, ek), "a workload expects a completion 'status', not 'errno'");
+        }
+      }
+    }
+    if (!w.qp) r.sink().error("Q104", loc, path, "workload '" + name + "' needs 'qp'");
+    if (w.op.empty() && w.script.empty()) {
+      auto& d = r.sink().error("Q104", loc, path, "workload '" + name + "' needs 'op' or 'script'");
+      d.hint = "e.g. 'op: rdma_write'";
+    }
+    s.workloads.push_back(std::move(w));
+  });
+}
+
+namespace {
+struct ErrnoName {
+  const char* name;
+  int value;
+};
+constexpr ErrnoName kErrnos[] = {{"EPERM", EPERM},   {"ENOENT", ENOENT},         {"EIO", EIO},
+                                 {"EAGAIN", EAGAIN}, {"ENOMEM", ENOMEM},         {"EACCES", EACCES},
+                                 {"EFAULT", EFAULT}, {"EBUSY", EBUSY},           {"ENODEV", ENODEV},
+                                 {"EINVAL", EINVAL}, {"ENOSPC", ENOSPC},         {"ENOSYS", ENOSYS},
+                                 {"EOPNOTSUPP", EOPNOTSUPP}, {"EPROTONOSUPPORT", EPROTONOSUPPORT},
+                                 {"ETIMEDOUT", ETIMEDOUT}, {"ENETUNREACH", ENETUNREACH}};
+}  // namespace
+
+int errno_from_name(std::string_view name) {
+  std::string upper = util::to_upper(name);
+  if (upper == "ENOTSUP") upper = "EOPNOTSUPP";
+  for (const auto& e : kErrnos)
+    if (upper == e.name) return e.value;
+  return 0;
+}
+
+std::vector<std::string> known_errno_names() {
+  std::vector<std::string> out;
+  for (const auto& e : kErrnos) out.emplace_back(e.name);
+  return out;
+}
+
+}  // namespace qpo::scenario::detail

@@ -1,0 +1,418 @@
+// Loading of `qps:`: QP objects, their bring-up path (`states:`) and extra transitions
+// (`transitions:`), with every ibv_qp_attr value parsed per the rule tables' value types.
+#include <arpa/inet.h>
+
+#include <algorithm>
+
+#include "scenario/keys.h"
+#include "scenario/loader_internal.h"
+#include "spec/rules.h"
+#include "util/strings.h"
+
+namespace qpo::scenario::detail {
+
+namespace {
+
+const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
+
+Symbol parse_symbol(std::string_view s) {
+  if (s == "peer") return Symbol::Peer;
+  if (s == "auto") return Symbol::Auto;
+  if (s == "random") return Symbol::Random;
+  if (s == "device") return Symbol::Device;
+  return Symbol::None;
+}
+
+class AttrParser {
+ public:
+  explicit AttrParser(YamlReader& r) : r_(r) {}
+
+  Attr parse(const std::string& field, const spec::ValueRule& rule, const YAML::Node& key, const YAML::Node& value,
+             const std::string& path) {
+    Attr a;
+    a.field = field;
+    a.key_loc = r_.loc(key);
+    a.loc = r_.loc(value);
+    a.path = path;
+    a.text = value.IsScalar() ? value.Scalar() : (value.IsSequence() ? "[...]" : "{...}");
+    if (value.IsScalar()) {
+      Symbol sym = parse_symbol(value.Scalar());
+      if (sym != Symbol::None) {
+        if (rule.default_text == value.Scalar()) {
+          a.symbol = sym;
+          return a;
+        }
+        auto& d = r_.sink().error("Q106", a.loc, path, field + " cannot be '" + value.Scalar() + "'");
+        d.rule = "symbolic values: each field accepts only the one it can resolve";
+        d.hint = rule.default_text.empty() || rule.default_text.find_first_of("0123456789[") == 0
+                     ? "give a number"
+                     : "'" + rule.default_text + "' is the symbolic value " + field + " accepts";
+        a.valid = false;
+        return a;
+      }
+    }
+    if (rule.type == "uint") {
+      auto v = r_.uint(value, path);
+      if (v) a.number = *v;
+      else a.valid = false;
+    } else if (rule.type == "bool") {
+      auto v = r_.boolean(value, path);
+      if (v) a.number = *v ? 1 : 0;
+      else a.valid = false;
+    } else if (rule.type == "enum") {
+      parse_enum(a, rule, value, path);
+    } else if (rule.type == "flags") {
+      auto v = parse_access(r_, value, path);
+      if (v) a.number = *v;
+      else a.valid = false;
+    } else if (rule.type == "ah") {
+      parse_ah(a, value, path);
+    } else if (rule.type == "gid") {
+      parse_gid(a, value, path);
+    } else if (rule.type == "cap") {
+      for (auto& [k, v] : r_.entries(value, path, &keys::cap(), "cap")) {
+        Attr c;
+        c.field = k;
+        c.loc = r_.loc(v);
+        c.path = join_path(path, k);
+        if (auto n = r_.uint(v, c.path, 0xFFFFFFFF)) c.number = *n;
+        a.children.push_back(c);
+      }
+    }
+    return a;
+  }
+
+ private:
+  void parse_enum(Attr& a, const spec::ValueRule& rule, const YAML::Node& value, const std::string& path) {
+    if (!value.IsScalar()) {
+      r_.wrong_type(value, path, "an enum name or number");
+      a.valid = false;
+      return;
+    }
+    const auto* values = rules().enum_values(rule.enum_name);
+    std::string upper = util::to_upper(value.Scalar());
+    for (const auto& [name, v] : *values) {
+      // IBV_MTU_1024, MTU_1024 and 1024 all name the same value; so do IBV_MIG_ARMED and ARMED.
+      std::string_view tail = name;
+      tail.remove_prefix(tail.find('_') + 1);
+      std::string_view short_name = tail.substr(tail.find('_') + 1);
+      if (upper == name || upper == tail || upper == short_name) {
+        a.number = v;
+        return;
+      }
+    }
+    if (auto n = util::parse_uint(value.Scalar())) {
+      a.number = *n;  // raw enum value; range-checked by check/values
+      return;
+    }
+    std::vector<std::string> names;
+    for (const auto& [name, v] : *values) names.push_back(name);
+    auto& d = r_.sink().error("Q106", a.loc, path, "unknown " + a.field + " '" + value.Scalar() + "'");
+    d.rule = "verbs enum " + rule.enum_name;
+    d.hint = "one of: " + util::join(names, ", ");
+    a.valid = false;
+  }
+
+  void parse_gid(Attr& a, const YAML::Node& value, const std::string& path) {
+    auto s = r_.string(value, path);
+    if (!s) {
+      a.valid = false;
+      return;
+    }
+    unsigned char buf[16];
+    if (inet_pton(AF_INET6, s->c_str(), buf) != 1) {
+      auto& d = r_.sink().error("Q103", a.loc, path, "'" + *s + "' is not a GID");
+      d.hint = "write an IPv6-form GID such as fe80::5054:ff:fe12:3401 or ::ffff:192.0.2.1, or 'peer'";
+      a.valid = false;
+    }
+  }
+
+  void parse_sub(Attr& a, const YAML::Node& value, const std::string& path,
+                 const std::map<std::string, spec::ValueRule>& fields, bool allow_grh) {
+    std::vector<std::string> allowed;
+    for (const auto& [k, v] : fields) allowed.push_back(k);
+    if (allow_grh) allowed.push_back("grh");
+    for (auto& [k, v] : r_.entries(value, path, &allowed, a.field == "grh" ? "grh" : "ah_attr")) {
+      std::string p = join_path(path, k);
+      if (k == "grh") {
+        Attr g;
+        g.field = "grh";
+        g.loc = r_.loc(v);
+        g.path = p;
+        parse_sub(g, v, p, rules().grh_fields(), false);
+        a.children.push_back(std::move(g));
+        continue;
+      }
+      const auto& rule = fields.at(k);
+      Attr c = parse(k, rule, v, v, p);
+      a.children.push_back(std::move(c));
+    }
+  }
+
+  void parse_ah(Attr& a, const YAML::Node& value, const std::string& path) {
+    if (!value.IsMap()) {
+      r_.wrong_type(value, path, "an address vector map (dlid, sl, is_global, grh: {...}) or 'peer'");
+      a.valid = false;
+      return;
+    }
+    parse_sub(a, value, path, rules().ah_fields(), true);
+  }
+
+  YamlReader& r_;
+};
+
+std::vector<std::string> attribute_field_names() {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : rules().value_rules()) names.push_back(k);
+  return names;
+}
+
+void parse_expect(YamlReader& r, const YAML::Node& v, const std::string& path, Transition& t) {
+  Expectation e;
+  e.loc = r.loc(v);
+  std::string name;
+  if (v.IsScalar()) {
+    name = v.Scalar();
+  } else {
+    for (auto& [k, ev] : r.entries(v, path, &keys::expect(), "a transition expectation")) {
+      if (k == "errno")
+        if (auto s = r.string(ev, join_path(path, k))) name = *s;
+      if (k == "status") r.sink().error("Q101", r.loc(ev), join_path(path, k), "a transition expects an 'errno', not a completion 'status'");
+    }
+  }
+  if (name.empty()) return;
+  if (util::to_lower(name) == "ok" || name == "0") {
+    t.expect = e;
+    return;
+  }
+  e.errno_name = util::to_upper(name);
+  e.errno_value = errno_from_name(name);
+  if (e.errno_value == 0) {
+    auto& d = r.sink().error("Q106", e.loc, path, "unknown errno '" + name + "'");
+    auto guess = util::did_you_mean(util::to_upper(name), known_errno_names());
+    d.hint = guess.empty() ? "known: " + util::join(known_errno_names(), ", ") : "did you mean '" + guess + "'?";
+    return;
+  }
+  t.expect = e;
+}
+
+// The body of one transition: attribute fields plus `expect`/`defaults` (and `to` in lists).
+void load_transition_body(YamlReader& r, const YAML::Node& body, const std::string& path, Transition& t, bool in_list) {
+  if (body.IsNull()) return;
+  std::vector<std::string> allowed = attribute_field_names();
+  for (const auto& k : keys::transition_control()) allowed.push_back(k);
+  if (in_list) allowed.push_back("to");
+  AttrParser parser(r);
+  if (!body.IsMap()) {
+    r.wrong_type(body, path, "a map of ibv_qp_attr fields");
+    return;
+  }
+  for (const auto& kv : body) {
+    if (!kv.first.IsScalar()) {
+      r.wrong_type(kv.first, path, "an attribute name");
+      continue;
+    }
+    std::string key = kv.first.Scalar();
+    std::string p = join_path(path, key);
+    if (key == "to" && in_list) continue;
+    if (key == "expect") {
+      parse_expect(r, kv.second, p, t);
+      continue;
+    }
+    if (key == "defaults") {
+      if (auto b = r.boolean(kv.second, p)) t.use_defaults = *b;
+      continue;
+    }
+    if (t.attr(key)) {
+      auto& d = r.sink().error("Q105", r.loc(kv.first), p, "duplicate key '" + key + "'");
+      d.related.push_back({t.attr(key)->key_loc, "first defined here"});
+      continue;
+    }
+    const spec::ValueRule* rule = rules().value_rule(key);
+    if (!rule) {
+      auto& d = r.sink().error("Q101", r.loc(kv.first), p, "unknown ibv_qp_attr field '" + key + "'");
+      d.rule = "struct ibv_qp_attr members (schemas/verbs-rules.yaml attributes)";
+      std::string upper = util::to_upper(key);
+      if (upper.rfind("IBV_QP_", 0) != 0) upper = "IBV_QP_" + upper;
+      const spec::AttrInfo* by_mask = nullptr;
+      for (const auto& a : rules().attributes())
+        if (a.mask_name == upper) by_mask = &a;
+      if (by_mask) {
+        d.hint = "write the struct field name '" + by_mask->fields[0] + "' (the mask bit " + by_mask->mask_name +
+                 " is derived from it)";
+      } else {
+        auto guess = util::did_you_mean(key, allowed);
+        d.hint = guess.empty() ? "see `qpo rules show` for the fields each transition accepts"
+                               : "did you mean '" + guess + "'?";
+      }
+      continue;
+    }
+    if (key == "qp_state") {
+      auto& d = r.sink().error("Q101", r.loc(kv.first), p, "qp_state is set by the transition itself");
+      d.hint = in_list ? "use 'to:'" : "the key of this entry under states: is the target state";
+      continue;
+    }
+    t.attrs.push_back(parser.parse(key, *rule, kv.first, kv.second, p));
+  }
+}
+
+std::optional<spec::QpState> state_or_report(YamlReader& r, const YAML::Node& n, const std::string& path) {
+  if (!n.IsScalar()) {
+    r.wrong_type(n, path, "a QP state name");
+    return std::nullopt;
+  }
+  auto st = spec::parse_state(n.Scalar());
+  if (!st) {
+    auto& d = r.sink().error("Q106", r.loc(n), path, "unknown QP state '" + n.Scalar() + "'");
+    d.rule = "enum ibv_qp_state";
+    std::vector<std::string> names;
+    for (int i = 0; i < spec::kStateCount; ++i) names.emplace_back(spec::state_name(static_cast<spec::QpState>(i)));
+    auto guess = util::did_you_mean(util::to_upper(n.Scalar()), names);
+    d.hint = guess.empty() ? "states: " + util::join(names, ", ") : "did you mean '" + guess + "'?";
+  }
+  return st;
+}
+
+void load_states(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q) {
+  for (auto& [key, body] : r.entries(n, path, nullptr, "the bring-up states")) {
+    std::string p = join_path(path, key);
+    auto st = spec::parse_state(key);
+    Transition t;
+    t.path = p;
+    t.bring_up = true;
+    // entries() dropped the key node; the body's position is the closest we have for null bodies.
+    t.loc = r.loc(body);
+    for (const auto& kv2 : n)
+      if (kv2.first.IsScalar() && kv2.first.Scalar() == key) t.loc = r.loc(kv2.first);
+    if (!st) {
+      auto& d = r.sink().error("Q106", t.loc, p, "unknown QP state '" + key + "'");
+      d.rule = "enum ibv_qp_state";
+      d.hint = "bring-up states are INIT, RTR, RTS (in that order)";
+      continue;
+    }
+    t.to = *st;
+    load_transition_body(r, body, p, t, false);
+    q.transitions.push_back(std::move(t));
+  }
+}
+
+void load_transition_list(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q) {
+  if (!n.IsSequence()) {
+    r.wrong_type(n, path, "a list of {to: STATE, ...}");
+    return;
+  }
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node item = n[i];
+    std::string p = path + "[" + std::to_string(i) + "]";
+    Transition t;
+    t.path = p;
+    t.bring_up = false;
+    t.loc = r.loc(item);
+    if (item.IsScalar()) {  // "- ERR" is short for "- {to: ERR}"
+      auto st = state_or_report(r, item, p);
+      if (!st) continue;
+      t.to = *st;
+      q.transitions.push_back(std::move(t));
+      continue;
+    }
+    if (!item.IsMap()) {
+      r.wrong_type(item, p, "{to: STATE, ...attributes}");
+      continue;
+    }
+    if (!item["to"]) {
+      auto& d = r.sink().error("Q104", t.loc, p, "transition needs 'to'");
+      d.hint = "e.g. '- {to: SQD, en_sqd_async_notify: 1}'";
+      continue;
+    }
+    auto st = state_or_report(r, item["to"], join_path(p, "to"));
+    if (!st) continue;
+    t.to = *st;
+    load_transition_body(r, item, p, t, true);
+    q.transitions.push_back(std::move(t));
+  }
+}
+
+void load_cap(YamlReader& r, const YAML::Node& n, const std::string& path, QpCap& cap) {
+  cap.loc = r.loc(n);
+  for (auto& [key, value] : r.entries(n, path, &keys::cap(), "cap")) {
+    std::string p = join_path(path, key);
+    auto v = r.uint(value, p, 0xFFFFFFFF);
+    if (!v) continue;
+    cap.given[key] = r.loc(value);
+    uint32_t x = static_cast<uint32_t>(*v);
+    if (key == "max_send_wr") cap.max_send_wr = x;
+    else if (key == "max_recv_wr") cap.max_recv_wr = x;
+    else if (key == "max_send_sge") cap.max_send_sge = x;
+    else if (key == "max_recv_sge") cap.max_recv_sge = x;
+    else if (key == "max_inline_data") cap.max_inline_data = x;
+  }
+}
+
+}  // namespace
+
+void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  if (!n.IsMap()) {
+    if (!n.IsNull()) r.wrong_type(n, "qps", "a map of name: {...}");
+    return;
+  }
+  for (const auto& kv : n) {
+    if (!kv.first.IsScalar()) {
+      r.wrong_type(kv.first, "qps", "a name");
+      continue;
+    }
+    Qp q;
+    q.name = kv.first.Scalar();
+    q.loc = r.loc(kv.first);
+    q.type_loc = q.loc;
+    std::string path = join_path("qps", q.name);
+    if (const Qp* prev = s.qp(q.name)) {
+      auto& d = r.sink().error("Q105", q.loc, path, "duplicate name '" + q.name + "'");
+      d.related.push_back({prev->loc, "first defined here"});
+      continue;
+    }
+    if (kv.second.IsNull()) {
+      auto& d = r.sink().error("Q104", q.loc, path, "QP '" + q.name + "' is empty");
+      d.hint = "a QP needs at least pd, type, send_cq and recv_cq";
+      continue;
+    }
+    for (auto& [key, value] : r.entries(kv.second, path, &keys::qp(), "a queue pair")) {
+      std::string p = join_path(path, key);
+      if (key == "pd") q.pd = r.ref(value, p);
+      else if (key == "type") {
+        q.type_loc = r.loc(value);
+        if (auto t = r.string(value, p)) {
+          q.type_name = util::to_upper(*t);
+          q.type = rules().type_index(*t);
+          if (q.type < 0) {
+            auto& d = r.sink().error("Q106", q.type_loc, p, "unknown QP type '" + *t + "'");
+            d.rule = "enum ibv_qp_type";
+            auto guess = util::did_you_mean(util::to_upper(*t), rules().type_names());
+            d.hint = guess.empty() ? "types: RC, UC, UD, XRC_SEND, XRC_RECV, RAW_PACKET" : "did you mean '" + guess + "'?";
+          } else {
+            q.type_name = rules().types()[static_cast<size_t>(q.type)].name;
+          }
+        }
+      } else if (key == "send_cq") q.send_cq = r.ref(value, p);
+      else if (key == "recv_cq") q.recv_cq = r.ref(value, p);
+      else if (key == "srq") q.srq = r.ref(value, p);
+      else if (key == "xrcd") q.xrcd = r.ref(value, p);
+      else if (key == "cap") load_cap(r, value, p, q.cap);
+      else if (key == "sq_sig_all") {
+        if (auto b = r.boolean(value, p)) q.sq_sig_all = *b;
+      } else if (key == "connect") q.connect = r.ref(value, p);
+      else if (key == "states") load_states(r, value, p, q);
+      else if (key == "transitions") load_transition_list(r, value, p, q);
+    }
+    // Bring-up transitions come first whatever the key order in the file.
+    std::stable_partition(q.transitions.begin(), q.transitions.end(), [](const Transition& t) { return t.bring_up; });
+    for (const char* required : {"pd", "type"}) {
+      if (!kv.second[required]) {
+        auto& d = r.sink().error("Q104", q.loc, path, "QP '" + q.name + "' needs '" + required + "'");
+        d.hint = std::string("add '") + required + ": ...'";
+      }
+    }
+    s.qps.push_back(std::move(q));
+  }
+}
+
+}  // namespace qpo::scenario::detail

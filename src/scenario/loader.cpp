@@ -1,0 +1,130 @@
+#include "scenario/loader.h"
+
+#include <algorithm>
+
+#include "scenario/keys.h"
+#include "scenario/loader_internal.h"
+#include "util/strings.h"
+
+namespace qpo::scenario {
+
+namespace {
+
+// pd: may name a device, meaning that device's default PD ("one per device by default").
+void add_implicit_pds(Scenario& s) {
+  auto want = [&](const Ref& ref) {
+    if (!ref || s.pd(ref.name) || !s.device(ref.name)) return;
+    Pd pd;
+    pd.name = ref.name;
+    pd.loc = ref.loc;
+    pd.device = Ref{ref.name, ref.loc};
+    pd.implicit = true;
+    s.pds.push_back(pd);
+  };
+  for (const auto& m : s.mrs) want(m.pd);
+  for (const auto& q : s.qps) want(q.pd);
+  for (const auto& q : s.srqs) want(q.pd);
+}
+
+// With one host (or none declared) devices may omit `host:`.
+void default_hosts(Scenario& s) {
+  if (s.hosts.empty()) {
+    Host h;
+    h.name = "local";
+    s.hosts.push_back(h);
+  }
+  if (s.hosts.size() == 1)
+    for (auto& d : s.devices)
+      if (!d.host) d.host = Ref{s.hosts[0].name, d.loc};
+}
+
+}  // namespace
+
+std::optional<Scenario> load_scenario(const util::SourceText& source, diag::DiagSink& sink) {
+  YamlReader r(source.name(), sink);
+  YAML::Node root;
+  try {
+    root = YAML::Load(source.text());
+  } catch (const YAML::Exception& e) {
+    SourceLoc loc{source.name(), e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
+    auto& d = sink.error("Q100", loc, "", "not valid YAML: " + e.msg);
+    d.rule = "YAML 1.2 syntax";
+    d.hint = "check indentation and brackets near this position";
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    sink.error("Q100", {source.name(), 0, 0}, "", std::string("not valid YAML: ") + e.what());
+    return std::nullopt;
+  }
+  Scenario s;
+  s.file = source.name();
+  if (!root.IsMap()) {
+    auto& d = sink.error("Q102", r.loc(root), "", "a scenario must be a YAML map, found " + node_kind(root));
+    d.hint = "start from scenarios/rc-write-pair.yaml";
+    return s;
+  }
+  const YAML::Node* qps = nullptr;
+  YAML::Node qps_node;
+  bool have_version = false;
+  for (auto& [key, value] : r.entries(root, "", &keys::top_level(), "the scenario")) {
+    if (key == "version") {
+      have_version = true;
+      if (auto v = r.uint(value, key, 1000)) {
+        s.version = static_cast<int>(*v);
+        if (*v != 1) {
+          auto& d = sink.error("Q107", r.loc(value), key, "unsupported scenario version " + value.Scalar());
+          d.hint = "this qpo reads version: 1";
+        }
+      }
+    } else if (key == "name") {
+      if (auto v = r.string(value, key)) s.name = *v;
+    } else if (key == "description") {
+      if (auto v = r.string(value, key)) s.description = *v;
+    } else if (key == "tags") {
+      if (auto v = r.string_list(value, key)) s.tags = *v;
+    } else if (key == "requires") {
+      if (auto v = r.string_list(value, key)) {
+        for (size_t i = 0; i < v->size(); ++i) {
+          const auto& cap = (*v)[i];
+          const auto& known = keys::capability_names();
+          if (std::find(known.begin(), known.end(), cap) == known.end()) {
+            auto& d = sink.error("Q106", r.loc(value.IsSequence() ? value[i] : value), key,
+                                 "unknown capability '" + cap + "'");
+            auto guess = util::did_you_mean(cap, known);
+            d.hint = guess.empty() ? "known: " + util::join(known, ", ") : "did you mean '" + guess + "'?";
+          } else {
+            s.requires_caps.push_back(cap);
+          }
+        }
+      }
+    } else if (key == "hosts") {
+      detail::load_hosts(r, value, s);
+    } else if (key == "devices") {
+      detail::load_devices(r, value, s);
+    } else if (key == "pds") {
+      detail::load_pds(r, value, s);
+    } else if (key == "mrs") {
+      detail::load_mrs(r, value, s);
+    } else if (key == "cqs") {
+      detail::load_cqs(r, value, s);
+    } else if (key == "srqs") {
+      detail::load_srqs(r, value, s);
+    } else if (key == "xrcds") {
+      detail::load_xrcds(r, value, s);
+    } else if (key == "qps") {
+      qps_node = value;
+      qps = &qps_node;
+    } else if (key == "workloads") {
+      detail::load_workloads(r, value, s);
+    }
+  }
+  if (qps) detail::load_qps(r, *qps, s);
+  if (!have_version) {
+    auto& d = sink.error("Q104", r.loc(root), "version", "missing required key 'version'");
+    d.hint = "add 'version: 1' at the top";
+  }
+  default_hosts(s);
+  add_implicit_pds(s);
+  return s;
+}
+
+}  // namespace qpo::scenario

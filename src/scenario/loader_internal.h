@@ -1,0 +1,24 @@
+#pragma once
+// Shared between the loader's translation units; not part of the public API.
+#include "scenario/model.h"
+#include "scenario/yaml_reader.h"
+
+namespace qpo::scenario::detail {
+
+void load_hosts(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_devices(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_pds(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_mrs(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_srqs(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s);
+
+// IBV_ACCESS_* flags from a list or "a|b" string; names with or without the prefix.
+std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const std::string& path);
+// errno name -> value (EINVAL -> 22); 0 when unknown.
+int errno_from_name(std::string_view name);
+std::vector<std::string> known_errno_names();
+
+}  // namespace qpo::scenario::detail

@@ -1,0 +1,43 @@
+#include "scenario/model.h"
+
+namespace qpo::scenario {
+
+const char* symbol_name(Symbol s) {
+  switch (s) {
+    case Symbol::None: return "";
+    case Symbol::Peer: return "peer";
+    case Symbol::Auto: return "auto";
+    case Symbol::Random: return "random";
+    case Symbol::Device: return "device";
+  }
+  return "";
+}
+
+const Attr* Attr::child(std::string_view name) const {
+  for (const auto& c : children)
+    if (c.field == name) return &c;
+  return nullptr;
+}
+
+const Attr* Transition::attr(std::string_view field) const {
+  for (const auto& a : attrs)
+    if (a.field == field) return &a;
+  return nullptr;
+}
+
+const Device* Scenario::device_of_qp(const Qp& q) const {
+  const Pd* p = pd(q.pd.name);
+  return p ? device(p->device.name) : nullptr;
+}
+
+std::string Scenario::host_of_device(std::string_view device_name) const {
+  const Device* d = device(device_name);
+  return d ? d->host.name : std::string();
+}
+
+std::string Scenario::host_of_qp(const Qp& q) const {
+  const Device* d = device_of_qp(q);
+  return d ? d->host.name : std::string();
+}
+
+}  // namespace qpo::scenario

@@ -1,0 +1,191 @@
+#pragma once
+// The scenario model: what a YAML scenario file says, with a source location on everything
+// so later passes can point at the exact line. Names refer to other objects by name; the
+// references are checked by check/references, not here.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/rules.h"
+#include "util/source_text.h"
+
+namespace qpo::scenario {
+
+using util::SourceLoc;
+
+// Values only known at run time.
+enum class Symbol {
+  None,
+  Peer,    // taken from the connected QP after the out-of-band exchange
+  Auto,    // chosen from the device (gid_index, path_mtu)
+  Random,  // drawn at run time (PSNs)
+  Device,  // the device's configured port
+};
+const char* symbol_name(Symbol s);
+
+// One ibv_qp_attr field (or ah_attr/grh sub-field) as written, or as filled in by a default.
+struct Attr {
+  std::string field;      // "min_rnr_timer", "ah_attr", "grh", "dgid"
+  SourceLoc key_loc;      // where the key is
+  SourceLoc loc;          // where the value is
+  std::string path;       // "qps.qa.states.RTR.min_rnr_timer"
+  std::string text;       // the value as written ("IBV_MTU_1024", "[remote_write]", "peer")
+  Symbol symbol = Symbol::None;
+  uint64_t number = 0;    // numeric value when symbol == None (flags: OR of bits)
+  bool from_default = false;
+  bool valid = true;      // false when the loader already reported the value as bad
+  std::vector<Attr> children;  // ah_attr: dlid, sl, ..., grh{...}; grh: dgid, sgid_index, ...
+  const Attr* child(std::string_view name) const;
+};
+
+struct Expectation {
+  SourceLoc loc;
+  std::string errno_name;  // "EINVAL"; empty = success expected
+  int errno_value = 0;
+};
+
+// One ibv_modify_qp call: to `to` from wherever the previous one left the QP.
+struct Transition {
+  spec::QpState to = spec::QpState::INIT;
+  SourceLoc loc;
+  std::string path;               // "qps.qa.states.RTR" or "qps.qa.transitions[2]"
+  std::vector<Attr> attrs;        // in file order; defaults appended by the validator
+  bool use_defaults = true;       // `defaults: false` sends exactly what is written
+  bool bring_up = true;           // from `states:` (bring-up) vs `transitions:` (after traffic)
+  std::optional<Expectation> expect;
+
+  // Filled in by check/transitions: where the QP is before this call, the attr_mask qpo will
+  // pass, and what the rule tables predict the kernel will say.
+  spec::QpState from = spec::QpState::RESET;
+  spec::Mask mask = 0;
+  bool predicted_ok = true;
+  spec::CheckResult verdict;
+
+  const Attr* attr(std::string_view field) const;
+};
+
+struct QpCap {
+  uint32_t max_send_wr = 128, max_recv_wr = 128, max_send_sge = 1, max_recv_sge = 1, max_inline_data = 0;
+  SourceLoc loc;
+  std::map<std::string, SourceLoc> given;  // which keys the file set
+};
+
+struct Ref {
+  std::string name;
+  SourceLoc loc;
+  explicit operator bool() const { return !name.empty(); }
+};
+
+struct Object {
+  std::string name;
+  SourceLoc loc;  // the key that names it
+};
+
+struct Host : Object {
+  std::string address = "localhost";  // ssh destination, or localhost
+};
+
+struct Device : Object {
+  Ref host;
+  std::string dev_name = "auto";  // rxe0, a GUID, or auto (first active)
+  uint32_t port = 1;
+  Symbol gid_symbol = Symbol::Auto;  // Auto or None
+  uint32_t gid_index = 0;
+};
+
+struct Pd : Object {
+  Ref device;
+  bool implicit = false;  // created by default, one per device
+};
+
+struct Mr : Object {
+  Ref pd;
+  uint64_t size = 4096;
+  uint32_t access = 0;   // IBV_ACCESS_* bits
+  SourceLoc access_loc;
+  std::string access_text;
+};
+
+struct Cq : Object {
+  Ref device;
+  uint32_t depth = 256;
+  bool channel = false;  // completion channel for event mode
+};
+
+struct Srq : Object {
+  Ref pd;
+  uint32_t max_wr = 256, max_sge = 1, srq_limit = 0;
+};
+
+struct Xrcd : Object {
+  Ref device;
+};
+
+struct Qp : Object {
+  Ref pd;
+  std::string type_name;
+  int type = -1;  // index into RuleTable::types()
+  SourceLoc type_loc;
+  Ref send_cq, recv_cq, srq, xrcd;
+  QpCap cap;
+  bool sq_sig_all = false;
+  Ref connect;                       // peer QP, possibly on another host
+  std::vector<Transition> transitions;  // bring-up path, then the extra transitions
+};
+
+// A traffic pattern between a QP and its peer; Lua scripts arrive with the workload issue.
+struct Workload : Object {
+  Ref qp;
+  std::string op;  // send, send_with_imm, rdma_write, rdma_write_with_imm, rdma_read,
+                   // atomic_cmp_swp, atomic_fetch_add
+  SourceLoc op_loc;
+  Ref local_mr, remote_mr;
+  uint64_t size = 4096;
+  uint64_t iterations = 1000;
+  std::string script;  // builtin:name or a path; empty = built-in op loop
+  std::optional<std::string> expect_status;  // IBV_WC_REM_ACCESS_ERR ...
+  SourceLoc expect_loc;
+};
+
+struct Scenario {
+  std::string file;
+  int version = 1;
+  std::string name, description;
+  std::vector<std::string> tags;
+  std::vector<std::string> requires_caps;  // xrc, raw_packet, odp, srq, atomic
+  // std::map keeps lookups simple; `order` keeps file order for output.
+  std::vector<Host> hosts;
+  std::vector<Device> devices;
+  std::vector<Pd> pds;
+  std::vector<Mr> mrs;
+  std::vector<Cq> cqs;
+  std::vector<Srq> srqs;
+  std::vector<Xrcd> xrcds;
+  std::vector<Qp> qps;
+  std::vector<Workload> workloads;
+
+  template <typename T>
+  static const T* find_in(const std::vector<T>& v, std::string_view name) {
+    for (const auto& o : v)
+      if (o.name == name) return &o;
+    return nullptr;
+  }
+  const Host* host(std::string_view n) const { return find_in(hosts, n); }
+  const Device* device(std::string_view n) const { return find_in(devices, n); }
+  const Pd* pd(std::string_view n) const { return find_in(pds, n); }
+  const Mr* mr(std::string_view n) const { return find_in(mrs, n); }
+  const Cq* cq(std::string_view n) const { return find_in(cqs, n); }
+  const Srq* srq(std::string_view n) const { return find_in(srqs, n); }
+  const Xrcd* xrcd(std::string_view n) const { return find_in(xrcds, n); }
+  const Qp* qp(std::string_view n) const { return find_in(qps, n); }
+
+  // The host a QP lives on (through pd -> device -> host); empty when references dangle.
+  std::string host_of_qp(const Qp& q) const;
+  std::string host_of_device(std::string_view device_name) const;
+  const Device* device_of_qp(const Qp& q) const;
+};
+
+}  // namespace qpo::scenario

@@ -1,0 +1,49 @@
+#pragma once
+// Typed, diagnosing access to yaml-cpp nodes. Every problem becomes a Diagnostic with the
+// node's file:line:col and YAML path; getters return nullopt after reporting, so the loader
+// keeps going and reports everything in one run.
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "diag/diagnostic.h"
+#include "scenario/model.h"
+
+namespace qpo::scenario {
+
+class YamlReader {
+ public:
+  YamlReader(std::string file, diag::DiagSink& sink) : file_(std::move(file)), sink_(sink) {}
+
+  SourceLoc loc(const YAML::Node& n) const;
+  diag::DiagSink& sink() { return sink_; }
+  const std::string& file() const { return file_; }
+
+  // Map entries in file order. Reports non-string keys (Q102), duplicate keys (Q105) and,
+  // when `allowed` is given, unknown keys (Q101 with did-you-mean). Skips the bad ones.
+  std::vector<std::pair<std::string, YAML::Node>> entries(const YAML::Node& map, const std::string& path,
+                                                          const std::vector<std::string>* allowed,
+                                                          const char* what);
+  bool is_map(const YAML::Node& n, const std::string& path, const char* what);
+
+  std::optional<std::string> string(const YAML::Node& n, const std::string& path);
+  std::optional<uint64_t> uint(const YAML::Node& n, const std::string& path, uint64_t max = UINT64_MAX);
+  std::optional<bool> boolean(const YAML::Node& n, const std::string& path);
+  std::optional<uint64_t> size(const YAML::Node& n, const std::string& path);
+  Ref ref(const YAML::Node& n, const std::string& path);
+  std::optional<std::vector<std::string>> string_list(const YAML::Node& n, const std::string& path);
+
+  diag::Diagnostic& wrong_type(const YAML::Node& n, const std::string& path, const char* expected);
+
+ private:
+  std::string file_;
+  diag::DiagSink& sink_;
+};
+
+std::string node_kind(const YAML::Node& n);
+std::string join_path(const std::string& base, const std::string& key);
+
+}  // namespace qpo::scenario

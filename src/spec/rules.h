@@ -1,0 +1,127 @@
+#pragma once
+// The verbs rule tables: which ibv_modify_qp attributes each (QP type, cur -> next) transition
+// requires and accepts, plus value ranges and defaults. Loaded from schemas/verbs-rules.yaml
+// (compiled in). `check()` is ib_modify_qp_is_ok() from Linux 6.1, driven by the data.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qpo::spec {
+
+enum class QpState : uint8_t { RESET, INIT, RTR, RTS, SQD, SQE, ERR };
+inline constexpr int kStateCount = 7;
+using Mask = uint32_t;
+
+const char* state_name(QpState s);
+// "RTS", "rts", "IBV_QPS_RTS"
+std::optional<QpState> parse_state(std::string_view text);
+
+struct QpTypeInfo {
+  std::string name;    // verbs spelling without prefix: RC, XRC_SEND
+  std::string kernel;  // IB_QPT_XRC_INI
+  int ibv = 0;         // enum ibv_qp_type value
+  bool user = true;    // creatable with ibv_create_qp
+};
+
+struct AttrInfo {
+  std::string mask_name;            // IBV_QP_PATH_MTU
+  int bit = 0;
+  std::vector<std::string> fields;  // struct ibv_qp_attr members covered by the bit
+  Mask mask() const { return Mask{1} << bit; }
+};
+
+struct ValueRule {
+  std::string field;
+  std::string type;         // uint, enum, flags, ah, cap, bool, gid
+  std::string enum_name;    // for enum/flags: key into RuleTable::enums()
+  bool has_range = false;
+  uint64_t min = 0, max = 0;
+  std::string enforced_by;  // kernel | device | lint
+  std::string default_text; // "14", "peer", "auto", "random", "device"; empty: no default
+  std::string note;
+  std::string device_cap;   // ibv_device_attr member that bounds it
+};
+
+struct Cell {
+  bool valid = false;
+  std::vector<Mask> required;  // indexed by QP type index
+  std::vector<Mask> optional;
+};
+
+// Result of checking one ibv_modify_qp call against the table.
+struct CheckResult {
+  bool ok = true;
+  QpState from = QpState::RESET, to = QpState::RESET;  // `to` as the kernel sees it
+  bool invalid_transition = false;  // (from -> to) is not a valid cell
+  bool cur_state_illegal = false;   // IBV_QP_CUR_STATE given while not in RTR/RTS/SQD/SQE
+  Mask missing = 0;                 // required attributes absent from the mask
+  Mask forbidden = 0;               // attributes outside required + optional + IBV_QP_STATE
+};
+
+struct MrAccessRule {
+  std::vector<std::string> if_any;
+  std::string need;
+  std::string enforced_by;
+};
+
+class RuleTable {
+ public:
+  // Parsed once from the compiled-in schemas/verbs-rules.yaml.
+  static const RuleTable& builtin();
+  // Parse a rules document; throws std::runtime_error naming the key on malformed data.
+  static RuleTable parse(std::string_view yaml_text);
+
+  const std::string& source() const { return source_; }
+  const std::vector<QpTypeInfo>& types() const { return types_; }
+  // RC, XRC_SEND, IBV_QPT_RC, and the kernel names XRC_INI/IB_QPT_XRC_INI; -1 when unknown.
+  int type_index(std::string_view name) const;
+  std::vector<std::string> type_names() const;
+
+  const Cell& cell(QpState from, QpState to) const {
+    return cells_[static_cast<int>(from)][static_cast<int>(to)];
+  }
+  Mask required(int type, QpState from, QpState to) const;
+  Mask optional(int type, QpState from, QpState to) const;
+  bool cur_state_allowed_from(QpState s) const { return cur_state_from_ & (1u << static_cast<int>(s)); }
+
+  // ib_modify_qp_is_ok(): `to` is where the caller wants to go; the kernel uses `from` when
+  // IBV_QP_STATE is absent from the mask, and so does this.
+  CheckResult check(int type, QpState from, QpState to, Mask mask) const;
+
+  const std::vector<AttrInfo>& attributes() const { return attrs_; }
+  const AttrInfo* attr_by_field(std::string_view field) const;
+  const AttrInfo* attr_by_bit(int bit) const;
+  // "IBV_QP_STATE | IBV_QP_PORT"; unknown bits as 0x... ; "0" for an empty mask.
+  std::string mask_names(Mask m, std::string_view sep = " | ") const;
+  // The struct fields a mask covers, for hints: "min_rnr_timer".
+  std::string mask_fields(Mask m, std::string_view sep = ", ") const;
+  // "0x31", "49", "IBV_QP_STATE|IBV_QP_PORT", "STATE|PORT"; error text on failure.
+  std::optional<Mask> parse_mask(std::string_view text, std::string* error) const;
+  Mask known_bits() const { return known_bits_; }
+
+  const ValueRule* value_rule(std::string_view field) const;
+  const std::map<std::string, ValueRule>& value_rules() const { return values_; }
+  const std::map<std::string, ValueRule>& ah_fields() const { return ah_fields_; }
+  const std::map<std::string, ValueRule>& grh_fields() const { return grh_fields_; }
+  // enum name -> (IBV_ spelling -> value), in file order
+  const std::vector<std::pair<std::string, uint64_t>>* enum_values(std::string_view name) const;
+  const std::vector<MrAccessRule>& mr_access_rules() const { return mr_rules_; }
+
+ private:
+  friend struct RulesLoader;
+  std::string source_;
+  std::vector<QpTypeInfo> types_;
+  std::vector<AttrInfo> attrs_;
+  std::array<std::array<Cell, kStateCount>, kStateCount> cells_{};
+  uint32_t cur_state_from_ = 0;
+  Mask known_bits_ = 0;
+  std::map<std::string, ValueRule> values_, ah_fields_, grh_fields_;
+  std::map<std::string, std::vector<std::pair<std::string, uint64_t>>, std::less<>> enums_;
+  std::vector<MrAccessRule> mr_rules_;
+};
+
+}  // namespace qpo::spec

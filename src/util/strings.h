@@ -1,0 +1,31 @@
+#pragma once
+// Small string helpers shared by every layer.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qpo::util {
+
+std::string to_upper(std::string_view s);
+std::string to_lower(std::string_view s);
+std::string_view trim(std::string_view s);
+std::vector<std::string_view> split(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+bool starts_with_ci(std::string_view s, std::string_view prefix);
+
+// Unsigned integer in decimal or 0x-hex, whole string, no sign; nullopt on junk or overflow.
+std::optional<uint64_t> parse_uint(std::string_view s);
+
+// Levenshtein distance, capped work for long inputs (returns a large value past 64 chars).
+size_t edit_distance(std::string_view a, std::string_view b);
+
+// The closest candidate when it is plausibly a typo of `word` (distance <= 1/3 of length,
+// at least 1, at most 3), otherwise empty.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// "0x%x"
+std::string hex(uint64_t v);
+
+}  // namespace qpo::util
