@@ -14,6 +14,7 @@ using Action = std::function<int()>;
 Action add_validate(CLI::App& app);
 Action add_plan(CLI::App& app);
 Action add_rules(CLI::App& app);
+Action add_run(CLI::App& app);
 
 // Shared output switches.
 struct OutputOptions {

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
       "attributes of every ibv_modify_qp transition); qpo checks it against the kernel's verbs\n"
       "rule tables before touching hardware and shows the exact verbs calls it will make.\n\n"
       "Start with:\n"
+      "  qpo run scenarios/rc-write-pair.yaml          bring it up for real (Soft-RoCE lab if no RDMA here)\n"
       "  qpo validate scenarios/rc-write-pair.yaml     every mistake, with file:line:col\n"
       "  qpo plan scenarios/rc-write-pair.yaml         the verbs calls and attr_masks, per host\n"
       "  qpo rules show --type RC --from INIT --to RTR the kernel's table, as a learning tool\n"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   auto validate = qpo::cli::add_validate(app);
   auto plan = qpo::cli::add_plan(app);
   auto rules = qpo::cli::add_rules(app);
+  auto run = qpo::cli::add_run(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
       if (name == "validate") return validate();
       if (name == "plan") return plan();
       if (name == "rules") return rules();
+      if (name == "run") return run();
     }
   } catch (const std::exception& e) {
     std::cerr << "qpo: internal error: " << e.what() << "\n";

@@ -1,0 +1,96 @@
+// qpo run FILE: validate, plan, then execute on real devices (or in the Soft-RoCE lab).
+#include <signal.h>
+#include <unistd.h>
+
+#include <climits>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/input.h"
+#include "cli/lab.h"
+#include "exec/executor.h"
+#include "plan/plan.h"
+#include "report/run_report.h"
+#include "verbs/device.h"
+
+namespace qpo::cli {
+
+namespace {
+void on_sigint(int) { exec::request_stop(); }
+}  // namespace
+
+Action add_run(CLI::App& app) {
+  struct Options {
+    std::string file;
+    OutputOptions out;
+    bool lab = false, no_lab = false, verbose = false, no_smoke = false;
+    int timeout_ms = 5000;
+  };
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
+  cmd->footer(
+      "Validates first (errors stop the run, exit 1). Then, per host in plan order: opens devices,\n"
+      "creates PD/MR/CQ/SRQ/QP, drives every transition with exactly the planned attr_mask and\n"
+      "checks it with ibv_query_qp, runs a smoke exchange (SEND/RECV and RDMA WRITE, data checked)\n"
+      "and the scenario's workloads, then its extra transitions, and destroys everything in reverse.\n"
+      "A transition the scenario expects to fail must fail with that errno. A prediction of the rule\n"
+      "tables that the kernel contradicts is printed as a DISAGREEMENT.\n\n"
+      "Without an RDMA device on this host, qpo runs the scenario in the built-in Soft-RoCE lab (a\n"
+      "QEMU guest with rdma_rxe; see scripts/lab/README.md), as if --lab was given.\n\n"
+      "Exit status: 0 pass, 1 fail or invalid scenario, 2 system error, 77 unsupported by device\n"
+      "(e.g. XRC on rxe; reported with the reason, never as a pass).\n\n"
+      "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml");
+  cmd->add_option("file", opts->file, "Scenario file")->required();
+  add_output_options(*cmd, opts->out);
+  cmd->add_flag("--lab", opts->lab, "Run inside the Soft-RoCE lab guest even if this host has RDMA devices");
+  cmd->add_flag("--no-lab", opts->no_lab, "Never use the lab; fail when this host has no RDMA device");
+  cmd->add_flag("-v,--verbose", opts->verbose, "Also print informational steps (granted caps, published values)");
+  cmd->add_flag("--no-smoke", opts->no_smoke, "Skip the smoke exchange after bring-up");
+  cmd->add_option("--timeout-ms", opts->timeout_ms, "Wait at most this long for each completion or event")
+      ->capture_default_str();
+  return [opts]() {
+    auto l = load_and_validate(opts->file);
+    if (l->read_failed) {
+      std::cerr << "qpo: " << l->read_error << "\n";
+      return static_cast<int>(kSystemError);
+    }
+    print_diagnostics(*l, opts->out.color);
+    if (!l->scenario || l->diags.has_errors()) {
+      std::cerr << opts->file << ": invalid; not running it\n";
+      return static_cast<int>(kInvalid);
+    }
+    bool use_lab = opts->lab;
+    if (!use_lab && !opts->no_lab && verbs::list_devices().empty()) {
+      std::cerr << "qpo: no RDMA device on this host; running in the Soft-RoCE lab (use --no-lab to refuse)\n";
+      use_lab = true;
+    }
+    if (use_lab) {
+      std::vector<std::string> args{"run", "--no-lab", "--format", opts->out.format, "--timeout-ms",
+                                    std::to_string(opts->timeout_ms)};
+      if (opts->verbose) args.push_back("--verbose");
+      if (opts->no_smoke) args.push_back("--no-smoke");
+      args.push_back(opts->file);
+      return run_in_lab(args);
+    }
+    auto p = plan::build_plan(*l->scenario);
+    exec::RunOptions ro;
+    ro.timeout_ms = opts->timeout_ms;
+    ro.smoke = !opts->no_smoke;
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    auto report = exec::run_scenario(*l->scenario, p, ro);
+    if (opts->out.format == "json") {
+      util::JsonWriter w;
+      report::render_json(w, report);
+      std::cout << w.str() << "\n";
+    } else {
+      std::cout << report::render_text(report, opts->verbose);
+    }
+    return report::exit_code(report);
+  };
+}
+
+}  // namespace qpo::cli

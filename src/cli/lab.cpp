@@ -1,0 +1,51 @@
+#include "cli/lab.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <iostream>
+
+namespace qpo::cli {
+
+std::string lab_script() {
+  if (const char* env = std::getenv("QPO_LAB_SCRIPT")) return env;
+  return std::string(QPO_SOURCE_DIR) + "/scripts/lab/lab.sh";
+}
+
+int run_in_lab(const std::vector<std::string>& qpo_args) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    std::cerr << "qpo: cannot find my own binary for the lab\n";
+    return 2;
+  }
+  self[n] = '\0';
+  std::string script = lab_script();
+  if (access(script.c_str(), X_OK) != 0) {
+    std::cerr << "qpo: lab script " << script << " not found (set QPO_LAB_SCRIPT)\n";
+    return 2;
+  }
+  std::vector<std::string> argv{script, "run", "--", self};
+  argv.insert(argv.end(), qpo_args.begin(), qpo_args.end());
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::cerr << "qpo: fork failed\n";
+    return 2;
+  }
+  if (pid == 0) {
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 2;
+}
+
+}  // namespace qpo::cli

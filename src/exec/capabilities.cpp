@@ -1,0 +1,39 @@
+// Whether the opened devices can run the scenario at all: capability bits from
+// ibv_query_device, plus the per-provider deviations in schemas/providers.yaml.
+#include <set>
+
+#include "exec/steps.h"
+#include "spec/providers.h"
+
+namespace qpo::exec {
+
+std::string provider_of(const RunState& st) {
+  for (const auto& [name, d] : st.devices) return d.ctx().provider();
+  return "";
+}
+
+std::string unsupported_reason(const RunState& st) {
+  std::set<std::string> needed(st.scenario->requires_caps.begin(), st.scenario->requires_caps.end());
+  for (const auto& q : st.scenario->qps) {
+    if (q.type_name.rfind("XRC", 0) == 0) needed.insert("xrc");
+    if (q.type_name == "RAW_PACKET") needed.insert("raw_packet");
+    if (q.type_name == "UD") needed.insert("ud");
+    if (q.type_name == "UC") needed.insert("uc");
+    if (q.srq) needed.insert("srq");
+  }
+  for (const auto& w : st.scenario->workloads)
+    if (w.op.rfind("atomic_", 0) == 0) needed.insert("atomic");
+  for (const auto& [name, d] : st.devices) {
+    const auto& attr = d.ctx().device_attr();
+    std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
+    for (const auto& cap : needed) {
+      if (auto why = spec::ProviderTable::builtin().lacks(d.ctx().provider(), cap)) return who + cap + ": " + *why;
+      if (cap == "xrc" && !(attr.device_cap_flags & IBV_DEVICE_XRC)) return who + "xrc: IBV_DEVICE_XRC not set";
+      if (cap == "srq" && attr.max_srq == 0) return who + "srq: max_srq is 0";
+      if (cap == "atomic" && attr.atomic_cap == IBV_ATOMIC_NONE) return who + "atomic: atomic_cap is IBV_ATOMIC_NONE";
+    }
+  }
+  return "";
+}
+
+}  // namespace qpo::exec

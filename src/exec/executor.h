@@ -1,0 +1,24 @@
+#pragma once
+// Runs a validated scenario's plan against real devices with libibverbs: creates every
+// object, drives each ibv_modify_qp with exactly the planned attr_mask, checks it with
+// ibv_query_qp, moves traffic with data checked, runs the extra transitions, and tears down
+// in reverse order on every path. All hosts of the scenario run in this process (one
+// machine); remote hosts arrive with the agent (multi-host issue).
+#include "plan/plan.h"
+#include "report/run_report.h"
+#include "scenario/model.h"
+
+namespace qpo::exec {
+
+struct RunOptions {
+  int timeout_ms = 5000;  // per completion / event wait
+  bool smoke = true;      // send/recv + RDMA write with data checked after bring-up
+};
+
+report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p, const RunOptions& o);
+
+// Asks a running scenario to stop at the next step and tear down (SIGINT handler).
+void request_stop();
+bool stop_requested();
+
+}  // namespace qpo::exec

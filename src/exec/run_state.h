@@ -1,0 +1,76 @@
+#pragma once
+// Everything the executor created and learned while running one scenario. Resources are
+// owned in creation order by `owned`; teardown releases them in reverse.
+#include <infiniband/verbs.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/completions.h"
+#include "report/run_report.h"
+#include "scenario/model.h"
+#include "verbs/resources.h"
+
+namespace qpo::exec {
+
+struct DeviceState {
+  verbs::ContextResource* res = nullptr;
+  const scenario::Device* spec = nullptr;
+  int gid_index = 0;
+  ibv_gid gid{};
+  verbs::Context& ctx() const { return res->ctx(); }
+};
+
+// Per-QP facts published in the out-of-band exchange (here: in-process).
+struct QpState {
+  const scenario::Qp* spec = nullptr;
+  verbs::Qp* qp = nullptr;
+  DeviceState* device = nullptr;
+  ibv_pd* pd = nullptr;
+  ibv_cq* send_cq = nullptr;
+  ibv_cq* recv_cq = nullptr;
+  ibv_srq* srq = nullptr;
+  std::string host;
+  uint32_t sq_psn = 0;          // the PSN this QP sends from (literal or random), fixed for the run
+  uint32_t qkey = 0x11111111;   // UD: the qkey set at INIT (what senders must use)
+  spec::QpState state = spec::QpState::RESET;
+  // Receive slots for the smoke exchange and send workloads.
+  verbs::Mr* slots = nullptr;
+  uint32_t slot_size = 0;
+  uint32_t slot_count = 0;
+  uint32_t posted_recvs = 0;    // outstanding receives on this QP's own RQ
+  bool went_through_reset = false;
+};
+
+struct SrqState {
+  verbs::Srq* srq = nullptr;
+  verbs::Mr* slots = nullptr;
+  uint32_t slot_size = 0, slot_count = 0;
+};
+
+struct RunState {
+  const scenario::Scenario* scenario = nullptr;
+  std::vector<std::unique_ptr<verbs::Resource>> owned;  // creation order
+  std::map<std::string, DeviceState> devices;
+  std::map<std::string, verbs::Pd*> pds;
+  std::map<std::string, verbs::Mr*> mrs;
+  std::map<std::string, verbs::CompChannel*> channels;
+  std::map<std::string, verbs::Cq*> cqs;
+  std::map<std::string, SrqState> srqs;
+  std::map<std::string, verbs::Xrcd*> xrcds;
+  std::map<std::string, QpState> qps;
+  Completions completions;
+  report::RunReport report;
+
+  template <typename T, typename... Args>
+  T* own(Args&&... args) {
+    auto p = std::make_unique<T>(std::forward<Args>(args)...);
+    T* raw = p.get();
+    owned.push_back(std::move(p));
+    return raw;
+  }
+};
+
+}  // namespace qpo::exec

@@ -1,0 +1,206 @@
+// Creating the scenario's objects, in plan order, each owned by the RunState.
+#include <random>
+
+#include "exec/steps.h"
+#include "util/strings.h"
+
+namespace qpo::exec {
+
+namespace {
+
+uint32_t random_psn() {
+  static std::mt19937 gen{std::random_device{}()};
+  return gen() & 0xFFFFFF;
+}
+
+// Receive slots hold the smoke message or the largest send any workload aims at this QP
+// (UD adds the 40-byte GRH the receiver gets in front).
+uint32_t slot_size_for(const scenario::Scenario& s, const scenario::Qp& receiver) {
+  uint64_t biggest = 256;
+  for (const auto& w : s.workloads) {
+    const auto* sender = s.qp(w.qp.name);
+    if (!sender || sender->connect.name != receiver.name) continue;
+    if (w.op == "send" || w.op == "send_with_imm") biggest = std::max<uint64_t>(biggest, w.size);
+  }
+  return static_cast<uint32_t>(biggest + 64);
+}
+
+// The literal sq_psn of a QP's bring-up RTS transition, if the scenario gives one.
+std::optional<uint32_t> literal_sq_psn(const scenario::Qp& q) {
+  for (const auto& t : q.transitions)
+    if (const auto* a = t.attr("sq_psn"); a && a->symbol == scenario::Symbol::None) return static_cast<uint32_t>(a->number);
+  return std::nullopt;
+}
+
+uint32_t literal_qkey(const scenario::Qp& q) {
+  for (const auto& t : q.transitions)
+    if (const auto* a = t.attr("qkey"); a && a->symbol == scenario::Symbol::None) return static_cast<uint32_t>(a->number);
+  return 0x11111111;
+}
+
+ibv_qp_type qp_type_of(const std::string& name) {
+  if (name == "RC") return IBV_QPT_RC;
+  if (name == "UC") return IBV_QPT_UC;
+  if (name == "UD") return IBV_QPT_UD;
+  if (name == "RAW_PACKET") return IBV_QPT_RAW_PACKET;
+  if (name == "XRC_SEND") return IBV_QPT_XRC_SEND;
+  return IBV_QPT_XRC_RECV;
+}
+
+}  // namespace
+
+void open_device(RunState& st, const scenario::Device& d) {
+  auto* res = st.own<verbs::ContextResource>(d.name, d.dev_name, static_cast<uint8_t>(d.port));
+  DeviceState ds;
+  ds.res = res;
+  ds.spec = &d;
+  ds.gid_index = d.gid_symbol == scenario::Symbol::Auto ? res->ctx().auto_gid_index() : static_cast<int>(d.gid_index);
+  ds.gid = res->ctx().gid(ds.gid_index);
+  st.devices[d.name] = ds;
+}
+
+void create_object(RunState& st, const plan::Step& step) {
+  const auto& s = *st.scenario;
+  const std::string& name = step.object;
+  if (step.verb == "ibv_alloc_pd") {
+    const auto* pd = s.pd(name);
+    st.pds[name] = st.own<verbs::Pd>(name, st.devices.at(pd->device.name).ctx().get());
+  } else if (step.verb == "ibv_open_xrcd") {
+    const auto* x = s.xrcd(name);
+    st.xrcds[name] = st.own<verbs::Xrcd>(name, st.devices.at(x->device.name).ctx().get());
+  } else if (step.verb == "ibv_reg_mr") {
+    const auto* m = s.mr(name);
+    st.mrs[name] = st.own<verbs::Mr>(name, st.pds.at(m->pd.name)->get(), m->size, static_cast<int>(m->access));
+  } else if (step.verb == "ibv_create_comp_channel") {
+    const auto* c = s.cq(name.substr(0, name.size() - std::string(".channel").size()));
+    st.channels[c->name] = st.own<verbs::CompChannel>(name, st.devices.at(c->device.name).ctx().get());
+  } else if (step.verb == "ibv_create_cq") {
+    const auto* c = s.cq(name);
+    ibv_comp_channel* ch = c->channel ? st.channels.at(name)->get() : nullptr;
+    st.cqs[name] = st.own<verbs::Cq>(name, st.devices.at(c->device.name).ctx().get(), static_cast<int>(c->depth), ch);
+  } else if (step.verb == "ibv_create_srq") {
+    const auto* sr = s.srq(name);
+    ibv_pd* pd = st.pds.at(sr->pd.name)->get();
+    SrqState ss;
+    ss.srq = st.own<verbs::Srq>(name, pd, sr->max_wr, sr->max_sge);
+    ss.slot_size = 4096 + 64;
+    ss.slot_count = sr->max_wr;
+    ss.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, static_cast<size_t>(ss.slot_size) * ss.slot_count,
+                                 IBV_ACCESS_LOCAL_WRITE);
+    st.srqs[name] = ss;
+  } else if (step.verb == "ibv_create_qp" || step.verb == "ibv_create_qp_ex") {
+    const auto* q = s.qp(name);
+    QpState qs;
+    qs.spec = q;
+    qs.host = s.host_of_qp(*q);
+    const auto* dev_spec = s.device_of_qp(*q);
+    qs.device = &st.devices.at(dev_spec->name);
+    ibv_pd* pd = q->type_name == "XRC_RECV" ? nullptr : st.pds.at(q->pd.name)->get();
+    ibv_qp_init_attr init{};
+    init.qp_type = qp_type_of(q->type_name);
+    if (q->send_cq) init.send_cq = st.cqs.at(q->send_cq.name)->get();
+    if (q->recv_cq) init.recv_cq = st.cqs.at(q->recv_cq.name)->get();
+    if (q->srq) init.srq = st.srqs.at(q->srq.name).srq->get();
+    init.cap.max_send_wr = q->cap.max_send_wr;
+    init.cap.max_recv_wr = q->srq ? 0 : q->cap.max_recv_wr;
+    init.cap.max_send_sge = q->cap.max_send_sge;
+    init.cap.max_recv_sge = q->cap.max_recv_sge;
+    init.cap.max_inline_data = q->cap.max_inline_data;
+    init.sq_sig_all = q->sq_sig_all ? 1 : 0;
+    ibv_qp_cap asked = init.cap;
+    ibv_xrcd* xrcd = q->xrcd ? st.xrcds.at(q->xrcd.name)->get() : nullptr;
+    qs.qp = st.own<verbs::Qp>(name, qs.device->ctx().get(), pd, xrcd, init);
+    qs.pd = pd;
+    qs.send_cq = init.send_cq;
+    qs.recv_cq = init.recv_cq;
+    qs.srq = init.srq;
+    qs.sq_psn = literal_sq_psn(*q).value_or(random_psn());
+    qs.qkey = literal_qkey(*q);
+    if (pd && !q->srq && q->type_name != "XRC_SEND" && q->cap.max_recv_wr > 0) {
+      qs.slot_size = slot_size_for(s, *q);
+      qs.slot_count = q->cap.max_recv_wr + 1;  // the last slot is the send buffer
+      qs.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, static_cast<size_t>(qs.slot_size) * qs.slot_count,
+                                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+    } else if (pd && q->type_name != "XRC_RECV") {
+      qs.slot_size = slot_size_for(s, *q);
+      qs.slot_count = 1;
+      qs.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, qs.slot_size,
+                                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+    }
+    // The device may grant more (or the request may have been rounded): say so.
+    std::string granted;
+    auto diff = [&](const char* n, uint32_t a, uint32_t g) {
+      if (a != g) granted += std::string(granted.empty() ? "" : ", ") + n + " " + std::to_string(a) + " -> " + std::to_string(g);
+    };
+    diff("max_send_wr", asked.max_send_wr, init.cap.max_send_wr);
+    diff("max_recv_wr", asked.max_recv_wr, init.cap.max_recv_wr);
+    diff("max_send_sge", asked.max_send_sge, init.cap.max_send_sge);
+    diff("max_recv_sge", asked.max_recv_sge, init.cap.max_recv_sge);
+    diff("max_inline_data", asked.max_inline_data, init.cap.max_inline_data);
+    st.qps[name] = qs;
+    if (!granted.empty()) {
+      report::StepResult r;
+      r.host = qs.host;
+      r.phase = "setup";
+      r.verb = "ibv_create_qp";
+      r.object = name;
+      r.status = report::StepStatus::Info;
+      r.message = "device granted: " + granted;
+      st.report.add(r);
+    }
+  }
+}
+
+void post_recv_slot(RunState& st, QpState& q, uint32_t slot) {
+  ibv_sge sge{reinterpret_cast<uintptr_t>(q.slots->data() + static_cast<size_t>(slot) * q.slot_size), q.slot_size,
+              q.slots->get()->lkey};
+  ibv_recv_wr wr{};
+  wr.wr_id = make_wr_id(WrKind::SmokeRecv, ordinal_of(st, q.spec->name), slot);
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  if (int e = ibv_post_recv(q.qp->get(), &wr, &bad))
+    throw verbs::VerbsError("ibv_post_recv", q.spec->name, e, "slot " + std::to_string(slot));
+  ++q.posted_recvs;
+}
+
+void post_recvs(RunState& st, QpState& q, uint32_t count) {
+  if (!q.slots || q.slot_count < 2) return;
+  uint32_t usable = q.slot_count - 1;  // the last slot is the send buffer
+  for (uint32_t slot = 0; slot < count && slot < usable; ++slot) post_recv_slot(st, q, slot);
+}
+
+void post_srq_slot(RunState& st, const std::string& name, uint32_t slot) {
+  auto& ss = st.srqs.at(name);
+  ibv_sge sge{reinterpret_cast<uintptr_t>(ss.slots->data() + static_cast<size_t>(slot) * ss.slot_size), ss.slot_size,
+              ss.slots->get()->lkey};
+  ibv_recv_wr wr{};
+  wr.wr_id = make_wr_id(WrKind::SmokeRecv, 0x8000, slot);
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  if (int e = ibv_post_srq_recv(ss.srq->get(), &wr, &bad))
+    throw verbs::VerbsError("ibv_post_srq_recv", name, e, "slot " + std::to_string(slot));
+}
+
+void post_srq_recvs(RunState& st, const std::string& name) {
+  auto& ss = st.srqs.at(name);
+  for (uint32_t slot = 0; slot < ss.slot_count; ++slot) post_srq_slot(st, name, slot);
+}
+
+uint32_t ordinal_of(const RunState& st, const std::string& qp_name) {
+  uint32_t i = 0;
+  for (const auto& q : st.scenario->qps) {
+    if (q.name == qp_name) return i;
+    ++i;
+  }
+  return 0xFFFF;
+}
+
+QpState* peer_of(RunState& st, const QpState& q) {
+  if (!q.spec->connect) return nullptr;
+  auto it = st.qps.find(q.spec->connect.name);
+  return it == st.qps.end() ? nullptr : &it->second;
+}
+
+}  // namespace qpo::exec

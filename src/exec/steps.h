@@ -1,0 +1,40 @@
+#pragma once
+// The executor's building blocks, shared by its translation units (not a public API).
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "exec/executor.h"
+#include "exec/run_state.h"
+#include "verbs/verbs_error.h"
+
+namespace qpo::exec {
+
+// Runs one step, times it, turns a VerbsError into a failed StepResult. Returns the result.
+report::StepResult& run_step(RunState& st, const std::string& host, const std::string& phase, const std::string& verb,
+                             const std::string& object, const std::string& detail, const std::function<void()>& fn);
+
+// Setup (setup.cpp)
+void open_device(RunState& st, const scenario::Device& d);
+void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, create_cq/qp/srq, open_xrcd
+void post_recvs(RunState& st, QpState& q, uint32_t count);  // slots 0..count-1
+void post_recv_slot(RunState& st, QpState& q, uint32_t slot);
+void post_srq_recvs(RunState& st, const std::string& srq);
+void post_srq_slot(RunState& st, const std::string& srq, uint32_t slot);
+
+// Capabilities (capabilities.cpp): empty string when supported, else the reason.
+std::string unsupported_reason(const RunState& st);
+std::string provider_of(const RunState& st);
+
+// ibv_modify_qp (modify.cpp). Returns false when the run must stop.
+bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const RunOptions& o);
+
+// Traffic (traffic.cpp). Return false on failure.
+bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase);
+bool run_workloads(RunState& st, const RunOptions& o);
+
+// Peer of a QP (nullptr when it has no connect:).
+QpState* peer_of(RunState& st, const QpState& q);
+uint32_t ordinal_of(const RunState& st, const std::string& qp_name);
+
+}  // namespace qpo::exec

@@ -1,0 +1,88 @@
+#include "report/run_report.h"
+
+#include <cstdio>
+
+namespace qpo::report {
+
+const char* status_name(StepStatus s) {
+  switch (s) {
+    case StepStatus::Ok: return "ok";
+    case StepStatus::Failed: return "FAILED";
+    case StepStatus::ExpectedFailure: return "failed as expected";
+    case StepStatus::Skipped: return "skipped";
+    case StepStatus::Warning: return "warning";
+    case StepStatus::Info: return "info";
+  }
+  return "?";
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Pass: return "PASS";
+    case Verdict::Fail: return "FAIL";
+    case Verdict::Unsupported: return "UNSUPPORTED";
+    case Verdict::Error: return "ERROR";
+  }
+  return "?";
+}
+
+std::string render_text(const RunReport& r, bool verbose) {
+  std::string out;
+  int n = 0;
+  for (const auto& s : r.steps) {
+    ++n;
+    if (!verbose && s.status == StepStatus::Info) continue;
+    char head[160];
+    std::snprintf(head, sizeof head, "%4d %-11s %-24s %-14s ", n, s.phase.c_str(), s.verb.c_str(), s.object.c_str());
+    out += head;
+    if (!s.detail.empty()) out += s.detail + "  ";
+    out += status_name(s.status);
+    if (s.micros > 0) {
+      char t[32];
+      std::snprintf(t, sizeof t, "  %.0f us", s.micros);
+      out += t;
+    }
+    if (!s.message.empty()) out += "\n     " + s.message;
+    out += "\n";
+  }
+  for (const auto& d : r.disagreements) out += "DISAGREEMENT (bug in qpo's rule tables or the provider): " + d + "\n";
+  out += std::string(verdict_name(r.verdict)) + " " + (r.scenario.empty() ? r.file : r.scenario);
+  if (!r.device.empty()) out += " on " + r.device;
+  if (!r.reason.empty()) out += ": " + r.reason;
+  out += "\n";
+  return out;
+}
+
+void render_json(util::JsonWriter& w, const RunReport& r) {
+  w.begin_object();
+  w.field("scenario", r.scenario);
+  w.field("file", r.file);
+  w.field("device", r.device);
+  w.field("verdict", verdict_name(r.verdict));
+  w.field("reason", r.reason);
+  w.key("disagreements").begin_array();
+  for (const auto& d : r.disagreements) w.value(d);
+  w.end_array();
+  w.key("steps").begin_array();
+  for (const auto& s : r.steps) {
+    w.begin_object();
+    w.field("host", s.host).field("phase", s.phase).field("verb", s.verb).field("object", s.object);
+    w.field("detail", s.detail).field("status", status_name(s.status)).field("errno", s.err);
+    w.field("micros", s.micros).field("message", s.message);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+int exit_code(const RunReport& r) {
+  switch (r.verdict) {
+    case Verdict::Pass: return 0;
+    case Verdict::Fail: return 1;
+    case Verdict::Unsupported: return 77;
+    case Verdict::Error: return 2;
+  }
+  return 2;
+}
+
+}  // namespace qpo::report

@@ -1,0 +1,165 @@
+#include "verbs/resources.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "verbs/verbs_error.h"
+
+namespace qpo::verbs {
+
+namespace {
+int err_or(int fallback) { return errno ? errno : fallback; }
+}  // namespace
+
+Pd::Pd(std::string name, ibv_context* ctx) : Resource(std::move(name)) {
+  errno = 0;
+  pd_ = ibv_alloc_pd(ctx);
+  if (!pd_) throw VerbsError("ibv_alloc_pd", this->name(), err_or(ENOMEM));
+}
+
+int Pd::release() {
+  if (!pd_) return 0;
+  int e = verb_errno(ibv_dealloc_pd(pd_));
+  if (e == 0) pd_ = nullptr;
+  return e;
+}
+
+Mr::Mr(std::string name, ibv_pd* pd, size_t length, int access) : Resource(std::move(name)), length_(length) {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t alloc = length == 0 ? page : (length + page - 1) / page * page;
+  void* p = nullptr;
+  if (posix_memalign(&p, page, alloc) != 0) throw VerbsError("posix_memalign", this->name(), ENOMEM);
+  buf_ = static_cast<uint8_t*>(p);
+  std::memset(buf_, 0, alloc);
+  errno = 0;
+  mr_ = ibv_reg_mr(pd, buf_, length, access);
+  if (!mr_) {
+    int e = err_or(EINVAL);
+    std::free(buf_);
+    buf_ = nullptr;
+    throw VerbsError("ibv_reg_mr", this->name(), e, "length " + std::to_string(length));
+  }
+}
+
+Mr::~Mr() {
+  release();
+  // The buffer must outlive the registration: free it only once deregistered.
+  if (!mr_) std::free(buf_);
+}
+
+int Mr::release() {
+  if (!mr_) return 0;
+  int e = verb_errno(ibv_dereg_mr(mr_));
+  if (e == 0) mr_ = nullptr;
+  return e;
+}
+
+CompChannel::CompChannel(std::string name, ibv_context* ctx) : Resource(std::move(name)) {
+  errno = 0;
+  ch_ = ibv_create_comp_channel(ctx);
+  if (!ch_) throw VerbsError("ibv_create_comp_channel", this->name(), err_or(ENOMEM));
+}
+
+int CompChannel::release() {
+  if (!ch_) return 0;
+  int e = verb_errno(ibv_destroy_comp_channel(ch_));
+  if (e == 0) ch_ = nullptr;
+  return e;
+}
+
+Cq::Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel) : Resource(std::move(name)) {
+  errno = 0;
+  cq_ = ibv_create_cq(ctx, cqe, nullptr, channel, 0);
+  if (!cq_) throw VerbsError("ibv_create_cq", this->name(), err_or(ENOMEM), "cqe " + std::to_string(cqe));
+}
+
+int Cq::release() {
+  if (!cq_) return 0;
+  int e = verb_errno(ibv_destroy_cq(cq_));
+  if (e == 0) cq_ = nullptr;
+  return e;
+}
+
+Srq::Srq(std::string name, ibv_pd* pd, uint32_t max_wr, uint32_t max_sge) : Resource(std::move(name)) {
+  ibv_srq_init_attr init{};
+  init.attr.max_wr = max_wr;
+  init.attr.max_sge = max_sge;
+  errno = 0;
+  srq_ = ibv_create_srq(pd, &init);
+  if (!srq_) throw VerbsError("ibv_create_srq", this->name(), err_or(ENOMEM));
+}
+
+int Srq::release() {
+  if (!srq_) return 0;
+  int e = verb_errno(ibv_destroy_srq(srq_));
+  if (e == 0) srq_ = nullptr;
+  return e;
+}
+
+Xrcd::Xrcd(std::string name, ibv_context* ctx) : Resource(std::move(name)) {
+  ibv_xrcd_init_attr init{};
+  init.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+  init.fd = -1;
+  init.oflags = O_CREAT;
+  errno = 0;
+  xrcd_ = ibv_open_xrcd(ctx, &init);
+  if (!xrcd_) throw VerbsError("ibv_open_xrcd", this->name(), err_or(EOPNOTSUPP));
+}
+
+int Xrcd::release() {
+  if (!xrcd_) return 0;
+  int e = verb_errno(ibv_close_xrcd(xrcd_));
+  if (e == 0) xrcd_ = nullptr;
+  return e;
+}
+
+Qp::Qp(std::string name, ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& init)
+    : Resource(std::move(name)) {
+  errno = 0;
+  if (init.qp_type == IBV_QPT_XRC_SEND || init.qp_type == IBV_QPT_XRC_RECV) {
+    ibv_qp_init_attr_ex ex{};
+    ex.qp_type = init.qp_type;
+    ex.send_cq = init.send_cq;
+    ex.recv_cq = init.recv_cq;
+    ex.cap = init.cap;
+    ex.sq_sig_all = init.sq_sig_all;
+    if (init.qp_type == IBV_QPT_XRC_SEND) {
+      ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+      ex.pd = pd;
+    } else {
+      ex.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+      ex.xrcd = xrcd;
+    }
+    qp_ = ibv_create_qp_ex(ctx, &ex);
+    if (qp_) init.cap = ex.cap;
+  } else {
+    qp_ = ibv_create_qp(pd, &init);
+  }
+  if (!qp_) throw VerbsError("ibv_create_qp", this->name(), err_or(EINVAL));
+}
+
+int Qp::release() {
+  if (!qp_) return 0;
+  int e = verb_errno(ibv_destroy_qp(qp_));
+  if (e == 0) qp_ = nullptr;
+  return e;
+}
+
+Ah::Ah(std::string name, ibv_pd* pd, ibv_ah_attr& attr) : Resource(std::move(name)) {
+  errno = 0;
+  ah_ = ibv_create_ah(pd, &attr);
+  if (!ah_) throw VerbsError("ibv_create_ah", this->name(), err_or(EINVAL));
+}
+
+int Ah::release() {
+  if (!ah_) return 0;
+  int e = verb_errno(ibv_destroy_ah(ah_));
+  if (e == 0) ah_ = nullptr;
+  return e;
+}
+
+}  // namespace qpo::verbs
