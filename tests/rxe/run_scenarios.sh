@@ -1,0 +1,46 @@
+#!/bin/sh
+# Runs inside the Soft-RoCE lab guest (see tests/CMakeLists.txt): every example scenario with
+# `qpo run`, each checked against its expected outcome, and after every run the device's
+# resource counts (rdma resource show) must be back to the baseline: nothing leaked, also
+# when a run fails midway.
+#
+# Expected outcome per scenario: a "# run-expect: pass|fail|unsupported" line in the file,
+# else "unsupported" when it `requires:` xrc or raw_packet (rxe lacks them), else "pass".
+set -u
+QPO=${1:?usage: run_scenarios.sh QPO_BINARY [SCENARIO...]}
+shift
+cd "$(dirname "$0")/../.."
+if [ $# -eq 0 ]; then set -- scenarios/*.yaml tests/scenarios/run/*.yaml; fi
+
+counts() { rdma resource show 2>/dev/null | grep -E '^[0-9]+: rxe0' | sed 's/^[0-9]*: rxe0: //'; }
+baseline=$(counts)
+if [ -z "$baseline" ]; then echo "rxe: no rxe0 in 'rdma resource show'"; exit 1; fi
+echo "baseline resources: $baseline"
+
+failures=0
+total=0
+for f in "$@"; do
+  [ -f "$f" ] || continue
+  total=$((total + 1))
+  expect=$(sed -n 's/^# run-expect: *\([a-z]*\).*/\1/p' "$f" | head -1)
+  if [ -z "$expect" ]; then
+    if grep -Eq '^requires:.*(xrc|raw_packet)' "$f"; then expect=unsupported; else expect=pass; fi
+  fi
+  out=$("$QPO" run --no-lab "$f" 2>&1)
+  rc=$?
+  case $rc in 0) got=pass ;; 1) got=fail ;; 77) got=unsupported ;; 2) got=error ;; *) got="exit($rc)" ;; esac
+  after=$(counts)
+  status=ok
+  [ "$got" = "$expect" ] || status="FAILED: expected $expect, got $got"
+  if [ "$after" != "$baseline" ]; then status="FAILED: leaked resources: $after (baseline $baseline)"; fi
+  if [ "$status" = ok ]; then
+    echo "ok   $f ($got)"
+  else
+    failures=$((failures + 1))
+    echo "FAIL $f: $status"
+    echo "$out" | sed 's/^/     | /'
+  fi
+  if [ "$got" = unsupported ]; then echo "$out" | tail -1 | sed 's/^/     /'; fi
+done
+echo "$total scenarios, $failures failed"
+[ "$total" -gt 0 ] && [ "$failures" -eq 0 ]
