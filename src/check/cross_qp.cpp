@@ -12,8 +12,6 @@ namespace {
 using scenario::Qp;
 using scenario::Symbol;
 
-const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
-
 // The last literal value of `field` set by a successful bring-up transition, if any.
 const scenario::Attr* literal(const Qp& q, std::string_view field) {
   const scenario::Attr* found = nullptr;
@@ -85,7 +83,7 @@ class CrossChecker {
       agree(q, *p, "path_mtu", "Q504", "both ends of a connection must use the same path MTU",
             "a mismatch makes the larger side's packets drop silently at the responder");
     }
-    if (!connected) agree_qkey(q, *p);
+    if (!connected && (p->connect.name != q.name || q.name < p->name)) agree_qkey(q, *p);
   }
 
   void agree_psn(const Qp& sender, const Qp& receiver) {
@@ -115,7 +113,7 @@ class CrossChecker {
   void agree_qkey(const Qp& a, const Qp& b) {
     const auto* x = literal(a, "qkey");
     const auto* y = literal(b, "qkey");
-    if (!x || !y || x->number == y->number || a.name > b.name) return;
+    if (!x || !y || x->number == y->number) return;
     auto& d = sink_.warning("Q506", y->loc, y->path, "UD qkey differs between '" + a.name + "' and '" + b.name + "'");
     d.rule = "a UD receiver drops datagrams whose qkey does not match its own";
     d.related.push_back({x->loc, "other qkey"});
@@ -127,9 +125,10 @@ class CrossChecker {
     std::string path = "workloads." + w.name;
     bool rdma = w.op.rfind("rdma_", 0) == 0;
     bool atomic = w.op.rfind("atomic_", 0) == 0;
-    if ((q->type_name == "UD" && (rdma || atomic)) || (q->type_name == "UC" && (w.op == "rdma_read" || atomic))) {
+    bool send_only = q->type_name == "UD" || q->type_name == "RAW_PACKET";
+    if ((send_only && (rdma || atomic)) || (q->type_name == "UC" && (w.op == "rdma_read" || atomic))) {
       auto& d = sink_.error("Q509", w.op_loc, path + ".op", q->type_name + " QPs cannot do " + w.op);
-      d.rule = "transport services: UD sends only; UC sends and writes; RC everything";
+      d.rule = "transport services: UD and RAW_PACKET send only; UC sends and writes; RC everything";
       return;
     }
     if (!q->connect) {

@@ -139,7 +139,7 @@ class RefChecker {
     if (!q) return;
     if (local_ok && w.local_mr) {
       const auto* m = s_.mr(w.local_mr.name);
-      if (m && m->pd.name != q->pd.name) {
+      if (m && m->pd && q->pd && m->pd.name != q->pd.name) {
         auto& d = sink_.error("Q202", w.local_mr.loc, p + ".local_mr",
                               "local MR '" + m->name + "' is in PD '" + m->pd.name + "', QP '" + q->name + "' in PD '" +
                                   q->pd.name + "'");
@@ -149,7 +149,7 @@ class RefChecker {
     if (remote_ok && w.remote_mr && q->connect) {
       const auto* peer = s_.qp(q->connect.name);
       const auto* m = s_.mr(w.remote_mr.name);
-      if (peer && m && m->pd.name != peer->pd.name) {
+      if (peer && m && m->pd && peer->pd && m->pd.name != peer->pd.name) {
         auto& d = sink_.error("Q202", w.remote_mr.loc, p + ".remote_mr",
                               "remote MR '" + m->name + "' is in PD '" + m->pd.name + "', but the peer QP '" +
                                   peer->name + "' is in PD '" + peer->pd.name + "'");

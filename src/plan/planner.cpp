@@ -12,8 +12,6 @@ namespace {
 
 using scenario::Scenario;
 
-const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
-
 class Planner {
  public:
   explicit Planner(const Scenario& s) : s_(s) {}
@@ -154,7 +152,7 @@ class Planner {
       }
     }
     for (const auto* q : qps) {
-      if (q->srq || q->type_name == "XRC_SEND" || q->cap.max_recv_wr == 0) continue;
+      if (q->srq || q->type_name == "XRC_SEND" || q->type_name == "XRC_RECV" || q->cap.max_recv_wr == 0) continue;
       bool reaches_init = false;
       for (const auto& t : q->transitions)
         if (t.bring_up && t.predicted_ok && t.to == spec::QpState::INIT) reaches_init = true;

@@ -245,10 +245,12 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
     w.name = name;
     w.loc = loc;
     w.op_loc = loc;
+    bool op_given = false;  // a bad op is reported once, as Q106, not again as missing
     for (auto& [key, value] : fields(r, v, path, keys::workload(), "a workload")) {
       std::string p = join_path(path, key);
       if (key == "qp") w.qp = r.ref(value, p);
       else if (key == "op") {
+        op_given = true;
         w.op_loc = r.loc(value);
         if (auto x = r.string(value, p)) {
           std::string op = util::to_lower(*x);
@@ -281,7 +283,7 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
       }
     }
     if (!w.qp) r.sink().error("Q104", loc, path, "workload '" + name + "' needs 'qp'");
-    if (w.op.empty() && w.script.empty()) {
+    if (!op_given && w.script.empty()) {
       auto& d = r.sink().error("Q104", loc, path, "workload '" + name + "' needs 'op' or 'script'");
       d.hint = "e.g. 'op: rdma_write'";
     }

@@ -203,6 +203,7 @@ void load_transition_body(YamlReader& r, const YAML::Node& body, const std::stri
   for (const auto& k : keys::transition_control()) allowed.push_back(k);
   if (in_list) allowed.push_back("to");
   AttrParser parser(r);
+  std::map<std::string, SourceLoc> control_seen;  // to/expect/defaults given twice
   if (!body.IsMap()) {
     r.wrong_type(body, path, "a map of ibv_qp_attr fields");
     return;
@@ -214,6 +215,15 @@ void load_transition_body(YamlReader& r, const YAML::Node& body, const std::stri
     }
     std::string key = kv.first.Scalar();
     std::string p = join_path(path, key);
+    if (key == "to" || key == "expect" || key == "defaults") {
+      if (auto it = control_seen.find(key); it != control_seen.end()) {
+        auto& d = r.sink().error("Q105", r.loc(kv.first), p, "duplicate key '" + key + "'");
+        d.related.push_back({it->second, "first defined here"});
+        d.rule = "YAML: keys in a map must be unique";
+        continue;
+      }
+      control_seen[key] = r.loc(kv.first);
+    }
     if (key == "to" && in_list) continue;
     if (key == "expect") {
       parse_expect(r, kv.second, p, t);
