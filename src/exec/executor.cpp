@@ -29,6 +29,7 @@ struct Executor {
     st.scenario = &s;
     st.report.scenario = s.name;
     st.report.file = s.file;
+    st.want_slots = o.smoke || !s.workloads.empty();
   }
 
   bool ok() const { return st.report.verdict == report::Verdict::Pass && !g_stop; }
@@ -85,6 +86,10 @@ struct Executor {
           st.report.reason = why;
           return;
         }
+      }
+      if (step.verb.rfind("ibv_create_qp", 0) == 0 && !create_started_) {
+        create_started_ = true;
+        first_create_ = std::chrono::steady_clock::now();
       }
       auto& r = run_step(st, h.host, "setup", step.verb, step.object, "", [&] { create_object(st, step); });
       if (r.status == report::StepStatus::Failed && r.err && verbs::VerbsError("", "", r.err).unsupported()) {
@@ -182,6 +187,10 @@ struct Executor {
       if (ok()) bring_up(0);
       if (ok()) exchange();
       if (ok()) bring_up(1);
+      if (ok()) {
+        st.report.bringup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_create_).count();
+        for (const auto& [name, q] : st.qps) st.report.qps_at_rts += q.state == spec::QpState::RTS;
+      }
       if (ok() && o.smoke) smoke_exchange(st, o, "traffic");
       if (ok()) run_workloads(st, o);
       if (ok()) extra_transitions();
@@ -194,6 +203,8 @@ struct Executor {
   }
 
   bool capability_checked_ = false;
+  bool create_started_ = false;
+  std::chrono::steady_clock::time_point first_create_;
 };
 
 }  // namespace

@@ -121,7 +121,7 @@ void create_object(RunState& st, const plan::Step& step) {
       qs.slot_count = q->cap.max_recv_wr + 1;  // the last slot is the send buffer
       qs.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, static_cast<size_t>(qs.slot_size) * qs.slot_count,
                                    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-    } else if (pd && q->type_name != "XRC_RECV") {
+    } else if (pd && q->type_name != "XRC_RECV" && st.want_slots) {
       qs.slot_size = slot_size_for(s, *q);
       qs.slot_count = 1;
       qs.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, qs.slot_size,

@@ -46,6 +46,12 @@ std::string render_text(const RunReport& r, bool verbose) {
     out += "\n";
   }
   for (const auto& d : r.disagreements) out += "DISAGREEMENT (bug in qpo's rule tables or the provider): " + d + "\n";
+  if (r.qps_at_rts && r.bringup_seconds > 0) {
+    char b[160];
+    std::snprintf(b, sizeof b, "bring-up: %zu QPs to RTS in %.3f s (%.0f QPs/s, create + modify + query each)\n",
+                  r.qps_at_rts, r.bringup_seconds, static_cast<double>(r.qps_at_rts) / r.bringup_seconds);
+    out += b;
+  }
   out += std::string(verdict_name(r.verdict)) + " " + (r.scenario.empty() ? r.file : r.scenario);
   if (!r.device.empty()) out += " on " + r.device;
   if (!r.reason.empty()) out += ": " + r.reason;
@@ -60,6 +66,8 @@ void render_json(util::JsonWriter& w, const RunReport& r) {
   w.field("device", r.device);
   w.field("verdict", verdict_name(r.verdict));
   w.field("reason", r.reason);
+  w.field("qps_at_rts", static_cast<uint64_t>(r.qps_at_rts));
+  w.field("bringup_seconds", r.bringup_seconds);
   w.key("disagreements").begin_array();
   for (const auto& d : r.disagreements) w.value(d);
   w.end_array();

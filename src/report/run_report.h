@@ -33,6 +33,9 @@ struct RunReport {
   Verdict verdict = Verdict::Pass;
   std::string reason;      // one line: why not pass
   std::vector<std::string> disagreements;  // rule-table predictions the kernel contradicted
+  // Bring-up speed: from the first ibv_create_qp to the last bring-up ibv_modify_qp.
+  size_t qps_at_rts = 0;
+  double bringup_seconds = 0;
 
   StepResult& add(StepResult s) {
     steps.push_back(std::move(s));

@@ -1,0 +1,52 @@
+#!/bin/sh
+# QPs brought to RTS per second: qpo vs a hand-written C loop making the same verbs
+# (bench/rts_loop.c), alternating, in one Soft-RoCE lab guest. Prints the medians and the
+# ratio qpo/C (target >= 0.95).
+#   bench/qp_rate.sh [PAIRS] [ROUNDS]          (boots the lab guest itself)
+set -eu
+cd "$(dirname "$0")/.."
+PAIRS=${1:-100}
+ROUNDS=${2:-5}
+if [ -z "${QPO_IN_LAB:-}" ]; then
+  exec scripts/lab/lab.sh run --timeout 1200 --env QPO_IN_LAB=1 -- bench/qp_rate.sh "$PAIRS" "$ROUNDS"
+fi
+scenario=/tmp/qp-rate-$PAIRS.yaml
+{
+  echo "version: 1"
+  echo "name: qp-rate-$PAIRS-pairs"
+  echo "devices: { d: { name: rxe0, port: 1, gid_index: 1 } }"
+  echo "cqs: { c: { device: d, depth: 4096 } }"
+  echo "qps:"
+  i=0
+  while [ $i -lt "$PAIRS" ]; do
+    for side in a b; do
+      peer=b; [ $side = b ] && peer=a
+      echo "  q$i$side:"
+      echo "    { pd: d, type: RC, send_cq: c, recv_cq: c, connect: q$i$peer,"
+      echo "      cap: { max_send_wr: 16, max_recv_wr: 0 },"
+      echo "      states: { INIT: { qp_access_flags: [remote_write] }, RTR: { sq_psn: 0x1234 }, RTS: { sq_psn: 0x1234 } } }"
+    done
+    i=$((i + 1))
+  done
+} > "$scenario"
+# (RTR does not accept sq_psn: the generator must not put it there)
+sed -i 's/RTR: { sq_psn: 0x1234 }/RTR: {}/' "$scenario"
+build/qpo validate -q "$scenario" 2>/dev/null || { build/qpo validate "$scenario"; exit 2; }
+
+c_rates=""
+q_rates=""
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+  c=$(build/bench/qpo_bench_rts_loop rxe0 1 "$PAIRS" | sed 's/.*rate=//')
+  q=$(build/qpo run --no-lab --no-smoke --format json "$scenario" |
+      sed -n 's/.*"qps_at_rts": \([0-9]*\).*/\1/p;s/.*"bringup_seconds": \([0-9.e-]*\).*/\1/p' | paste -sd' ' |
+      awk '{ printf "%.1f", $1 / $2 }')
+  echo "round $((r + 1)): C loop $c QPs/s, qpo $q QPs/s"
+  c_rates="$c_rates $c"
+  q_rates="$q_rates $q"
+  r=$((r + 1))
+done
+median() { echo "$@" | tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+cm=$(median $c_rates)
+qm=$(median $q_rates)
+echo "median QPs to RTS per second ($((PAIRS * 2)) QPs, $ROUNDS rounds): C loop $cm, qpo $qm, ratio qpo/C $(awk -v q="$qm" -v c="$cm" 'BEGIN { printf "%.3f", q / c }')"
