@@ -9,6 +9,7 @@
 #include <fcntl.h>
 
 #include "exec/steps.h"
+#include "spec/providers.h"
 #include "util/strings.h"
 
 namespace qpo::exec {
@@ -219,6 +220,19 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
   bool expected_fail = t.expect && t.expect->errno_value != 0;
   std::string where = "QP '" + q.spec->name + "' " + q.spec->type_name + " " + detail;
   if (err != 0) {
+    const auto* deviation = spec::ProviderTable::builtin().transition_deviation(
+        q.device->ctx().provider(), q.spec->type_name, spec::state_name(t.from), spec::state_name(t.to));
+    if (deviation && verbs::errno_name(err) == deviation->errno_name && !(expected_fail && t.expect->errno_value == err)) {
+      r.status = report::StepStatus::Skipped;
+      r.message = "unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
+      st.report.add(r);
+      if (st.report.verdict == report::Verdict::Pass) {
+        st.report.verdict = report::Verdict::Unsupported;
+        st.report.reason = q.spec->type_name + " " + spec::state_name(t.from) + "->" + spec::state_name(t.to) +
+                           " is unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
+      }
+      return false;
+    }
     if (t.predicted_ok && err == EINVAL)
       st.report.disagreements.push_back(where + ": rule tables predicted ok, the kernel returned EINVAL");
     if (expected_fail && t.expect->errno_value == err) {
