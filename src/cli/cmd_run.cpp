@@ -24,7 +24,7 @@ Action add_run(CLI::App& app) {
   struct Options {
     std::string file;
     OutputOptions out;
-    bool lab = false, no_lab = false, verbose = false, no_smoke = false;
+    bool lab = false, no_lab = false, verbose = false, no_smoke = false, local = false;
     int timeout_ms = 5000;
   };
   auto opts = std::make_shared<Options>();
@@ -47,6 +47,9 @@ Action add_run(CLI::App& app) {
   cmd->add_flag("--no-lab", opts->no_lab, "Never use the lab; fail when this host has no RDMA device");
   cmd->add_flag("-v,--verbose", opts->verbose, "Also print informational steps (granted caps, published values)");
   cmd->add_flag("--no-smoke", opts->no_smoke, "Skip the smoke exchange after bring-up");
+  cmd->add_flag("--local", opts->local,
+                "Run every host of the scenario in this process (one thread per host, same devices), whatever "
+                "its address says");
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Wait at most this long for each completion or event")
       ->capture_default_str();
   return [opts]() {
@@ -70,6 +73,7 @@ Action add_run(CLI::App& app) {
                                     std::to_string(opts->timeout_ms)};
       if (opts->verbose) args.push_back("--verbose");
       if (opts->no_smoke) args.push_back("--no-smoke");
+      if (opts->local) args.push_back("--local");
       args.push_back(opts->file);
       return run_in_lab(args);
     }
@@ -77,6 +81,7 @@ Action add_run(CLI::App& app) {
     exec::RunOptions ro;
     ro.timeout_ms = opts->timeout_ms;
     ro.smoke = !opts->no_smoke;
+    ro.all_hosts_local = opts->local;
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, nullptr);

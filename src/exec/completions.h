@@ -21,6 +21,9 @@ class Completions {
   // The first completion on `cq` for which pred(wc) holds.
   template <typename Pred>
   std::optional<ibv_wc> wait_if(ibv_cq* cq, Pred pred, int timeout_ms);
+  // Non-blocking: polls `cq` once and returns the first stashed completion matching `pred`.
+  template <typename Pred>
+  std::optional<ibv_wc> try_take(ibv_cq* cq, Pred pred);
   // Completions for QP `qp_num` that arrive within `settle_ms` (after a move to ERR: the
   // flushed WRs); completions of other QPs stay stashed.
   std::deque<ibv_wc> drain(ibv_cq* cq, uint32_t qp_num, int settle_ms);
@@ -49,6 +52,21 @@ std::optional<ibv_wc> Completions::wait_if(ibv_cq* cq, Pred pred, int timeout_ms
     if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
     std::this_thread::yield();  // rxe completes from kernel work; let it run on a small guest
   }
+}
+
+template <typename Pred>
+std::optional<ibv_wc> Completions::try_take(ibv_cq* cq, Pred pred) {
+  auto& stash = stash_[cq];
+  ibv_wc wcs[32];
+  int n = ibv_poll_cq(cq, 32, wcs);
+  for (int i = 0; i < n; ++i) stash.push_back(wcs[i]);
+  for (auto it = stash.begin(); it != stash.end(); ++it)
+    if (pred(*it)) {
+      ibv_wc wc = *it;
+      stash.erase(it);
+      return wc;
+    }
+  return std::nullopt;
 }
 
 // IBV_WC_SUCCESS, IBV_WC_REM_ACCESS_ERR, ... (the enum's own names, for reports and expectations)

@@ -1,13 +1,20 @@
-// The run, phase by phase: open devices -> capability check -> create objects -> RESET->INIT
-// -> post receives -> exchange -> RTR/RTS -> smoke traffic -> workloads -> extra transitions
-// (lock-step across QPs, so both ends of a pair recover together) -> teardown in reverse
-// creation order. Any failure jumps to teardown; teardown always runs.
+// A run is one HostSession per host, meeting through a Channel at fixed stages:
+//   setup + RESET->INIT + receives | exchange | RTR/RTS | smoke | workloads ready |
+//   workloads done | one stage per round of extra transitions | recovered | teardown.
+// Every host passes the same stages in the same order; a host that fails arrives at its
+// next stage with ok=false, every host learns it there, and all tear down. Teardown always
+// runs, in reverse creation order. Here the sessions are threads of one process; the agent
+// (multi-host) runs one session per machine behind the same Channel interface.
 #include "exec/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <thread>
 
+#include "exec/host_session.h"
+#include "exec/roles.h"
 #include "exec/steps.h"
 #include "util/strings.h"
 
@@ -19,193 +26,258 @@ std::atomic<bool> g_stop{false};
 
 using plan::Phase;
 
-struct Executor {
-  const scenario::Scenario& s;
-  const plan::Plan& p;
-  const RunOptions& o;
-  RunState st;
+}  // namespace
 
-  Executor(const scenario::Scenario& sc, const plan::Plan& pl, const RunOptions& opt) : s(sc), p(pl), o(opt) {
-    st.scenario = &s;
-    st.report.scenario = s.name;
-    st.report.file = s.file;
-    st.want_slots = o.smoke || !s.workloads.empty();
+HostSession::HostSession(const scenario::Scenario& s, const plan::Plan& p, std::string host, const RunOptions& o)
+    : s_(s), p_(p), o_(o) {
+  st_.scenario = &s;
+  st_.host = std::move(host);
+  st_.report.scenario = s.name;
+  st_.report.file = s.file;
+  st_.want_slots = o.smoke || !s.workloads.empty();
+  for (const auto& h : p.hosts)
+    if (h.host == st_.host) plan_ = &h;
+}
+
+bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop; }
+
+void HostSession::check_stop() {
+  if (g_stop && st_.report.verdict == report::Verdict::Pass) st_.report.fail("interrupted (SIGINT); tore down");
+}
+
+template <typename Fn>
+void HostSession::for_steps(Phase phase, int bring_up_half, Fn fn) {
+  if (!plan_) return;
+  bool seen_exchange = false;
+  for (const auto& step : plan_->steps) {
+    if (step.phase == Phase::Exchange) seen_exchange = true;
+    if (step.phase != phase) continue;
+    if (phase == Phase::BringUp && (bring_up_half == 0) == seen_exchange) continue;
+    check_stop();
+    if (!ok()) return;
+    fn(step);
   }
+}
 
-  bool ok() const { return st.report.verdict == report::Verdict::Pass && !g_stop; }
-
-  void check_stop() {
-    if (g_stop && st.report.verdict == report::Verdict::Pass) st.report.fail("interrupted (SIGINT); tore down");
-  }
-
-  // Steps of `phase` for every host; for BringUp, `after_exchange` picks the half.
-  template <typename Fn>
-  void for_steps(Phase phase, int bring_up_half, Fn fn) {
-    for (const auto& h : p.hosts) {
-      bool seen_exchange = false;
-      for (const auto& step : h.steps) {
-        if (step.phase == Phase::Exchange) seen_exchange = true;
-        if (step.phase != phase) continue;
-        if (phase == Phase::BringUp && (bring_up_half == 0) == seen_exchange) continue;
-        check_stop();
-        if (!ok()) return;
-        fn(h, step);
+void HostSession::setup() {
+  for_steps(Phase::Setup, -1, [&](const plan::Step& step) {
+    if (step.verb == "ibv_open_device") {
+      const auto* d = s_.device(step.object);
+      auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st_, *d); });
+      if (r.status == report::StepStatus::Ok) {
+        auto& ds = st_.devices.at(d->name);
+        r.message = ds.ctx().device_name() + " port " + std::to_string(d->port) + " " +
+                    (ds.ctx().port_attr().state == IBV_PORT_ACTIVE ? "ACTIVE" : "not active") + ", gid[" +
+                    std::to_string(ds.gid_index) + "]=" + verbs::gid_text(ds.gid) + ", active_mtu " +
+                    std::to_string(128 << ds.ctx().port_attr().active_mtu);
+        if (!st_.report.device.empty()) st_.report.device += ", ";
+        st_.report.device += ds.ctx().device_name();
       }
+      return;
     }
-  }
-
-  void setup() {
-    for_steps(Phase::Setup, -1, [&](const plan::HostPlan& h, const plan::Step& step) {
-      if (step.verb == "ibv_open_device") {
-        const auto* d = s.device(step.object);
-        auto& r = run_step(st, h.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st, *d); });
-        if (r.status == report::StepStatus::Ok) {
-          auto& ds = st.devices.at(d->name);
-          r.message = ds.ctx().device_name() + " port " + std::to_string(d->port) + " " +
-                      (ds.ctx().port_attr().state == IBV_PORT_ACTIVE ? "ACTIVE" : "not active") + ", gid[" +
-                      std::to_string(ds.gid_index) + "]=" + verbs::gid_text(ds.gid) + ", active_mtu " +
-                      std::to_string(128 << ds.ctx().port_attr().active_mtu);
-          if (!st.report.device.empty()) st.report.device += ", ";
-          st.report.device += ds.ctx().device_name();
-        }
+    if (step.verb == "ibv_query_port" || step.verb == "ibv_query_gid") return;  // done with the open
+    if (!capability_checked_) {
+      capability_checked_ = true;
+      std::string why = unsupported_reason(st_);
+      if (!why.empty()) {
+        report::StepResult r;
+        r.host = st_.host;
+        r.phase = "setup";
+        r.verb = "ibv_query_device";
+        r.status = report::StepStatus::Skipped;
+        r.message = why;
+        st_.report.add(r);
+        st_.report.verdict = report::Verdict::Unsupported;
+        st_.report.reason = why;
         return;
       }
-      if (step.verb == "ibv_query_port" || step.verb == "ibv_query_gid") return;  // done with the open
-      if (!capability_checked_) {
-        capability_checked_ = true;
-        std::string why = unsupported_reason(st);
-        if (!why.empty()) {
-          report::StepResult r;
-          r.host = h.host;
-          r.phase = "setup";
-          r.verb = "ibv_query_device";
-          r.status = report::StepStatus::Skipped;
-          r.message = why;
-          st.report.add(r);
-          st.report.verdict = report::Verdict::Unsupported;
-          st.report.reason = why;
-          return;
-        }
-      }
-      if (step.verb.rfind("ibv_create_qp", 0) == 0 && !create_started_) {
-        create_started_ = true;
-        first_create_ = std::chrono::steady_clock::now();
-      }
-      auto& r = run_step(st, h.host, "setup", step.verb, step.object, "", [&] { create_object(st, step); });
-      if (r.status == report::StepStatus::Failed && r.err && verbs::VerbsError("", "", r.err).unsupported()) {
-        st.report.verdict = report::Verdict::Unsupported;
-        st.report.reason = "unsupported by device (" + provider_of(st) + "): " + r.message;
-      }
-    });
-  }
-
-  void bring_up(int half) {
-    for_steps(Phase::BringUp, half, [&](const plan::HostPlan& h, const plan::Step& step) {
-      if (step.verb == "ibv_modify_qp") {
-        modify_qp(st, "bring-up", st.qps.at(step.object), static_cast<size_t>(step.transition_index), o);
-      } else if (step.verb == "ibv_post_recv") {
-        auto& q = st.qps.at(step.object);
-        run_step(st, h.host, "bring-up", step.verb, step.object, std::to_string(q.spec->cap.max_recv_wr) + " WRs",
-                 [&] { post_recvs(st, q, q.spec->cap.max_recv_wr); });
-      } else if (step.verb == "ibv_post_srq_recv") {
-        run_step(st, h.host, "bring-up", step.verb, step.object, "", [&] { post_srq_recvs(st, step.object); });
-      }
-    });
-  }
-
-  void exchange() {
-    // One process holds every host: publishing is reading our own objects. Log what a
-    // remote peer would receive, so the run shows the values RTR used.
-    for (auto& [name, q] : st.qps) {
-      report::StepResult r;
-      r.host = q.host;
-      r.phase = "exchange";
-      r.verb = "publish";
-      r.object = name;
-      r.status = report::StepStatus::Info;
-      r.message = "qp_num " + std::to_string(q.qp->get()->qp_num) + ", sq_psn " + util::hex(q.sq_psn) + ", lid " +
-                  std::to_string(q.device->ctx().port_attr().lid) + ", gid " + verbs::gid_text(q.device->gid);
-      st.report.add(r);
     }
-  }
-
-  void extra_transitions() {
-    // Lock-step: the k-th extra transition of every QP, then the (k+1)-th, so peers recover together.
-    std::map<std::string, std::vector<size_t>> todo;
-    size_t rounds = 0;
-    for (auto& [name, q] : st.qps) {
-      for (size_t i = 0; i < q.spec->transitions.size(); ++i)
-        if (!q.spec->transitions[i].bring_up) todo[name].push_back(i);
-      rounds = std::max(rounds, todo[name].size());
+    if (step.verb.rfind("ibv_create_qp", 0) == 0 && !create_started_) {
+      create_started_ = true;
+      first_create_ = std::chrono::steady_clock::now();
     }
-    bool any = false;
-    for (size_t k = 0; k < rounds && ok(); ++k)
-      for (const auto& qp : s.qps) {
-        auto it = todo.find(qp.name);
-        if (it == todo.end() || k >= it->second.size() || !ok()) continue;
-        any = true;
-        modify_qp(st, "transitions", st.qps.at(qp.name), it->second[k], o);
-        check_stop();
-      }
-    // After a recovery path back to RTS, traffic must flow again.
-    bool recovered = false;
-    for (auto& [name, q] : st.qps) recovered |= q.went_through_reset && q.state == spec::QpState::RTS;
-    if (any && recovered && ok() && o.smoke) smoke_exchange(st, o, "transitions");
-  }
-
-  void teardown() {
-    for (auto it = st.owned.rbegin(); it != st.owned.rend(); ++it) {
-      auto& res = **it;
-      auto start = std::chrono::steady_clock::now();
-      int e = res.release();
-      report::StepResult r;
-      r.phase = "teardown";
-      r.verb = res.destroy_verb();
-      r.object = res.name();
-      r.err = e;
-      r.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-      r.status = e ? report::StepStatus::Failed : report::StepStatus::Ok;
-      if (e) {
-        r.message = verbs::errno_name(e) + ": the object stays allocated";
-        st.report.fail(std::string(res.destroy_verb()) + "(" + res.name() + "): " + verbs::errno_name(e));
-      }
-      st.report.add(r);
+    auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
+    if (r.status == report::StepStatus::Failed && r.err && verbs::VerbsError("", "", r.err).unsupported()) {
+      st_.report.verdict = report::Verdict::Unsupported;
+      st_.report.reason = "unsupported by device (" + provider_of(st_) + "): " + r.message;
     }
-    st.owned.clear();
-  }
+  });
+}
 
-  report::RunReport run() {
-    for (const auto& h : s.hosts)
-      if (h.address != "localhost" && h.address != "127.0.0.1" && h.address != "::1" && h.address != "local") {
-        st.report.verdict = report::Verdict::Error;
-        st.report.reason = "host '" + h.name + "' is at " + h.address +
-                           "; running on remote hosts needs `qpo agent` (not implemented yet)";
-        return st.report;
-      }
-    try {
-      setup();
-      if (ok()) bring_up(0);
-      if (ok()) exchange();
-      if (ok()) bring_up(1);
-      if (ok()) {
-        st.report.bringup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_create_).count();
-        for (const auto& [name, q] : st.qps) st.report.qps_at_rts += q.state == spec::QpState::RTS;
-      }
-      if (ok() && o.smoke) smoke_exchange(st, o, "traffic");
-      if (ok()) run_workloads(st, o);
-      if (ok()) extra_transitions();
+void HostSession::bring_up(int half) {
+  for_steps(Phase::BringUp, half, [&](const plan::Step& step) {
+    if (step.verb == "ibv_modify_qp") {
+      modify_qp(st_, "bring-up", st_.qps.at(step.object), static_cast<size_t>(step.transition_index), o_);
+    } else if (step.verb == "ibv_post_recv") {
+      auto& q = st_.qps.at(step.object);
+      run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(q.spec->cap.max_recv_wr) + " WRs",
+               [&] { post_recvs(st_, q, q.spec->cap.max_recv_wr); });
+    } else if (step.verb == "ibv_post_srq_recv") {
+      run_step(st_, st_.host, "bring-up", step.verb, step.object, "", [&] { post_srq_recvs(st_, step.object); });
+    }
+  });
+}
+
+void HostSession::log_published(const Directory& mine) {
+  for (const auto& [name, q] : mine.qps) {
+    report::StepResult r;
+    r.host = st_.host;
+    r.phase = "exchange";
+    r.verb = "publish";
+    r.object = name;
+    r.status = report::StepStatus::Info;
+    ibv_gid g;
+    std::copy(q.gid.begin(), q.gid.end(), g.raw);
+    r.message = "qp_num " + std::to_string(q.qpn) + ", sq_psn " + util::hex(q.sq_psn) + ", lid " + std::to_string(q.lid) +
+                ", gid " + verbs::gid_text(g);
+    st_.report.add(r);
+  }
+}
+
+void HostSession::extra_transitions(size_t round) {
+  for (const auto& qp : s_.qps) {
+    auto it = st_.qps.find(qp.name);
+    if (it == st_.qps.end() || !ok()) continue;
+    size_t k = 0;
+    for (size_t i = 0; i < qp.transitions.size(); ++i) {
+      if (qp.transitions[i].bring_up) continue;
+      if (k++ != round) continue;
+      modify_qp(st_, "transitions", it->second, i, o_);
       check_stop();
-    } catch (const std::exception& e) {
-      st.report.fail(std::string("internal error: ") + e.what());
     }
-    teardown();
-    return st.report;
   }
+}
 
-  bool capability_checked_ = false;
-  bool create_started_ = false;
-  std::chrono::steady_clock::time_point first_create_;
-};
+void HostSession::teardown() {
+  for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it) {
+    auto& res = **it;
+    auto start = std::chrono::steady_clock::now();
+    int e = res.release();
+    report::StepResult r;
+    r.host = st_.host;
+    r.phase = "teardown";
+    r.verb = res.destroy_verb();
+    r.object = res.name();
+    r.err = e;
+    r.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    r.status = e ? report::StepStatus::Failed : report::StepStatus::Ok;
+    if (e) {
+      r.message = verbs::errno_name(e) + ": the object stays allocated";
+      st_.report.fail(std::string(res.destroy_verb()) + "(" + res.name() + "): " + verbs::errno_name(e));
+    }
+    st_.report.add(r);
+  }
+  st_.owned.clear();
+}
+
+bool HostSession::stage(Channel& ch, const std::string& name, const std::function<void()>& work) {
+  if (!alive_) return false;
+  if (ok()) {
+    try {
+      work();
+    } catch (const std::exception& e) {
+      st_.report.fail(std::string("internal error: ") + e.what());
+    }
+  }
+  check_stop();
+  alive_ = ch.barrier(name, ok());
+  if (!alive_ && ok()) st_.report.fail("another host failed before '" + name + "'; tore down");
+  return alive_;
+}
+
+size_t extra_rounds(const scenario::Scenario& s) {
+  size_t rounds = 0;
+  for (const auto& q : s.qps) {
+    size_t n = 0;
+    for (const auto& t : q.transitions) n += !t.bring_up;
+    rounds = std::max(rounds, n);
+  }
+  return rounds;
+}
+
+report::RunReport HostSession::run(Channel& ch) {
+  try {
+    setup();
+    if (ok()) bring_up(0);
+  } catch (const std::exception& e) {
+    st_.report.fail(std::string("internal error: ") + e.what());
+  }
+  check_stop();
+  // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
+  Directory mine = ok() ? publish(st_) : Directory{};
+  alive_ = ch.exchange(mine, ok(), &st_.dir);
+  if (!alive_ && ok()) st_.report.fail("another host failed before the exchange; tore down");
+  if (alive_) log_published(mine);
+  stage(ch, "bring-up", [&] {
+    bring_up(1);
+    if (ok() && create_started_) {
+      st_.report.bringup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_create_).count();
+      for (const auto& [name, q] : st_.qps) st_.report.qps_at_rts += q.state == spec::QpState::RTS;
+    }
+  });
+  stage(ch, "smoke", [&] {
+    if (o_.smoke) smoke_exchange(st_, o_, "traffic", 0);
+  });
+  stage(ch, "workloads ready", [&] { prepare_workloads(st_); });
+  auto waves = workload_waves(s_);
+  int wave_count = waves.empty() ? 0 : *std::max_element(waves.begin(), waves.end()) + 1;
+  for (int k = 0; k < wave_count; ++k)
+    stage(ch, "workloads wave " + std::to_string(k + 1), [&] { run_workloads(st_, o_, k); });
+  stage(ch, "verified", [&] { verify_workloads(st_); });
+  size_t rounds = extra_rounds(s_);
+  for (size_t k = 0; k < rounds; ++k) stage(ch, "transitions " + std::to_string(k + 1), [&] { extra_transitions(k); });
+  // After a recovery path back to RTS, traffic must flow again.
+  if (rounds) stage(ch, "recovered", [&] {
+    if (o_.smoke) smoke_exchange(st_, o_, "transitions", 1);
+  });
+  teardown();
+  return st_.report;
+}
+
+namespace {
+
+// Hosts that own at least one device take part; others have nothing to do.
+std::vector<std::string> active_hosts(const scenario::Scenario& s) {
+  std::vector<std::string> out;
+  for (const auto& h : s.hosts)
+    for (const auto& d : s.devices)
+      if (d.host.name == h.name) {
+        out.push_back(h.name);
+        break;
+      }
+  return out;
+}
+
+report::RunReport merge(const scenario::Scenario& s, std::vector<report::RunReport>& parts,
+                        const std::vector<std::string>& hosts) {
+  report::RunReport all;
+  all.scenario = s.name;
+  all.file = s.file;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto& p = parts[i];
+    for (auto& step : p.steps) all.steps.push_back(std::move(step));
+    for (auto& d : p.disagreements) all.disagreements.push_back(std::move(d));
+    if (!p.device.empty() && all.device.find(p.device) == std::string::npos)
+      all.device += (all.device.empty() ? "" : ", ") + p.device;
+    all.qps_at_rts += p.qps_at_rts;
+    all.bringup_seconds = std::max(all.bringup_seconds, p.bringup_seconds);
+    std::string prefix = parts.size() > 1 ? "host " + hosts[i] + ": " : "";
+    // Severity order: error > fail > unsupported > pass; the first root cause wins within a
+    // level, and "another host failed" is never a root cause when a real one exists.
+    auto rank = [](report::Verdict v) {
+      return v == report::Verdict::Error ? 3 : v == report::Verdict::Fail ? 2 : v == report::Verdict::Unsupported ? 1 : 0;
+    };
+    bool echo = p.reason.find("another host failed") != std::string::npos;
+    bool all_echo = all.reason.find("another host failed") != std::string::npos;
+    if (rank(p.verdict) > rank(all.verdict) || (rank(p.verdict) == rank(all.verdict) && all_echo && !echo)) {
+      if (!(p.verdict == report::Verdict::Fail && echo && all.verdict == report::Verdict::Unsupported)) {
+        all.verdict = p.verdict;
+        all.reason = prefix + p.reason;
+      }
+    }
+  }
+  return all;
+}
 
 }  // namespace
 
@@ -235,8 +307,30 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
 }
 
 report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p, const RunOptions& o) {
-  Executor ex(s, p, o);
-  return ex.run();
+  for (const auto& h : s.hosts)
+    if (h.address != "localhost" && h.address != "127.0.0.1" && h.address != "::1" && h.address != "local" &&
+        !o.all_hosts_local) {
+      report::RunReport r;
+      r.scenario = s.name;
+      r.file = s.file;
+      r.verdict = report::Verdict::Error;
+      r.reason = "host '" + h.name + "' is at " + h.address +
+                 "; remote hosts need `qpo agent` (not implemented yet); --local runs every host here";
+      return r;
+    }
+  auto hosts = active_hosts(s);
+  InProcessChannel channel(static_cast<int>(hosts.size()));
+  std::vector<report::RunReport> parts(hosts.size());
+  if (hosts.size() == 1) {
+    parts[0] = HostSession(s, p, hosts[0], o).run(channel);
+  } else {
+    // One thread per host: each blocks at the stages until the others arrive.
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < hosts.size(); ++i)
+      threads.emplace_back([&, i] { parts[i] = HostSession(s, p, hosts[i], o).run(channel); });
+    for (auto& t : threads) t.join();
+  }
+  return merge(s, parts, hosts);
 }
 
 void request_stop() { g_stop = true; }

@@ -13,6 +13,7 @@ namespace qpo::exec {
 struct RunOptions {
   int timeout_ms = 5000;  // per completion / event wait
   bool smoke = true;      // send/recv + RDMA write with data checked after bring-up
+  bool all_hosts_local = false;  // run every host of the scenario in this process (--local)
 };
 
 report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p, const RunOptions& o);

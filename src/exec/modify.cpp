@@ -21,28 +21,34 @@ const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
 struct Resolver {
   RunState& st;
   QpState& q;
-  QpState* peer;
+  const RemoteQp* peer;
 
   // Throws a plain error when a value needs a peer that is not there (the validator
   // normally catches that first).
-  QpState& need_peer(const std::string& field) {
-    if (!peer) throw std::runtime_error(field + " is 'peer' but QP '" + q.spec->name + "' has no connected peer");
+  const RemoteQp& need_peer(const std::string& field) {
+    if (!peer) throw std::runtime_error(field + " is 'peer' but QP '" + q.spec->name + "' has no published peer");
     return *peer;
+  }
+
+  static ibv_gid gid_of(const RemoteQp& p) {
+    ibv_gid g;
+    std::copy(p.gid.begin(), p.gid.end(), g.raw);
+    return g;
   }
 
   uint32_t value(const scenario::Attr& a) {
     using scenario::Symbol;
     if (a.symbol == Symbol::None) return static_cast<uint32_t>(a.number);
     if (a.symbol == Symbol::Device) return q.device->ctx().port();
-    if (a.field == "dest_qp_num") return need_peer(a.field).qp->get()->qp_num;
+    if (a.field == "dest_qp_num") return need_peer(a.field).qpn;
     if (a.field == "rq_psn") return need_peer(a.field).sq_psn;
     if (a.field == "sq_psn") return q.sq_psn;
     if (a.field == "path_mtu") {
       ibv_mtu mine = q.device->ctx().port_attr().active_mtu;
-      ibv_mtu theirs = peer ? peer->device->ctx().port_attr().active_mtu : mine;
+      ibv_mtu theirs = peer ? static_cast<ibv_mtu>(peer->active_mtu) : mine;
       return std::min(mine, theirs);
     }
-    if (a.field == "dlid") return need_peer(a.field).device->ctx().port_attr().lid;
+    if (a.field == "dlid") return need_peer(a.field).lid;
     if (a.field == "sgid_index") return static_cast<uint32_t>(q.device->gid_index);
     throw std::runtime_error("no run-time value for " + a.field + " = " + scenario::symbol_name(a.symbol));
   }
@@ -51,10 +57,10 @@ struct Resolver {
     ah = {};
     ah.port_num = q.device->ctx().port();
     if (a.symbol == scenario::Symbol::Peer) {  // the whole address vector from the peer
-      auto& p = need_peer("ah_attr");
-      ah.dlid = p.device->ctx().port_attr().lid;
+      const auto& p = need_peer("ah_attr");
+      ah.dlid = p.lid;
       ah.is_global = 1;
-      ah.grh.dgid = p.device->gid;
+      ah.grh.dgid = gid_of(p);
       ah.grh.sgid_index = static_cast<uint8_t>(q.device->gid_index);
       ah.grh.hop_limit = 1;
       return;
@@ -69,7 +75,7 @@ struct Resolver {
       else if (c.field == "grh") {
         for (const auto& g : c.children) {
           if (g.field == "dgid") {
-            if (g.symbol == scenario::Symbol::Peer) ah.grh.dgid = need_peer("dgid").device->gid;
+            if (g.symbol == scenario::Symbol::Peer) ah.grh.dgid = gid_of(need_peer("dgid"));
             else verbs::parse_gid(g.text, ah.grh.dgid);
           } else if (g.field == "sgid_index") ah.grh.sgid_index = static_cast<uint8_t>(value(g));
           else if (g.field == "hop_limit") ah.grh.hop_limit = static_cast<uint8_t>(value(g));
@@ -194,7 +200,7 @@ bool wait_sq_drained(QpState& q, int timeout_ms, std::string* what) {
 
 bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index, const RunOptions& o) {
   const auto& t = q.spec->transitions[index];
-  QpState* peer = peer_of(st, q);
+  const RemoteQp* peer = peer_of(st, q);
   Resolver resolver{st, q, peer};
   ibv_qp_attr attr{};
   std::string detail = mask_detail(t);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exec/completions.h"
+#include "exec/exchange.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
 #include "verbs/resources.h"
@@ -50,8 +51,12 @@ struct SrqState {
   uint32_t slot_size = 0, slot_count = 0;
 };
 
+// One host's session: only the objects on `host` live here; everything about other hosts'
+// objects comes from `dir`, filled by the exchange.
 struct RunState {
   const scenario::Scenario* scenario = nullptr;
+  std::string host;
+  Directory dir;
   std::vector<std::unique_ptr<verbs::Resource>> owned;  // creation order
   std::map<std::string, DeviceState> devices;
   std::map<std::string, verbs::Pd*> pds;

@@ -197,10 +197,35 @@ uint32_t ordinal_of(const RunState& st, const std::string& qp_name) {
   return 0xFFFF;
 }
 
-QpState* peer_of(RunState& st, const QpState& q) {
+const RemoteQp* peer_of(const RunState& st, const QpState& q) {
   if (!q.spec->connect) return nullptr;
-  auto it = st.qps.find(q.spec->connect.name);
-  return it == st.qps.end() ? nullptr : &it->second;
+  auto it = st.dir.qps.find(q.spec->connect.name);
+  return it == st.dir.qps.end() ? nullptr : &it->second;
+}
+
+Directory publish(const RunState& st) {
+  Directory d;
+  for (const auto& [name, q] : st.qps) {
+    RemoteQp r;
+    r.host = q.host;
+    r.type = q.spec->type_name;
+    r.qpn = q.qp->get()->qp_num;
+    r.sq_psn = q.sq_psn;
+    r.qkey = q.qkey;
+    r.lid = q.device->ctx().port_attr().lid;
+    std::copy(std::begin(q.device->gid.raw), std::end(q.device->gid.raw), r.gid.begin());
+    r.active_mtu = static_cast<uint8_t>(q.device->ctx().port_attr().active_mtu);
+    r.port = q.device->ctx().port();
+    r.slots_count = q.slot_count;
+    r.slot_size = q.slot_size;
+    d.qps[name] = r;
+    if (q.slots)
+      d.mrs["qpo.slots." + name] = {q.host, reinterpret_cast<uintptr_t>(q.slots->data()), q.slots->length(),
+                                    q.slots->get()->rkey};
+  }
+  for (const auto& [name, m] : st.mrs)
+    d.mrs[name] = {st.host, reinterpret_cast<uintptr_t>(m->data()), m->length(), m->get()->rkey};
+  return d;
 }
 
 }  // namespace qpo::exec

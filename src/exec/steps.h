@@ -29,12 +29,17 @@ std::string provider_of(const RunState& st);
 // ibv_modify_qp (modify.cpp). Returns false when the run must stop.
 bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const RunOptions& o);
 
-// Traffic (traffic.cpp). Return false on failure.
-bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase);
-bool run_workloads(RunState& st, const RunOptions& o);
+// Traffic (traffic.cpp). Each host plays its role: sender or receiver of each smoke pair,
+// initiator or responder of each workload. Return false on failure.
+bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase, int round);
+bool prepare_workloads(RunState& st);  // responders fill/zero their MRs
+bool run_workloads(RunState& st, const RunOptions& o, int wave);  // workloads of one wave
+bool verify_workloads(RunState& st);   // responders check what arrived
 
-// Peer of a QP (nullptr when it has no connect:).
-QpState* peer_of(RunState& st, const QpState& q);
+// What the exchange says about a QP's peer (nullptr when it has no connect: or was not published).
+const RemoteQp* peer_of(const RunState& st, const QpState& q);
+// This host's directory entries (its QPs and MRs, including slot buffers).
+Directory publish(const RunState& st);
 uint32_t ordinal_of(const RunState& st, const std::string& qp_name);
 
 }  // namespace qpo::exec

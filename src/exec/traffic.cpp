@@ -1,11 +1,18 @@
-// Traffic that proves "up" means data flows: a smoke exchange after bring-up (SEND/RECV and
-// RDMA WRITE, contents checked) and the scenario's simple workloads (op x iterations, data
-// checked). Lua-scripted workloads build on this data path later.
+// Traffic that proves "up" means data flows, with each host playing only its own role:
+//  - smoke: for every connected pair, the sender SENDs (and RDMA WRITEs, if the receiver
+//    grants remote write) a pattern; the receiver checks both arrived intact;
+//  - workloads: the initiator runs `op` x iterations; the responder re-posts receives for
+//    send-type ops and checks the data afterwards (writes, atomics) or provides it (reads).
+// Senders never wait for the receiving process, so pairs split across hosts run in the same
+// fixed order on both without deadlock. Lua-scripted workloads build on this data path.
 #include <arpa/inet.h>
 
 #include <chrono>
 #include <cstring>
+#include <memory>
+#include <thread>
 
+#include "exec/roles.h"
 #include "exec/steps.h"
 #include "util/strings.h"
 
@@ -14,6 +21,7 @@ namespace qpo::exec {
 namespace {
 
 constexpr uint32_t kSmokeBytes = 64;
+using Clock = std::chrono::steady_clock;
 
 void fill_pattern(uint8_t* p, size_t n, uint32_t seed) {
   uint32_t x = seed * 2654435761u + 1;
@@ -23,62 +31,78 @@ void fill_pattern(uint8_t* p, size_t n, uint32_t seed) {
   }
 }
 
-uint8_t* send_buffer(QpState& q) { return q.slots->data() + static_cast<size_t>(q.slot_count - 1) * q.slot_size; }
+bool matches_pattern(const uint8_t* p, size_t n, uint32_t seed) {
+  std::vector<uint8_t> want(n);
+  fill_pattern(want.data(), n, seed);
+  return std::memcmp(p, want.data(), n) == 0;
+}
 
+uint8_t* send_buffer(QpState& q) { return q.slots->data() + static_cast<size_t>(q.slot_count - 1) * q.slot_size; }
 bool is_ud(const QpState& q) { return q.spec->type_name == "UD"; }
 
+ibv_gid gid_of(const RemoteQp& p) {
+  ibv_gid g;
+  std::copy(p.gid.begin(), p.gid.end(), g.raw);
+  return g;
+}
+
 // A UD sender needs an address handle for its peer; created once, owned like everything else.
-ibv_ah* ah_for(RunState& st, QpState& from, QpState& to) {
-  std::string name = "qpo.ah." + from.spec->name + "->" + to.spec->name;
+ibv_ah* ah_for(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
+  std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
   for (auto& r : st.owned)
     if (r->name() == name) return static_cast<verbs::Ah*>(r.get())->get();
   ibv_ah_attr ah{};
   ah.port_num = from.device->ctx().port();
-  ah.dlid = to.device->ctx().port_attr().lid;
+  ah.dlid = to.lid;
   ah.is_global = 1;
-  ah.grh.dgid = to.device->gid;
+  ah.grh.dgid = gid_of(to);
   ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
   ah.grh.hop_limit = 1;
   return st.own<verbs::Ah>(name, from.pd, ah)->get();
 }
 
-int post_one(RunState& st, QpState& q, QpState& peer, ibv_wr_opcode op, ibv_sge* sge, uint64_t wr_id,
-             uint64_t remote_addr, uint32_t rkey, uint64_t compare_add, uint64_t swap) {
+struct SendArgs {
+  ibv_wr_opcode op = IBV_WR_SEND;
+  ibv_sge* sge = nullptr;
+  uint64_t wr_id = 0;
+  uint64_t remote_addr = 0;
+  uint32_t rkey = 0;
+  uint64_t compare_add = 0, swap = 0;
+};
+
+int post_one(RunState& st, QpState& q, const std::string& peer_name, const RemoteQp& peer, const SendArgs& a) {
   ibv_send_wr wr{};
-  wr.wr_id = wr_id;
-  wr.opcode = op;
-  wr.sg_list = sge;
+  wr.wr_id = a.wr_id;
+  wr.opcode = a.op;
+  wr.sg_list = a.sge;
   wr.num_sge = 1;
   wr.send_flags = IBV_SEND_SIGNALED;
-  if (op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM) wr.imm_data = htonl(0x51504f);
-  if (op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_RDMA_READ) {
-    wr.wr.rdma.remote_addr = remote_addr;
-    wr.wr.rdma.rkey = rkey;
-  } else if (op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-    wr.wr.atomic.remote_addr = remote_addr;
-    wr.wr.atomic.rkey = rkey;
-    wr.wr.atomic.compare_add = compare_add;
-    wr.wr.atomic.swap = swap;
+  if (a.op == IBV_WR_SEND_WITH_IMM || a.op == IBV_WR_RDMA_WRITE_WITH_IMM) wr.imm_data = htonl(0x51504f);
+  if (a.op == IBV_WR_RDMA_WRITE || a.op == IBV_WR_RDMA_WRITE_WITH_IMM || a.op == IBV_WR_RDMA_READ) {
+    wr.wr.rdma.remote_addr = a.remote_addr;
+    wr.wr.rdma.rkey = a.rkey;
+  } else if (a.op == IBV_WR_ATOMIC_CMP_AND_SWP || a.op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+    wr.wr.atomic.remote_addr = a.remote_addr;
+    wr.wr.atomic.rkey = a.rkey;
+    wr.wr.atomic.compare_add = a.compare_add;
+    wr.wr.atomic.swap = a.swap;
   }
   if (is_ud(q)) {
-    wr.wr.ud.ah = ah_for(st, q, peer);
-    wr.wr.ud.remote_qpn = peer.qp->get()->qp_num;
+    wr.wr.ud.ah = ah_for(st, q, peer_name, peer);
+    wr.wr.ud.remote_qpn = peer.qpn;
     wr.wr.ud.remote_qkey = peer.qkey;
   }
   ibv_send_wr* bad = nullptr;
   return ibv_post_send(q.qp->get(), &wr, &bad);
 }
 
-// The next receive completion for `receiver` (own RQ or its SRQ); re-posts the slot after
-// copying out what the caller needs through `check`.
+bool is_receive_of(const ibv_wc& w, uint32_t qpn) { return w.qp_num == qpn && (w.opcode & IBV_WC_RECV); }
+
+// Data of a receive completion; re-posts its slot after `check` looked at it.
 template <typename Check>
-std::string take_receive(RunState& st, QpState& receiver, int timeout_ms, Check check) {
-  uint32_t qpn = receiver.qp->get()->qp_num;
-  auto wc = st.completions.wait_if(
-      receiver.recv_cq, [&](const ibv_wc& w) { return w.qp_num == qpn && (w.opcode & IBV_WC_RECV); }, timeout_ms);
-  if (!wc) return "no receive completion on '" + receiver.spec->name + "' within " + std::to_string(timeout_ms) + " ms";
-  if (wc->status != IBV_WC_SUCCESS) return std::string("receive completed with ") + wc_status_name(wc->status);
-  uint32_t slot = static_cast<uint32_t>(wc->wr_id & 0xFFFFFFFF);
+std::string consume_receive(RunState& st, QpState& receiver, const ibv_wc& wc, Check check) {
+  if (wc.status != IBV_WC_SUCCESS) return std::string("receive completed with ") + wc_status_name(wc.status);
+  uint32_t slot = static_cast<uint32_t>(wc.wr_id & 0xFFFFFFFF);
   const uint8_t* data;
   if (receiver.srq) {
     const auto& ss = st.srqs.at(receiver.spec->srq.name);
@@ -88,7 +112,7 @@ std::string take_receive(RunState& st, QpState& receiver, int timeout_ms, Check 
     if (receiver.posted_recvs) --receiver.posted_recvs;
   }
   if (is_ud(receiver)) data += 40;  // UD receives start with the GRH
-  std::string problem = check(*wc, data);
+  std::string problem = check(wc, data);
   if (receiver.srq) post_srq_slot(st, receiver.spec->srq.name, slot);
   else post_recv_slot(st, receiver, slot);
   return problem;
@@ -101,174 +125,369 @@ std::string wait_send(RunState& st, QpState& q, uint64_t wr_id, int timeout_ms) 
   return "";
 }
 
-// SEND a -> b (and for RC/UC also RDMA WRITE a -> b's slot memory), data checked.
-std::string smoke_one_way(RunState& st, QpState& a, QpState& b, int timeout_ms, uint32_t seq) {
+uint32_t smoke_seed(const SmokePair& p, int round) { return static_cast<uint32_t>(p.index * 16 + round * 100000); }
+
+std::string smoke_send(RunState& st, const SmokePair& pair, int round, int timeout_ms) {
+  auto& a = st.qps.at(pair.sender);
+  const RemoteQp& b = st.dir.qps.at(pair.receiver);
   uint8_t* buf = send_buffer(a);
-  fill_pattern(buf, kSmokeBytes, seq);
+  fill_pattern(buf, kSmokeBytes, smoke_seed(pair, round));
   ibv_sge sge{reinterpret_cast<uintptr_t>(buf), kSmokeBytes, a.slots->get()->lkey};
-  uint64_t id = make_wr_id(WrKind::Smoke, ordinal_of(st, a.spec->name), seq);
-  if (int e = post_one(st, a, b, IBV_WR_SEND, &sge, id, 0, 0, 0, 0))
-    return "ibv_post_send(SEND) failed: " + verbs::errno_name(e);
-  if (auto p = wait_send(st, a, id, timeout_ms); !p.empty()) return p;
-  auto p = take_receive(st, b, timeout_ms, [&](const ibv_wc& wc, const uint8_t* data) -> std::string {
+  SendArgs args;
+  args.sge = &sge;
+  args.wr_id = make_wr_id(WrKind::Smoke, ordinal_of(st, a.spec->name), smoke_seed(pair, round));
+  if (int e = post_one(st, a, pair.receiver, b, args)) return "ibv_post_send(SEND) failed: " + verbs::errno_name(e);
+  if (auto p = wait_send(st, a, args.wr_id, timeout_ms); !p.empty()) return p;
+  if (!pair.rdma_write) return "";
+  const auto& target = st.dir.mrs.at("qpo.slots." + pair.receiver);
+  fill_pattern(buf, kSmokeBytes, smoke_seed(pair, round) + 7);
+  args.op = IBV_WR_RDMA_WRITE;
+  args.wr_id += 1;
+  // Into the receiver's last slot (its send buffer), which no receive uses.
+  args.remote_addr = target.addr + static_cast<uint64_t>(b.slots_count - 1) * b.slot_size;
+  args.rkey = target.rkey;
+  if (int e = post_one(st, a, pair.receiver, b, args)) return "ibv_post_send(RDMA_WRITE) failed: " + verbs::errno_name(e);
+  return wait_send(st, a, args.wr_id, timeout_ms);
+}
+
+std::string smoke_receive(RunState& st, const SmokePair& pair, int round, int timeout_ms) {
+  auto& b = st.qps.at(pair.receiver);
+  uint32_t qpn = b.qp->get()->qp_num;
+  auto wc = st.completions.wait_if(b.recv_cq, [&](const ibv_wc& w) { return is_receive_of(w, qpn); }, timeout_ms);
+  if (!wc) return "no receive completion on '" + b.spec->name + "' within " + std::to_string(timeout_ms) + " ms";
+  auto problem = consume_receive(st, b, *wc, [&](const ibv_wc& w, const uint8_t* data) -> std::string {
     uint32_t expect_len = kSmokeBytes + (is_ud(b) ? 40 : 0);
-    if (wc.byte_len != expect_len) return "received " + std::to_string(wc.byte_len) + " bytes, expected " + std::to_string(expect_len);
-    if (std::memcmp(data, buf, kSmokeBytes) != 0) return "received data differs from what was sent";
+    if (w.byte_len != expect_len) return "received " + std::to_string(w.byte_len) + " bytes, expected " + std::to_string(expect_len);
+    if (!matches_pattern(data, kSmokeBytes, smoke_seed(pair, round))) return "received data differs from what was sent";
     return "";
   });
-  if (!p.empty()) return p;
-  if (is_ud(a)) return "";
-  // RDMA WRITE into the peer's send-buffer slot, if the peer grants remote write.
-  bool granted = false;
-  for (const auto& t : b.spec->transitions)
-    if (const auto* f = t.attr("qp_access_flags")) granted = (f->number & IBV_ACCESS_REMOTE_WRITE) != 0;
-  if (!granted) return "";
-  uint8_t* target = send_buffer(b);
-  std::memset(target, 0, kSmokeBytes);
-  fill_pattern(buf, kSmokeBytes, seq + 7);
-  id = make_wr_id(WrKind::Smoke, ordinal_of(st, a.spec->name), seq + 1);
-  if (int e = post_one(st, a, b, IBV_WR_RDMA_WRITE, &sge, id, reinterpret_cast<uintptr_t>(target), b.slots->get()->rkey, 0, 0))
-    return "ibv_post_send(RDMA_WRITE) failed: " + verbs::errno_name(e);
-  if (auto w = wait_send(st, a, id, timeout_ms); !w.empty()) return w;
-  // UC completes at the sender before the data lands; give it the timeout to arrive.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (std::memcmp(target, buf, kSmokeBytes) != 0) {
-    if (std::chrono::steady_clock::now() > deadline) return "RDMA WRITE data did not arrive intact";
+  if (!problem.empty() || !pair.rdma_write) return problem;
+  // UC completes at the sender before the data lands, and the sender may be another
+  // process: poll the target memory until the pattern shows up.
+  auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!matches_pattern(send_buffer(b), kSmokeBytes, smoke_seed(pair, round) + 7)) {
+    if (Clock::now() > deadline) return "RDMA WRITE data did not arrive intact within " + std::to_string(timeout_ms) + " ms";
     std::this_thread::yield();
   }
   return "";
 }
 
+// ---- workloads -------------------------------------------------------------------------
+
+ibv_wr_opcode opcode_of(const std::string& op) {
+  if (op == "send_with_imm") return IBV_WR_SEND_WITH_IMM;
+  if (op == "rdma_write") return IBV_WR_RDMA_WRITE;
+  if (op == "rdma_write_with_imm") return IBV_WR_RDMA_WRITE_WITH_IMM;
+  if (op == "rdma_read") return IBV_WR_RDMA_READ;
+  if (op == "atomic_cmp_swp") return IBV_WR_ATOMIC_CMP_AND_SWP;
+  if (op == "atomic_fetch_add") return IBV_WR_ATOMIC_FETCH_AND_ADD;
+  return IBV_WR_SEND;
+}
+
+bool consumes_receive(ibv_wr_opcode op) {
+  return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+bool is_atomic(ibv_wr_opcode op) { return op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD; }
+
+// The data a workload moves is a pattern seeded by the buffer it comes from, so workloads
+// sharing a local MR agree on its contents: send/write data by the local MR, read data by
+// the remote MR (the responder fills it), slot-buffer sends by the QP.
+uint32_t data_seed(const scenario::Workload& w) {
+  if (w.op == "rdma_read") return pattern_seed("mr:" + w.remote_mr.name);
+  return pattern_seed(w.local_mr ? "mr:" + w.local_mr.name : "qp:" + w.qp.name);
+}
+
+// One side of one workload, advanced without blocking so several run interleaved.
+struct Task {
+  virtual ~Task() = default;
+  virtual bool step(RunState& st) = 0;  // true when it made progress
+  bool done = false;
+  std::string error;
+};
+
+struct InitiatorTask : Task {
+  const scenario::Workload& w;
+  QpState& q;
+  ibv_wr_opcode op;
+  ibv_sge sge{};
+  uint32_t depth = 1, ord = 0;
+  uint64_t posted = 0, completed = 0;
+  Clock::time_point start = Clock::now();
+  double seconds = 0;
+  std::string outcome;
+
+  InitiatorTask(RunState& st, const scenario::Workload& wl) : w(wl), q(st.qps.at(wl.qp.name)), op(opcode_of(wl.op)) {
+    verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
+    sge = {reinterpret_cast<uintptr_t>(local->data()), static_cast<uint32_t>(w.size), local->get()->lkey};
+    fill_pattern(local->data(), w.size, data_seed(w));
+    if (op == IBV_WR_RDMA_READ) std::memset(local->data(), 0, w.size);
+    depth = std::max(1u, std::min(q.spec->cap.max_send_wr, 16u));
+    // Unreliable transports drop what finds no receive: stay within what the peer pre-posted.
+    if (consumes_receive(op) && q.spec->type_name != "RC") depth = 1;
+    if (is_atomic(op)) depth = 1;  // cmp_swp i -> i+1 must run in order
+    ord = ordinal_of(st, q.spec->name);
+  }
+
+  bool step(RunState& st) override {
+    bool progress = false;
+    const std::string& peer_name = q.spec->connect.name;
+    const RemoteQp& peer = st.dir.qps.at(peer_name);
+    while (posted < w.iterations && posted - completed < depth) {
+      SendArgs a;
+      a.op = op;
+      a.sge = &sge;
+      a.wr_id = make_wr_id(WrKind::Work, ord, static_cast<uint32_t>(posted));
+      if (w.remote_mr) {
+        const auto& r = st.dir.mrs.at(w.remote_mr.name);
+        a.remote_addr = r.addr;
+        a.rkey = r.rkey;
+      }
+      a.compare_add = op == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : posted;
+      a.swap = posted + 1;
+      if (int e = post_one(st, q, peer_name, peer, a)) {
+        error = "ibv_post_send(" + q.spec->name + ", IBV_WR_" + util::to_upper(w.op) + ") failed: " + verbs::errno_name(e);
+        done = true;
+        return true;
+      }
+      ++posted;
+      progress = true;
+    }
+    auto wc = st.completions.try_take(q.send_cq, [&](const ibv_wc& c) {
+      return (c.wr_id & 0xFFFFFFFF00000000ULL) == make_wr_id(WrKind::Work, ord, 0);
+    });
+    if (!wc) return progress;
+    if (wc->status != IBV_WC_SUCCESS) {
+      std::string status = wc_status_name(wc->status);
+      if (w.expect_status && *w.expect_status == status) outcome = "completion status " + status + ", as the scenario expects";
+      else
+        error = "completion " + std::to_string(completed) + " on QP '" + q.spec->name + "' has status " + status +
+                (w.expect_status ? "; expected " + *w.expect_status : "");
+      done = true;
+      return true;
+    }
+    if (++completed == w.iterations) {
+      seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      if (w.expect_status) error = "all completions succeeded; expected " + *w.expect_status;
+      done = true;
+    }
+    return true;
+  }
+};
+
+// The responder side of a send-type workload: take each receive, check it, re-post.
+struct ReceiverTask : Task {
+  const scenario::Workload& w;
+  QpState& q;
+  uint64_t received = 0;
+  uint32_t expect_len;
+  bool with_data;
+
+  uint32_t sender_qpn = 0;  // UD fan-in: several senders share one receiver; src_qp tells them apart
+
+  ReceiverTask(RunState& st, const scenario::Workload& wl)
+      : w(wl), q(st.qps.at(st.scenario->qp(wl.qp.name)->connect.name)) {
+    with_data = opcode_of(w.op) != IBV_WR_RDMA_WRITE_WITH_IMM;
+    expect_len = with_data ? static_cast<uint32_t>(w.size) + (is_ud(q) ? 40 : 0) : 0;
+    sender_qpn = st.dir.qps.at(w.qp.name).qpn;
+  }
+
+  bool step(RunState& st) override {
+    uint32_t qpn = q.qp->get()->qp_num;
+    bool ud = is_ud(q);
+    auto wc = st.completions.try_take(
+        q.recv_cq, [&](const ibv_wc& c) { return is_receive_of(c, qpn) && (!ud || c.src_qp == sender_qpn); });
+    if (!wc) return false;
+    error = consume_receive(st, q, *wc, [&](const ibv_wc& c, const uint8_t* data) -> std::string {
+      if (!with_data) return "";
+      if (c.byte_len != expect_len)
+        return "received " + std::to_string(c.byte_len) + " bytes, expected " + std::to_string(expect_len);
+      return matches_pattern(data, w.size, data_seed(w)) ? "" : "received data differs from what was sent";
+    });
+    if (!error.empty() || ++received == w.iterations) done = true;
+    return true;
+  }
+};
+
+bool initiator_here(const RunState& st, const scenario::Workload& w) { return st.qps.count(w.qp.name) > 0; }
+bool responder_here(const RunState& st, const scenario::Workload& w) {
+  const auto* q = st.scenario->qp(w.qp.name);
+  return q && st.qps.count(q->connect.name) > 0;
+}
+
+report::StepResult step_result(const RunState& st, const std::string& verb, const std::string& object,
+                               const std::string& detail) {
+  report::StepResult r;
+  r.host = st.host;
+  r.phase = "traffic";
+  r.verb = verb;
+  r.object = object;
+  r.detail = detail;
+  return r;
+}
+
+std::string workload_detail(const scenario::Workload& w) {
+  return "IBV_WR_" + util::to_upper(w.op) + " x" + std::to_string(w.iterations) + ", " + std::to_string(w.size) + " B";
+}
+
 }  // namespace
 
-bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase) {
-  uint32_t seq = 1;
-  for (auto& [name, a] : st.qps) {
-    QpState* b = peer_of(st, a);
-    if (!b || a.state != spec::QpState::RTS) continue;
-    bool connected = !is_ud(a);
-    if (connected && b->state != spec::QpState::RTS) continue;
-    if (!is_ud(a) && a.spec->type_name != "RC" && a.spec->type_name != "UC") continue;
-    if (b->state != spec::QpState::RTR && b->state != spec::QpState::RTS) continue;
-    if (!a.slots || (!b->slots && !b->srq)) continue;
-    std::string detail = std::string(is_ud(a) ? "SEND" : "SEND + RDMA WRITE") + " " + a.spec->name + " -> " + b->spec->name +
-                         ", " + std::to_string(kSmokeBytes) + " B";
-    auto& r = run_step(st, a.host, phase, "smoke", a.spec->name, detail, [&] {
-      std::string problem = smoke_one_way(st, a, *b, o.timeout_ms, seq);
-      if (!problem.empty()) throw std::runtime_error(problem);
-    });
-    seq += 16;
-    if (r.status == report::StepStatus::Failed) return false;
-    r.message = "data checked";
+bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase, int round) {
+  for (const auto& pair : smoke_pairs(*st.scenario, round > 0)) {
+    bool send_here = st.qps.count(pair.sender) > 0, recv_here = st.qps.count(pair.receiver) > 0;
+    std::string detail = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + pair.sender + " -> " +
+                         pair.receiver + ", " + std::to_string(kSmokeBytes) + " B";
+    if (send_here) {
+      auto& r = run_step(st, st.host, phase, "smoke send", pair.sender, detail, [&] {
+        auto problem = smoke_send(st, pair, round, o.timeout_ms);
+        if (!problem.empty()) throw std::runtime_error(problem);
+      });
+      if (r.status == report::StepStatus::Failed) return false;
+    }
+    if (recv_here) {
+      auto& r = run_step(st, st.host, phase, "smoke receive", pair.receiver, detail, [&] {
+        auto problem = smoke_receive(st, pair, round, o.timeout_ms);
+        if (!problem.empty()) throw std::runtime_error(problem);
+      });
+      if (r.status == report::StepStatus::Failed) return false;
+      r.message = "data checked";
+    }
   }
   return true;
 }
 
-bool run_workloads(RunState& st, const RunOptions& o) {
+bool prepare_workloads(RunState& st) {
   for (const auto& w : st.scenario->workloads) {
-    if (w.op.empty()) {
-      report::StepResult r;
-      r.phase = "traffic";
-      r.verb = "script";
-      r.object = w.name;
-      r.status = report::StepStatus::Skipped;
-      r.message = "Lua workloads are not implemented yet (script: " + w.script + ")";
-      st.report.add(r);
-      st.report.fail("workload '" + w.name + "' needs the Lua runtime, which is not implemented yet");
-      return false;
-    }
-    auto& q = st.qps.at(w.qp.name);
-    QpState* peer = peer_of(st, q);
-    std::string detail = "IBV_WR_" + util::to_upper(w.op) + " x" + std::to_string(w.iterations) + ", " +
-                         std::to_string(w.size) + " B";
-    std::string outcome;
-    auto& r = run_step(st, q.host, "traffic", "workload", w.name, detail, [&] {
-      if (!peer) throw std::runtime_error("workload QP has no peer");
-      verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
-      verbs::Mr* remote = w.remote_mr ? st.mrs.at(w.remote_mr.name) : nullptr;
-      ibv_wr_opcode op = IBV_WR_SEND;
-      if (w.op == "send_with_imm") op = IBV_WR_SEND_WITH_IMM;
-      else if (w.op == "rdma_write") op = IBV_WR_RDMA_WRITE;
-      else if (w.op == "rdma_write_with_imm") op = IBV_WR_RDMA_WRITE_WITH_IMM;
-      else if (w.op == "rdma_read") op = IBV_WR_RDMA_READ;
-      else if (w.op == "atomic_cmp_swp") op = IBV_WR_ATOMIC_CMP_AND_SWP;
-      else if (w.op == "atomic_fetch_add") op = IBV_WR_ATOMIC_FETCH_AND_ADD;
-      bool atomic = op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD;
-      bool consumes_recv = op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
-      uint32_t size = static_cast<uint32_t>(w.size);
-      fill_pattern(local->data(), size, 99);
-      if (remote) {
-        if (op == IBV_WR_RDMA_READ) fill_pattern(remote->data(), size, 77);
-        else std::memset(remote->data(), 0, std::min<size_t>(remote->length(), size));
-      }
-      if (op == IBV_WR_RDMA_READ) std::memset(local->data(), 0, size);
-      ibv_sge sge{reinterpret_cast<uintptr_t>(local->data()), size, local->get()->lkey};
-      uint32_t depth = std::max(1u, std::min(q.spec->cap.max_send_wr, 16u));
-      if (consumes_recv) depth = 1;  // keep receives ahead of sends without an RNR storm
-      uint32_t ord = ordinal_of(st, q.spec->name);
-      uint64_t posted = 0, done = 0;
-      auto start = std::chrono::steady_clock::now();
-      while (done < w.iterations) {
-        if (stop_requested()) throw std::runtime_error("interrupted");
-        while (posted < w.iterations && posted - done < depth) {
-          uint64_t id = make_wr_id(WrKind::Work, ord, static_cast<uint32_t>(posted));
-          uint64_t addr = remote ? reinterpret_cast<uintptr_t>(remote->data()) : 0;
-          uint32_t rkey = remote ? remote->get()->rkey : 0;
-          uint64_t cmp = op == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : posted;
-          if (int e = post_one(st, q, *peer, op, &sge, id, addr, rkey, cmp, posted + 1))
-            throw verbs::VerbsError("ibv_post_send", q.spec->name, e, "IBV_WR_" + util::to_upper(w.op));
-          ++posted;
-        }
-        auto wc = st.completions.wait_tagged(q.send_cq, 0xFFFFFFFF00000000ULL,
-                                             make_wr_id(WrKind::Work, ord, 0), o.timeout_ms);
-        if (!wc) throw std::runtime_error("no completion within " + std::to_string(o.timeout_ms) + " ms after " +
-                                          std::to_string(done) + " of " + std::to_string(w.iterations));
-        if (wc->status != IBV_WC_SUCCESS) {
-          std::string status = wc_status_name(wc->status);
-          if (w.expect_status && *w.expect_status == status) {
-            outcome = "completion status " + status + ", as the scenario expects";
-            return;
-          }
-          throw std::runtime_error("completion " + std::to_string(done) + " has status " + status +
-                                   (w.expect_status ? "; expected " + *w.expect_status : ""));
-        }
-        ++done;
-        if (consumes_recv) {
-          auto p = take_receive(st, *peer, o.timeout_ms, [&](const ibv_wc& rwc, const uint8_t* data) -> std::string {
-            if (op == IBV_WR_RDMA_WRITE_WITH_IMM) return "";
-            if (rwc.byte_len != size + (is_ud(*peer) ? 40u : 0u)) return "received " + std::to_string(rwc.byte_len) + " bytes";
-            return std::memcmp(data, local->data(), size) == 0 ? "" : "received data differs from what was sent";
-          });
-          if (!p.empty()) throw std::runtime_error(p);
-        }
-      }
-      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (w.expect_status) throw std::runtime_error("all completions succeeded; expected " + *w.expect_status);
-      // Data check on the responder's memory.
-      if (op == IBV_WR_RDMA_WRITE && std::memcmp(remote->data(), local->data(), size) != 0)
-        throw std::runtime_error("remote MR does not hold the written data");
-      if (op == IBV_WR_RDMA_READ) {
-        std::vector<uint8_t> want(size);
-        fill_pattern(want.data(), size, 77);
-        if (std::memcmp(local->data(), want.data(), size) != 0) throw std::runtime_error("read data differs from the remote MR");
-      }
-      if (atomic) {
-        uint64_t v;
-        std::memcpy(&v, remote->data(), 8);
-        if (v != w.iterations)
-          throw std::runtime_error("remote counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) +
-                                   " atomics, expected " + std::to_string(w.iterations));
-      }
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "data checked; %.3f s, %.1f kmsg/s, %.2f MB/s", secs, w.iterations / secs / 1e3,
-                    static_cast<double>(w.iterations) * size / secs / 1e6);
-      outcome = buf;
-    });
-    r.message = r.status == report::StepStatus::Failed ? r.message : outcome;
-    if (r.status == report::StepStatus::Ok && w.expect_status) r.status = report::StepStatus::ExpectedFailure;
-    if (r.status == report::StepStatus::Failed) return false;
+    if (!responder_here(st, w) || !w.remote_mr || w.op.empty()) continue;
+    auto* m = st.mrs.at(w.remote_mr.name);
+    ibv_wr_opcode op = opcode_of(w.op);
+    if (op == IBV_WR_RDMA_READ) fill_pattern(m->data(), std::min<size_t>(m->length(), w.size), data_seed(w));
+    else std::memset(m->data(), 0, std::min<size_t>(m->length(), std::max<uint64_t>(w.size, 8)));
   }
   return true;
+}
+
+bool run_workloads(RunState& st, const RunOptions& o, int wave) {
+  std::vector<std::unique_ptr<Task>> tasks;
+  std::vector<InitiatorTask*> initiators;
+  auto waves = workload_waves(*st.scenario);
+  for (size_t wi = 0; wi < st.scenario->workloads.size(); ++wi) {
+    const auto& w = st.scenario->workloads[wi];
+    if (waves[wi] != wave) continue;
+    if (w.op.empty()) {
+      if (!initiator_here(st, w)) continue;
+      auto r = step_result(st, "script", w.name, w.script);
+      r.status = report::StepStatus::Failed;
+      r.message = "Lua workloads are not wired into qpo run yet (script: " + w.script + ")";
+      st.report.add(r);
+      st.report.fail("workload '" + w.name + "' needs the Lua runtime, not wired into qpo run yet");
+      return false;
+    }
+    if (initiator_here(st, w)) {
+      auto t = std::make_unique<InitiatorTask>(st, w);
+      initiators.push_back(t.get());
+      tasks.push_back(std::move(t));
+    }
+    if (responder_here(st, w) && consumes_receive(opcode_of(w.op)) && !w.expect_status)
+      tasks.push_back(std::make_unique<ReceiverTask>(st, w));
+  }
+  // One loop drives every task: a host can be initiator of one workload and responder of
+  // another at the same time without threads sharing a CQ.
+  auto last_progress = Clock::now();
+  bool all_done = tasks.empty();
+  while (!all_done) {
+    if (stop_requested()) {
+      st.report.fail("interrupted (SIGINT) during traffic; tore down");
+      return false;
+    }
+    bool progress = false;
+    all_done = true;
+    for (auto& t : tasks) {
+      if (t->done) continue;
+      progress |= t->step(st);
+      all_done &= t->done;
+      if (!t->error.empty()) break;
+    }
+    bool failed = false;
+    for (auto& t : tasks) failed |= !t->error.empty();
+    if (failed) break;
+    if (progress) last_progress = Clock::now();
+    else if (Clock::now() - last_progress > std::chrono::milliseconds(o.timeout_ms)) break;
+    else std::this_thread::yield();
+  }
+  bool ok = true;
+  for (size_t wi = 0; wi < st.scenario->workloads.size(); ++wi) {
+    const auto& w = st.scenario->workloads[wi];
+    if (waves[wi] != wave) continue;
+    for (auto& t : tasks) {
+      auto* init = dynamic_cast<InitiatorTask*>(t.get());
+      auto* recv = dynamic_cast<ReceiverTask*>(t.get());
+      if (!(init && &init->w == &w) && !(recv && &recv->w == &w)) continue;
+      auto r = step_result(st, init ? "workload" : "workload receive", init ? w.qp.name : recv->q.spec->name,
+                           w.name + ": " + workload_detail(w));
+      if (!t->error.empty()) r.message = t->error;
+      else if (!t->done)
+        r.message = "no progress for " + std::to_string(o.timeout_ms) + " ms (" +
+                    (init ? std::to_string(init->completed) : std::to_string(recv->received)) + " of " +
+                    std::to_string(w.iterations) + " done)";
+      if (!r.message.empty()) {
+        r.status = report::StepStatus::Failed;
+        st.report.fail("workload '" + w.name + "': " + r.message);
+        ok = false;
+      } else if (init && !init->outcome.empty()) {
+        r.status = report::StepStatus::ExpectedFailure;
+        r.message = init->outcome;
+      } else if (init) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%.3f s, %.1f kmsg/s, %.2f MB/s", init->seconds,
+                      w.iterations / init->seconds / 1e3, static_cast<double>(w.iterations) * w.size / init->seconds / 1e6);
+        r.message = buf;
+        r.micros = init->seconds * 1e6;
+      } else {
+        r.message = std::to_string(recv->received) + " receives, data checked";
+      }
+      st.report.add(r);
+    }
+  }
+  return ok;
+}
+
+bool verify_workloads(RunState& st) {
+  bool ok = true;
+  for (const auto& w : st.scenario->workloads) {
+    if (w.op.empty() || w.expect_status) continue;
+    ibv_wr_opcode op = opcode_of(w.op);
+    std::string problem;
+    std::string where;
+    if (op == IBV_WR_RDMA_READ && initiator_here(st, w)) {
+      auto& q = st.qps.at(w.qp.name);
+      verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
+      if (!matches_pattern(local->data(), w.size, data_seed(w))) problem = "read data differs from the remote MR";
+      where = w.local_mr.name;
+    } else if ((op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM) && responder_here(st, w)) {
+      if (!matches_pattern(st.mrs.at(w.remote_mr.name)->data(), w.size, data_seed(w)))
+        problem = "remote MR does not hold the written data";
+      where = w.remote_mr.name;
+    } else if (is_atomic(op) && responder_here(st, w)) {
+      uint64_t v;
+      std::memcpy(&v, st.mrs.at(w.remote_mr.name)->data(), 8);
+      if (v != w.iterations)
+        problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
+      where = w.remote_mr.name;
+    } else {
+      continue;
+    }
+    auto r = step_result(st, "verify", where, w.name + ": " + workload_detail(w));
+    r.phase = "verify";
+    if (problem.empty()) r.message = "data checked";
+    else {
+      r.status = report::StepStatus::Failed;
+      r.message = problem;
+      st.report.fail("workload '" + w.name + "': " + problem);
+      ok = false;
+    }
+    st.report.add(r);
+  }
+  return ok;
 }
 
 }  // namespace qpo::exec

@@ -4,7 +4,8 @@
 # resource counts (rdma resource show) must be back to the baseline: nothing leaked, also
 # when a run fails midway.
 #
-# Expected outcome per scenario: a "# run-expect: pass|fail|unsupported" line in the file,
+# Expected outcome per scenario: a "# run-expect: pass|fail|unsupported|error" line in the file,
+# extra `qpo run` arguments in a "# run-args: ..." line,
 # else "unsupported" when it `requires:` xrc or raw_packet (rxe lacks them), else "pass".
 set -u
 QPO=${1:?usage: run_scenarios.sh QPO_BINARY [SCENARIO...]}
@@ -26,7 +27,9 @@ for f in "$@"; do
   if [ -z "$expect" ]; then
     if grep -Eq '^requires:.*(xrc|raw_packet)' "$f"; then expect=unsupported; else expect=pass; fi
   fi
-  out=$("$QPO" run --no-lab "$f" 2>&1)
+  args=$(sed -n 's/^# run-args: *//p' "$f" | head -1)
+  # shellcheck disable=SC2086  # run-args is a word list on purpose
+  out=$("$QPO" run --no-lab $args "$f" 2>&1)
   rc=$?
   case $rc in 0) got=pass ;; 1) got=fail ;; 77) got=unsupported ;; 2) got=error ;; *) got="exit($rc)" ;; esac
   after=$(counts)

@@ -1,0 +1,54 @@
+#pragma once
+// Scenarios often give both QPs of a pair one CQ, and a workload drives each QP from its own
+// worker thread. ibv_poll_cq hands a completion to whoever polls first, so a shared CQ is
+// polled under a lock and completions are queued for the worker whose QP they belong to.
+// CQs with a single owner are polled directly: the router costs nothing on them.
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace qpo::dataplane {
+
+class CqRouter {
+ public:
+  struct Shared;
+
+  // Before any worker polls: `owner` (a worker index) drives QP `qp_num`, which completes on `cq`.
+  void assign(ibv_cq* cq, uint32_t qp_num, int owner);
+  // Null for a CQ with one owner (poll it directly), the shared state otherwise.
+  Shared* shared(ibv_cq* cq) const;
+  // Up to n completions of `owner`'s QPs from a shared CQ. Completions of QPs nobody
+  // drives are counted in dropped() and discarded.
+  int poll(Shared* s, int owner, int n, ibv_wc* out);
+  uint64_t dropped() const;
+
+ private:
+  std::map<ibv_cq*, std::unique_ptr<Shared>> shared_;
+  std::map<ibv_cq*, std::map<uint32_t, int>> owners_;  // cq -> qp_num -> owner
+};
+
+// How one worker reads CQs: the router and its own index, or nothing (poll directly).
+struct CqAccess {
+  CqRouter* router = nullptr;
+  int owner = 0;
+};
+
+// One CQ as a worker sees it.
+struct CqHandle {
+  ibv_cq* cq = nullptr;
+  CqRouter* router = nullptr;
+  CqRouter::Shared* shared = nullptr;
+  int owner = 0;
+
+  CqHandle() = default;
+  CqHandle(ibv_cq* c, const CqAccess& a)
+      : cq(c), router(a.router), shared(a.router ? a.router->shared(c) : nullptr), owner(a.owner) {}
+  int poll(int n, ibv_wc* out) const { return shared ? router->poll(shared, owner, n, out) : ibv_poll_cq(cq, n, out); }
+};
+
+}  // namespace qpo::dataplane

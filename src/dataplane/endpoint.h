@@ -1,0 +1,45 @@
+#pragma once
+// What a workload (C++ loop or Lua script) gets to drive one QP: the verbs handles of the
+// local side and everything learned about the peer in the out-of-band exchange. The executor
+// fills it after bring-up; the data path never creates or destroys verbs objects.
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace qpo::dataplane {
+
+struct LocalMr {
+  ibv_mr* mr = nullptr;   // addr/length/lkey/rkey
+  uint8_t* data = nullptr;
+  size_t length = 0;
+};
+
+struct RemoteMr {
+  uint64_t addr = 0;
+  uint32_t rkey = 0;
+  uint64_t length = 0;
+};
+
+struct Endpoint {
+  std::string qp_name;          // scenario name, for messages
+  std::string qp_type;          // RC UC UD ...
+  ibv_qp* qp = nullptr;
+  ibv_pd* pd = nullptr;
+  ibv_cq* send_cq = nullptr;
+  ibv_cq* recv_cq = nullptr;
+  ibv_srq* srq = nullptr;       // receives go here when set
+  ibv_comp_channel* send_channel = nullptr;  // event mode, when the CQ has one
+  ibv_comp_channel* recv_channel = nullptr;
+  uint32_t max_send_wr = 0, max_recv_wr = 0, max_inline_data = 0;
+  // Peer (UD needs ah + qpn + qkey per send; connected QPs ignore them).
+  std::string peer_name;
+  uint32_t peer_qpn = 0;
+  uint32_t peer_qkey = 0;
+  ibv_ah* peer_ah = nullptr;
+  std::map<std::string, LocalMr> local_mrs;    // MRs in this QP's PD, by scenario name
+  std::map<std::string, RemoteMr> remote_mrs;  // the peer's MRs, by scenario name
+};
+
+}  // namespace qpo::dataplane

@@ -1,0 +1,307 @@
+#include "dataplane/pingpong.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "dataplane/clock.h"
+#include "dataplane/error.h"
+#include "dataplane/pattern.h"
+#include "dataplane/post.h"
+
+namespace qpo::dataplane {
+
+namespace {
+
+constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
+
+// The counter in the last byte of a written message: 1..255, never 0, so a zeroed buffer
+// never looks like an arrival.
+inline uint8_t stamp(uint64_t i) { return static_cast<uint8_t>(i % 255 + 1); }
+
+class PingPong {
+ public:
+  PingPong(const StreamLane& lane, const PingPongConfig& cfg, const CqAccess& access)
+      : cfg_(cfg), ep_(*lane.ep), pool_(lane.pool) {
+    if (!ep_.qp) usage_error(ep_.qp_name, "has no verbs QP (not brought up?)");
+    info_ = &op_info(cfg.op);
+    setup();
+    send_cq_ = CqHandle(ep_.send_cq, access);
+    recv_cq_ = CqHandle(ep_.recv_cq, access);
+  }
+
+  PingPongResult run() {
+    if (cfg_.ready) cfg_.ready();
+    uint64_t start = clock::ticks();
+    deadline_ = cfg_.duration > 0 ? start + clock::from_seconds(cfg_.duration) : kForever;
+    timeout_ = clock::from_seconds(cfg_.timeout_ms / 1000.0);
+    idle_ = clock::from_seconds(cfg_.idle_ms / 1000.0);
+    if (cfg_.initiator) {
+      stamps_.reserve(cfg_.duration > 0 ? 1 << 16 : cfg_.iterations + 1);
+      initiate();
+    } else if (cfg_.op == Op::Send || cfg_.op == Op::Write) {
+      answer();
+    }
+    PingPongResult r;
+    r.iterations = count_;
+    r.seconds = clock::to_seconds(clock::ticks() - start);
+    r.halved = cfg_.op == Op::Send || cfg_.op == Op::Write;
+    finish_checks(r);
+    if (stamps_.size() > 1) {
+      std::vector<double> us;
+      us.reserve(stamps_.size() - 1);
+      double div = r.halved ? 2.0 : 1.0;
+      for (size_t i = 1; i < stamps_.size(); ++i) us.push_back(clock::to_us(stamps_[i] - stamps_[i - 1]) / div);
+      r.lat = latency_stats(us);
+    }
+    return r;
+  }
+
+ private:
+  void setup() {
+    auto bad = [&](const std::string& m) { usage_error(ep_.qp_name, m); };
+    if (cfg_.op == Op::Recv || cfg_.op == Op::SendImm || cfg_.op == Op::WriteImm)
+      bad(std::string("ping-pong supports send, write, read, cas and faa (not ") + info_->name + ")");
+    if (cfg_.duration <= 0 && cfg_.iterations == 0) bad("give iterations > 0 or a duration");
+    if (cfg_.size == 0) bad("size must be > 0");
+    if (info_->atomic && cfg_.size != 8) bad(std::string(info_->name) + " moves exactly 8 bytes (size = 8)");
+    lmr_ = cfg_.local_mr.empty() ? &default_local_mr(ep_) : &local_mr(ep_, cfg_.local_mr);
+    if (info_->remote) rmr_ = cfg_.remote_mr.empty() ? &default_remote_mr(ep_) : &remote_mr(ep_, cfg_.remote_mr);
+    signal_every_ = cfg_.signal_every ? cfg_.signal_every
+                                      : std::clamp<uint32_t>(ep_.max_send_wr ? ep_.max_send_wr / 2 : 16, 1, 16);
+    if (ep_.max_send_wr && signal_every_ > ep_.max_send_wr / 2 + 1)
+      bad("signal_every " + std::to_string(signal_every_) + " is too large for max_send_wr " +
+          std::to_string(ep_.max_send_wr));
+    // Reads and atomics wait for each completion: always signaled.
+    if (cfg_.op != Op::Send && cfg_.op != Op::Write) signal_every_ = 1;
+
+    SendRequest r;
+    r.op = cfg_.op;
+    r.num_sge = 1;
+    r.sge[0] = {lmr_, cfg_.local_offset, cfg_.size};
+    r.remote = rmr_;
+    r.remote_offset = cfg_.remote_offset;
+    r.compare_add = cfg_.op == Op::FetchAdd ? 1 : 0;
+    r.inline_data = cfg_.size <= cfg_.inline_size && (cfg_.op == Op::Send || cfg_.op == Op::Write);
+    if (cfg_.initiator || cfg_.op == Op::Send || cfg_.op == Op::Write)
+      if (auto p = check_send(ep_, r); !p.empty()) bad(p);
+    to_verbs(ep_, r, wr_, &sge_);
+    if (cfg_.op == Op::Write) {
+      if (cfg_.recv_offset + cfg_.size > lmr_->length)
+        bad("the peer's writes land at [" + std::to_string(cfg_.recv_offset) + ", +" + std::to_string(cfg_.size) +
+            ") outside the " + std::to_string(lmr_->length) + "-byte MR");
+      inbound_ = lmr_->data + cfg_.recv_offset;
+      out_flag_ = lmr_->data + cfg_.local_offset + cfg_.size - 1;
+      // Zeroed before the barrier: the peer writes nothing until both sides are ready.
+      inbound_[cfg_.size - 1] = 0;
+      if (inbound_ <= out_flag_ && out_flag_ < inbound_ + cfg_.size)
+        bad("the outbound region overlaps the region the peer writes into");
+    }
+    if (cfg_.op == Op::Send) {
+      if (!pool_) bad("send ping-pong needs a receive pool");
+      uint32_t slot = cfg_.size + (is_ud(ep_) ? kGrhBytes : 0);
+      pool_->layout(ep_, *lmr_, cfg_.recv_offset, slot, cfg_.rx_depth);
+      if (cfg_.check_seed && pool_->shared_slots()) bad("checking receives needs rx_depth slots in the MR");
+      if (lmr_->data + cfg_.recv_offset < lmr_->data + cfg_.local_offset + cfg_.size &&
+          lmr_->data + cfg_.local_offset < lmr_->data + cfg_.recv_offset + uint64_t{slot} * cfg_.rx_depth &&
+          cfg_.check_seed)
+        bad("receive slots overlap the send region (set recv_offset)");
+      pool_->fill(ep_, cfg_.rx_depth);
+      if (cfg_.check_seed) {
+        expected_.resize(cfg_.size);
+        fill_pattern(expected_.data(), cfg_.size, *cfg_.check_seed);
+      }
+    }
+  }
+
+  bool more(uint64_t i) const {
+    if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
+    return cfg_.duration > 0 ? clock::ticks() < deadline_ : i < cfg_.iterations;
+  }
+
+  void initiate() {
+    for (uint64_t i = 0; more(i); ++i) {
+      stamps_.push_back(clock::ticks());
+      switch (cfg_.op) {
+        case Op::Send:
+          post(i);
+          wait_receive(i);
+          break;
+        case Op::Write:
+          *out_flag_ = stamp(i);
+          post(i);
+          wait_flag(i);
+          break;
+        default:  // read, cas, faa: one signaled WR, wait for it
+          post(i);
+          wait_send_completion(i);
+          break;
+      }
+      ++count_;
+    }
+    stamps_.push_back(clock::ticks());
+  }
+
+  void answer() {
+    for (uint64_t i = 0;; ++i) {
+      if (cfg_.duration <= 0 && i >= cfg_.iterations) break;
+      if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) break;
+      bool got = cfg_.op == Op::Send ? wait_receive(i) : wait_flag(i);
+      if (!got) break;  // duration mode: the initiator stopped
+      if (cfg_.op == Op::Write) *out_flag_ = stamp(i);
+      post(i);
+      ++count_;
+    }
+  }
+
+  void post(uint64_t i) {
+    bool signaled = (i + 1) % signal_every_ == 0 || signal_every_ == 1;
+    if (signaled && pending_signal_) reap_signal(i);
+    wr_.send_flags = signaled ? (wr_.send_flags | IBV_SEND_SIGNALED) : (wr_.send_flags & ~IBV_SEND_SIGNALED);
+    wr_.wr_id = kStreamSendTag | i;
+    ibv_send_wr* bad = nullptr;
+    if (int e = ibv_post_send(ep_.qp, &wr_, &bad))
+      post_error(ep_.qp_name, "ibv_post_send", e, std::string("posting ") + info_->name + " #" + std::to_string(i + 1));
+    if (signaled && (cfg_.op == Op::Send || cfg_.op == Op::Write)) pending_signal_ = true;
+  }
+
+  // The previous signaled send must be reaped before the next one is posted, so the send queue
+  // (signal_every <= max_send_wr / 2) never fills. It has almost always completed by now.
+  void reap_signal(uint64_t i) {
+    uint64_t since = clock::ticks();
+    while (pending_signal_) {
+      if (!poll_once(send_cq_, i)) check_timeout(since, i, "send completion");
+    }
+  }
+
+  void wait_send_completion(uint64_t i) {
+    pending_read_ = true;
+    uint64_t since = clock::ticks();
+    while (pending_read_)
+      if (!poll_once(send_cq_, i)) check_timeout(since, i, std::string(info_->name) + " completion");
+  }
+
+  // True when a receive arrived; false when a duration-mode target went idle.
+  bool wait_receive(uint64_t i) {
+    uint64_t since = clock::ticks();
+    uint64_t before = received_;
+    while (received_ == before) {
+      if (poll_once(recv_cq_, i)) continue;
+      uint64_t now = clock::ticks();
+      if (!cfg_.initiator && cfg_.duration > 0 && now > deadline_ && now - since > idle_) return false;
+      if (!cfg_.initiator && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
+      check_timeout(since, i, "reply", now);
+    }
+    if (pool_->outstanding() + 4 <= cfg_.rx_depth || pool_->outstanding() == 0) pool_->fill(ep_, cfg_.rx_depth, 4);
+    return true;
+  }
+
+  bool wait_flag(uint64_t i) {
+    volatile uint8_t* flag = inbound_ + cfg_.size - 1;
+    uint8_t want = stamp(i);
+    uint64_t since = clock::ticks();
+    for (uint32_t spins = 0; *flag != want; ++spins) {
+      if ((spins & 1023) != 1023) continue;
+      // The send CQ also needs attention while spinning: signaled writes complete there.
+      if (pending_signal_) poll_once(send_cq_, i);
+      uint64_t now = clock::ticks();
+      if (!cfg_.initiator && cfg_.duration > 0 && now > deadline_ && now - since > idle_) return false;
+      if (!cfg_.initiator && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
+      check_timeout(since, i, "write from the peer", now);
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return true;
+  }
+
+  void check_timeout(uint64_t since, uint64_t i, const std::string& what, uint64_t now = 0) {
+    if (!now) now = clock::ticks();
+    if (now - since <= timeout_) return;
+    throw DataplaneError(DataplaneError::Kind::Timeout, ep_.qp_name,
+                         "QP '" + ep_.qp_name + "': no " + what + " for " + std::to_string(cfg_.timeout_ms) +
+                             " ms at iteration " + std::to_string(i + 1) + " (is the peer running?)");
+  }
+
+  // Polls one CQ once; handles send and receive completions whichever CQ they come from.
+  bool poll_once(const CqHandle& cq, uint64_t i) {
+    ibv_wc wc[8];
+    int n = cq.poll(8, wc);
+    for (int k = 0; k < n; ++k) handle(wc[k], i);
+    return n > 0;
+  }
+
+  void handle(const ibv_wc& wc, uint64_t i) {
+    if (wc.status != IBV_WC_SUCCESS) {
+      bool recv = wc.wr_id & kPoolRecvTag;
+      completion_error(ep_.qp_name, wc.status, wc.vendor_err,
+                       std::string(recv ? "receive" : info_->name) + " at iteration " + std::to_string(i + 1) +
+                           (recv && wc.status == IBV_WC_LOC_LEN_ERR ? " (message larger than the receive slot)" : ""));
+    }
+    if (wc.opcode & IBV_WC_RECV) {
+      const uint8_t* data = pool_ ? pool_->complete(wc.wr_id) : nullptr;
+      if (!data) return;
+      ++received_;
+      if (cfg_.check_seed) {
+        uint32_t grh = is_ud(ep_) ? kGrhBytes : 0;
+        uint32_t len = wc.byte_len - grh;
+        if (len != cfg_.size || std::memcmp(data + grh, expected_.data(), len) != 0)
+          throw DataplaneError(DataplaneError::Kind::Data, ep_.qp_name,
+                               "QP '" + ep_.qp_name + "': receive at iteration " + std::to_string(i + 1) +
+                                   " differs from what was sent (" + std::to_string(len) + " bytes)");
+        ++checked_;
+      }
+      return;
+    }
+    if (!(wc.wr_id & kStreamSendTag)) return;  // a script's own WR
+    pending_signal_ = false;
+    pending_read_ = false;
+  }
+
+  void finish_checks(PingPongResult& r) {
+    r.checked = checked_;
+    if (!cfg_.check_seed || count_ == 0) return;
+    uint64_t seed = *cfg_.check_seed;
+    if (cfg_.op == Op::Write && cfg_.size > 1) {
+      // All but the counter byte came from the peer's pattern-filled source.
+      int64_t at = check_pattern(inbound_, cfg_.size - 1, seed);
+      if (at >= 0)
+        throw DataplaneError(DataplaneError::Kind::Data, ep_.qp_name,
+                             "QP '" + ep_.qp_name + "': written data differs from the peer's at byte " + std::to_string(at));
+      r.checked = 1;
+    } else if (cfg_.op == Op::Read && cfg_.initiator) {
+      int64_t at = check_pattern(lmr_->data + cfg_.local_offset, cfg_.size, seed);
+      if (at >= 0)
+        throw DataplaneError(DataplaneError::Kind::Data, ep_.qp_name,
+                             "QP '" + ep_.qp_name + "': read data differs from the peer's at byte " + std::to_string(at));
+      r.checked = 1;
+    }
+  }
+
+  const PingPongConfig& cfg_;
+  Endpoint& ep_;
+  RecvPool* pool_;
+  const OpInfo* info_ = nullptr;
+  const LocalMr* lmr_ = nullptr;
+  const RemoteMr* rmr_ = nullptr;
+  ibv_send_wr wr_{};
+  ibv_sge sge_{};
+  CqHandle send_cq_, recv_cq_;
+  uint32_t signal_every_ = 1;
+  bool pending_signal_ = false, pending_read_ = false;
+  uint8_t* inbound_ = nullptr;
+  uint8_t* out_flag_ = nullptr;
+  std::vector<uint8_t> expected_;
+  std::vector<uint64_t> stamps_;
+  uint64_t count_ = 0, received_ = 0, checked_ = 0;
+  uint64_t deadline_ = kForever, timeout_ = 0, idle_ = 0;
+};
+
+}  // namespace
+
+PingPongResult run_pingpong(const StreamLane& lane, const PingPongConfig& cfg, const CqAccess& access) {
+  if (!lane.ep) throw DataplaneError(DataplaneError::Kind::Usage, "", "ping-pong without an endpoint");
+  PingPong p(lane, cfg, access);
+  return p.run();
+}
+
+}  // namespace qpo::dataplane

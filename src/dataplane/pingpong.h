@@ -1,0 +1,57 @@
+#pragma once
+// The latency engine, perftest's *_lat tests: one message in flight, timestamped per iteration.
+//   send   both sides: the initiator sends, the target answers each receive with a send.
+//   write  both sides: each writes into the other's buffer; the last byte carries a counter the
+//          receiver spins on (no completion needed to notice arrival, as in ib_write_lat).
+//   read, cas, faa   initiator only: post, wait for the completion, repeat.
+// Latency is RTT/2 for send and write (like ib_send_lat/ib_write_lat) and the full time for
+// read and atomics (like ib_read_lat/ib_atomic_lat).
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "dataplane/cq_router.h"
+#include "dataplane/op.h"
+#include "dataplane/stats.h"
+#include "dataplane/stream.h"
+
+namespace qpo::dataplane {
+
+struct PingPongConfig {
+  Op op = Op::Send;
+  bool initiator = true;
+  uint32_t size = 2;
+  uint64_t iterations = 1000;
+  double duration = 0;             // seconds; > 0 replaces iterations
+  uint32_t inline_size = 0;        // send inline when size <= this
+  uint32_t signal_every = 0;       // sends/writes: one signaled WR per this many; 0 = min(16, max_send_wr / 2)
+  std::string local_mr;            // source of sends/writes, destination of reads ("" = first MR)
+  uint64_t local_offset = 0;
+  std::string remote_mr;           // write: where ours land at the peer; read/atomic: the source
+  uint64_t remote_offset = 0;
+  uint64_t recv_offset = 0;        // write: where the peer's writes land in local_mr; send: receive slots
+  uint32_t rx_depth = 16;          // send: receives kept posted
+  std::optional<uint64_t> check_seed;  // data check (see run_pingpong)
+  int timeout_ms = 10000;          // waiting this long for one reply = error
+  int idle_ms = 500;               // duration-mode target: stop this long after the last message
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void()> ready;     // after receives are posted, before the first message
+};
+
+struct PingPongResult {
+  LatencyStats lat;                // initiator only
+  uint64_t iterations = 0;         // round trips (initiator) or answers (target)
+  double seconds = 0;
+  bool halved = false;             // lat is RTT/2
+  uint64_t checked = 0;            // messages whose data was compared
+};
+
+// Data check with check_seed: the caller fills its source region with fill_pattern(seed)
+// beforehand (both sides, same seed). send: every receive is compared. write: the landed
+// payload (all but the counter byte) is compared at the end. read: the local destination is
+// compared at the end. Throws DataplaneError.
+PingPongResult run_pingpong(const StreamLane& lane, const PingPongConfig& cfg, const CqAccess& access = {});
+
+}  // namespace qpo::dataplane

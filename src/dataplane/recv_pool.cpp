@@ -1,0 +1,89 @@
+#include "dataplane/recv_pool.h"
+
+#include "dataplane/error.h"
+#include "dataplane/post.h"
+
+namespace qpo::dataplane {
+
+void RecvPool::layout(const Endpoint& ep, const LocalMr& mr, uint64_t offset, uint32_t slot_size, uint32_t count) {
+  if (!mr.mr) usage_error(ep.qp_name, "receive MR is not registered");
+  if (slot_size == 0 || count == 0) usage_error(ep.qp_name, "receive slots need a size and a count");
+  if (offset + slot_size > mr.length)
+    usage_error(ep.qp_name, "a " + std::to_string(slot_size) + "-byte receive slot at offset " +
+                                std::to_string(offset) + " does not fit the " + std::to_string(mr.length) +
+                                "-byte receive MR");
+  uint32_t fits = static_cast<uint32_t>(std::min<uint64_t>((mr.length - offset) / slot_size, count));
+  Generation g{mr.data + offset, mr.mr->lkey, slot_size, fits, fits < count};
+  if (!gens_.empty()) {
+    const Generation& cur = gens_.back();
+    if (cur.base == g.base && cur.lkey == g.lkey && cur.slot_size == g.slot_size && cur.count == g.count &&
+        cur.shared == g.shared)
+      return;  // same layout: keep posting into it
+  }
+  if (gens_.size() >= 0x7FFF) usage_error(ep.qp_name, "too many receive layouts on one QP");
+  gens_.push_back(g);
+  free_.clear();
+  // Slots are handed out lowest first; reversed so pop_back() yields slot 0 first.
+  if (!g.shared)
+    for (uint32_t s = g.count; s-- > 0;) free_.push_back(s);
+  next_shared_ = 0;
+}
+
+void RecvPool::fill(const Endpoint& ep, uint32_t target, uint32_t batch) {
+  if (gens_.empty() || outstanding_ >= target) return;
+  const Generation& g = gens_.back();
+  uint64_t gen = gens_.size() - 1;
+  if (batch == 0) batch = 1;
+  if (wrs_.size() < batch) {
+    wrs_.resize(batch);
+    sges_.resize(batch);
+  }
+  while (outstanding_ < target) {
+    uint32_t n = 0;
+    while (n < batch && outstanding_ + n < target) {
+      uint32_t slot;
+      if (g.shared) {
+        slot = next_shared_;
+        next_shared_ = (next_shared_ + 1) % g.count;
+      } else {
+        if (free_.empty()) break;  // every slot is posted: fewer receives than asked, never two per slot
+        slot = free_.back();
+        free_.pop_back();
+      }
+      sges_[n] = {reinterpret_cast<uintptr_t>(g.base) + static_cast<uint64_t>(slot) * g.slot_size, g.slot_size, g.lkey};
+      wrs_[n] = {};
+      wrs_[n].wr_id = kPoolRecvTag | gen << 32 | slot;
+      wrs_[n].sg_list = &sges_[n];
+      wrs_[n].num_sge = 1;
+      wrs_[n].next = nullptr;
+      if (n > 0) wrs_[n - 1].next = &wrs_[n];
+      ++n;
+    }
+    if (n == 0) return;
+    ibv_recv_wr* bad = nullptr;
+    int e = ep.srq ? ibv_post_srq_recv(ep.srq, wrs_.data(), &bad) : ibv_post_recv(ep.qp, wrs_.data(), &bad);
+    if (e) {
+      // Return the slots of the WRs that were not posted, then report.
+      size_t posted = bad ? static_cast<size_t>(bad - wrs_.data()) : 0;
+      for (size_t i = posted; i < n && !g.shared; ++i) free_.push_back(static_cast<uint32_t>(wrs_[i].wr_id));
+      outstanding_ += static_cast<uint32_t>(posted);
+      post_error(ep.qp_name, ep.srq ? "ibv_post_srq_recv" : "ibv_post_recv", e,
+                 "(keeping " + std::to_string(target) + " receives posted)");
+    }
+    outstanding_ += n;
+  }
+}
+
+const uint8_t* RecvPool::complete(uint64_t wr_id) {
+  if (!(wr_id & kPoolRecvTag)) return nullptr;
+  uint64_t gen = (wr_id >> 32) & 0x7FFF;
+  uint32_t slot = static_cast<uint32_t>(wr_id);
+  if (gen >= gens_.size() || slot >= gens_[gen].count) return nullptr;
+  if (outstanding_) --outstanding_;
+  const Generation& g = gens_[gen];
+  // Slots of older layouts are not reused: the current layout's own slots take their place.
+  if (gen == gens_.size() - 1 && !g.shared) free_.push_back(slot);
+  return g.base + static_cast<uint64_t>(slot) * g.slot_size;
+}
+
+}  // namespace qpo::dataplane

@@ -1,0 +1,51 @@
+#pragma once
+// Receive buffers kept posted on a QP's RQ (or an SRQ) by the data path's loops. The pool
+// outlives one stream: receives a stream leaves posted are still there for the next call, so
+// the pool remembers every buffer layout it has posted with (a "generation") and each wr_id
+// says which layout and slot it refers to.
+//
+// wr_id = kPoolRecvTag | generation << 32 | slot.
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dataplane/endpoint.h"
+
+namespace qpo::dataplane {
+
+class RecvPool {
+ public:
+  // Posts go to `count` slots of `slot_size` bytes from mr->data + offset. With count < the
+  // number of receives kept posted, slots are shared (perftest does this: every receive lands
+  // in the same buffer), which rules out data checks. Throws Usage when the range is outside the MR.
+  void layout(const Endpoint& ep, const LocalMr& mr, uint64_t offset, uint32_t slot_size, uint32_t count);
+  // Posts receives until `target` are outstanding, in chains of up to `batch`.
+  void fill(const Endpoint& ep, uint32_t target, uint32_t batch = 32);
+  // A receive completed: the start of its buffer, or nullptr when the id is not the pool's.
+  // Its slot goes back to the free list; call fill() to repost.
+  const uint8_t* complete(uint64_t wr_id);
+  // After a flush (QP in ERR): every outstanding receive is gone.
+  void forget_outstanding() { outstanding_ = 0; }
+
+  uint32_t outstanding() const { return outstanding_; }
+  uint32_t slot_size() const { return gens_.empty() ? 0 : gens_.back().slot_size; }
+  bool shared_slots() const { return !gens_.empty() && gens_.back().shared; }
+
+ private:
+  struct Generation {
+    uint8_t* base = nullptr;
+    uint32_t lkey = 0;
+    uint32_t slot_size = 0, count = 0;
+    bool shared = false;
+  };
+  std::vector<Generation> gens_;
+  std::vector<uint32_t> free_;  // free slots of the current generation (unless shared)
+  uint32_t next_shared_ = 0;
+  uint32_t outstanding_ = 0;
+  std::vector<ibv_recv_wr> wrs_;
+  std::vector<ibv_sge> sges_;
+};
+
+}  // namespace qpo::dataplane

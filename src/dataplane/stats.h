@@ -1,0 +1,34 @@
+#pragma once
+// Results the way perftest reports them, so numbers can be compared side by side:
+// bandwidth in MB/sec with MB = 2^20 bytes, message rate in Mpps, latency in microseconds
+// with t_typical = the median.
+#include <cstdint>
+#include <vector>
+
+namespace qpo::dataplane {
+
+struct LatencyStats {
+  uint64_t samples = 0;
+  double t_min = 0, t_max = 0, t_typical = 0, t_avg = 0, t_stdev = 0, p99 = 0, p999 = 0;  // usec
+};
+
+// Sorts `us` in place. perftest's percentile convention: the value at index floor(q * n).
+LatencyStats latency_stats(std::vector<double>& us);
+
+struct BandwidthStats {
+  uint64_t ops = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;     // first post to last completion
+  double bw_peak = 0;     // MB/sec, 0 when not measured
+  double bw_avg = 0;      // MB/sec
+  double msg_rate = 0;    // Mpps
+};
+
+// perftest's peak: the best per-op time over any window of consecutive ops, i.e. the minimum
+// over i <= j of (completed[j] - posted[i]) / (j - i + 1), in ticks. Exact up to 5000 ops
+// (perftest's default run); above that, over every k-th op so the O(n^2) scan stays cheap.
+double peak_ticks_per_op(const std::vector<uint64_t>& posted, const std::vector<uint64_t>& completed);
+
+inline constexpr double kMB = 1048576.0;
+
+}  // namespace qpo::dataplane

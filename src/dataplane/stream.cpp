@@ -1,0 +1,535 @@
+#include "dataplane/stream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "dataplane/clock.h"
+#include "dataplane/error.h"
+#include "dataplane/names.h"
+#include "dataplane/pattern.h"
+#include "dataplane/post.h"
+#include "dataplane/wait.h"
+
+namespace qpo::dataplane {
+
+namespace {
+
+constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
+constexpr int kPollBatch = 16;               // perftest's CTX_POLL_BATCH
+constexpr size_t kMaxTimestamps = 1u << 24;  // per-op timestamps beyond this: no peak
+
+// One QP's send side. The WR templates are built and checked once; a post only rewrites
+// wr_id and the signaled flag (and, in hook mode, the fields the hook may change).
+struct TxLane {
+  Endpoint* ep = nullptr;
+  const LocalMr* lmr = nullptr;
+  const RemoteMr* rmr = nullptr;
+  std::vector<ibv_send_wr> wrs;
+  std::vector<ibv_sge> sges;
+  uint64_t posted = 0, completed = 0, quota = 0, bytes = 0;
+  uint32_t outstanding = 0;
+  uint32_t unsignaled = 0;  // WRs since the last signaled one
+  int base_flags = 0;
+};
+
+struct RxUnit {  // one receive queue: a QP's RQ, or an SRQ shared by several lanes
+  Endpoint* ep = nullptr;
+  RecvPool* pool = nullptr;
+};
+
+struct Cq {
+  CqHandle h;
+  ibv_comp_channel* channel = nullptr;
+};
+
+class Engine {
+ public:
+  Engine(std::span<const StreamLane> lanes, const StreamConfig& cfg, const CqAccess& access)
+      : cfg_(cfg), access_(access) {
+    if (lanes.empty()) throw DataplaneError(DataplaneError::Kind::Usage, "", "stream needs at least one QP");
+    tx_ = cfg.op != Op::Recv;
+    rx_ = cfg.op == Op::Recv || cfg.duplex;
+    for (const auto& l : lanes) {
+      if (!l.ep) throw DataplaneError(DataplaneError::Kind::Usage, "", "stream lane without an endpoint");
+      if (!l.ep->qp) usage_error(l.ep->qp_name, "has no verbs QP (not brought up?)");
+      eps_.push_back(l.ep);
+    }
+    check_config();
+    if (tx_) setup_tx();
+    if (rx_) setup_rx(lanes);
+    setup_cqs();
+  }
+
+  StreamResult run() {
+    if (rx_) post_initial_receives();
+    if (cfg_.ready) cfg_.ready();
+    start_ = clock::ticks();
+    last_activity_ = start_;
+    last_report_ = start_;
+    deadline_ = cfg_.duration > 0 ? start_ + clock::from_seconds(cfg_.duration) : kForever;
+    loop();
+    return finish();
+  }
+
+ private:
+  // ---- setup --------------------------------------------------------------------------------
+  void check_config() {
+    const Endpoint& ep = *eps_[0];
+    const OpInfo& info = op_info(cfg_.op);
+    auto bad = [&](const std::string& m) { usage_error(ep.qp_name, m); };
+    if (cfg_.size == 0 && cfg_.op != Op::Write && cfg_.op != Op::Read) bad("size must be > 0");
+    if (info.atomic && cfg_.size != 8) bad(std::string(info.name) + " moves exactly 8 bytes (size = 8)");
+    if (cfg_.duration <= 0 && cfg_.iterations == 0) bad("give iterations > 0 or a duration");
+    if (cfg_.depth == 0) bad("depth must be > 0");
+    if (cfg_.signal_every == 0) bad("signal_every must be >= 1");
+    if (cfg_.signal_every > cfg_.depth)
+      bad("signal_every " + std::to_string(cfg_.signal_every) + " exceeds depth " + std::to_string(cfg_.depth) +
+          ": no WR in the queue would ever complete");
+    if (cfg_.post_list == 0 || cfg_.post_list > cfg_.depth)
+      bad("post_list must be between 1 and depth (" + std::to_string(cfg_.depth) + ")");
+    if (cfg_.hook && cfg_.op == Op::Recv) bad("a per-WR hook applies to sends, not receives");
+    if (cfg_.events && access_.router)
+      for (auto* e : eps_)
+        if (access_.router->shared(e->send_cq) || access_.router->shared(e->recv_cq))
+          bad("event mode needs CQs this worker does not share with another");
+    for (auto* e : eps_) {
+      if (tx_ && e->max_send_wr && cfg_.depth > e->max_send_wr)
+        usage_error(e->qp_name, "depth " + std::to_string(cfg_.depth) + " exceeds the QP's max_send_wr " +
+                                    std::to_string(e->max_send_wr));
+      if (rx_ && !e->srq && e->max_recv_wr && rx_depth() > e->max_recv_wr)
+        usage_error(e->qp_name, "rx_depth " + std::to_string(rx_depth()) + " exceeds the QP's max_recv_wr " +
+                                    std::to_string(e->max_recv_wr));
+    }
+  }
+
+  uint32_t rx_depth() const { return cfg_.rx_depth ? cfg_.rx_depth : cfg_.depth; }
+
+  void setup_tx() {
+    uint32_t n = cfg_.post_list;
+    for (size_t i = 0; i < eps_.size(); ++i) {
+      Endpoint& ep = *eps_[i];
+      TxLane lane;
+      lane.ep = &ep;
+      lane.lmr = cfg_.local_mr.empty() ? &default_local_mr(ep) : &local_mr(ep, cfg_.local_mr);
+      if (op_info(cfg_.op).remote || cfg_.hook)
+        lane.rmr = cfg_.remote_mr.empty() ? (ep.remote_mrs.empty() ? nullptr : &default_remote_mr(ep))
+                                          : &remote_mr(ep, cfg_.remote_mr);
+      SendRequest r = request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset);
+      if (auto p = check_send(ep, r); !p.empty()) usage_error(ep.qp_name, p);
+      lane.wrs.resize(n);
+      lane.sges.resize(n);
+      for (uint32_t k = 0; k < n; ++k) {
+        to_verbs(ep, r, lane.wrs[k], &lane.sges[k]);
+        lane.wrs[k].next = k + 1 < n ? &lane.wrs[k + 1] : nullptr;
+      }
+      lane.base_flags = lane.wrs[0].send_flags;
+      lane.quota = cfg_.duration > 0 ? kForever : cfg_.iterations;
+      tx_lanes_.push_back(std::move(lane));
+    }
+    if (cfg_.peak && cfg_.duration <= 0 && !cfg_.hook) {
+      uint64_t total = cfg_.iterations * eps_.size();
+      if (total <= kMaxTimestamps) {
+        tposted_.resize(total);
+        tcompleted_.resize(total);
+      }
+    }
+  }
+
+  SendRequest request(const TxLane& lane, Op op, uint32_t size, uint64_t loff, uint64_t roff) const {
+    SendRequest r;
+    r.op = op;
+    r.num_sge = size > 0 ? 1 : 0;
+    r.sge[0] = {lane.lmr, loff, size};
+    r.remote = lane.rmr;
+    r.remote_offset = roff;
+    r.imm = cfg_.imm;
+    r.compare_add = cfg_.compare_add;
+    r.swap = cfg_.swap;
+    r.signaled = false;
+    r.inline_data = size > 0 && size <= cfg_.inline_size && (op == Op::Send || op == Op::SendImm ||
+                                                               op == Op::Write || op == Op::WriteImm);
+    r.fence = cfg_.fence;
+    r.solicited = cfg_.solicited;
+    return r;
+  }
+
+  void setup_rx(std::span<const StreamLane> lanes) {
+    for (const auto& l : lanes) {
+      if (!l.pool) usage_error(l.ep->qp_name, "receiving needs a receive pool");
+      size_t unit = rx_units_.size();
+      for (size_t i = 0; i < rx_units_.size(); ++i)
+        if (rx_units_[i].pool == l.pool) unit = i;
+      rx_of_qp_.push_back({l.ep->qp->qp_num, unit});
+      if (unit < rx_units_.size()) continue;  // lanes on one SRQ share its pool
+      const Endpoint& ep = *l.ep;
+      const std::string& name = !cfg_.recv_mr.empty() ? cfg_.recv_mr : cfg_.local_mr;
+      const LocalMr& mr = name.empty() ? default_local_mr(ep) : local_mr(ep, name);
+      uint32_t slot = cfg_.size + (is_ud(ep) ? kGrhBytes : 0);
+      l.pool->layout(ep, mr, cfg_.recv_offset, slot, rx_depth());
+      if (cfg_.check_seed && l.pool->shared_slots())
+        usage_error(ep.qp_name, "checking receives needs a slot per posted receive: " + std::to_string(rx_depth()) +
+                                    " x " + std::to_string(slot) + " bytes do not fit the receive MR");
+      rx_units_.push_back({l.ep, l.pool});
+    }
+    rx_quota_ = (cfg_.rx_iterations ? cfg_.rx_iterations : cfg_.iterations) * eps_.size();
+    recv_batch_ = cfg_.recv_batch ? cfg_.recv_batch : std::clamp<uint32_t>(rx_depth() / 4, 1, 32);
+    if (cfg_.check_seed) {
+      expected_.resize(cfg_.size);
+      fill_pattern(expected_.data(), expected_.size(), *cfg_.check_seed);
+    }
+  }
+
+  void setup_cqs() {
+    auto add = [&](ibv_cq* cq, ibv_comp_channel* ch, const Endpoint& ep) {
+      if (!cq) usage_error(ep.qp_name, "has no CQ");
+      for (const auto& c : cqs_)
+        if (c.h.cq == cq) return;
+      if (cfg_.events && !ch) usage_error(ep.qp_name, "event mode needs a completion channel on its CQ");
+      cqs_.push_back({CqHandle(cq, access_), ch});
+      events_.push_back({cq, ch});
+    };
+    for (auto* e : eps_) {
+      if (tx_) add(e->send_cq, e->send_channel, *e);
+      if (rx_) add(e->recv_cq, e->recv_channel, *e);
+    }
+    // Each CQ must hold every completion this stream can have outstanding on it.
+    for (const auto& c : cqs_) {
+      uint64_t need = 0;
+      std::vector<ibv_srq*> srqs;
+      for (auto* e : eps_) {
+        if (tx_ && e->send_cq == c.h.cq) need += (cfg_.depth + cfg_.signal_every - 1) / cfg_.signal_every;
+        if (!rx_ || e->recv_cq != c.h.cq) continue;
+        if (e->srq && std::find(srqs.begin(), srqs.end(), e->srq) != srqs.end()) continue;
+        if (e->srq) srqs.push_back(e->srq);
+        need += rx_depth();
+      }
+      if (need > static_cast<uint64_t>(c.h.cq->cqe))
+        usage_error(eps_[0]->qp_name, "its CQ holds " + std::to_string(c.h.cq->cqe) + " completions but this stream can have " +
+                                          std::to_string(need) + " outstanding (raise the CQ depth or lower depth/rx_depth)");
+    }
+  }
+
+  void post_initial_receives() {
+    for (auto& u : rx_units_) u.pool->fill(*u.ep, rx_depth(), std::max<uint32_t>(recv_batch_, 32));
+  }
+
+  // ---- the loop -----------------------------------------------------------------------------
+  void loop() {
+    ibv_wc wc[kPollBatch];
+    uint64_t spins = 0;
+    for (;;) {
+      if (tx_) post_sends();
+      int got = 0;
+      for (auto& c : cqs_) {
+        int n = c.h.poll(kPollBatch, wc);
+        if (n < 0) post_error(eps_[0]->qp_name, "ibv_poll_cq", -n, "");
+        if (n == 0) continue;
+        got += n;
+        uint64_t t = clock::ticks();
+        for (int i = 0; i < n; ++i) dispatch(wc[i], t);
+      }
+      if (rx_) repost_receives();
+      now_ = clock::ticks();
+      if (got) last_activity_ = now_;
+      if (now_ >= deadline_ || stopped()) close_tx();
+      if (done()) break;
+      if (got == 0) idle();
+      if (cfg_.progress && (++spins & 255) == 0) report_progress();
+    }
+  }
+
+  bool stopped() const { return cfg_.stop && cfg_.stop->load(std::memory_order_relaxed); }
+
+  void post_sends() {
+    for (size_t li = 0; li < tx_lanes_.size(); ++li) {
+      TxLane& lane = tx_lanes_[li];
+      while (lane.posted < lane.quota) {
+        uint64_t left = lane.quota - lane.posted;
+        uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(cfg_.post_list, left));
+        // Full lists only (like perftest), except the tail of the run.
+        if (lane.outstanding + n > cfg_.depth) break;
+        if (!fill_list(li, lane, n)) break;
+        ibv_send_wr* bad = nullptr;
+        if (!tposted_.empty()) {
+          uint64_t t = clock::ticks();
+          for (uint32_t k = 0; k < n && posted_total_ + k < tposted_.size(); ++k) tposted_[posted_total_ + k] = t;
+        }
+        if (int e = ibv_post_send(lane.ep->qp, lane.wrs.data(), &bad))
+          post_error(lane.ep->qp_name, "ibv_post_send", e,
+                     "posting " + std::string(op_name(cfg_.op)) + " #" + std::to_string(lane.posted + 1) + " (" +
+                         std::to_string(lane.outstanding) + " outstanding)");
+        lane.wrs[n - 1].next = n < cfg_.post_list ? &lane.wrs[n] : nullptr;
+        lane.posted += n;
+        lane.outstanding += n;
+        posted_total_ += n;
+      }
+    }
+  }
+
+  // Prepares lane.wrs[0..n) for posting: ids, signaling, and the hook's edits. False when the
+  // hook ended the stream before the first WR of the list.
+  bool fill_list(size_t li, TxLane& lane, uint32_t& n) {
+    for (uint32_t k = 0; k < n; ++k) {
+      ibv_send_wr& wr = lane.wrs[k];
+      uint64_t index = lane.posted + k;
+      bool closing = false;
+      if (cfg_.hook && !apply_hook(lane, wr, index)) {
+        lane.quota = index + (lane.unsignaled > 0 ? 1 : 0);
+        if (lane.quota == index) {
+          n = k;
+          break;
+        }
+        // One more WR (as last edited) to carry the signal for the unsignaled run before it.
+        closing = true;
+      }
+      ++lane.unsignaled;
+      bool signaled = (index + 1) % cfg_.signal_every == 0 || index + 1 == lane.quota;
+      wr.send_flags = signaled ? (wr.send_flags | IBV_SEND_SIGNALED) : (wr.send_flags & ~IBV_SEND_SIGNALED);
+      wr.wr_id = kStreamSendTag | static_cast<uint64_t>(li) << 32 | lane.unsignaled;
+      if (signaled) lane.unsignaled = 0;
+      lane.bytes += wr.num_sge ? wr.sg_list[0].length : 0;
+      if (closing) {
+        n = k + 1;
+        break;
+      }
+    }
+    if (n == 0) return false;
+    lane.wrs[n - 1].next = nullptr;
+    return true;
+  }
+
+  bool apply_hook(TxLane& lane, ibv_send_wr& wr, uint64_t index) {
+    WrEdit e{cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset};
+    ++hook_calls_;
+    if (!cfg_.hook(index, e)) return false;
+    const OpInfo& info = op_info(e.op);
+    const std::string& qp = lane.ep->qp_name;
+    auto where = [&] { return "hook, WR #" + std::to_string(index + 1) + ": "; };
+    if (e.op == Op::Recv) usage_error(qp, where() + "recv is not a send operation");
+    if (info.atomic && e.size != 8) usage_error(qp, where() + std::string(info.name) + " moves exactly 8 bytes");
+    if (e.local_offset + e.size > lane.lmr->length)
+      usage_error(qp, where() + "local range [" + std::to_string(e.local_offset) + ", +" + std::to_string(e.size) +
+                          ") is outside the " + std::to_string(lane.lmr->length) + "-byte MR");
+    if (info.remote) {
+      if (!lane.rmr) usage_error(qp, where() + std::string(info.name) + " needs a remote MR");
+      if (e.remote_offset + e.size > lane.rmr->length)
+        usage_error(qp, where() + "remote range [" + std::to_string(e.remote_offset) + ", +" +
+                            std::to_string(e.size) + ") is outside the " + std::to_string(lane.rmr->length) +
+                            "-byte remote MR");
+      if (info.atomic && (lane.rmr->addr + e.remote_offset) % 8) usage_error(qp, where() + "atomic remote address must be 8-byte aligned");
+    }
+    SendRequest r = request(lane, e.op, e.size, e.local_offset, e.remote_offset);
+    ibv_send_wr* next = wr.next;
+    to_verbs(*lane.ep, r, wr, wr.sg_list);
+    wr.next = next;
+    return true;
+  }
+
+  void dispatch(const ibv_wc& wc, uint64_t t) {
+    if (wc.opcode & IBV_WC_RECV) {
+      on_receive(wc, t);
+      return;
+    }
+    if (!(wc.wr_id & kStreamSendTag) || (wc.wr_id & kPoolRecvTag)) return;  // a script's own WR
+    size_t li = (wc.wr_id >> 32) & 0xFFFF;
+    if (li >= tx_lanes_.size()) return;
+    TxLane& lane = tx_lanes_[li];
+    uint32_t covered = static_cast<uint32_t>(wc.wr_id);
+    if (wc.status != IBV_WC_SUCCESS) {
+      // The failed WR may be an unsignaled one: errors always complete. Its position is
+      // `covered` past what has completed so far.
+      completion_error(lane.ep->qp_name, wc.status, wc.vendor_err,
+                       std::string(op_name(cfg_.op)) + " #" + std::to_string(lane.completed + covered) +
+                           (cfg_.duration > 0 ? "" : " of " + std::to_string(cfg_.iterations)) + ", " +
+                           std::to_string(cfg_.size) + " bytes" +
+                           (lane.rmr ? ", remote MR of '" + lane.ep->peer_name + "'" : ""));
+    }
+    lane.outstanding -= covered;
+    lane.completed += covered;
+    if (!tcompleted_.empty())
+      for (uint32_t k = 0; k < covered && completed_total_ + k < tcompleted_.size(); ++k)
+        tcompleted_[completed_total_ + k] = t;
+    completed_total_ += covered;
+    last_tx_ = t;
+  }
+
+  void on_receive(const ibv_wc& wc, uint64_t t) {
+    const RxUnit* unit = nullptr;
+    for (const auto& [qpn, ui] : rx_of_qp_)
+      if (qpn == wc.qp_num) unit = &rx_units_[ui];
+    if (!unit) return;  // not a receive this stream drives (a CQ shared within the worker)
+    Endpoint* ep = unit->ep;
+    RecvPool* pool = unit->pool;
+    const uint8_t* data = pool->complete(wc.wr_id);
+    const std::string& qp = qp_name(wc.qp_num, ep);
+    if (wc.status != IBV_WC_SUCCESS) {
+      std::string why = wc.status == IBV_WC_LOC_LEN_ERR
+                            ? "a message larger than the " + std::to_string(pool->slot_size()) + "-byte receive slot"
+                            : "receive #" + std::to_string(received_ + 1);
+      completion_error(qp, wc.status, wc.vendor_err, why);
+    }
+    if (!data) return;  // a receive the script posted by hand
+    bool ud = is_ud(*ep);
+    uint32_t len = wc.byte_len - (ud && wc.byte_len >= kGrhBytes ? kGrhBytes : 0);
+    ++received_;
+    rx_bytes_ += len;
+    last_rx_ = t;
+    if (first_rx_ == 0) first_rx_ = t;
+    if (cfg_.check_seed && wc.opcode == IBV_WC_RECV) check_receive(qp, data + (ud ? kGrhBytes : 0), len);
+  }
+
+  const std::string& qp_name(uint32_t qp_num, Endpoint* fallback) const {
+    for (auto* e : eps_)
+      if (e->qp->qp_num == qp_num) return e->qp_name;
+    return fallback->qp_name;
+  }
+
+  void check_receive(const std::string& qp, const uint8_t* data, uint32_t len) {
+    if (len != cfg_.size)
+      throw DataplaneError(DataplaneError::Kind::Data, qp,
+                           "QP '" + qp + "': receive #" + std::to_string(received_) + " has " + std::to_string(len) +
+                               " bytes, expected " + std::to_string(cfg_.size));
+    if (std::memcmp(data, expected_.data(), len) != 0) {
+      int64_t at = check_pattern(data, len, *cfg_.check_seed);
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "byte %lld: expected 0x%02x, found 0x%02x", static_cast<long long>(at),
+                    expected_[at], data[at]);
+      throw DataplaneError(DataplaneError::Kind::Data, qp,
+                           "QP '" + qp + "': receive #" + std::to_string(received_) + " differs from what was sent, " + buf);
+    }
+    ++checked_;
+  }
+
+  void repost_receives() {
+    for (auto& u : rx_units_)
+      if (u.pool->outstanding() + recv_batch_ <= rx_depth()) u.pool->fill(*u.ep, rx_depth(), recv_batch_);
+  }
+
+  // Past the deadline (or told to stop): post nothing new, except one signaled WR where the
+  // last posted one was unsignaled, so the run drains.
+  void close_tx() {
+    for (auto& lane : tx_lanes_)
+      if (lane.quota == kForever) lane.quota = lane.posted + (lane.unsignaled > 0 ? 1 : 0);
+  }
+
+  bool done() {
+    if (tx_)
+      for (const auto& lane : tx_lanes_)
+        if (lane.posted < lane.quota || lane.outstanding > 0) return false;
+    if (rx_) {
+      if (stopped()) return true;
+      if (cfg_.duration > 0) {
+        if (now_ < deadline_) return false;
+        uint64_t last = std::max(last_rx_, deadline_);
+        return now_ - last >= clock::from_seconds(cfg_.idle_ms / 1000.0);
+      }
+      return received_ >= rx_quota_;
+    }
+    return true;
+  }
+
+  void idle() {
+    if (now_ - last_activity_ > clock::from_seconds(cfg_.timeout_ms / 1000.0)) timeout();
+    if (cfg_.events) {
+      arm_cqs(events_, eps_[0]->qp_name);
+      ibv_wc wc[kPollBatch];
+      bool any = false;
+      for (auto& c : cqs_) {
+        int n = c.h.poll(kPollBatch, wc);
+        uint64_t t = clock::ticks();
+        for (int i = 0; i < n; ++i) dispatch(wc[i], t);
+        any |= n > 0;
+      }
+      if (!any) block_on_channels(events_, 100);
+    }
+  }
+
+  [[noreturn]] void timeout() {
+    const Endpoint& ep = *eps_[0];
+    std::string what;
+    if (tx_)
+      for (const auto& lane : tx_lanes_)
+        if (lane.outstanding)
+          what = std::to_string(lane.outstanding) + " " + op_name(cfg_.op) + " WRs outstanding on '" +
+                 lane.ep->qp_name + "' (" + std::to_string(lane.completed) + " completed)";
+    if (what.empty() && rx_)
+      what = "received " + std::to_string(received_) + " of " + std::to_string(rx_quota_) + " messages";
+    throw DataplaneError(DataplaneError::Kind::Timeout, ep.qp_name,
+                         "QP '" + ep.qp_name + "': no completion for " + std::to_string(cfg_.timeout_ms) + " ms: " +
+                             what + " (is the peer receiving? are QPs in RTS?)");
+  }
+
+  void report_progress() {
+    if (now_ - last_report_ < clock::from_seconds(cfg_.progress_every)) return;
+    last_report_ = now_;
+    StreamProgress p;
+    p.qp = eps_[0]->qp_name;
+    for (const auto& lane : tx_lanes_) {
+      p.ops += lane.completed;
+      p.bytes += lane.completed * cfg_.size;
+    }
+    p.recv_ops = received_;
+    p.seconds = clock::to_seconds(now_ - start_);
+    cfg_.progress(p);
+  }
+
+  StreamResult finish() {
+    StreamResult r;
+    r.hook_calls = hook_calls_;
+    r.rx_checked = checked_;
+    if (tx_) {
+      for (const auto& lane : tx_lanes_) {
+        r.tx.ops += lane.completed;
+        r.tx.bytes += lane.bytes;
+      }
+      uint64_t begin = tposted_.empty() ? start_ : tposted_[0];
+      r.tx.seconds = clock::to_seconds((last_tx_ > begin ? last_tx_ : now_) - begin);
+      rates(r.tx);
+      if (!tposted_.empty() && completed_total_ == tposted_.size()) {
+        double per_op = peak_ticks_per_op(tposted_, tcompleted_);
+        if (per_op > 0) r.tx.bw_peak = cfg_.size * clock::ticks_per_second() / per_op / kMB;
+      }
+    }
+    if (rx_) {
+      r.rx.ops = received_;
+      r.rx.bytes = rx_bytes_;
+      r.rx.seconds = received_ ? clock::to_seconds(last_rx_ - start_) : 0;
+      rates(r.rx);
+    }
+    return r;
+  }
+
+  static void rates(BandwidthStats& s) {
+    if (s.seconds <= 0) return;
+    s.bw_avg = static_cast<double>(s.bytes) / s.seconds / kMB;
+    s.msg_rate = static_cast<double>(s.ops) / s.seconds / 1e6;
+  }
+
+  const StreamConfig& cfg_;
+  CqAccess access_;
+  bool tx_ = false, rx_ = false;
+  std::vector<Endpoint*> eps_;
+  std::vector<TxLane> tx_lanes_;
+  std::vector<RxUnit> rx_units_;
+  std::vector<std::pair<uint32_t, size_t>> rx_of_qp_;  // qp_num -> rx unit
+  std::vector<Cq> cqs_;
+  std::vector<EventCq> events_;
+  std::vector<uint64_t> tposted_, tcompleted_;
+  std::vector<uint8_t> expected_;
+  uint64_t posted_total_ = 0, completed_total_ = 0;
+  uint64_t received_ = 0, rx_bytes_ = 0, rx_quota_ = 0, checked_ = 0, hook_calls_ = 0;
+  uint32_t recv_batch_ = 1;
+  uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
+  uint64_t last_tx_ = 0, last_rx_ = 0, first_rx_ = 0;
+};
+
+}  // namespace
+
+StreamResult run_stream(std::span<const StreamLane> lanes, const StreamConfig& cfg, const CqAccess& access) {
+  Engine e(lanes, cfg, access);
+  return e.run();
+}
+
+}  // namespace qpo::dataplane

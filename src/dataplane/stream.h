@@ -1,0 +1,91 @@
+#pragma once
+// The bandwidth engine: keeps the send queue `depth` deep for N ops or a duration, signals
+// every k-th WR, posts in lists, and keeps receives posted and re-posted, all in C++. A
+// script crosses into it once per stream (wrk/libmoon: batches first); the per-WR hook is the
+// one exception, for patterns a fixed template cannot express.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "dataplane/cq_router.h"
+#include "dataplane/endpoint.h"
+#include "dataplane/op.h"
+#include "dataplane/recv_pool.h"
+#include "dataplane/stats.h"
+
+namespace qpo::dataplane {
+
+// What the per-WR hook may change, per work request, before it is posted.
+struct WrEdit {
+  Op op;
+  uint32_t size;
+  uint64_t local_offset;
+  uint64_t remote_offset;
+};
+// Called for op #index (0-based, per stream) with the template's values; false ends the
+// stream (what was posted completes). Exceptions propagate out of run_stream.
+using StreamHook = std::function<bool(uint64_t index, WrEdit& wr)>;
+
+struct StreamProgress {
+  std::string qp;       // first lane
+  uint64_t ops = 0, bytes = 0, recv_ops = 0;
+  double seconds = 0;
+};
+
+struct StreamConfig {
+  Op op = Op::Write;              // Recv: only receive
+  uint32_t size = 65536;
+  uint64_t iterations = 5000;     // per lane, like perftest -n per QP
+  double duration = 0;            // seconds; > 0 replaces iterations
+  uint32_t depth = 128;           // outstanding send WRs per lane (perftest -t)
+  uint32_t signal_every = 1;      // CQ moderation (perftest -Q); the last WR is always signaled
+  uint32_t post_list = 1;         // WRs per ibv_post_send (perftest -l)
+  uint32_t inline_size = 0;       // send inline when size <= this (perftest -I)
+  bool fence = false, solicited = false;
+  std::string local_mr;           // "" = the endpoint's first MR
+  uint64_t local_offset = 0;
+  std::string remote_mr;          // "" = the peer's first MR
+  uint64_t remote_offset = 0;
+  uint32_t imm = 0;
+  uint64_t compare_add = 1, swap = 0;
+  StreamHook hook;                // per-WR mode when set
+
+  // Receives: op == Recv, or `duplex` (send and receive in one loop, perftest -b for send).
+  bool duplex = false;
+  uint32_t rx_depth = 0;          // receives kept posted per lane; 0 = depth
+  uint64_t rx_iterations = 0;     // receives to wait for; 0 = iterations (ignored with duration)
+  std::string recv_mr;            // "" = local_mr
+  uint64_t recv_offset = 0;
+  uint32_t recv_batch = 0;        // receives re-posted per ibv_post_recv; 0 = min(32, rx_depth / 4)
+  std::optional<uint64_t> check_seed;  // compare every receive with fill_pattern(seed)
+
+  // Control.
+  int timeout_ms = 10000;         // no completion for this long (while work is outstanding) = error
+  int idle_ms = 500;              // duration receivers: stop once the deadline passed and this long idle
+  bool events = false;            // sleep on the completion channel when idle instead of spinning
+  bool peak = true;               // per-op timestamps for BW peak (perftest -N turns it off)
+  const std::atomic<bool>* stop = nullptr;       // set by the executor (SIGINT): stop posting, drain
+  std::function<void()> ready;    // after receives are posted, before the clock starts (a barrier)
+  std::function<void(const StreamProgress&)> progress;
+  double progress_every = 1.0;    // seconds
+};
+
+struct StreamLane {
+  Endpoint* ep = nullptr;
+  RecvPool* pool = nullptr;       // required when receiving
+};
+
+struct StreamResult {
+  BandwidthStats tx;              // completed sends/writes/reads/atomics
+  BandwidthStats rx;              // receives
+  uint64_t rx_checked = 0;        // receives whose data was compared
+  uint64_t hook_calls = 0;
+};
+
+// Throws DataplaneError; outstanding WRs are left to the QP's teardown (or its next ERR flush).
+StreamResult run_stream(std::span<const StreamLane> lanes, const StreamConfig& cfg, const CqAccess& access = {});
+
+}  // namespace qpo::dataplane

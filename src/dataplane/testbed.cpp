@@ -1,0 +1,191 @@
+#include "dataplane/testbed.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "verbs/device.h"
+#include "verbs/resources.h"
+#include "verbs/verbs_error.h"
+
+namespace qpo::dataplane {
+
+namespace {
+
+constexpr uint32_t kQkey = 0x11111111;
+
+ibv_qp_type qp_type(const std::string& t) {
+  if (t == "RC") return IBV_QPT_RC;
+  if (t == "UC") return IBV_QPT_UC;
+  if (t == "UD") return IBV_QPT_UD;
+  throw std::invalid_argument("testbed: QP type " + t + " (RC, UC or UD)");
+}
+
+void modify(ibv_qp* qp, ibv_qp_attr& a, int mask, const std::string& name, const char* step) {
+  if (int e = ibv_modify_qp(qp, &a, mask)) throw verbs::VerbsError("ibv_modify_qp", name, e, step);
+}
+
+}  // namespace
+
+Testbed::Testbed(const std::string& device, int gid_index) {
+  ctx_ = std::make_unique<verbs::Context>(device, 1, "testbed");
+  gid_index_ = gid_index >= 0 ? gid_index : ctx_->auto_gid_index();
+  auto pd = std::make_unique<verbs::Pd>("testbed.pd", ctx_->get());
+  pd_ = pd->get();
+  owned_.push_back(std::move(pd));
+}
+
+Testbed::~Testbed() {
+  eps_.clear();
+  while (!owned_.empty()) owned_.pop_back();  // reverse creation order: QPs before CQs, MRs before the PD
+}
+
+const std::string& Testbed::device_name() const { return ctx_->device_name(); }
+
+void Testbed::add_mr(const std::string& name, size_t size) {
+  int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+  auto mr = std::make_unique<verbs::Mr>(name, pd_, size, access);
+  mrs_[name] = {mr->get(), mr->data(), mr->length()};
+  owned_.push_back(std::move(mr));
+  for (auto& [qp, ep] : eps_) {
+    ep.local_mrs[name] = mrs_[name];
+    ep.remote_mrs[name] = {reinterpret_cast<uintptr_t>(mrs_[name].data), mrs_[name].mr->rkey, size};
+  }
+}
+
+void Testbed::add_cq(const std::string& name, int depth, bool channel) {
+  ibv_comp_channel* ch = nullptr;
+  if (channel) {
+    auto c = std::make_unique<verbs::CompChannel>(name + ".channel", ctx_->get());
+    ch = c->get();
+    owned_.push_back(std::move(c));
+  }
+  auto cq = std::make_unique<verbs::Cq>(name, ctx_->get(), depth, ch);
+  cqs_[name] = cq->get();
+  channels_[name] = ch;
+  owned_.push_back(std::move(cq));
+}
+
+void Testbed::add_srq(const std::string& name, uint32_t max_wr) {
+  auto srq = std::make_unique<verbs::Srq>(name, pd_, max_wr, 1);
+  srqs_[name] = srq->get();
+  owned_.push_back(std::move(srq));
+}
+
+void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
+  ibv_qp_init_attr init{};
+  init.qp_type = qp_type(q.type);
+  init.send_cq = cqs_.at(q.send_cq);
+  init.recv_cq = cqs_.at(q.recv_cq);
+  init.srq = q.srq.empty() ? nullptr : srqs_.at(q.srq);
+  init.cap.max_send_wr = q.max_send_wr;
+  init.cap.max_recv_wr = q.srq.empty() ? q.max_recv_wr : 0;
+  init.cap.max_send_sge = 1;
+  init.cap.max_recv_sge = 1;
+  init.cap.max_inline_data = q.max_inline;
+  auto qp = std::make_unique<verbs::Qp>(name, ctx_->get(), pd_, nullptr, init);
+  Endpoint ep;
+  ep.qp_name = name;
+  ep.qp_type = q.type;
+  ep.qp = qp->get();
+  ep.pd = pd_;
+  ep.send_cq = init.send_cq;
+  ep.recv_cq = init.recv_cq;
+  ep.srq = init.srq;
+  ep.send_channel = channels_.at(q.send_cq);
+  ep.recv_channel = channels_.at(q.recv_cq);
+  ep.max_send_wr = init.cap.max_send_wr;
+  ep.max_recv_wr = init.cap.max_recv_wr;
+  ep.max_inline_data = init.cap.max_inline_data;
+  for (const auto& [mr, m] : mrs_) {
+    ep.local_mrs[mr] = m;
+    ep.remote_mrs[mr] = {reinterpret_cast<uintptr_t>(m.data), m.mr->rkey, m.length};
+  }
+  owned_.push_back(std::move(qp));
+  eps_[name] = std::move(ep);
+}
+
+void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, uint32_t dest_psn) {
+  Endpoint& ep = eps_.at(name);
+  ibv_qp* qp = ep.qp;
+  bool ud = ep.qp_type == "UD", rc = ep.qp_type == "RC";
+  ibv_qp_attr q{};
+  ibv_qp_init_attr qi{};
+  // Connected again (a UD receiver in a fan-in is connected to each sender): already up.
+  if (ibv_query_qp(qp, &q, IBV_QP_STATE, &qi) == 0 && q.qp_state != IBV_QPS_RESET) return;
+  int rd_atom = std::max(1, std::min(ctx_->device_attr().max_qp_rd_atom, 16));
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_INIT;
+  a.pkey_index = 0;
+  a.port_num = ctx_->port();
+  int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+  if (ud) {
+    a.qkey = kQkey;
+    mask |= IBV_QP_QKEY;
+  } else {
+    a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | (rc ? IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC : 0);
+    mask |= IBV_QP_ACCESS_FLAGS;
+  }
+  modify(qp, a, mask, name, "RESET->INIT");
+
+  a = {};
+  a.qp_state = IBV_QPS_RTR;
+  mask = IBV_QP_STATE;
+  if (!ud) {
+    a.path_mtu = ctx_->port_attr().active_mtu;
+    a.dest_qp_num = dest_qpn;
+    a.rq_psn = dest_psn;
+    a.ah_attr.is_global = 1;
+    a.ah_attr.port_num = ctx_->port();
+    a.ah_attr.grh.dgid = ctx_->gid(gid_index_);
+    a.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index_);
+    a.ah_attr.grh.hop_limit = 1;
+    mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+    if (rc) {
+      a.max_dest_rd_atomic = static_cast<uint8_t>(rd_atom);
+      a.min_rnr_timer = 12;
+      mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+    }
+  }
+  modify(qp, a, mask, name, "INIT->RTR");
+
+  a = {};
+  a.qp_state = IBV_QPS_RTS;
+  a.sq_psn = psn;
+  mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+  if (rc) {
+    a.timeout = 14;
+    a.retry_cnt = 7;
+    a.rnr_retry = 7;
+    a.max_rd_atomic = static_cast<uint8_t>(rd_atom);
+    mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+  }
+  modify(qp, a, mask, name, "RTR->RTS");
+}
+
+void Testbed::connect(const std::string& a, const std::string& b) {
+  Endpoint& ea = eps_.at(a);
+  Endpoint& eb = eps_.at(b);
+  if (ea.qp_type != eb.qp_type) throw std::invalid_argument("testbed: cannot connect " + ea.qp_type + " to " + eb.qp_type);
+  constexpr uint32_t kPsnA = 0x1000, kPsnB = 0x2000;
+  to_rts(a, eb.qp->qp_num, kPsnA, kPsnB);
+  to_rts(b, ea.qp->qp_num, kPsnB, kPsnA);
+  auto link = [&](Endpoint& from, Endpoint& to) {
+    from.peer_name = to.qp_name;
+    from.peer_qpn = to.qp->qp_num;
+    from.peer_qkey = kQkey;
+    if (from.qp_type != "UD") return;
+    ibv_ah_attr ah{};
+    ah.is_global = 1;
+    ah.port_num = ctx_->port();
+    ah.grh.dgid = ctx_->gid(gid_index_);
+    ah.grh.sgid_index = static_cast<uint8_t>(gid_index_);
+    ah.grh.hop_limit = 1;
+    auto res = std::make_unique<verbs::Ah>(from.qp_name + "->" + to.qp_name, pd_, ah);
+    from.peer_ah = res->get();
+    owned_.push_back(std::move(res));
+  };
+  link(ea, eb);
+  link(eb, ea);
+}
+
+}  // namespace qpo::dataplane

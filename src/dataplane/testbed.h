@@ -1,0 +1,61 @@
+#pragma once
+// A few QPs on one device, connected by hand with raw verbs, filling Endpoints the way the
+// executor will: for tests and benches of the data path and the Lua layer without a scenario.
+// One PD; every MR is registered with local/remote write, remote read and atomic access.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/endpoint.h"
+
+namespace qpo::verbs {
+class Context;
+class Resource;
+}  // namespace qpo::verbs
+
+namespace qpo::dataplane {
+
+struct TestbedQp {
+  std::string type = "RC";            // RC, UC, UD
+  std::string send_cq, recv_cq;       // names given to add_cq
+  std::string srq;                    // optional
+  uint32_t max_send_wr = 512, max_recv_wr = 512, max_inline = 256;
+};
+
+class Testbed {
+ public:
+  // gid_index < 0: Context::auto_gid_index() (perftest -x style).
+  explicit Testbed(const std::string& device = "rxe0", int gid_index = -1);
+  ~Testbed();
+  Testbed(const Testbed&) = delete;
+  Testbed& operator=(const Testbed&) = delete;
+
+  void add_mr(const std::string& name, size_t size);
+  void add_cq(const std::string& name, int depth, bool channel = false);
+  void add_srq(const std::string& name, uint32_t max_wr);
+  void add_qp(const std::string& name, const TestbedQp& q);
+  // RC/UC: both QPs to RTS, each other's dest. UD: both to RTS, an AH each way. A QP connected
+  // twice keeps the latest peer (a UD receiver in a fan-in).
+  void connect(const std::string& a, const std::string& b);
+
+  // Endpoints by QP name; every MR is local to each (one PD) and remote to each.
+  std::map<std::string, Endpoint>& endpoints() { return eps_; }
+  Endpoint& operator[](const std::string& qp) { return eps_.at(qp); }
+  const std::string& device_name() const;
+  int gid_index() const { return gid_index_; }
+
+ private:
+  void to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, uint32_t dest_psn);
+  std::unique_ptr<verbs::Context> ctx_;
+  std::vector<std::unique_ptr<verbs::Resource>> owned_;  // creation order; destroyed in reverse
+  ibv_pd* pd_ = nullptr;
+  int gid_index_ = 0;
+  std::map<std::string, ibv_cq*> cqs_;
+  std::map<std::string, ibv_comp_channel*> channels_;
+  std::map<std::string, ibv_srq*> srqs_;
+  std::map<std::string, LocalMr> mrs_;
+  std::map<std::string, Endpoint> eps_;
+};
+
+}  // namespace qpo::dataplane

@@ -1,0 +1,70 @@
+#pragma once
+// The out-of-band exchange: what each host publishes about its QPs and MRs before RTR, and
+// the Channel through which host sessions meet (exchange + barriers). In one process the
+// channel is shared memory between threads (InProcessChannel); across machines it is the
+// agent protocol (src/cluster).
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace qpo::exec {
+
+struct RemoteQp {
+  std::string host, type;
+  uint32_t qpn = 0, sq_psn = 0, qkey = 0;
+  uint16_t lid = 0;
+  std::array<uint8_t, 16> gid{};
+  uint8_t active_mtu = 0;  // enum ibv_mtu
+  uint8_t port = 1;
+  uint32_t slots_count = 0;  // receive slots the peer can aim at (smoke/RDMA)
+  uint32_t slot_size = 0;
+};
+
+struct RemoteMr {
+  std::string host;
+  uint64_t addr = 0, length = 0;
+  uint32_t rkey = 0;
+};
+
+// Everything published so far, by scenario name. Slot buffers appear as "qpo.slots.<qp>".
+struct Directory {
+  std::map<std::string, RemoteQp> qps;
+  std::map<std::string, RemoteMr> mrs;
+  void merge(const Directory& other);
+};
+
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  // Publishes `mine`; returns the union of every host's directory once all have published.
+  // `ok` false means this host failed before the exchange; then every host gets `false` back.
+  virtual bool exchange(const Directory& mine, bool ok, Directory* all) = 0;
+  // Every host reaches `name`; returns false if any host arrived with ok=false (or died):
+  // then all hosts stop and tear down. Hosts call barriers in the same order.
+  virtual bool barrier(const std::string& name, bool ok) = 0;
+};
+
+// Host sessions as threads of one process.
+class InProcessChannel : public Channel {
+ public:
+  explicit InProcessChannel(int hosts) : hosts_(hosts) {}
+  bool exchange(const Directory& mine, bool ok, Directory* all) override;
+  bool barrier(const std::string& name, bool ok) override;
+
+ private:
+  // A reusable generation barrier carrying an AND of everyone's ok.
+  bool arrive(bool ok, const Directory* mine, Directory* all);
+
+  int hosts_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int arrived_ = 0;
+  uint64_t generation_ = 0;
+  bool all_ok_ = true, last_ok_ = true;
+  Directory pending_, last_dir_;
+};
+
+}  // namespace qpo::exec

@@ -1,0 +1,47 @@
+#pragma once
+// One host's part of a run: its own objects, its own plan steps, and the stages where it
+// meets the other hosts through a Channel (see executor.cpp for the stage list).
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "exec/exchange.h"
+#include "exec/executor.h"
+#include "exec/run_state.h"
+
+namespace qpo::exec {
+
+class HostSession {
+ public:
+  HostSession(const scenario::Scenario& s, const plan::Plan& p, std::string host, const RunOptions& o);
+  // Runs every stage, tears down, returns this host's report. Never throws.
+  report::RunReport run(Channel& channel);
+
+ private:
+  bool ok() const;
+  void check_stop();
+  template <typename Fn>
+  void for_steps(plan::Phase phase, int bring_up_half, Fn fn);
+  void setup();
+  void bring_up(int half);
+  void log_published(const Directory& mine);
+  void extra_transitions(size_t round);
+  void teardown();
+  // Local work (skipped once failed), then the barrier; false once any host failed.
+  bool stage(Channel& ch, const std::string& name, const std::function<void()>& work);
+
+  const scenario::Scenario& s_;
+  const plan::Plan& p_;
+  const plan::HostPlan* plan_ = nullptr;
+  RunOptions o_;
+  RunState st_;
+  bool alive_ = true;
+  bool capability_checked_ = false;
+  bool create_started_ = false;
+  std::chrono::steady_clock::time_point first_create_;
+};
+
+// Rounds of extra transitions (the longest `transitions:` list of any QP).
+size_t extra_rounds(const scenario::Scenario& s);
+
+}  // namespace qpo::exec
