@@ -6,18 +6,20 @@
 # the Soft-RoCE device rxe0, runs the host-provided command inside that root, hands the exit
 # code back through the "labctl" 9p share and powers the machine off.
 #
-# Serial ports (wired up by lab.sh):
-#   ttyS0  kernel console and this script's own messages (the host keeps it as console.log)
-#   ttyS1  the command's stdout
-#   ttyS2  the command's stderr
+# Output channels (wired up by lab.sh):
+#   ttyS0                  kernel console and this script's messages (host: console.log)
+#   ttyS1, ttyS2           the command's stdout and stderr when the host has a terminal there
+#   virtio ports qpo.stdout, qpo.stderr   the same streams otherwise (25x faster than a UART)
 #
 # Contract with the host, all files in the labctl share (mounted at /mnt/ctl):
-#   lab.conf  read here (sourced): LAB_NETDEV, LAB_IP6, LAB_OUT, LAB_HOSTNAME, LAB_STDOUT_TTY,
-#             LAB_STDERR_TTY, LAB_COLS, LAB_ROWS
+#   lab.conf  read here (sourced): LAB_NETDEV, LAB_IP6, LAB_IP4, LAB_GIDS, LAB_OUT,
+#             LAB_BARRIER, LAB_HOSTNAME, LAB_STDOUT_TTY, LAB_STDERR_TTY, LAB_COLS, LAB_ROWS
 #   cmd.sh    bash script that sets the environment, cd's and execs the command
 #   rc        written last: the command's exit status (125 when the lab itself failed)
 #   error     one line saying why the lab failed (only with rc 125)
-#   ready     written once rxe0 is up, just before the command starts (host uses it for timing)
+#   ready     written once rxe0 is up
+#   go        with LAB_BARRIER=1 the command starts only once the host created this file
+#             (run2 starts both guests' commands together, whichever booted faster)
 
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -53,6 +55,7 @@ fail() {
 }
 
 # --- kernel modules, in dependency order (computed by lab.sh from modules.dep) ---------------
+# shellcheck disable=SC2013 # one module name per line, no spaces
 for m in $(cat /etc/lab-modules); do
     insmod "/lib/modules/$m.ko" || fail "insmod $m failed"
 done
@@ -61,6 +64,7 @@ done
 mkdir -p "$CTL" /mnt/lower /mnt/rw "$ROOT"
 mount -t 9p -o trans=virtio,version=9p2000.L labctl "$CTL" || fail "cannot mount the labctl share"
 [ -f "$CTL/lab.conf" ] || fail "labctl share has no lab.conf"
+# shellcheck disable=SC1091 # written by lab.sh
 . "$CTL/lab.conf"
 
 # The host root, read-only. msize/cache=loose make the many small reads of binaries and
@@ -96,8 +100,10 @@ fi
 [ -n "$LAB_HOSTNAME" ] && hostname "$LAB_HOSTNAME"
 
 # --- network and Soft-RoCE ------------------------------------------------------------------
-# iproute2's `ip` and `rdma` come from the host root (busybox has no `rdma`).
-hostcmd() { chroot "$ROOT" "$@"; }
+# iproute2's `ip` and `rdma` come from the host root (busybox has no `rdma`, and its `ip`
+# lacks options such as nodad). The absolute path to env matters: busybox's chroot prefers
+# its own applets over PATH lookups, so `chroot $ROOT ip` would run busybox's ip.
+hostcmd() { chroot "$ROOT" /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 
 hostcmd ip link set lo up || fail "cannot bring up lo"
 if [ "$LAB_NETDEV" != lo ]; then
@@ -111,20 +117,28 @@ if [ "$LAB_NETDEV" != lo ]; then
         hostcmd ip -6 addr add "$LAB_IP6" dev "$LAB_NETDEV" nodad ||
             fail "cannot add $LAB_IP6 to $LAB_NETDEV"
     fi
+    if [ -n "$LAB_IP4" ]; then
+        hostcmd ip addr add "$LAB_IP4" dev "$LAB_NETDEV" || fail "cannot add $LAB_IP4 to $LAB_NETDEV"
+    fi
 fi
 hostcmd rdma link add rxe0 type rxe netdev "$LAB_NETDEV" || fail "cannot create rxe0 on $LAB_NETDEV"
 
 # The port turns ACTIVE and the GID table fills asynchronously; commands expect both
-# (ibv_rc_pingpong -g 1 on lo needs GID 1 = ::ffff:127.0.0.1, two guests need the ULA).
+# (ibv_rc_pingpong -g 1 on lo needs GID 1 = ::ffff:127.0.0.1, two guests need one GID per
+# address). LAB_GIDS is how many GIDs the host expects.
 port=/sys/class/infiniband/rxe0/ports/1
 zero_gid=0000:0000:0000:0000:0000:0000:0000:0000
 i=0
 while :; do
     state=$(cat "$port/state" 2>/dev/null)
-    gid1=$(cat "$port/gids/1" 2>/dev/null)
-    case "$state" in *ACTIVE*) [ -n "$gid1" ] && [ "$gid1" != "$zero_gid" ] && break ;; esac
+    gids=0
+    for g in 0 1 2 3 4 5 6 7; do
+        gid=$(cat "$port/gids/$g" 2>/dev/null)
+        [ -n "$gid" ] && [ "$gid" != "$zero_gid" ] && gids=$((gids + 1))
+    done
+    case "$state" in *ACTIVE*) [ $gids -ge "${LAB_GIDS:-1}" ] && break ;; esac
     i=$((i + 1))
-    [ $i -ge 100 ] && fail "rxe0 not ready after 10 s (port state: ${state:-none}, gid 1: ${gid1:-none})"
+    [ $i -ge 300 ] && fail "rxe0 not ready after 30 s (port state: ${state:-none}, $gids of ${LAB_GIDS:-1} GIDs)"
     sleep 0.1
 done
 
@@ -137,25 +151,46 @@ for t in ttyS1 ttyS2; do
         fail "cannot configure /dev/$t"
 done
 
+# Virtio serial ports show up asynchronously (the host announces them after the driver is
+# ready); prints /dev/vportXpY for the port called $1, or the fallback $2.
+virtio_port() {
+    n=0
+    while [ $n -lt 30 ]; do
+        for d in /sys/class/virtio-ports/*; do
+            [ "$(cat "$d/name" 2>/dev/null)" = "$1" ] && [ -c "/dev/${d##*/}" ] && {
+                echo "/dev/${d##*/}"
+                return
+            }
+        done
+        n=$((n + 1))
+        sleep 0.1
+    done
+    echo "$2"
+}
+
 # The command sees a terminal only where the caller has one (isatty decides colours and
-# stdio buffering). Otherwise it writes into a pipe that a `cat` pump copies to the port.
+# stdio buffering). Otherwise it writes into a pipe that a `cat` pump copies to the fast
+# virtio port.
 out=/dev/ttyS1
 err=/dev/ttyS2
 pumps=
 if [ "$LAB_STDOUT_TTY" != 1 ]; then
     mkfifo /lab-stdout
-    cat /lab-stdout >/dev/ttyS1 &
+    cat /lab-stdout >"$(virtio_port qpo.stdout /dev/ttyS1)" &
     pumps="$pumps $!"
     out=/lab-stdout
 fi
 if [ "$LAB_STDERR_TTY" != 1 ]; then
     mkfifo /lab-stderr
-    cat /lab-stderr >/dev/ttyS2 &
+    cat /lab-stderr >"$(virtio_port qpo.stderr /dev/ttyS2)" &
     pumps="$pumps $!"
     err=/lab-stderr
 fi
 
 echo ready >"$CTL/ready"
+if [ "$LAB_BARRIER" = 1 ]; then
+    while [ ! -e "$CTL/go" ]; do sleep 0.05; done
+fi
 
 # A new session lets us kill whatever the command leaves running in the background, which
 # would otherwise hold the pipes open. env -i: the environment comes only from cmd.sh.
@@ -168,11 +203,13 @@ rc=$?
 # Kill leftovers of the command's session (field 6 of /proc/PID/stat is the session id).
 for p in /proc/[0-9]*; do
     read -r stat 2>/dev/null <"$p/stat" || continue
+    # shellcheck disable=SC2086 # split the fields after "(comm)"
     set -- ${stat##*) }
     [ "$4" = "$cmd" ] && kill -KILL "${p#/proc/}" 2>/dev/null
 done
 # With the writers gone the pumps see EOF and finish copying the tail. A writer that escaped
 # the session (it called setsid itself) would keep them open: stop waiting after 5 s.
+# shellcheck disable=SC2086 # $pumps is a list of pids
 if [ -n "$pumps" ]; then
     (sleep 5; kill -KILL $pumps 2>/dev/null) &
     watchdog=$!

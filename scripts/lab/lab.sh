@@ -10,6 +10,7 @@
 #   lab.sh run [opts] -- CMD [ARGS...]  one guest, rxe0 on lo
 #   lab.sh run2 [opts] --cmd-a S --cmd-b S   two guests linked by a QEMU datagram network
 #   lab.sh info                         cache dir, kernel, prepared or not
+# shellcheck disable=SC2054 # commas in QEMU arguments belong to QEMU's option syntax
 set -euo pipefail
 
 LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,11 +22,14 @@ readonly EXIT_USAGE=2 EXIT_TIMEOUT=124 EXIT_LAB=125
 
 # Modules the guest loads; their dependencies come from modules.dep.
 #  - virtio_pci, 9pnet_virtio, 9p: the shares; overlay: writable root on top of the host's
+#  - virtio_console: fast output channels (virtio serial ports move ~3.5 MB/s under TCG, the
+#    emulated UARTs ~140 KB/s)
 #  - virtio_net: the NIC for run2
 #  - crc32_generic: rdma_rxe asks the crypto API for "crc32" at run time, a dependency that
 #    modules.dep cannot show
 #  - rdma_rxe, ib_uverbs (/dev/infiniband/uverbs*), rdma_ucm (librdmacm, /dev/infiniband/rdma_cm)
-MODULES=(virtio_pci virtio_net 9pnet_virtio 9p overlay crc32_generic rdma_rxe ib_uverbs rdma_ucm)
+MODULES=(virtio_pci virtio_console virtio_net 9pnet_virtio 9p overlay crc32_generic rdma_rxe ib_uverbs
+    rdma_ucm)
 
 # Host environment that reaches the guest command, besides QPO_* and --env.
 ENV_NAMES=(PATH HOME USER LOGNAME LANG LANGUAGE TZ TERM LD_LIBRARY_PATH
@@ -218,7 +222,7 @@ prepare_kernel() {
     say "unpacking"
     dpkg -x "$kdir"/dl/*.deb "$kdir/root" || { rm -rf "$kdir"; return 1; }
     local krel
-    krel=$(ls "$kdir/root/lib/modules" | head -n1)
+    krel=$(find "$kdir/root/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | head -n1)
     [[ -n $krel && -f $kdir/root/boot/vmlinuz-$krel ]] || {
         say "unexpected package layout (no lib/modules/* or boot/vmlinuz-*)"
         rm -rf "$kdir"
@@ -274,6 +278,15 @@ cmd_info() {
 # POSIX-sh single quoting, for lab.conf (read by busybox sh, which lacks bash's $'...').
 shq() { local s=${1//\'/\'\\\'\'}; printf "'%s'" "$s"; }
 
+# A command line for messages: plain words stay plain, others get shell quotes.
+show_cmd() {
+    local a words=()
+    for a in "$@"; do
+        if [[ $a =~ ^[][A-Za-z0-9_./:=@%+,-]+$ ]]; then words+=("$a"); else words+=("${a@Q}"); fi
+    done
+    echo "${words[*]}"
+}
+
 # QEMU option values: a comma has to be doubled.
 qarg() { printf '%s' "${1//,/,,}"; }
 
@@ -291,10 +304,11 @@ write_env() { # write_env EXTRA_ASSIGNMENTS... (NAME=VALUE)
     for a in "$@"; do printf 'export %s=%q\n' "${a%%=*}" "${a#*=}"; done
 }
 
-# Options shared by run and run2; sets OPT_* and leaves the rest in REST.
-parse_common() {
+# Options of run and run2; sets OPT_* and leaves the command in REST. Parsing stops at "--"
+# or at the first word that is not an option, so the command's own options stay its own.
+parse_options() {
     OPT_TIMEOUT=600 OPT_SMP=$1 OPT_MEM=1024 OPT_CWD=$PWD OPT_OUT=${QPO_LAB_OUT:-} OPT_VERBOSE=0
-    OPT_ENV=() REST=()
+    OPT_ENV=() OPT_CMD_A='' OPT_CMD_B='' REST=()
     shift
     while (($#)); do
         case $1 in
@@ -308,7 +322,11 @@ parse_common() {
                 [[ $e == *=* ]] || e="$e=${!e-}"
                 OPT_ENV+=("$e"); shift 2 ;;
             --verbose) OPT_VERBOSE=1; shift ;;
-            *) REST+=("$1"); shift ;;
+            --cmd-a) OPT_CMD_A=${2:?--cmd-a needs a shell command}; shift 2 ;;
+            --cmd-b) OPT_CMD_B=${2:?--cmd-b needs a shell command}; shift 2 ;;
+            --) shift; REST=("$@"); break ;;
+            -*) usage_error "unknown option $1" ;;
+            *) REST=("$@"); break ;;
         esac
     done
     [[ $OPT_TIMEOUT =~ ^[0-9]+$ && $OPT_TIMEOUT -gt 0 ]] || usage_error "--timeout wants a positive number of seconds"
@@ -322,11 +340,11 @@ parse_common() {
     fi
 }
 
-WORK= GUEST_PIDS=() PUMP_PIDS=() STOPPER_PID=
+WORK='' GUEST_PIDS=() PUMP_PIDS=() STOPPER_PID='' BARRIER_PID=
 cleanup() {
     local p
     for p in "${GUEST_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-    for p in "${PUMP_PIDS[@]}" $STOPPER_PID; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${PUMP_PIDS[@]}" $STOPPER_PID $BARRIER_PID; do kill -TERM "$p" 2>/dev/null || true; done
     [[ -n $WORK ]] && rm -rf "$WORK"
 }
 on_signal() { say "interrupted"; trap - EXIT; cleanup; exit 130; }
@@ -339,11 +357,13 @@ make_work() {
 }
 
 # Writes lab.conf and cmd.sh for one guest.
-#   setup_guest NAME NETDEV IP6 OUTDIR ENV_ASSIGNMENTS... -- CMD...
+#   setup_guest NAME NETDEV IP6 IP4 GIDS BARRIER OUTDIR ENV_ASSIGNMENTS... -- CMD...
+# GIDS: how many GIDs rxe0 must have before the command starts. BARRIER=1: the command waits
+# until the host creates ctl/go (run2 releases both guests together).
 # CMD runs with exec, arguments kept verbatim.
 setup_guest() {
-    local name=$1 netdev=$2 ip6=$3 out=$4
-    shift 4
+    local name=$1 netdev=$2 ip6=$3 ip4=$4 gids=$5 barrier=$6 out=$7
+    shift 7
     local envs=()
     while [[ $1 != -- ]]; do envs+=("$1"); shift; done
     shift
@@ -353,10 +373,13 @@ setup_guest() {
     [[ -t 1 ]] && out_tty=1
     [[ -t 2 ]] && err_tty=1
     # The guest's terminal gets our size, so column-formatting tools behave the same.
-    [[ -t 1 ]] && read -r rows cols < <(stty size 0<&1 2>/dev/null) || true
+    if [[ -t 1 ]]; then read -r rows cols < <(stty size 0<&1 2>/dev/null) || true; fi
     {
         echo "LAB_NETDEV=$(shq "$netdev")"
         echo "LAB_IP6=$(shq "$ip6")"
+        echo "LAB_IP4=$(shq "$ip4")"
+        echo "LAB_GIDS=$gids"
+        echo "LAB_BARRIER=$barrier"
         echo "LAB_OUT=$(shq "$out")"
         echo "LAB_HOSTNAME=$(shq "lab-$name")"
         echo "LAB_STDOUT_TTY=$out_tty"
@@ -375,7 +398,9 @@ setup_guest() {
 }
 
 # Starts one guest in the background (pid appended to GUEST_PIDS); its stdout/stderr pumps
-# copy the guest's serial ports to ours, with PREFIX in front of every line if given.
+# copy the guest's output channels to ours, with PREFIX in front of every line if given.
+# Each stream has two channels into the same FIFO: a UART (ttyS1/ttyS2), used when the command
+# should see a terminal, and a virtio serial port (qpo.stdout/qpo.stderr), used otherwise.
 #   start_guest NAME PREFIX OUTDIR QEMU_NET_ARGS...
 start_guest() {
     local name=$1 prefix=$2 out=$3
@@ -383,13 +408,12 @@ start_guest() {
     local dir=$WORK/$name
     mkfifo "$dir/stdout" "$dir/stderr"
     : >"$dir/console.log"
-    if [[ -n $prefix ]]; then
-        sed -u "s/^/$prefix/" <"$dir/stdout" & PUMP_PIDS+=($!)
-        sed -u "s/^/$prefix/" <"$dir/stderr" >&2 & PUMP_PIDS+=($!)
-    else
-        cat <"$dir/stdout" & PUMP_PIDS+=($!)
-        cat <"$dir/stderr" >&2 & PUMP_PIDS+=($!)
-    fi
+    # If our stdout goes away (lab.sh ... | head), the pump keeps draining the FIFO into
+    # /dev/null: a stalled FIFO would stall the guest until the timeout.
+    local copy=(cat)
+    [[ -n $prefix ]] && copy=(sed -u "s/^/$prefix/")
+    { "${copy[@]}" || cat >/dev/null; } <"$dir/stdout" & PUMP_PIDS+=($!)
+    { "${copy[@]}" >&2 || cat >/dev/null; } <"$dir/stderr" & PUMP_PIDS+=($!)
     local args=(
         -name "qpo-lab-$name" -nodefaults -no-user-config -display none -no-reboot
         -accel tcg,thread=multi,tb-size=128 -cpu max -smp "$OPT_SMP" -m "$OPT_MEM"
@@ -398,6 +422,11 @@ start_guest() {
         -chardev "file,id=con,path=$(qarg "$dir/console.log"),append=on" -serial chardev:con
         -chardev "file,id=out,path=$(qarg "$dir/stdout"),append=on" -serial chardev:out
         -chardev "file,id=err,path=$(qarg "$dir/stderr"),append=on" -serial chardev:err
+        -device virtio-serial-pci,id=vser
+        -chardev "file,id=vout,path=$(qarg "$dir/stdout"),append=on"
+        -device virtserialport,chardev=vout,name=qpo.stdout
+        -chardev "file,id=verr,path=$(qarg "$dir/stderr"),append=on"
+        -device virtserialport,chardev=verr,name=qpo.stderr
         -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
         -virtfs "local,path=$(qarg "$dir/ctl"),mount_tag=labctl,security_model=none"
         -virtfs "local,path=$(qarg "$out"),mount_tag=labout,security_model=none"
@@ -464,25 +493,24 @@ wait_pumps() {
 }
 
 cmd_run() {
-    parse_common 2 "$@"
+    parse_options 2 "$@"
     set -- "${REST[@]+"${REST[@]}"}"
-    [[ ${1:-} == -- ]] && shift
     (($#)) || usage_error "run: no command (lab.sh run [options] -- CMD [ARGS...])"
-    [[ $1 != -* ]] || usage_error "run: unknown option $1 (put the command after --)"
+    [[ -z $OPT_CMD_A$OPT_CMD_B ]] || usage_error "run: --cmd-a/--cmd-b belong to run2"
 
     prepare
     make_work
     local out=${OPT_OUT:-$WORK/out}
     mkdir -p "$out"
-    setup_guest a lo "" "$out" "${OPT_ENV[@]+"${OPT_ENV[@]}"}" -- "$@"
+    # rxe0 on lo: GID 0 fe80::..., GID 1 ::ffff:127.0.0.1 (ibv_rc_pingpong -g 1), GID 2 ::1
+    setup_guest a lo "" "" 3 0 "$out" "${OPT_ENV[@]+"${OPT_ENV[@]}"}" -- "$@"
     start_guest a "" "$out" -nic none
     local qrc=0
     wait "${GUEST_PIDS[0]}" || qrc=$?
     GUEST_PIDS=()
     wait_pumps
-    local what rc=0
-    what=$(printf '%q ' "$@")
-    guest_verdict a "$qrc" "" "${what% }" || rc=$?
+    local rc=0
+    guest_verdict a "$qrc" "" "$(show_cmd "$@")" || rc=$?
     return "$rc"
 }
 
@@ -500,15 +528,9 @@ free_udp_ports() {
 }
 
 cmd_run2() {
-    parse_common 1 "$@"
-    local cmd_a= cmd_b= i=0
-    while ((i < ${#REST[@]})); do
-        case ${REST[i]} in
-            --cmd-a) cmd_a=${REST[i + 1]:-}; i=$((i + 2)) ;;
-            --cmd-b) cmd_b=${REST[i + 1]:-}; i=$((i + 2)) ;;
-            *) usage_error "run2: unexpected argument ${REST[i]}" ;;
-        esac
-    done
+    parse_options 1 "$@"
+    ((${#REST[@]} == 0)) || usage_error "run2: unexpected argument ${REST[0]}"
+    local cmd_a=$OPT_CMD_A cmd_b=$OPT_CMD_B p
     [[ -n $cmd_a && -n $cmd_b ]] || usage_error "run2 needs --cmd-a 'CMD' and --cmd-b 'CMD'"
 
     prepare
@@ -517,11 +539,15 @@ cmd_run2() {
     mkdir -p "$out"
     local pa pb
     read -r pa pb < <(free_udp_ports)
-    local ip_a=fd00:1::1 ip_b=fd00:1::2
-    setup_guest a eth0 "$ip_a/64" "$out" "${OPT_ENV[@]+"${OPT_ENV[@]}"}" \
-        QPO_LAB_ROLE=a QPO_LAB_IP6=$ip_a QPO_LAB_PEER_IP6=$ip_b -- /bin/bash -c "$cmd_a"
-    setup_guest b eth0 "$ip_b/64" "$out" "${OPT_ENV[@]+"${OPT_ENV[@]}"}" \
-        QPO_LAB_ROLE=b QPO_LAB_IP6=$ip_b QPO_LAB_PEER_IP6=$ip_a -- /bin/bash -c "$cmd_b"
+    # IPv6 ULAs for the project's own traffic; IPv4 too, because ibv_*_pingpong and perftest
+    # exchange their connection data over IPv4 only. GIDs: link-local, ULA, IPv4-mapped.
+    local ip_a=fd00:1::1 ip_b=fd00:1::2 ip4_a=10.0.1.1 ip4_b=10.0.1.2
+    setup_guest a eth0 "$ip_a/64" "$ip4_a/24" 3 1 "$out" "${OPT_ENV[@]+"${OPT_ENV[@]}"}" \
+        QPO_LAB_ROLE=a QPO_LAB_IP6=$ip_a QPO_LAB_PEER_IP6=$ip_b \
+        QPO_LAB_IP4=$ip4_a QPO_LAB_PEER_IP4=$ip4_b -- /bin/bash -c "$cmd_a"
+    setup_guest b eth0 "$ip_b/64" "$ip4_b/24" 3 1 "$out" "${OPT_ENV[@]+"${OPT_ENV[@]}"}" \
+        QPO_LAB_ROLE=b QPO_LAB_IP6=$ip_b QPO_LAB_PEER_IP6=$ip_a \
+        QPO_LAB_IP4=$ip4_b QPO_LAB_PEER_IP4=$ip4_a -- /bin/bash -c "$cmd_b"
     # A datagram link over host loopback: ~2 ms round trip (stream/socket netdevs add ~22 ms).
     local -a net_a net_b
     net_a=(-netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$pa,remote.type=inet,remote.host=127.0.0.1,remote.port=$pb"
@@ -530,6 +556,13 @@ cmd_run2() {
         -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:02)
     start_guest a "[a] " "$out" "${net_a[@]}"
     start_guest b "[b] " "$out" "${net_b[@]}"
+    # Boot times differ by a second or more: release both commands together once both
+    # guests have rxe0 up.
+    (
+        until [[ -f $WORK/a/ctl/ready && -f $WORK/b/ctl/ready ]]; do sleep 0.05; done
+        touch "$WORK/a/ctl/go" "$WORK/b/ctl/go"
+    ) &
+    BARRIER_PID=$!
 
     # When one guest's command fails the other is usually waiting for it: give it 5 s, then
     # stop it instead of waiting for the timeout.
@@ -552,7 +585,7 @@ cmd_run2() {
         for p in "${GUEST_PIDS[@]}"; do [[ $p != "$pid" ]] && remaining+=("$p"); done
         GUEST_PIDS=("${remaining[@]+"${remaining[@]}"}")
     done
-    [[ -n $STOPPER_PID ]] && kill "$STOPPER_PID" 2>/dev/null
+    for p in $STOPPER_PID $BARRIER_PID; do kill "$p" 2>/dev/null || true; done
     wait_pumps
     local -A rc=([a]=0 [b]=0)
     guest_verdict a "${qrc[a]}" "[a] " "$cmd_a" || rc[a]=$?

@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <climits>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/lab.h"
+#include "cluster/controller.h"
+#include "cluster/launch.h"
 #include "exec/executor.h"
 #include "plan/plan.h"
 #include "report/run_report.h"
@@ -17,15 +20,20 @@
 namespace qpo::cli {
 
 namespace {
-void on_sigint(int) { exec::request_stop(); }
+void on_sigint(int) {
+  exec::request_stop();
+  cluster::request_abort();
+}
 }  // namespace
 
 Action add_run(CLI::App& app) {
   struct Options {
     std::string file;
     OutputOptions out;
-    bool lab = false, no_lab = false, verbose = false, no_smoke = false, local = false;
+    bool lab = false, no_lab = false, verbose = false, no_smoke = false, local = false, agents = false;
     int timeout_ms = 5000;
+    int phase_timeout_s = 120;
+    std::string agent_command = "qpo", token_file;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
@@ -48,8 +56,15 @@ Action add_run(CLI::App& app) {
   cmd->add_flag("-v,--verbose", opts->verbose, "Also print informational steps (granted caps, published values)");
   cmd->add_flag("--no-smoke", opts->no_smoke, "Skip the smoke exchange after bring-up");
   cmd->add_flag("--local", opts->local,
-                "Run every host of the scenario in this process (one thread per host, same devices), whatever "
-                "its address says");
+                "Run every host of the scenario on this machine, whatever its address says: one thread per "
+                "host, or with --agents one local agent process per host");
+  cmd->add_flag("--agents", opts->agents,
+                "Run every host through an agent process, also localhost ones (as a multi-host run would)");
+  cmd->add_option("--phase-timeout", opts->phase_timeout_s,
+                  "Seconds any host may take to reach the next stage before the run is torn down")
+      ->capture_default_str();
+  cmd->add_option("--agent-command", opts->agent_command, "Command ssh runs on remote hosts")->capture_default_str();
+  cmd->add_option("--token-file", opts->token_file, "Shared secret for tcp:// agents (qpo agent --listen)");
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Wait at most this long for each completion or event")
       ->capture_default_str();
   return [opts]() {
@@ -74,6 +89,7 @@ Action add_run(CLI::App& app) {
       if (opts->verbose) args.push_back("--verbose");
       if (opts->no_smoke) args.push_back("--no-smoke");
       if (opts->local) args.push_back("--local");
+      if (opts->agents) args.push_back("--agents");
       args.push_back(opts->file);
       return run_in_lab(args);
     }
@@ -86,7 +102,30 @@ Action add_run(CLI::App& app) {
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
-    auto report = exec::run_scenario(*l->scenario, p, ro);
+    bool remote = false;
+    for (const auto& h : l->scenario->hosts) remote |= !cluster::is_local_address(h.address);
+    report::RunReport report;
+    if ((remote && !opts->local) || opts->agents) {
+      cluster::ControllerOptions co;
+      co.run = ro;
+      co.phase_timeout_ms = opts->phase_timeout_s * 1000;
+      co.agent_command = opts->agent_command;
+      co.all_local = opts->local;
+      char self[PATH_MAX];
+      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+      co.self_path = n > 0 ? std::string(self, static_cast<size_t>(n)) : "qpo";
+      if (!opts->token_file.empty()) {
+        std::ifstream tf(opts->token_file);
+        std::getline(tf, co.token);
+        if (!tf && co.token.empty()) {
+          std::cerr << "qpo: cannot read --token-file " << opts->token_file << "\n";
+          return static_cast<int>(kSystemError);
+        }
+      }
+      report = cluster::run_with_agents(l->source->text(), *l->scenario, co);
+    } else {
+      report = exec::run_scenario(*l->scenario, p, ro);
+    }
     if (opts->out.format == "json") {
       util::JsonWriter w;
       report::render_json(w, report);

@@ -15,6 +15,7 @@ Action add_validate(CLI::App& app);
 Action add_plan(CLI::App& app);
 Action add_rules(CLI::App& app);
 Action add_run(CLI::App& app);
+Action add_agent(CLI::App& app);
 
 // Shared output switches.
 struct OutputOptions {

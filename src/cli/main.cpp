@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   auto plan = qpo::cli::add_plan(app);
   auto rules = qpo::cli::add_rules(app);
   auto run = qpo::cli::add_run(app);
+  auto agent = qpo::cli::add_agent(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
       if (name == "plan") return plan();
       if (name == "rules") return rules();
       if (name == "run") return run();
+      if (name == "agent") return agent();
     }
   } catch (const std::exception& e) {
     std::cerr << "qpo: internal error: " << e.what() << "\n";

@@ -236,6 +236,8 @@ report::RunReport HostSession::run(Channel& ch) {
 
 namespace {
 
+}  // namespace
+
 // Hosts that own at least one device take part; others have nothing to do.
 std::vector<std::string> active_hosts(const scenario::Scenario& s) {
   std::vector<std::string> out;
@@ -248,8 +250,8 @@ std::vector<std::string> active_hosts(const scenario::Scenario& s) {
   return out;
 }
 
-report::RunReport merge(const scenario::Scenario& s, std::vector<report::RunReport>& parts,
-                        const std::vector<std::string>& hosts) {
+report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report::RunReport>& parts,
+                                const std::vector<std::string>& hosts) {
   report::RunReport all;
   all.scenario = s.name;
   all.file = s.file;
@@ -278,8 +280,6 @@ report::RunReport merge(const scenario::Scenario& s, std::vector<report::RunRepo
   }
   return all;
 }
-
-}  // namespace
 
 report::StepResult& run_step(RunState& st, const std::string& host, const std::string& phase, const std::string& verb,
                              const std::string& object, const std::string& detail, const std::function<void()>& fn) {
@@ -330,7 +330,7 @@ report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p,
       threads.emplace_back([&, i] { parts[i] = HostSession(s, p, hosts[i], o).run(channel); });
     for (auto& t : threads) t.join();
   }
-  return merge(s, parts, hosts);
+  return merge_reports(s, parts, hosts);
 }
 
 void request_stop() { g_stop = true; }

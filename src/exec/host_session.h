@@ -41,6 +41,12 @@ class HostSession {
   std::chrono::steady_clock::time_point first_create_;
 };
 
+// Hosts that own at least one device: the ones that take part in a run.
+std::vector<std::string> active_hosts(const scenario::Scenario& s);
+// One report from the hosts' reports: steps of every host, the worst verdict with its root cause.
+report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report::RunReport>& parts,
+                                const std::vector<std::string>& hosts);
+
 // Rounds of extra transitions (the longest `transitions:` list of any QP).
 size_t extra_rounds(const scenario::Scenario& s);
 

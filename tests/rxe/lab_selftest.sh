@@ -3,6 +3,7 @@
 # argument passing, results share, RDMA traffic, timeouts, and (unless QPO_LAB_SELFTEST_QUICK=1)
 # the two-guest network. Exits non-zero with a message on the first failing check.
 # Takes about a minute: each check boots a guest (~4 s), the timeout check waits 20 s.
+# shellcheck disable=SC2016 # the single-quoted commands expand inside the guest
 set -uo pipefail
 
 LAB=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../scripts/lab" && pwd)/lab.sh

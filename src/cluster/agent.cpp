@@ -1,0 +1,215 @@
+#include "cluster/agent.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "check/validate.h"
+#include "cluster/codec.h"
+#include "cluster/launch.h"
+#include "cluster/wire.h"
+#include "exec/host_session.h"
+#include "plan/plan.h"
+#include "scenario/loader.h"
+#include "util/json_writer.h"
+
+namespace qpo::cluster {
+
+namespace {
+
+// Test hook for failure drills: QPO_AGENT_FAULT="<host>:<what>:<stage>" where <what> is
+//   die        exit abruptly (like kill -9) on reaching that stage (or "exchange"),
+//   hang       stop answering there,
+//   die-later  pass the stage, then die 300 ms into the next one (mid-workload).
+void maybe_fault(const std::string& host, const std::string& stage) {
+  const char* spec = std::getenv("QPO_AGENT_FAULT");
+  if (!spec) return;
+  std::string s(spec);
+  auto a = s.find(':'), b = s.find(':', a == std::string::npos ? 0 : a + 1);
+  if (a == std::string::npos || b == std::string::npos) return;
+  if (s.substr(0, a) != host || s.substr(b + 1) != stage) return;
+  if (s.substr(a + 1, b - a - 1) == "die") _exit(9);
+  if (s.substr(a + 1, b - a - 1) == "hang")
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  if (s.substr(a + 1, b - a - 1) == "die-later")
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      _exit(9);
+    }).detach();
+}
+
+class PipeChannel : public exec::Channel {
+ public:
+  PipeChannel(int in, int out, std::string host, int timeout_ms) : in_(in), out_(out), host_(std::move(host)), timeout_ms_(timeout_ms) {}
+
+  bool exchange(const exec::Directory& mine, bool ok, exec::Directory* all) override {
+    maybe_fault(host_, "exchange");
+    util::JsonWriter w(false);
+    w.begin_object().field("type", "exchange").field("ok", ok).key("directory");
+    write_directory(w, mine);
+    w.end_object();
+    auto reply = round_trip(w.str(), "exchange_result", "the exchange");
+    if (!reply) return false;
+    *all = read_directory((*reply)["directory"]);
+    return (*reply)["ok"].as<bool>();
+  }
+
+  bool barrier(const std::string& name, bool ok) override {
+    maybe_fault(host_, name);
+    util::JsonWriter w(false);
+    w.begin_object().field("type", "barrier").field("name", name).field("ok", ok).end_object();
+    auto reply = round_trip(w.str(), "barrier_result", "stage '" + name + "'");
+    return reply && (*reply)["ok"].as<bool>();
+  }
+
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::optional<YAML::Node> round_trip(const std::string& msg, const char* want, const std::string& phase) {
+    std::string err;
+    if (!write_message(out_, msg, &err)) {
+      problem_ = "controller unreachable at " + phase + ": " + err;
+      return std::nullopt;
+    }
+    auto text = read_message(in_, timeout_ms_, &err);
+    if (!text) {
+      problem_ = "no answer from the controller at " + phase + ": " + err;
+      return std::nullopt;
+    }
+    auto n = parse_message(*text, &err);
+    if (!n || (*n)["type"].as<std::string>() != want) {
+      problem_ = "unexpected message from the controller at " + phase;
+      return std::nullopt;
+    }
+    return n;
+  }
+
+  int in_, out_;
+  std::string host_;
+  int timeout_ms_;
+  std::string problem_;
+};
+
+void send_error(int fd, const std::string& message) {
+  util::JsonWriter w(false);
+  w.begin_object().field("type", "error").field("message", message).end_object();
+  std::string err;
+  write_message(fd, w.str(), &err);
+}
+
+bool tokens_equal(const std::string& a, const std::string& b) {
+  // Constant time in the length of the expected token, so timing leaks nothing.
+  unsigned diff = a.size() != b.size();
+  for (size_t i = 0; i < b.size(); ++i) diff |= static_cast<unsigned>(b[i] ^ (i < a.size() ? a[i] : 0));
+  return diff == 0;
+}
+
+}  // namespace
+
+int serve_controller(int in, int out, const AgentOptions& o) {
+  std::string err;
+  auto hello_text = read_message(in, o.hello_timeout_ms, &err);
+  if (!hello_text) {
+    std::cerr << "qpo agent: no hello from the controller: " << err << "\n";
+    return 2;
+  }
+  auto hello = parse_message(*hello_text, &err);
+  if (!hello || (*hello)["type"].as<std::string>() != "hello") {
+    send_error(out, "expected hello");
+    return 2;
+  }
+  int version = (*hello)["version"] ? (*hello)["version"].as<int>() : 0;
+  if (version != kProtocolVersion) {
+    send_error(out, "protocol version " + std::to_string(version) + " not supported; this agent speaks version " +
+                        std::to_string(kProtocolVersion) + " (same qpo release on every host?)");
+    return 2;
+  }
+  if (!o.expected_token.empty()) {
+    std::string token = (*hello)["token"] ? (*hello)["token"].as<std::string>() : "";
+    if (!tokens_equal(token, o.expected_token)) {
+      send_error(out, "authentication failed: wrong or missing token");
+      std::cerr << "qpo agent: rejected a controller without the right token\n";
+      return 2;
+    }
+  }
+  {
+    util::JsonWriter w(false);
+    char name[256] = {0};
+    gethostname(name, sizeof name - 1);
+    // QPO_TEST_PROTOCOL_VERSION lets the tests impersonate an agent from another release.
+    int mine = std::getenv("QPO_TEST_PROTOCOL_VERSION") ? std::atoi(std::getenv("QPO_TEST_PROTOCOL_VERSION")) : kProtocolVersion;
+    w.begin_object().field("type", "hello").field("version", mine).field("hostname", name).end_object();
+    if (!write_message(out, w.str(), &err)) return 2;
+  }
+  auto run_text = read_message(in, o.hello_timeout_ms, &err);
+  if (!run_text) {
+    std::cerr << "qpo agent: no run request: " << err << "\n";
+    return 2;
+  }
+  auto run = parse_message(*run_text, &err);
+  if (!run || (*run)["type"].as<std::string>() != "run") {
+    send_error(out, "expected run");
+    return 2;
+  }
+  std::string host = (*run)["host"].as<std::string>();
+  std::string file = (*run)["file"].as<std::string>();
+  util::SourceText source(file, (*run)["scenario"].as<std::string>());
+  diag::DiagSink diags;
+  auto s = scenario::load_scenario(source, diags);
+  if (s) check::validate(*s, diags);
+  if (!s || diags.has_errors()) {
+    send_error(out, "host " + host + ": the scenario does not validate here (" + std::to_string(diags.error_count()) +
+                        " errors); different qpo versions?");
+    return 1;
+  }
+  exec::RunOptions ro;
+  ro.timeout_ms = (*run)["timeout_ms"] ? (*run)["timeout_ms"].as<int>() : 5000;
+  ro.smoke = (*run)["smoke"] ? (*run)["smoke"].as<bool>() : true;
+  ro.all_hosts_local = true;
+  auto p = plan::build_plan(*s);
+  PipeChannel channel(in, out, host, o.reply_timeout_ms);
+  auto report = exec::HostSession(*s, p, host, ro).run(channel);
+  if (!channel.problem().empty() && report.reason.find("another host failed") != std::string::npos)
+    report.reason = channel.problem() + "; tore down";
+  std::string msg = "{\"type\":\"report\",\"report\":" + report_json(report) + "}";
+  if (!write_message(out, msg, &err)) {
+    std::cerr << "qpo agent: could not deliver the report: " << err << "\n";
+    return 2;
+  }
+  return report::exit_code(report);
+}
+
+int listen_for_controllers(const std::string& spec, const std::string& token_file, AgentOptions o) {
+  std::ifstream in(token_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string token = ss.str();
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  if (!in || token.size() < 16) {
+    std::cerr << "qpo agent: --listen needs --token-file with a secret of at least 16 characters\n";
+    return 2;
+  }
+  o.expected_token = token;
+  std::string err;
+  int lfd = listen_on(spec, &err);
+  if (lfd < 0) {
+    std::cerr << "qpo agent: " << err << "\n";
+    return 2;
+  }
+  std::cerr << "qpo agent: listening on " << spec << "\n";
+  for (;;) {
+    int fd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    serve_controller(fd, fd, o);
+    ::close(fd);
+    if (std::getenv("QPO_AGENT_ONCE")) return 0;  // tests: serve one controller, then exit
+  }
+}
+
+}  // namespace qpo::cluster

@@ -1,0 +1,23 @@
+#pragma once
+// `qpo agent`: runs one host's part of a scenario for a controller. Protocol (each message is
+// framed JSON, see wire.h), controller -> agent: hello{version, token?}, run{host, file,
+// scenario (the YAML text), options}, then answers to the agent's exchange/barrier requests;
+// agent -> controller: hello{version}, exchange{ok, directory}, barrier{name, ok}, and at
+// the end report{...} or error{message}. Every wait has a timeout.
+#include <string>
+
+namespace qpo::cluster {
+
+struct AgentOptions {
+  int hello_timeout_ms = 30000;     // the controller must speak first, soon
+  int reply_timeout_ms = 900000;    // longest wait for a barrier answer (long workloads elsewhere)
+  std::string expected_token;       // non-empty: hello must carry it (--listen mode)
+};
+
+// Serves one controller on (in_fd, out_fd); returns the process exit code.
+int serve_controller(int in_fd, int out_fd, const AgentOptions& o);
+
+// `qpo agent --listen SPEC --token-file F`: serves controllers one after another.
+int listen_for_controllers(const std::string& spec, const std::string& token_file, AgentOptions o);
+
+}  // namespace qpo::cluster

@@ -1,0 +1,229 @@
+#include "cluster/controller.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <yaml-cpp/yaml.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "cluster/codec.h"
+#include "cluster/launch.h"
+#include "cluster/wire.h"
+#include "exec/host_session.h"
+#include "util/json_writer.h"
+
+namespace qpo::cluster {
+
+namespace {
+
+std::atomic<bool> g_abort{false};
+using Clock = std::chrono::steady_clock;
+
+struct Agent {
+  std::string host, address;
+  Connection conn;
+  bool done = false;          // sent its report (or failed for good)
+  bool failed = false;        // died, went silent, or refused
+  std::string failure;        // why, with the phase
+  std::string phase = "start";
+  report::RunReport report;
+  std::optional<YAML::Node> pending;  // the exchange/barrier request it is waiting on
+};
+
+std::string msg_type(const YAML::Node& n) { return n["type"].as<std::string>(); }
+
+bool send(Agent& a, const std::string& json) {
+  std::string err;
+  if (write_message(a.conn.write_fd, json, &err)) return true;
+  a.failed = true;
+  a.done = true;
+  a.failure = "host " + a.host + " (" + a.conn.description + "): lost during " + a.phase + ": " + err;
+  return false;
+}
+
+void fail(Agent& a, const std::string& why) {
+  if (a.failed) return;
+  a.failed = true;
+  a.done = true;
+  a.failure = "host " + a.host + " (" + a.conn.description + "): " + why;
+  std::string how = reap(a.conn.pid, false);
+  if (!how.empty()) a.failure += " (agent " + how + ")";
+}
+
+}  // namespace
+
+void request_abort() { g_abort = true; }
+
+report::RunReport run_with_agents(const std::string& text, const scenario::Scenario& s, const ControllerOptions& o) {
+  std::vector<Agent> agents;
+  for (const auto& name : exec::active_hosts(s)) {
+    Agent a;
+    a.host = name;
+    a.address = o.all_local ? "localhost" : s.host(name)->address;
+    agents.push_back(std::move(a));
+  }
+  LaunchOptions lo{o.self_path, o.agent_command};
+  // Start and greet every agent; a host that cannot be reached fails the run before anything is created.
+  for (auto& a : agents) {
+    std::string err;
+    a.phase = "launch";
+    if (!launch_agent(a.address, lo, &a.conn, &err)) {
+      fail(a, err);
+      continue;
+    }
+    util::JsonWriter w(false);
+    w.begin_object().field("type", "hello").field("version", kProtocolVersion);
+    if (!o.token.empty()) w.field("token", o.token);
+    w.end_object();
+    a.phase = "hello";
+    if (!send(a, w.str())) continue;
+    auto reply = read_message(a.conn.read_fd, 30000, &err);
+    if (!reply) {
+      fail(a, "no hello from the agent: " + err);
+      continue;
+    }
+    auto n = parse_message(*reply, &err);
+    if (!n || msg_type(*n) != "hello") {
+      fail(a, n && msg_type(*n) == "error" ? (*n)["message"].as<std::string>() : "agent did not say hello");
+      continue;
+    }
+    if ((*n)["version"].as<int>() != kProtocolVersion) {
+      fail(a, "agent speaks protocol version " + (*n)["version"].as<std::string>() + ", this controller " +
+                  std::to_string(kProtocolVersion) + "; install the same qpo release on every host");
+      continue;
+    }
+  }
+  bool any_failed = false;
+  for (auto& a : agents) any_failed |= a.failed;
+  if (!any_failed)
+    for (auto& a : agents) {
+      util::JsonWriter w(false);
+      w.begin_object().field("type", "run").field("host", a.host).field("file", s.file).field("scenario", text);
+      w.field("timeout_ms", o.run.timeout_ms).field("smoke", o.run.smoke).end_object();
+      a.phase = "setup";
+      send(a, w.str());
+    }
+
+  // Rounds: wait until every live agent is waiting at the same stage (or done), answer all.
+  while (!any_failed || std::any_of(agents.begin(), agents.end(), [](const Agent& a) { return !a.done; })) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(o.phase_timeout_ms);
+    for (;;) {
+      bool waiting_on_someone = false;
+      std::vector<pollfd> fds;
+      std::vector<Agent*> who;
+      for (auto& a : agents)
+        if (!a.done && !a.pending) {
+          fds.push_back({a.conn.read_fd, POLLIN, 0});
+          who.push_back(&a);
+          waiting_on_someone = true;
+        }
+      if (!waiting_on_someone) break;
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) {
+        for (auto* a : who) fail(*a, "no answer within " + std::to_string(o.phase_timeout_ms / 1000) + " s during " + a->phase);
+        break;
+      }
+      int r = poll(fds.data(), fds.size(), static_cast<int>(std::min<long long>(left, 200)));
+      if (r <= 0) continue;
+      for (size_t i = 0; i < fds.size(); ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        Agent& a = *who[i];
+        std::string err;
+        auto text = read_message(a.conn.read_fd, 10000, &err);
+        if (!text) {
+          fail(a, "agent " + (err == "connection closed" ? std::string("went away") : err) + " during " + a.phase);
+          continue;
+        }
+        auto n = parse_message(*text, &err);
+        if (!n) {
+          fail(a, err);
+          continue;
+        }
+        std::string type = msg_type(*n);
+        if (type == "report") {
+          a.report = read_report((*n)["report"]);
+          a.done = true;
+        } else if (type == "error") {
+          fail(a, (*n)["message"].as<std::string>());
+        } else if (type == "exchange" || type == "barrier") {
+          a.pending = *n;
+        } else {
+          fail(a, "unexpected message '" + type + "'");
+        }
+      }
+    }
+    any_failed = std::any_of(agents.begin(), agents.end(), [](const Agent& a) { return a.failed; });
+    bool waiting = std::any_of(agents.begin(), agents.end(), [](const Agent& a) { return a.pending.has_value(); });
+    if (!waiting) break;
+    // Everyone still running is at a stage: answer with the AND of every host's ok.
+    bool ok = !any_failed && !g_abort;
+    exec::Directory all;
+    std::string stage;
+    for (auto& a : agents) {
+      if (!a.pending) continue;
+      ok = ok && (*a.pending)["ok"].as<bool>();
+      if (msg_type(*a.pending) == "exchange") {
+        all.merge(read_directory((*a.pending)["directory"]));
+        stage = "exchange";
+      } else {
+        stage = (*a.pending)["name"].as<std::string>();
+      }
+    }
+    for (auto& a : agents)
+      if (a.pending && (msg_type(*a.pending) == "exchange") != (stage == "exchange")) ok = false;  // out of step
+    for (auto& a : agents) {
+      if (!a.pending) continue;
+      util::JsonWriter w(false);
+      if (msg_type(*a.pending) == "exchange") {
+        w.begin_object().field("type", "exchange_result").field("ok", ok).key("directory");
+        write_directory(w, all);
+        w.end_object();
+      } else {
+        w.begin_object().field("type", "barrier_result").field("ok", ok).end_object();
+      }
+      a.pending.reset();
+      a.phase = stage == "exchange" ? "bring-up (after the exchange)" : "the stage after '" + stage + "'";
+      send(a, w.str());
+    }
+  }
+
+  // Reports, in host order; a failed agent gets a report saying why.
+  std::vector<report::RunReport> parts;
+  std::vector<std::string> hosts;
+  for (auto& a : agents) {
+    if (a.failed) {
+      report::RunReport r;
+      r.scenario = s.name;
+      r.file = s.file;
+      r.verdict = report::Verdict::Fail;
+      r.reason = a.failure;
+      report::StepResult st;
+      st.host = a.host;
+      st.phase = "agent";
+      st.verb = "agent";
+      st.object = a.host;
+      st.status = report::StepStatus::Failed;
+      st.message = a.failure;
+      r.steps.push_back(st);
+      // Whatever it sent before failing is lost; what it owned is freed by the kernel when
+      // the process ends, which is why a hung agent is killed here.
+      if (a.conn.pid > 0) kill(a.conn.pid, SIGKILL);
+      parts.push_back(r);
+    } else {
+      parts.push_back(a.report);
+    }
+    hosts.push_back(a.host);
+    a.conn.close_all();
+    reap(a.conn.pid, true);
+  }
+  // merge_reports prefixes "host X: " itself; keep failure texts that already name the host.
+  auto merged = exec::merge_reports(s, parts, hosts);
+  for (auto& a : agents)
+    if (a.failed && merged.reason.find(a.failure) != std::string::npos) merged.reason = a.failure;
+  return merged;
+}
+
+}  // namespace qpo::cluster

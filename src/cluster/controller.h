@@ -1,0 +1,29 @@
+#pragma once
+// The controller side of a multi-host run: one agent per host (local child, ssh or tcp),
+// driven through the same stages as in-process sessions. It relays the exchange, answers
+// each barrier once every host arrived (ok only if all are ok), and turns a dead, silent or
+// failing agent into a clear failure naming the host and the phase, while the others tear down.
+#include <string>
+
+#include "exec/executor.h"
+#include "report/run_report.h"
+#include "scenario/model.h"
+
+namespace qpo::cluster {
+
+struct ControllerOptions {
+  exec::RunOptions run;
+  int phase_timeout_ms = 120000;     // how long any host may take to reach the next stage
+  std::string self_path;             // this binary, for local agents
+  std::string agent_command = "qpo"; // what ssh runs remotely
+  std::string token;                 // for tcp:// agents
+  bool all_local = false;            // every host's agent as a local child, whatever its address
+};
+
+report::RunReport run_with_agents(const std::string& scenario_text, const scenario::Scenario& s,
+                                  const ControllerOptions& o);
+
+// Ctrl-C: answer the next stage with "stop" for every host.
+void request_abort();
+
+}  // namespace qpo::cluster

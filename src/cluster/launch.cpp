@@ -1,0 +1,157 @@
+#include "cluster/launch.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace qpo::cluster {
+
+void Connection::close_all() {
+  if (read_fd >= 0) ::close(read_fd);
+  if (write_fd >= 0 && write_fd != read_fd) ::close(write_fd);
+  read_fd = write_fd = -1;
+}
+
+bool is_local_address(const std::string& a) {
+  return a.empty() || a == "localhost" || a == "local" || a == "127.0.0.1" || a == "::1";
+}
+
+namespace {
+
+bool spawn(const std::vector<std::string>& argv, Connection* c, std::string* error) {
+  int to_child[2], from_child[2];
+  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    *error = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    dup2(to_child[0], 0);
+    dup2(from_child[1], 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  c->write_fd = to_child[1];
+  c->read_fd = from_child[0];
+  c->pid = pid;
+  return true;
+}
+
+// "[fd00:1::2]:7000", "host:7000" -> host, port
+bool split_host_port(const std::string& spec, std::string* host, std::string* port) {
+  if (!spec.empty() && spec[0] == '[') {
+    auto close = spec.find(']');
+    if (close == std::string::npos || close + 1 >= spec.size() || spec[close + 1] != ':') return false;
+    *host = spec.substr(1, close - 1);
+    *port = spec.substr(close + 2);
+    return true;
+  }
+  auto colon = spec.rfind(':');
+  if (colon == std::string::npos) return false;
+  *host = spec.substr(0, colon);
+  *port = spec.substr(colon + 1);
+  return true;
+}
+
+}  // namespace
+
+bool launch_agent(const std::string& address, const LaunchOptions& o, Connection* c, std::string* error) {
+  if (is_local_address(address)) {
+    c->description = "local agent";
+    if (!spawn({o.self_path, "agent", "--stdio"}, c, error)) return false;
+    c->description += " (pid " + std::to_string(c->pid) + ")";
+    return true;
+  }
+  if (address.rfind("tcp://", 0) == 0) {
+    std::string host, port;
+    if (!split_host_port(address.substr(6), &host, &port)) {
+      *error = "bad agent address '" + address + "'; write tcp://HOST:PORT or tcp://[V6ADDR]:PORT";
+      return false;
+    }
+    addrinfo hints{}, *res = nullptr;
+    hints.ai_socktype = SOCK_STREAM;
+    if (int e = getaddrinfo(host.c_str(), port.c_str(), &hints, &res); e != 0) {
+      *error = "cannot resolve " + host + ": " + gai_strerror(e);
+      return false;
+    }
+    int fd = -1;
+    std::string last = "no address";
+    for (auto* ai = res; ai; ai = ai->ai_next) {
+      fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+      if (fd < 0) continue;
+      if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
+      last = std::strerror(errno);
+      ::close(fd);
+      fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+      *error = "cannot connect to agent at " + address + ": " + last;
+      return false;
+    }
+    c->read_fd = c->write_fd = fd;
+    c->description = "tcp agent " + host + ":" + port;
+    return true;
+  }
+  c->description = "ssh " + address;
+  // BatchMode: never prompt (there is no terminal to answer); keepalives notice dead hosts.
+  return spawn({"ssh", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", address,
+                o.agent_command, "agent", "--stdio"},
+               c, error);
+}
+
+std::string reap(pid_t pid, bool wait) {
+  if (pid <= 0) return "";
+  int status = 0;
+  pid_t r = waitpid(pid, &status, wait ? 0 : WNOHANG);
+  if (r != pid) return "";
+  if (WIFEXITED(status)) return "exited " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "ended";
+}
+
+int listen_on(const std::string& spec, std::string* error) {
+  std::string host, port;
+  if (!split_host_port(spec, &host, &port)) {
+    // A bare port: loopback only, so nothing is exposed unless asked for.
+    host = "127.0.0.1";
+    port = spec;
+  }
+  addrinfo hints{}, *res = nullptr;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  if (int e = getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &res); e != 0) {
+    *error = "cannot resolve " + host + ": " + gai_strerror(e);
+    return -1;
+  }
+  int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0 || ::listen(fd, 4) != 0) {
+    *error = "cannot listen on " + spec + ": " + std::strerror(errno);
+    freeaddrinfo(res);
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  freeaddrinfo(res);
+  return fd;
+}
+
+}  // namespace qpo::cluster

@@ -1,0 +1,36 @@
+#pragma once
+// How the controller reaches an agent, by the host's `address:` in the scenario:
+//   localhost / local / 127.0.0.1 / ::1   a child process `qpo agent --stdio` over pipes
+//   tcp://HOST:PORT                       `qpo agent --listen` on that host (token required)
+//   anything else                         `ssh -o BatchMode=yes ADDRESS qpo agent --stdio`
+#include <sys/types.h>
+
+#include <string>
+
+namespace qpo::cluster {
+
+struct Connection {
+  int read_fd = -1, write_fd = -1;
+  pid_t pid = -1;           // local child or ssh process; -1 for tcp
+  std::string description;  // "local agent (pid 123)", "ssh lab-b", "tcp fd00:1::2:7000"
+  void close_all();
+};
+
+struct LaunchOptions {
+  std::string self_path;            // this qpo binary, for local agents
+  std::string agent_command = "qpo";  // what ssh runs on the remote host
+};
+
+bool is_local_address(const std::string& address);
+
+// Starts or connects to the agent for `address`; returns false with `error` on failure.
+bool launch_agent(const std::string& address, const LaunchOptions& o, Connection* c, std::string* error);
+
+// Reaps a child without blocking long; returns "exited 0", "killed by signal 9", or "".
+std::string reap(pid_t pid, bool wait);
+
+// TCP listener for `qpo agent --listen ADDR:PORT`: binds (loopback unless ADDR says otherwise)
+// and returns the listening fd, or -1 with `error`.
+int listen_on(const std::string& spec, std::string* error);
+
+}  // namespace qpo::cluster

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Multi-host drills inside one lab guest: every host of scenarios/two-host-rc-ud.yaml gets its
+# own agent process (qpo run --agents --local). Checks the run passes, that an agent dying or
+# hanging at various phases fails the run with the host and phase named while the others tear
+# down, protocol version mismatch and tcp agents with and without the token, and after each
+# case that the device is back to its baseline resources (nothing leaked on the survivors).
+set -u
+QPO=${1:?usage: multihost.sh QPO_BINARY}
+cd "$(dirname "$0")/../.."
+S=scenarios/two-host-rc-ud.yaml
+counts() { rdma resource show 2>/dev/null | grep -E '^[0-9]+: rxe0' | sed 's/^[0-9]*: rxe0: //'; }
+baseline=$(counts)
+failures=0
+
+# check NAME EXPECTED_EXIT PATTERN -- CMD...: runs CMD, wants the exit code and PATTERN in its output.
+check() {
+  name=$1 want=$2 pattern=$3
+  shift 4
+  out=$("$@" 2>&1)
+  rc=$?
+  problem=""
+  [ "$rc" -eq "$want" ] || problem="exit $rc, expected $want"
+  echo "$out" | grep -Eq -- "$pattern" || problem="$problem; output lacks /$pattern/"
+  now=$(counts)
+  [ "$now" = "$baseline" ] || problem="$problem; leaked: $now (baseline $baseline)"
+  if [ -z "$problem" ]; then
+    echo "ok   $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL $name: $problem"
+    echo "$out" | tail -25 | sed 's/^/     | /'
+  fi
+}
+
+check "two hosts, one agent process each" 0 "^PASS two-host-rc-ud" -- \
+  "$QPO" run --no-lab --agents --local "$S"
+check "agent b killed at bring-up" 1 "host b .*went away during" -- \
+  env QPO_AGENT_FAULT=b:die:bring-up "$QPO" run --no-lab --agents --local "$S"
+check "agent a killed during the exchange" 1 "host a .*went away during setup" -- \
+  env QPO_AGENT_FAULT=a:die:exchange "$QPO" run --no-lab --agents --local "$S"
+check "agent b killed mid-workload" 1 "host b .*went away during" -- \
+  env QPO_AGENT_FAULT="b:die-later:workloads ready" "$QPO" run --no-lab --agents --local "$S"
+check "agent b never answers (phase timeout)" 1 "host b .*no answer within 8 s" -- \
+  env QPO_AGENT_FAULT=b:hang:smoke "$QPO" run --no-lab --agents --local --phase-timeout 8 "$S"
+check "protocol version mismatch" 1 "protocol version 99" -- \
+  env QPO_TEST_PROTOCOL_VERSION=99 "$QPO" run --no-lab --agents --local "$S"
+
+# tcp agents: one listening agent per host, shared token.
+tok=/tmp/qpo-token
+echo "0123456789abcdef-lab-secret" > $tok
+sed -e 's#address: lab-node-a#address: "tcp://127.0.0.1:17001"#' -e 's#address: lab-node-b#address: "tcp://127.0.0.1:17002"#' \
+  -e '/^# run-args/d' "$S" > /tmp/tcp-two-host.yaml
+start_listeners() {
+  QPO_AGENT_ONCE=1 "$QPO" agent --listen 127.0.0.1:17001 --token-file $tok 2>/dev/null &
+  QPO_AGENT_ONCE=1 "$QPO" agent --listen 127.0.0.1:17002 --token-file $tok 2>/dev/null &
+  sleep 1
+}
+start_listeners
+check "tcp agents with the token" 0 "^PASS two-host-rc-ud" -- \
+  "$QPO" run --no-lab --token-file $tok /tmp/tcp-two-host.yaml
+wait
+start_listeners
+check "tcp agents refuse a controller without the token" 1 "authentication failed" -- \
+  "$QPO" run --no-lab /tmp/tcp-two-host.yaml
+wait
+
+echo "$failures multi-host checks failed"
+[ "$failures" -eq 0 ]
