@@ -93,13 +93,17 @@ bool launch_agent(const std::string& address, const LaunchOptions& o, Connection
     }
     int fd = -1;
     std::string last = "no address";
-    for (auto* ai = res; ai; ai = ai->ai_next) {
-      fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-      if (fd < 0) continue;
-      if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
-      last = std::strerror(errno);
-      ::close(fd);
-      fd = -1;
+    // The agent may still be starting on its host: retry refused connections for a while.
+    for (int attempt = 0; attempt < 30 && fd < 0; ++attempt) {
+      if (attempt) usleep(500 * 1000);
+      for (auto* ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) continue;
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
+        last = std::strerror(errno);
+        ::close(fd);
+        fd = -1;
+      }
     }
     freeaddrinfo(res);
     if (fd < 0) {
