@@ -14,7 +14,7 @@ std::string lab_script() {
   return std::string(QPO_SOURCE_DIR) + "/scripts/lab/lab.sh";
 }
 
-int run_in_lab(const std::vector<std::string>& qpo_args) {
+int run_in_lab(const std::vector<std::string>& qpo_args, const std::vector<std::string>& lab_args) {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) {
@@ -27,7 +27,9 @@ int run_in_lab(const std::vector<std::string>& qpo_args) {
     std::cerr << "qpo: lab script " << script << " not found (set QPO_LAB_SCRIPT)\n";
     return 2;
   }
-  std::vector<std::string> argv{script, "run", "--", self};
+  std::vector<std::string> argv{script, "run"};
+  argv.insert(argv.end(), lab_args.begin(), lab_args.end());
+  argv.insert(argv.end(), {"--", self});
   argv.insert(argv.end(), qpo_args.begin(), qpo_args.end());
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());

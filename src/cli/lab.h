@@ -9,6 +9,7 @@ namespace qpo::cli {
 // Path of scripts/lab/lab.sh: $QPO_LAB_SCRIPT, else the source tree qpo was built from.
 std::string lab_script();
 // Runs `qpo <args...>` in the lab; returns its exit code (124 timeout, 125 lab failure).
-int run_in_lab(const std::vector<std::string>& qpo_args);
+// `lab_args` go to lab.sh run before the command (e.g. {"--out", DIR} to keep files written there).
+int run_in_lab(const std::vector<std::string>& qpo_args, const std::vector<std::string>& lab_args = {});
 
 }  // namespace qpo::cli

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   auto rules = qpo::cli::add_rules(app);
   auto run = qpo::cli::add_run(app);
   auto agent = qpo::cli::add_agent(app);
+  auto test = qpo::cli::add_test(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
       if (name == "rules") return rules();
       if (name == "run") return run();
       if (name == "agent") return agent();
+      if (name == "test") return test();
     }
   } catch (const std::exception& e) {
     std::cerr << "qpo: internal error: " << e.what() << "\n";

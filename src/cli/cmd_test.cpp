@@ -1,0 +1,96 @@
+// qpo test DIR|FILES...: a regression suite of scenarios with a verdict per scenario.
+#include <unistd.h>
+
+#include <climits>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/lab.h"
+#include "suite/suite.h"
+#include "verbs/device.h"
+
+namespace qpo::cli {
+
+Action add_test(CLI::App& app) {
+  struct Options {
+    suite::Options suite;
+    std::string junit;
+    bool lab = false, no_lab = false, local = false;
+  };
+  auto opts = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("test", "Run a suite of scenarios; a verdict per scenario, JUnit/TAP for CI");
+  cmd->footer(
+      "Each scenario runs as its own `qpo run` (its expectations decide: transitions that must fail\n"
+      "with an errno, completions that must have a status). Outcomes: pass, fail (including invalid\n"
+      "scenarios and timeouts), skip (the device lacks a capability; the reason is shown, and a skip\n"
+      "is never counted as a pass). The last line is `N passed, N failed, N skipped`; exit 0 only if\n"
+      "nothing failed. Without an RDMA device the whole suite runs in one Soft-RoCE lab guest.\n\n"
+      "Example:\n  qpo test scenarios/\n  qpo test --tag rc --junit results.xml scenarios/ tests/scenarios/run/");
+  cmd->add_option("paths", opts->suite.paths, "Scenario files or directories (searched for *.yaml)")->required();
+  cmd->add_option("--tag", opts->suite.tags, "Only scenarios with this tag (repeatable)");
+  cmd->add_option("--name", opts->suite.name_filter, "Only scenarios whose name or file contains this");
+  cmd->add_option("-j,--jobs", opts->suite.jobs, "Scenarios run at the same time")->capture_default_str();
+  cmd->add_option("--timeout", opts->suite.timeout_s, "Seconds per scenario before it is interrupted")
+      ->capture_default_str();
+  cmd->add_option("--junit", opts->junit, "Write JUnit XML here");
+  cmd->add_flag("--tap", opts->suite.tap, "Print TAP instead of the summary lines");
+  cmd->add_flag("--lab", opts->lab, "Run the suite in the Soft-RoCE lab even if this host has RDMA devices");
+  cmd->add_flag("--no-lab", opts->no_lab, "Never use the lab");
+  cmd->add_flag("--local", opts->local, "Run multi-host scenarios with every host on this machine (qpo run --local)");
+  return [opts]() {
+    auto& o = opts->suite;
+    bool use_lab = opts->lab || (!opts->no_lab && verbs::list_devices().empty());
+    if (use_lab) {
+      std::vector<std::string> args{"test", "--no-lab", "-j", std::to_string(o.jobs), "--timeout",
+                                    std::to_string(o.timeout_s)};
+      for (const auto& t : o.tags) args.insert(args.end(), {"--tag", t});
+      if (!o.name_filter.empty()) args.insert(args.end(), {"--name", o.name_filter});
+      // One guest for the whole suite; per-scenario timeouts still apply inside it.
+      std::vector<std::string> lab_args{"--timeout", "1800"};
+      if (!opts->junit.empty()) {
+        char cwd[PATH_MAX];
+        std::string path = opts->junit;
+        if (path[0] != '/' && getcwd(cwd, sizeof cwd)) path = std::string(cwd) + "/" + path;
+        args.insert(args.end(), {"--junit", path});
+        // The guest's own writes vanish at power-off; the lab's --out folder is shared with the host.
+        lab_args.insert(lab_args.end(), {"--out", path.substr(0, path.rfind('/') == 0 ? 1 : path.rfind('/'))});
+      }
+      if (opts->local) args.push_back("--local");
+      if (o.tap) args.push_back("--tap");
+      args.insert(args.end(), o.paths.begin(), o.paths.end());
+      std::cerr << "qpo: running the suite in the Soft-RoCE lab\n";
+      // The guest's writes vanish at power-off; JUnit goes through the lab's shared folder.
+      return run_in_lab(args, lab_args);
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    o.qpo = n > 0 ? std::string(self, static_cast<size_t>(n)) : "qpo";
+    o.run_args = {"--no-lab"};
+    if (opts->local) o.run_args.push_back("--local");
+    std::vector<std::string> problems;
+    auto cases = suite::collect(o, &problems);
+    for (const auto& p : problems) std::cerr << "qpo test: " << p << "\n";
+    if (cases.empty()) {
+      std::cerr << "qpo test: no scenarios to run\n";
+      return static_cast<int>(kSystemError);
+    }
+    suite::run_all(cases, o);
+    int passed = 0, failed = 0, skipped = 0;
+    for (const auto& c : cases) {
+      passed += c.outcome == "pass";
+      skipped += c.outcome == "skip";
+      failed += c.outcome == "fail" || c.outcome == "error";
+    }
+    if (!opts->junit.empty()) {
+      std::ofstream out(opts->junit);
+      out << suite::junit_xml(cases, "qpo");
+      if (!out) std::cerr << "qpo test: cannot write " << opts->junit << "\n";
+    }
+    std::printf("%s%d passed, %d failed, %d skipped\n", o.tap ? "# " : "", passed, failed, skipped);
+    return failed ? static_cast<int>(kInvalid) : static_cast<int>(kOk);
+  };
+}
+
+}  // namespace qpo::cli

@@ -1,0 +1,39 @@
+#pragma once
+// A suite is a set of scenario files. Each runs as its own `qpo run` child process (so a
+// crash, hang or leak in one cannot take the others down), with a timeout, in parallel
+// where asked. Its verdict is the child's: pass, fail, or skipped with the device's reason.
+#include <string>
+#include <vector>
+
+namespace qpo::suite {
+
+struct Case {
+  std::string file, name;
+  std::vector<std::string> tags;
+  std::string outcome;   // pass | fail | skip | error
+  std::string reason;    // why not pass (first line), or the skip reason
+  std::string output;    // the child's full output, for failures
+  double seconds = 0;
+};
+
+struct Options {
+  std::vector<std::string> paths;      // files or directories (searched for *.yaml)
+  std::vector<std::string> tags;       // run only cases with one of these tags
+  std::string name_filter;             // substring of the name or file
+  int jobs = 1;
+  int timeout_s = 300;
+  std::string qpo;                     // binary to run cases with
+  std::vector<std::string> run_args;   // extra `qpo run` arguments (--no-lab ...)
+  bool tap = false;
+};
+
+// Collects the cases (name and tags read from each file); errors go to `problems`.
+std::vector<Case> collect(const Options& o, std::vector<std::string>* problems);
+
+// Runs every case, printing one line per finished case (TAP when asked); fills outcomes.
+void run_all(std::vector<Case>& cases, const Options& o);
+
+// JUnit XML (testsuite/testcase/failure/skipped), as CI systems read it.
+std::string junit_xml(const std::vector<Case>& cases, const std::string& suite_name);
+
+}  // namespace qpo::suite
