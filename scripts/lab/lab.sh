@@ -28,8 +28,11 @@ readonly EXIT_USAGE=2 EXIT_TIMEOUT=124 EXIT_LAB=125
 #  - crc32_generic: rdma_rxe asks the crypto API for "crc32" at run time, a dependency that
 #    modules.dep cannot show
 #  - rdma_rxe, ib_uverbs (/dev/infiniband/uverbs*), rdma_ucm (librdmacm, /dev/infiniband/rdma_cm)
+#  - sch_netem, veth: fault injection (loss, delay, corruption...) on the netdev under rxe, and a
+#    veth pair for two rxe devices whose packets really cross a netdev (rxe short-cuts
+#    traffic between QPs of one device: RXE_LOOPBACK_MASK)
 MODULES=(virtio_pci virtio_console virtio_net 9pnet_virtio 9p overlay crc32_generic rdma_rxe ib_uverbs
-    rdma_ucm)
+    rdma_ucm sch_netem veth)
 
 # Host environment that reaches the guest command, besides QPO_* and --env.
 ENV_NAMES=(PATH HOME USER LOGNAME LANG LANGUAGE TZ TERM LD_LIBRARY_PATH

@@ -51,6 +51,25 @@ class CrossChecker {
   void run() {
     for (const auto& q : s_.qps) pair(q);
     for (const auto& w : s_.workloads) workload(w);
+    for (const auto& f : s_.faults) fault(f);
+  }
+
+  // rxe (and HCAs) deliver traffic between QPs of one device internally: a fault on that
+  // device's netdev never sees it.
+  void fault(const scenario::Fault& f) {
+    for (const auto& w : s_.workloads) {
+      const Qp* q = s_.qp(w.qp.name);
+      const Qp* p = q ? s_.qp(q->connect.name) : nullptr;
+      if (!q || !p) continue;
+      const auto* dq = s_.device_of_qp(*q);
+      const auto* dp = s_.device_of_qp(*p);
+      if (!dq || !dp || dq != dp || dq->name != f.device.name) continue;
+      auto& d = sink_.warning("Q511", f.device.loc, "faults." + f.name + ".device",
+                              "workload '" + w.name + "' runs between QPs of device '" + dq->name +
+                                  "'; the device short-cuts that traffic, so fault '" + f.name + "' cannot touch it");
+      d.rule = "rxe loops back packets between its own QPs (RXE_LOOPBACK_MASK) without the netdev";
+      d.hint = "put the two ends on different hosts (or devices on different netdevs)";
+    }
   }
 
  private:

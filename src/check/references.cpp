@@ -83,6 +83,7 @@ class RefChecker {
     for (const auto& x : s_.srqs) resolve(x.pd, s_.pds, "pds (or devices)", "srqs." + x.name + ".pd");
     for (const auto& q : s_.qps) qp(q);
     for (const auto& w : s_.workloads) workload(w);
+    for (const auto& f : s_.faults) resolve(f.device, s_.devices, "devices", "faults." + f.name + ".device");
   }
 
  private:

@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "exec/faults.h"
 #include "exec/host_session.h"
 #include "exec/roles.h"
 #include "exec/steps.h"
@@ -76,6 +77,7 @@ void HostSession::setup() {
       return;
     }
     if (step.verb == "ibv_query_port" || step.verb == "ibv_query_gid") return;  // done with the open
+    if (step.verb.rfind("tc ", 0) == 0) return;  // faults are applied by the session (faults.cpp)
     if (!capability_checked_) {
       capability_checked_ = true;
       std::string why = unsupported_reason(st_);
@@ -196,8 +198,11 @@ size_t extra_rounds(const scenario::Scenario& s) {
 }
 
 report::RunReport HostSession::run(Channel& ch) {
+  std::unique_ptr<Faults> whole_run_faults;
   try {
     setup();
+    if (ok()) whole_run_faults = std::make_unique<Faults>(st_, "all", "setup");
+    if (whole_run_faults && !whole_run_faults->ok()) st_.report.fail("fault injection failed");
     if (ok()) bring_up(0);
   } catch (const std::exception& e) {
     st_.report.fail(std::string("internal error: ") + e.what());
@@ -221,8 +226,15 @@ report::RunReport HostSession::run(Channel& ch) {
   stage(ch, "workloads ready", [&] { prepare_workloads(st_); });
   auto waves = workload_waves(s_);
   int wave_count = waves.empty() ? 0 : *std::max_element(waves.begin(), waves.end()) + 1;
-  for (int k = 0; k < wave_count; ++k)
-    stage(ch, "workloads wave " + std::to_string(k + 1), [&] { run_workloads(st_, o_, k); });
+  {
+    // Faults for the traffic window: on for the workloads only (the smoke exchange above
+    // proved the path clean), always removed, with the counters' story reported.
+    std::unique_ptr<Faults> faults;
+    if (alive_ && ok()) faults = std::make_unique<Faults>(st_, "traffic", "traffic");
+    if (faults && !faults->ok()) st_.report.fail("fault injection failed");
+    for (int k = 0; k < wave_count; ++k)
+      stage(ch, "workloads wave " + std::to_string(k + 1), [&] { run_workloads(st_, o_, k); });
+  }
   stage(ch, "verified", [&] { verify_workloads(st_); });
   size_t rounds = extra_rounds(s_);
   for (size_t k = 0; k < rounds; ++k) stage(ch, "transitions " + std::to_string(k + 1), [&] { extra_transitions(k); });
@@ -230,6 +242,7 @@ report::RunReport HostSession::run(Channel& ch) {
   if (rounds) stage(ch, "recovered", [&] {
     if (o_.smoke) smoke_exchange(st_, o_, "transitions", 1);
   });
+  whole_run_faults.reset();  // before the devices close: it reads their counters
   teardown();
   return st_.report;
 }

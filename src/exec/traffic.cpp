@@ -205,6 +205,13 @@ struct Task {
   std::string error;
 };
 
+// The last value of `field` the QP's bring-up sets (literal or default), or `fallback`.
+uint64_t bring_up_value(const scenario::Qp& q, const char* field, uint64_t fallback) {
+  for (auto it = q.transitions.rbegin(); it != q.transitions.rend(); ++it)
+    if (const auto* a = it->attr(field); a && a->symbol == scenario::Symbol::None && it->bring_up) return a->number;
+  return fallback;
+}
+
 struct InitiatorTask : Task {
   const scenario::Workload& w;
   QpState& q;
@@ -215,6 +222,19 @@ struct InitiatorTask : Task {
   Clock::time_point start = Clock::now();
   double seconds = 0;
   std::string outcome;
+
+  // IBV_WC_RETRY_EXC_ERR arrives after retry_cnt retransmissions, each after the local ACK
+  // timeout 4.096 us * 2^timeout: compare what the device took with that prediction.
+  std::string retry_timing() const {
+    uint64_t timeout = bring_up_value(*q.spec, "timeout", 14), retries = bring_up_value(*q.spec, "retry_cnt", 7);
+    double predicted_ms = static_cast<double>(retries + 1) * 4.096e-3 * static_cast<double>(1ULL << timeout);
+    double took_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    char buf[200];
+    std::snprintf(buf, sizeof buf, " after %.0f ms (predicted (retry_cnt %llu + 1) x 4.096 us x 2^%llu = %.0f ms)",
+                  took_ms, static_cast<unsigned long long>(retries), static_cast<unsigned long long>(timeout),
+                  predicted_ms);
+    return buf;
+  }
 
   InitiatorTask(RunState& st, const scenario::Workload& wl) : w(wl), q(st.qps.at(wl.qp.name)), op(opcode_of(wl.op)) {
     verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
@@ -258,7 +278,10 @@ struct InitiatorTask : Task {
     if (!wc) return progress;
     if (wc->status != IBV_WC_SUCCESS) {
       std::string status = wc_status_name(wc->status);
-      if (w.expect_status && *w.expect_status == status) outcome = "completion status " + status + ", as the scenario expects";
+      if (w.expect_status && *w.expect_status == status) {
+        outcome = "completion status " + status + ", as the scenario expects";
+        if (wc->status == IBV_WC_RETRY_EXC_ERR) outcome += retry_timing();
+      }
       else
         error = "completion " + std::to_string(completed) + " on QP '" + q.spec->name + "' has status " + status +
                 (w.expect_status ? "; expected " + *w.expect_status : "");

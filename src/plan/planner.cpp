@@ -26,6 +26,7 @@ class Planner {
       hp.address = h.address;
       host_ = &hp;
       setup(h.name);
+      faults(h.name, "all");
       bring_up(h.name);
       traffic(h.name);
       extra_transitions(h.name);
@@ -184,7 +185,21 @@ class Planner {
     if (!qps.empty() && s_.hosts.size() > 1) add(Phase::Exchange, "barrier", "all hosts").args.push_back(arg("after", "bring-up"));
   }
 
+  void faults(const std::string& host, const std::string& window) {
+    for (const auto& f : s_.faults) {
+      if (!on_host(f.device.name, host) || f.during != window) continue;
+      auto& st = add(window == "all" ? Phase::Setup : Phase::Traffic, "tc qdisc replace netem", f.name);
+      st.args.push_back(arg("device", f.device.name + " (its netdev)"));
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "loss %.3g%% delay %lluus corrupt %.3g%% duplicate %.3g%% reorder %.3g%%", f.loss,
+                    static_cast<unsigned long long>(f.delay_us), f.corrupt, f.duplicate, f.reorder);
+      st.args.push_back(arg("netem", buf));
+      st.args.push_back(arg("during", f.during));
+    }
+  }
+
   void traffic(const std::string& host) {
+    faults(host, "traffic");
     for (const auto& w : s_.workloads) {
       const auto* q = s_.qp(w.qp.name);
       if (!q || s_.host_of_qp(*q) != host) continue;

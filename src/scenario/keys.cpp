@@ -9,7 +9,7 @@ namespace qpo::scenario::keys {
   }
 
 QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts", "devices", "pds", "mrs",
-         "cqs", "srqs", "xrcds", "qps", "workloads")
+         "cqs", "srqs", "xrcds", "qps", "workloads", "faults")
 QPO_KEYS(host, "address")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")
@@ -21,6 +21,7 @@ QPO_KEYS(qp, "pd", "type", "send_cq", "recv_cq", "srq", "xrcd", "cap", "sq_sig_a
          "transitions")
 QPO_KEYS(cap, "max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data")
 QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "iterations", "script", "expect")
+QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "during")
 QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")
 QPO_KEYS(workload_ops, "send", "send_with_imm", "rdma_write", "rdma_write_with_imm", "rdma_read",

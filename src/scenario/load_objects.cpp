@@ -1,6 +1,7 @@
 // Loading of the named resource sections: hosts, devices, pds, mrs, cqs, srqs, xrcds, workloads.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cerrno>
 
 #include "scenario/keys.h"
@@ -288,6 +289,79 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
       d.hint = "e.g. 'op: rdma_write'";
     }
     s.workloads.push_back(std::move(w));
+  });
+}
+
+namespace {
+
+// "1%", "0.5%", "2" (percent either way)
+std::optional<double> percent(YamlReader& r, const YAML::Node& n, const std::string& path) {
+  if (!n.IsScalar()) {
+    r.wrong_type(n, path, "a percentage such as 1% or 0.5%");
+    return std::nullopt;
+  }
+  std::string s(util::trim(n.Scalar()));
+  if (!s.empty() && s.back() == '%') s.pop_back();
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || !(v >= 0 && v <= 100)) {
+    auto& d = r.sink().error("Q401", r.loc(n), path, "'" + n.Scalar() + "' is not a percentage in 0..100");
+    d.hint = "write e.g. 1% or 0.5%";
+    return std::nullopt;
+  }
+  return v;
+}
+
+// "1ms", "250us", "0", "2s" -> microseconds
+std::optional<uint64_t> duration_us(YamlReader& r, const YAML::Node& n, const std::string& path) {
+  if (n.IsScalar()) {
+    std::string s(util::trim(n.Scalar()));
+    size_t digits = 0;
+    while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits]))) ++digits;
+    auto num = util::parse_uint(s.substr(0, digits));
+    std::string unit = s.substr(digits);
+    uint64_t factor = unit == "us" ? 1 : unit == "ms" ? 1000 : unit == "s" ? 1000000 : (unit.empty() && s == "0") ? 0 : 0;
+    if (num && (factor || *num == 0) && *num <= 60000000) return *num * (factor ? factor : 1);
+  }
+  auto& d = r.sink().error("Q103", r.loc(n), path, "'" + (n.IsScalar() ? n.Scalar() : std::string("?")) + "' is not a duration");
+  d.hint = "write e.g. 250us, 1ms or 2s";
+  return std::nullopt;
+}
+
+}  // namespace
+
+void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "faults", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.faults, name, loc, path)) return;
+    Fault f;
+    f.name = name;
+    f.loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::fault(), "a fault")) {
+      std::string p = join_path(path, key);
+      if (key == "device") f.device = r.ref(value, p);
+      else if (key == "loss") f.loss = percent(r, value, p).value_or(0);
+      else if (key == "corrupt") f.corrupt = percent(r, value, p).value_or(0);
+      else if (key == "duplicate") f.duplicate = percent(r, value, p).value_or(0);
+      else if (key == "reorder") f.reorder = percent(r, value, p).value_or(0);
+      else if (key == "delay") f.delay_us = duration_us(r, value, p).value_or(0);
+      else if (key == "during") {
+        if (auto x = r.string(value, p)) {
+          if (*x != "traffic" && *x != "all") {
+            auto& d = r.sink().error("Q106", r.loc(value), p, "unknown window '" + *x + "'");
+            d.hint = "traffic (while workloads run) or all (from bring-up to teardown)";
+          } else {
+            f.during = *x;
+          }
+        }
+      }
+    }
+    if (!f.device) r.sink().error("Q104", loc, path, "fault '" + name + "' needs 'device'");
+    if (f.reorder > 0 && f.delay_us == 0) {
+      auto& d = r.sink().error("Q104", loc, path, "reorder needs a delay");
+      d.rule = "tc-netem(8): reordering works by letting some packets skip the delay";
+      d.hint = "add e.g. delay: 1ms";
+    }
+    s.faults.push_back(std::move(f));
   });
 }
 

@@ -115,6 +115,8 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
       qps = &qps_node;
     } else if (key == "workloads") {
       detail::load_workloads(r, value, s);
+    } else if (key == "faults") {
+      detail::load_faults(r, value, s);
     }
   }
   if (qps) detail::load_qps(r, *qps, s);

@@ -14,6 +14,7 @@ void load_srqs(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s);
 
 // IBV_ACCESS_* flags from a list or "a|b" string; names with or without the prefix.
 std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const std::string& path);

@@ -150,6 +150,15 @@ struct Workload : Object {
   SourceLoc expect_loc;
 };
 
+// Network faults injected under a device (Soft-RoCE: tc netem on its netdev) while
+// workloads run (`during: traffic`) or for the whole run after setup (`during: all`).
+struct Fault : Object {
+  Ref device;
+  double loss = 0, corrupt = 0, duplicate = 0, reorder = 0;  // percent
+  uint64_t delay_us = 0;
+  std::string during = "traffic";
+};
+
 struct Scenario {
   std::string file;
   int version = 1;
@@ -166,6 +175,7 @@ struct Scenario {
   std::vector<Xrcd> xrcds;
   std::vector<Qp> qps;
   std::vector<Workload> workloads;
+  std::vector<Fault> faults;
 
   template <typename T>
   static const T* find_in(const std::vector<T>& v, std::string_view name) {

@@ -1,0 +1,125 @@
+#include "exec/faults.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "exec/steps.h"
+
+namespace qpo::exec {
+
+namespace {
+
+std::string port_dir(const DeviceState& d) {
+  return "/sys/class/infiniband/" + d.ctx().device_name() + "/ports/" + std::to_string(d.ctx().port());
+}
+
+// Runs tc with arguments (no shell); returns its exit status and output.
+int run_tc(const std::vector<std::string>& args, std::string* output) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    std::vector<char*> argv;
+    std::vector<std::string> all{"tc"};
+    all.insert(all.end(), args.begin(), args.end());
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execvp("tc", argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fds[0], buf, sizeof buf)) > 0) output->append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string pct(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g%%", v);
+  return b;
+}
+
+}  // namespace
+
+std::map<std::string, uint64_t> read_hw_counters(const DeviceState& d) {
+  std::map<std::string, uint64_t> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(port_dir(d) + "/hw_counters", ec)) {
+    std::ifstream in(e.path());
+    uint64_t v = 0;
+    if (in >> v) out[e.path().filename().string()] = v;
+  }
+  return out;
+}
+
+std::string netdev_of(const DeviceState& d) {
+  std::ifstream in(port_dir(d) + "/gid_attrs/ndevs/" + std::to_string(d.gid_index));
+  std::string name;
+  in >> name;
+  return name;
+}
+
+Faults::Faults(RunState& st, const std::string& window, const std::string& phase) : st_(st), phase_(phase) {
+  for (const auto& f : st.scenario->faults) {
+    auto it = st.devices.find(f.device.name);
+    if (f.during != window || it == st.devices.end()) continue;
+    const DeviceState& d = it->second;
+    Applied a{f.name, f.device.name, netdev_of(d), read_hw_counters(d)};
+    std::vector<std::string> args{"qdisc", "replace", "dev", a.netdev, "root", "netem"};
+    if (f.delay_us) args.insert(args.end(), {"delay", std::to_string(f.delay_us) + "us"});
+    if (f.loss > 0) args.insert(args.end(), {"loss", pct(f.loss)});
+    if (f.corrupt > 0) args.insert(args.end(), {"corrupt", pct(f.corrupt)});
+    if (f.duplicate > 0) args.insert(args.end(), {"duplicate", pct(f.duplicate)});
+    if (f.reorder > 0) args.insert(args.end(), {"reorder", pct(f.reorder)});
+    std::string detail;
+    for (size_t i = 4; i < args.size(); ++i) detail += (i > 4 ? " " : "") + args[i];
+    auto& r = run_step(st, st.host, phase, "tc qdisc replace", f.name, "dev " + a.netdev + " " + detail, [&] {
+      if (a.netdev.empty()) throw std::runtime_error("no netdev found under " + d.ctx().device_name());
+      std::string out;
+      int rc = run_tc(args, &out);
+      if (rc != 0)
+        throw std::runtime_error("tc failed (" + std::to_string(rc) + "): " + out +
+                                 " (fault injection needs root, iproute2 and the sch_netem module)");
+    });
+    if (r.status == report::StepStatus::Failed) {
+      ok_ = false;
+      return;
+    }
+    applied_.push_back(std::move(a));
+  }
+}
+
+Faults::~Faults() {
+  for (auto& a : applied_) {
+    std::string out;
+    run_tc({"qdisc", "del", "dev", a.netdev, "root"}, &out);
+    // What the faults did, as the device counted it: retransmissions, sequence errors, ...
+    auto after = read_hw_counters(st_.devices.at(a.device));
+    std::string deltas;
+    for (const auto& [name, v] : after) {
+      uint64_t before = a.before.count(name) ? a.before.at(name) : 0;
+      if (v > before) deltas += (deltas.empty() ? "" : ", ") + name + " +" + std::to_string(v - before);
+    }
+    report::StepResult r;
+    r.host = st_.host;
+    r.phase = phase_;
+    r.verb = "tc qdisc del";
+    r.object = a.fault;
+    r.detail = "dev " + a.netdev;
+    r.message = "hw_counters: " + (deltas.empty() ? std::string("no change") : deltas);
+    st_.report.add(r);
+  }
+}
+
+}  // namespace qpo::exec
