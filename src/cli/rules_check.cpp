@@ -83,11 +83,14 @@ size_t run_rules_check(std::FILE* in, std::FILE* out) {
     }
   };
   size_t n;
+  bool discarding = false;  // inside an overlong line that already got its verdict
   while ((n = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
     size_t start = 0;
     for (size_t i = 0; i < n; ++i) {
       if (buf[i] != '\n') continue;
-      if (pending.empty()) {
+      if (discarding) {
+        discarding = false;
+      } else if (pending.empty()) {
         flush_line(std::string_view(buf.data() + start, i - start));
       } else {
         pending.append(buf.data() + start, i - start);
@@ -96,13 +99,14 @@ size_t run_rules_check(std::FILE* in, std::FILE* out) {
       }
       start = i + 1;
     }
-    pending.append(buf.data() + start, n - start);
-    if (pending.size() > (1 << 16)) {  // a "line" this long is junk; judge it and move on
+    if (!discarding) pending.append(buf.data() + start, n - start);
+    if (pending.size() > (1 << 16)) {  // a "line" this long is junk: judge its start, skip the rest
       flush_line(std::string_view(pending).substr(0, 256));
       pending.clear();
+      discarding = true;
     }
   }
-  if (!pending.empty()) flush_line(pending);
+  if (!pending.empty() && !discarding) flush_line(pending);
   std::fwrite(output.data(), 1, output.size(), out);
   std::fflush(out);
   return malformed;

@@ -416,6 +416,7 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
     // Bring-up transitions come first whatever the key order in the file.
     std::stable_partition(q.transitions.begin(), q.transitions.end(), [](const Transition& t) { return t.bring_up; });
     for (const char* required : {"pd", "type"}) {
+      if (!kv.second.IsMap()) break;  // entries() already reported the wrong type
       if (!kv.second[required]) {
         auto& d = r.sink().error("Q104", q.loc, path, "QP '" + q.name + "' needs '" + required + "'");
         d.hint = std::string("add '") + required + ": ...'";
