@@ -189,12 +189,8 @@ void post_srq_recvs(RunState& st, const std::string& name) {
 }
 
 uint32_t ordinal_of(const RunState& st, const std::string& qp_name) {
-  uint32_t i = 0;
-  for (const auto& q : st.scenario->qps) {
-    if (q.name == qp_name) return i;
-    ++i;
-  }
-  return 0xFFFF;
+  int i = st.scenario->qp_ordinal(qp_name);
+  return i < 0 ? 0xFFFF : static_cast<uint32_t>(i);
 }
 
 const RemoteQp* peer_of(const RunState& st, const QpState& q) {

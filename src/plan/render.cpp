@@ -65,7 +65,8 @@ void render_json(util::JsonWriter& w, const Plan& p) {
         w.field("attr_mask", static_cast<uint64_t>(st.mask));
         w.field("attr_mask_hex", util::hex(st.mask));
         w.key("attr_mask_names").begin_array();
-        for (auto name : util::split(rules.mask_names(st.mask, "|"), '|')) w.value(name);
+        const std::string names = rules.mask_names(st.mask, "|");  // split() views into it: keep it alive
+        for (auto name : util::split(names, '|')) w.value(name);
         w.end_array();
         w.field("prediction", st.prediction);
       }

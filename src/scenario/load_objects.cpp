@@ -46,17 +46,15 @@ void for_each_named(YamlReader& r, const YAML::Node& section, const std::string&
   }
 }
 
+// `existing` is what the section already holds under this name (an indexed lookup).
 template <typename T>
-bool check_unique(YamlReader& r, const std::vector<T>& existing, const std::string& name, const SourceLoc& loc,
+bool check_unique(YamlReader& r, const T* existing, const std::string& name, const SourceLoc& loc,
                   const std::string& path) {
-  for (const auto& o : existing)
-    if (o.name == name) {
-      auto& d = r.sink().error("Q105", loc, path, "duplicate name '" + name + "'");
-      d.related.push_back({o.loc, "first defined here"});
-      d.hint = "names must be unique within a section";
-      return false;
-    }
-  return true;
+  if (!existing) return true;
+  auto& d = r.sink().error("Q105", loc, path, "duplicate name '" + name + "'");
+  d.related.push_back({existing->loc, "first defined here"});
+  d.hint = "names must be unique within a section";
+  return false;
 }
 
 // An empty entry (`a: {}` or `a:`) is fine; anything else must be a map.
@@ -72,7 +70,7 @@ uint32_t to_u32(std::optional<uint64_t> v, uint32_t fallback) { return v ? stati
 
 void load_hosts(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "hosts", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.hosts, name, loc, path)) return;
+    if (!check_unique(r, s.host(name), name, loc, path)) return;
     Host h;
     h.name = name;
     h.loc = loc;
@@ -85,7 +83,7 @@ void load_hosts(YamlReader& r, const YAML::Node& n, Scenario& s) {
 
 void load_devices(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "devices", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.devices, name, loc, path)) return;
+    if (!check_unique(r, s.device(name), name, loc, path)) return;
     Device d;
     d.name = name;
     d.loc = loc;
@@ -111,7 +109,7 @@ void load_devices(YamlReader& r, const YAML::Node& n, Scenario& s) {
 
 void load_pds(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "pds", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.pds, name, loc, path)) return;
+    if (!check_unique(r, s.pd(name), name, loc, path)) return;
     Pd pd;
     pd.name = name;
     pd.loc = loc;
@@ -163,7 +161,7 @@ std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const s
 
 void load_mrs(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "mrs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.mrs, name, loc, path)) return;
+    if (!check_unique(r, s.mr(name), name, loc, path)) return;
     Mr m;
     m.name = name;
     m.loc = loc;
@@ -188,7 +186,7 @@ void load_mrs(YamlReader& r, const YAML::Node& n, Scenario& s) {
 
 void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "cqs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.cqs, name, loc, path)) return;
+    if (!check_unique(r, s.cq(name), name, loc, path)) return;
     Cq c;
     c.name = name;
     c.loc = loc;
@@ -210,7 +208,7 @@ void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
 
 void load_srqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "srqs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.srqs, name, loc, path)) return;
+    if (!check_unique(r, s.srq(name), name, loc, path)) return;
     Srq q;
     q.name = name;
     q.loc = loc;
@@ -228,7 +226,7 @@ void load_srqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
 
 void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "xrcds", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.xrcds, name, loc, path)) return;
+    if (!check_unique(r, s.xrcd(name), name, loc, path)) return;
     Xrcd x;
     x.name = name;
     x.loc = loc;
@@ -241,7 +239,7 @@ void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s) {
 
 void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "workloads", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.workloads, name, loc, path)) return;
+    if (!check_unique(r, s.workload(name), name, loc, path)) return;
     Workload w;
     w.name = name;
     w.loc = loc;
@@ -332,7 +330,7 @@ std::optional<uint64_t> duration_us(YamlReader& r, const YAML::Node& n, const st
 
 void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "faults", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
-    if (!check_unique(r, s.faults, name, loc, path)) return;
+    if (!check_unique(r, s.fault(name), name, loc, path)) return;
     Fault f;
     f.name = name;
     f.loc = loc;

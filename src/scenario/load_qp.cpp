@@ -358,6 +358,49 @@ void load_cap(YamlReader& r, const YAML::Node& n, const std::string& path, QpCap
   }
 }
 
+// `count: N` turns a QP into N QPs named name.0 .. name.(N-1). A counted QP connected to a
+// counted peer pairs up index by index (their counts must match); connected to a single QP,
+// all of them connect to it (fan-in).
+void expand_counts(YamlReader& r, Scenario& s) {
+  bool any = false;
+  for (const auto& q : s.qps) any |= q.count > 0;
+  if (!any) return;
+  std::map<std::string, uint32_t> counts;
+  for (const auto& q : s.qps)
+    if (q.count) counts[q.name] = q.count;
+  std::vector<Qp> out;
+  out.reserve(s.qps.size());
+  for (auto& q : s.qps) {
+    if (!q.count) {
+      if (q.connect && counts.count(q.connect.name)) {
+        auto& d = r.sink().error("Q502", q.connect.loc, "qps." + q.name + ".connect",
+                                 "'" + q.connect.name + "' has count: " + std::to_string(counts[q.connect.name]) +
+                                     "; connect to one of its QPs");
+        d.hint = "write '" + q.connect.name + ".0' (the expanded names are " + q.connect.name + ".0 .. " + q.connect.name +
+                 "." + std::to_string(counts[q.connect.name] - 1) + ")";
+      }
+      out.push_back(std::move(q));
+      continue;
+    }
+    auto peer = q.connect ? counts.find(q.connect.name) : counts.end();
+    if (peer != counts.end() && peer->second != q.count) {
+      auto& d = r.sink().error("Q502", q.connect.loc, "qps." + q.name + ".connect",
+                               "'" + q.name + "' has count " + std::to_string(q.count) + " but its peer '" +
+                                   q.connect.name + "' has count " + std::to_string(peer->second));
+      d.rule = "counted QPs connect index by index";
+    }
+    for (uint32_t i = 0; i < q.count; ++i) {
+      Qp copy = q;
+      copy.count = 0;
+      copy.name = q.name + "." + std::to_string(i);
+      if (peer != counts.end()) copy.connect.name = q.connect.name + "." + std::to_string(i);
+      for (auto& t : copy.transitions) t.path = "qps." + copy.name + t.path.substr(("qps." + q.name).size());
+      out.push_back(std::move(copy));
+    }
+  }
+  s.qps = std::move(out);
+}
+
 }  // namespace
 
 void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
@@ -410,6 +453,12 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
       else if (key == "sq_sig_all") {
         if (auto b = r.boolean(value, p)) q.sq_sig_all = *b;
       } else if (key == "connect") q.connect = r.ref(value, p);
+      else if (key == "count") {
+        if (auto c = r.uint(value, p, 1000000)) {
+          if (*c == 0) r.sink().error("Q401", r.loc(value), p, "count must be at least 1");
+          else q.count = static_cast<uint32_t>(*c);
+        }
+      }
       else if (key == "states") load_states(r, value, p, q);
       else if (key == "transitions") load_transition_list(r, value, p, q);
     }
@@ -424,6 +473,7 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
     }
     s.qps.push_back(std::move(q));
   }
+  expand_counts(r, s);
 }
 
 }  // namespace qpo::scenario::detail

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "spec/rules.h"
@@ -133,6 +134,7 @@ struct Qp : Object {
   QpCap cap;
   bool sq_sig_all = false;
   Ref connect;                       // peer QP, possibly on another host
+  uint32_t count = 0;                // > 0: a template the loader expands into name.0 .. name.(count-1)
   std::vector<Transition> transitions;  // bring-up path, then the extra transitions
 };
 
@@ -177,25 +179,61 @@ struct Scenario {
   std::vector<Workload> workloads;
   std::vector<Fault> faults;
 
+  // Name lookups are indexed: scenarios with 10,000s of QPs must validate in linear time.
+  // Sections only grow (push_back) while loading, so an index catches up incrementally.
   template <typename T>
-  static const T* find_in(const std::vector<T>& v, std::string_view name) {
-    for (const auto& o : v)
-      if (o.name == name) return &o;
-    return nullptr;
+  struct Index {
+    std::unordered_map<std::string, size_t> by_name;
+    size_t covered = 0;
+    const T* data = nullptr;
+    const T* find(const std::vector<T>& v, std::string_view name) {
+      // A reallocated or replaced section starts over (amortised O(1) per element: vectors
+      // grow geometrically); otherwise only the new tail is added.
+      if (v.data() != data || covered > v.size()) {
+        by_name.clear();
+        covered = 0;
+        data = v.data();
+      }
+      for (; covered < v.size(); ++covered) by_name.emplace(v[covered].name, covered);
+      auto it = by_name.find(std::string(name));
+      return it == by_name.end() || it->second >= v.size() ? nullptr : &v[it->second];
+    }
+  };
+  const Host* host(std::string_view n) const { return index_.hosts.find(hosts, n); }
+  const Device* device(std::string_view n) const { return index_.devices.find(devices, n); }
+  const Pd* pd(std::string_view n) const { return index_.pds.find(pds, n); }
+  const Mr* mr(std::string_view n) const { return index_.mrs.find(mrs, n); }
+  const Cq* cq(std::string_view n) const { return index_.cqs.find(cqs, n); }
+  const Srq* srq(std::string_view n) const { return index_.srqs.find(srqs, n); }
+  const Xrcd* xrcd(std::string_view n) const { return index_.xrcds.find(xrcds, n); }
+  const Qp* qp(std::string_view n) const { return index_.qps.find(qps, n); }
+  const Workload* workload(std::string_view n) const { return index_.workloads.find(workloads, n); }
+  const Fault* fault(std::string_view n) const { return index_.faults.find(faults, n); }
+  // Position of a QP in `qps` (its ordinal), or -1.
+  int qp_ordinal(std::string_view n) const {
+    const Qp* q = qp(n);
+    return q ? static_cast<int>(q - qps.data()) : -1;
   }
-  const Host* host(std::string_view n) const { return find_in(hosts, n); }
-  const Device* device(std::string_view n) const { return find_in(devices, n); }
-  const Pd* pd(std::string_view n) const { return find_in(pds, n); }
-  const Mr* mr(std::string_view n) const { return find_in(mrs, n); }
-  const Cq* cq(std::string_view n) const { return find_in(cqs, n); }
-  const Srq* srq(std::string_view n) const { return find_in(srqs, n); }
-  const Xrcd* xrcd(std::string_view n) const { return find_in(xrcds, n); }
-  const Qp* qp(std::string_view n) const { return find_in(qps, n); }
 
   // The host a QP lives on (through pd -> device -> host); empty when references dangle.
   std::string host_of_qp(const Qp& q) const;
   std::string host_of_device(std::string_view device_name) const;
   const Device* device_of_qp(const Qp& q) const;
+
+ private:
+  struct Indexes {
+    Index<Host> hosts;
+    Index<Device> devices;
+    Index<Pd> pds;
+    Index<Mr> mrs;
+    Index<Cq> cqs;
+    Index<Srq> srqs;
+    Index<Xrcd> xrcds;
+    Index<Qp> qps;
+    Index<Workload> workloads;
+    Index<Fault> faults;
+  };
+  mutable Indexes index_;
 };
 
 }  // namespace qpo::scenario

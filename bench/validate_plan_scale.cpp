@@ -1,0 +1,99 @@
+// validate + plan time for generated scenarios of 1,000 and 10,000 QPs, in one process,
+// and the 10k/1k ratio (target: 10k under 0.3 s, ratio ~10 = linear). Two shapes:
+//   compact - `count: N` templates (how a 10k-QP experiment is written)
+//   verbose - every QP written out with full states (5.6 MB of YAML at 10k QPs)
+// Each phase is timed on its own: YAML parse + model (load), validate, plan build, plan JSON.
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "check/validate.h"
+#include "plan/plan.h"
+#include "scenario/loader.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* kQpBody =
+    "    pd: da\n    type: RC\n    send_cq: ca\n    recv_cq: ca\n    cap: { max_send_wr: 16, max_recv_wr: 16 }\n"
+    "    states:\n      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [remote_write, remote_read] }\n"
+    "      RTR:  { path_mtu: auto, dest_qp_num: peer, rq_psn: peer, max_dest_rd_atomic: 1, min_rnr_timer: 12 }\n"
+    "      RTS:  { sq_psn: random, timeout: 14, retry_cnt: 7, rnr_retry: 7, max_rd_atomic: 1 }\n";
+
+std::string header(size_t qps) {
+  return "version: 1\nname: scale-" + std::to_string(qps) +
+         "\ndevices: { da: { name: auto } }\ncqs: { ca: { device: da, depth: " + std::to_string(qps * 32) + " } }\nqps:\n";
+}
+
+std::string compact(size_t qps) {
+  std::string s = header(qps);
+  for (const char* side : {"a", "b"}) {
+    s += std::string("  q") + side + ":\n    count: " + std::to_string(qps / 2) + "\n    connect: q" +
+         (side[0] == 'a' ? "b" : "a") + "\n" + kQpBody;
+  }
+  return s;
+}
+
+std::string verbose(size_t qps) {
+  std::string s = header(qps);
+  for (size_t i = 0; i < qps / 2; ++i)
+    for (const char* side : {"a", "b"})
+      s += "  q" + std::to_string(i) + side + ":\n    connect: q" + std::to_string(i) + (side[0] == 'a' ? "b" : "a") +
+           "\n" + kQpBody;
+  return s;
+}
+
+struct Times {
+  double load = 0, validate = 0, plan = 0, json = 0;
+  double total() const { return load + validate + plan; }
+};
+
+Times measure(const std::string& text, int runs) {
+  Times best{1e9, 1e9, 1e9, 1e9};
+  for (int r = 0; r < runs; ++r) {
+    Times t;
+    qpo::util::SourceText src("bench.yaml", text);
+    qpo::diag::DiagSink sink;
+    auto t0 = Clock::now();
+    auto s = qpo::scenario::load_scenario(src, sink);
+    auto t1 = Clock::now();
+    qpo::check::validate(*s, sink);
+    auto t2 = Clock::now();
+    auto p = qpo::plan::build_plan(*s);
+    auto t3 = Clock::now();
+    qpo::util::JsonWriter w;
+    qpo::plan::render_json(w, p);
+    auto t4 = Clock::now();
+    if (sink.has_errors()) {
+      std::fprintf(stderr, "generated scenario is invalid\n");
+      std::exit(2);
+    }
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    t = {ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4)};
+    if (t.total() < best.total()) best = t;
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = argc > 1 ? std::atoi(argv[1]) : 3;
+  std::printf("%-8s %7s %9s %9s %11s %9s %10s %10s\n", "shape", "QPs", "bytes", "load ms", "validate ms", "plan ms",
+              "total ms", "json ms");
+  for (const char* shape : {"compact", "verbose"}) {
+    Times small, big;
+    for (size_t qps : {1000u, 10000u}) {
+      std::string text = shape[0] == 'c' ? compact(qps) : verbose(qps);
+      Times t = measure(text, runs);
+      std::printf("%-8s %7zu %9zu %9.1f %11.1f %9.1f %10.1f %10.1f\n", shape, qps, text.size(), t.load, t.validate,
+                  t.plan, t.total(), t.json);
+      (qps == 1000 ? small : big) = t;
+    }
+    std::printf("%-8s 10k/1k ratio (load+validate+plan): %.1fx; 10k total %.0f ms (target < 300 ms): %s\n", shape,
+                big.total() / small.total(), big.total(), big.total() < 300 ? "met" : "MISSED");
+  }
+  return 0;
+}

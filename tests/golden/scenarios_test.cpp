@@ -1,0 +1,227 @@
+// Whole-file checks: every example scenario is valid; every tests/scenarios/bad/*.yaml produces
+// exactly the diagnostics its header promises ("# expect: Q302 line 17", one line per expected
+// diagnostic); and schemas/scenario.schema.json lists the same keys as the loader.
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "unit/scenario_fixture.h"
+#include "scenario/keys.h"
+#include "spec/rules.h"
+#include "util/strings.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kRoot = QPO_SOURCE_DIR;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<fs::path> yaml_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".yml"))
+        out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+qpo::test::Loaded load_file(const fs::path& p) {
+  qpo::test::Loaded l(read_file(p), p.filename().string());
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
+  if (l.scenario) qpo::check::validate(*l.scenario, l.sink);
+  l.sink.sort();
+  return l;
+}
+
+using CodeLine = std::pair<std::string, int>;
+
+std::string show(const std::set<CodeLine>& s) {
+  std::string out;
+  for (const auto& [c, l] : s) out += (out.empty() ? "" : ", ") + c + " line " + std::to_string(l);
+  return out.empty() ? "(none)" : out;
+}
+
+// Parses "# expect: Q302 line 17"; nullopt when the line is not exactly that shape.
+std::optional<CodeLine> parse_expect(std::string_view line) {
+  auto eat = [&](std::string_view word) {
+    line = qpo::util::trim(line);
+    if (line.substr(0, word.size()) != word) return false;
+    line.remove_prefix(word.size());
+    return true;
+  };
+  if (!eat("#") || !eat("expect:")) return std::nullopt;
+  line = qpo::util::trim(line);
+  if (line.size() < 4 || line[0] != 'Q') return std::nullopt;
+  std::string code(line.substr(0, 4));
+  for (size_t i = 1; i < 4; ++i)
+    if (!std::isdigit(static_cast<unsigned char>(code[i]))) return std::nullopt;
+  line.remove_prefix(4);
+  if (line.empty() || !std::isspace(static_cast<unsigned char>(line[0])) || !eat("line")) return std::nullopt;
+  line = qpo::util::trim(line);
+  if (line.empty() || line.size() > 6) return std::nullopt;
+  for (char c : line)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  return CodeLine{code, std::stoi(std::string(line))};
+}
+
+// Every "# expect: Qnnn line N" line of the file; lines that start like one but do not parse
+// go to `malformed`.
+std::set<CodeLine> expectations(const std::string& text, std::vector<std::string>* malformed) {
+  std::set<CodeLine> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (auto e = parse_expect(line)) {
+      out.insert(*e);
+      continue;
+    }
+    std::string_view t = qpo::util::trim(line);
+    if (malformed && !t.empty() && t[0] == '#' && qpo::util::trim(t.substr(1)).substr(0, 7) == "expect:")
+      malformed->push_back(line);
+  }
+  return out;
+}
+
+// Property names of a JSON-schema object node.
+std::set<std::string> property_names(const YAML::Node& def) {
+  std::set<std::string> out;
+  if (!def || !def.IsMap()) return out;
+  YAML::Node props = def["properties"];
+  if (props && props.IsMap())
+    for (const auto& kv : props) out.insert(kv.first.as<std::string>());
+  return out;
+}
+
+std::set<std::string> as_set(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+std::string show(const std::set<std::string>& s) {
+  return qpo::util::join(std::vector<std::string>(s.begin(), s.end()), ", ");
+}
+
+std::set<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
+  std::set<std::string> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
+  return out;
+}
+
+YAML::Node load_schema() {
+  fs::path p = kRoot / "schemas" / "scenario.schema.json";
+  REQUIRE_MESSAGE(fs::exists(p), p.string() << " does not exist");
+  return YAML::LoadFile(p.string());
+}
+
+// definitions (draft-07) or $defs (2019-09+).
+YAML::Node definition(const YAML::Node& schema, const std::string& name) {
+  for (const char* section : {"definitions", "$defs"})
+    if (schema[section] && schema[section][name]) return schema[section][name];
+  return YAML::Node();
+}
+
+}  // namespace
+
+TEST_CASE("every scenarios/*.yaml validates with zero errors") {
+  auto files = yaml_files(kRoot / "scenarios");
+  REQUIRE_MESSAGE(!files.empty(), "no scenarios/*.yaml");
+  for (const auto& f : files) {
+    CAPTURE(f.filename().string());
+    auto l = load_file(f);
+    CHECK_MESSAGE(l.scenario.has_value(), l.dump());
+    CHECK_MESSAGE(l.errors() == 0, l.dump());
+  }
+}
+
+TEST_CASE("tests/scenarios/bad/ holds bad scenarios, each with '# expect: Qnnn line N' headers") {
+  auto files = yaml_files(kRoot / "tests" / "scenarios" / "bad");
+  REQUIRE_MESSAGE(!files.empty(), "tests/scenarios/bad/ has no *.yaml files");
+  for (const auto& f : files) {
+    CAPTURE(f.filename().string());
+    std::vector<std::string> malformed;
+    auto want = expectations(read_file(f), &malformed);
+    CHECK_MESSAGE(!want.empty(), "no '# expect: Qnnn line N' header");
+    CHECK_MESSAGE(malformed.empty(), "unreadable expect line: " << (malformed.empty() ? "" : malformed[0]));
+  }
+}
+
+TEST_CASE("every bad scenario produces each expected (code, line), and every error it produces is expected") {
+  auto files = yaml_files(kRoot / "tests" / "scenarios" / "bad");
+  REQUIRE_MESSAGE(!files.empty(), "tests/scenarios/bad/ has no *.yaml files");
+  for (const auto& f : files) {
+    CAPTURE(f.filename().string());
+    auto want = expectations(read_file(f), nullptr);
+    auto l = load_file(f);
+    std::set<CodeLine> got_any, got_errors;
+    for (const auto& d : l.sink.all()) {
+      got_any.insert({d.code, d.loc.line});
+      if (d.severity == qpo::diag::Severity::Error) got_errors.insert({d.code, d.loc.line});
+    }
+    std::set<CodeLine> missing, unexpected;
+    for (const auto& w : want)
+      if (!got_any.count(w)) missing.insert(w);
+    for (const auto& g : got_errors)
+      if (!want.count(g)) unexpected.insert(g);
+    CHECK_MESSAGE(missing.empty(), "expected but not produced: " << show(missing) << "\nproduced:\n" << l.dump());
+    CHECK_MESSAGE(unexpected.empty(), "errors produced but not expected: " << show(unexpected) << "\nproduced:\n"
+                                                                           << l.dump());
+  }
+}
+
+TEST_CASE("the scenario schema's object properties match the loader's keys") {
+  YAML::Node schema = load_schema();
+  namespace keys = qpo::scenario::keys;
+  const std::pair<const char*, const std::vector<std::string>&> objects[] = {
+      {"host", keys::host()}, {"device", keys::device()}, {"pd", keys::pd()},   {"mr", keys::mr()},
+      {"cq", keys::cq()},     {"srq", keys::srq()},       {"xrcd", keys::xrcd()}, {"qp", keys::qp()},
+      {"cap", keys::cap()},   {"workload", keys::workload()}};
+  for (const auto& [name, loader_keys] : objects) {
+    CAPTURE(name);
+    YAML::Node def = definition(schema, name);
+    REQUIRE_MESSAGE(def, "schema has no definition '" << name << "'");
+    auto in_schema = property_names(def);
+    auto in_loader = as_set(loader_keys);
+    CHECK_MESSAGE(minus(in_loader, in_schema).empty(), "loader accepts, schema lacks: " << show(minus(in_loader, in_schema)));
+    CHECK_MESSAGE(minus(in_schema, in_loader).empty(), "schema lists, loader rejects: " << show(minus(in_schema, in_loader)));
+  }
+}
+
+TEST_CASE("the scenario schema's root properties match the loader's top-level keys") {
+  YAML::Node schema = load_schema();
+  auto in_schema = property_names(schema);
+  auto in_loader = as_set(qpo::scenario::keys::top_level());
+  CHECK_MESSAGE(minus(in_loader, in_schema).empty(), "loader accepts, schema lacks: " << show(minus(in_loader, in_schema)));
+  CHECK_MESSAGE(minus(in_schema, in_loader).empty(), "schema lists, loader rejects: " << show(minus(in_schema, in_loader)));
+}
+
+TEST_CASE("the schema's transition properties are the rule table's value fields (minus qp_state) plus expect, defaults") {
+  YAML::Node schema = load_schema();
+  YAML::Node def = definition(schema, "transition");
+  REQUIRE_MESSAGE(def, "schema has no definition 'transition'");
+  auto in_schema = property_names(def);
+  std::set<std::string> want;
+  for (const auto& [field, rule] : qpo::spec::RuleTable::builtin().value_rules())
+    if (field != "qp_state") want.insert(field);
+  for (const auto& k : qpo::scenario::keys::transition_control()) want.insert(k);
+  CHECK(want.count("expect") == 1);
+  CHECK(want.count("defaults") == 1);
+  CHECK_MESSAGE(minus(want, in_schema).empty(), "rule table has, schema lacks: " << show(minus(want, in_schema)));
+  CHECK_MESSAGE(minus(in_schema, want).empty(), "schema lists, rule table lacks: " << show(minus(in_schema, want)));
+}
