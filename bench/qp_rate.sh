@@ -11,26 +11,18 @@ if [ -z "${QPO_IN_LAB:-}" ]; then
   exec scripts/lab/lab.sh run --timeout 1200 --env QPO_IN_LAB=1 -- bench/qp_rate.sh "$PAIRS" "$ROUNDS"
 fi
 scenario=/tmp/qp-rate-$PAIRS.yaml
-{
-  echo "version: 1"
-  echo "name: qp-rate-$PAIRS-pairs"
-  echo "devices: { d: { name: rxe0, port: 1, gid_index: 1 } }"
-  echo "cqs: { c: { device: d, depth: 4096 } }"
-  echo "qps:"
-  i=0
-  while [ $i -lt "$PAIRS" ]; do
-    for side in a b; do
-      peer=b; [ $side = b ] && peer=a
-      echo "  q$i$side:"
-      echo "    { pd: d, type: RC, send_cq: c, recv_cq: c, connect: q$i$peer,"
-      echo "      cap: { max_send_wr: 16, max_recv_wr: 0 },"
-      echo "      states: { INIT: { qp_access_flags: [remote_write] }, RTR: { sq_psn: 0x1234 }, RTS: { sq_psn: 0x1234 } } }"
-    done
-    i=$((i + 1))
-  done
-} > "$scenario"
-# (RTR does not accept sq_psn: the generator must not put it there)
-sed -i 's/RTR: { sq_psn: 0x1234 }/RTR: {}/' "$scenario"
+# The same verbs as rts_loop.c: PAIRS RC pairs on rxe0, GID 1, no receives, no traffic.
+cat > "$scenario" <<YAML
+version: 1
+name: qp-rate-$PAIRS-pairs
+devices: { d: { name: rxe0, port: 1, gid_index: 1 } }
+cqs: { c: { device: d, depth: 4096 } }
+qps:
+  qa: { count: $PAIRS, pd: d, type: RC, send_cq: c, recv_cq: c, connect: qb, cap: { max_send_wr: 16, max_recv_wr: 0 },
+        states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: { sq_psn: 0x1234 } } }
+  qb: { count: $PAIRS, pd: d, type: RC, send_cq: c, recv_cq: c, connect: qa, cap: { max_send_wr: 16, max_recv_wr: 0 },
+        states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: { sq_psn: 0x1234 } } }
+YAML
 build/qpo validate -q "$scenario" 2>/dev/null || { build/qpo validate "$scenario"; exit 2; }
 
 c_rates=""

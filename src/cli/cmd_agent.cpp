@@ -1,9 +1,12 @@
 // qpo agent: one host's part of a multi-host run, for a controller (`qpo run`).
+#include <signal.h>
+
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cluster/agent.h"
+#include "exec/executor.h"
 
 namespace qpo::cli {
 
@@ -31,6 +34,13 @@ Action add_agent(CLI::App& app) {
       ->capture_default_str();
   stdio->excludes(listen);
   return [opts]() {
+    // Ctrl-C (the run's whole process group gets it) or SIGTERM: stop at the next step, tear
+    // down, and still send the report. A vanished controller is a write error, not a kill.
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { exec::request_stop(); };
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    signal(SIGPIPE, SIG_IGN);
     cluster::AgentOptions o;
     o.reply_timeout_ms = opts->reply_timeout_s * 1000;
     if (opts->stdio) return cluster::serve_controller(0, 1, o);

@@ -102,6 +102,7 @@ Action add_run(CLI::App& app) {
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
+    signal(SIGPIPE, SIG_IGN);  // an agent that died is an error to report, not a reason to die
     bool remote = false;
     for (const auto& h : l->scenario->hosts) remote |= !cluster::is_local_address(h.address);
     report::RunReport report;
