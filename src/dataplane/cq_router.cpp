@@ -12,6 +12,9 @@ struct CqRouter::Shared {
   std::atomic<uint64_t> dropped{0};
 };
 
+CqRouter::CqRouter() = default;
+CqRouter::~CqRouter() = default;
+
 void CqRouter::assign(ibv_cq* cq, uint32_t qp_num, int owner) {
   auto& owners = owners_[cq];
   owners[qp_num] = owner;

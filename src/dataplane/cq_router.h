@@ -17,6 +17,10 @@ namespace qpo::dataplane {
 class CqRouter {
  public:
   struct Shared;
+  CqRouter();
+  ~CqRouter();  // out of line: Shared is complete only in the .cpp
+  CqRouter(const CqRouter&) = delete;
+  CqRouter& operator=(const CqRouter&) = delete;
 
   // Before any worker polls: `owner` (a worker index) drives QP `qp_num`, which completes on `cq`.
   void assign(ibv_cq* cq, uint32_t qp_num, int owner);

@@ -6,9 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace qpo::dataplane {
+
+class RecvPool;
 
 struct LocalMr {
   ibv_mr* mr = nullptr;   // addr/length/lkey/rkey
@@ -40,6 +43,12 @@ struct Endpoint {
   ibv_ah* peer_ah = nullptr;
   std::map<std::string, LocalMr> local_mrs;    // MRs in this QP's PD, by scenario name
   std::map<std::string, RemoteMr> remote_mrs;  // the peer's MRs, by scenario name
+
+  // Receives the data path keeps posted on this QP's RQ (or its SRQ). Left empty by the
+  // executor: created on first use and kept for the QP's life, so consecutive workloads on the
+  // same QP agree on what is already posted. QPs on one SRQ share one pool. Receives the
+  // executor posts itself are counted as messages by the data path but never re-posted.
+  std::shared_ptr<RecvPool> recv_pool;
 };
 
 }  // namespace qpo::dataplane

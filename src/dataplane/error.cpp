@@ -6,6 +6,8 @@
 
 #include "dataplane/names.h"
 
+#include <infiniband/verbs.h>
+
 namespace qpo::dataplane {
 
 DataplaneError::DataplaneError(Kind kind, std::string qp, const std::string& message, int wc_status, int err)
@@ -45,6 +47,7 @@ void completion_error(const std::string& qp, int wc_status, uint32_t vendor_err,
   std::string msg = "QP '" + qp + "': completion " + wc_status_name(wc_status);
   msg += " (" + std::string(vendor) + ")";
   if (!detail.empty()) msg += ": " + detail;
+  if (wc_status == IBV_WC_WR_FLUSH_ERR) msg += " (the QP is in the error state: an earlier operation on it failed)";
   throw DataplaneError(DataplaneError::Kind::Completion, qp, msg, wc_status);
 }
 

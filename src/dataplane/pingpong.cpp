@@ -68,8 +68,9 @@ class PingPong {
     if (info_->atomic && cfg_.size != 8) bad(std::string(info_->name) + " moves exactly 8 bytes (size = 8)");
     lmr_ = cfg_.local_mr.empty() ? &default_local_mr(ep_) : &local_mr(ep_, cfg_.local_mr);
     if (info_->remote) rmr_ = cfg_.remote_mr.empty() ? &default_remote_mr(ep_) : &remote_mr(ep_, cfg_.remote_mr);
-    signal_every_ = cfg_.signal_every ? cfg_.signal_every
-                                      : std::clamp<uint32_t>(ep_.max_send_wr ? ep_.max_send_wr / 2 : 16, 1, 16);
+    // Every send signaled by default, as perftest does: on rxe an unsignaled send is not
+    // cheaper (the completer still walks it) and reaping in bursts measured ~3% slower.
+    signal_every_ = cfg_.signal_every ? cfg_.signal_every : 1;
     if (ep_.max_send_wr && signal_every_ > ep_.max_send_wr / 2 + 1)
       bad("signal_every " + std::to_string(signal_every_) + " is too large for max_send_wr " +
           std::to_string(ep_.max_send_wr));

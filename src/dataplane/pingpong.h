@@ -26,7 +26,7 @@ struct PingPongConfig {
   uint64_t iterations = 1000;
   double duration = 0;             // seconds; > 0 replaces iterations
   uint32_t inline_size = 0;        // send inline when size <= this
-  uint32_t signal_every = 0;       // sends/writes: one signaled WR per this many; 0 = min(16, max_send_wr / 2)
+  uint32_t signal_every = 0;       // sends/writes: one signaled WR per this many; 0 = every one
   std::string local_mr;            // source of sends/writes, destination of reads ("" = first MR)
   uint64_t local_offset = 0;
   std::string remote_mr;           // write: where ours land at the peer; read/atomic: the source

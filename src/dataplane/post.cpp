@@ -129,7 +129,6 @@ void to_verbs(const Endpoint& ep, const SendRequest& r, ibv_send_wr& wr, ibv_sge
 }
 
 void post_sends(const Endpoint& ep, std::span<const SendRequest> reqs) {
-  if (!ep.qp) usage_error(ep.qp_name, "has no verbs QP (not brought up?)");
   if (reqs.empty()) return;
   std::vector<ibv_send_wr> wrs(reqs.size());
   std::vector<ibv_sge> sges(reqs.size() * kMaxSge);
@@ -140,6 +139,8 @@ void post_sends(const Endpoint& ep, std::span<const SendRequest> reqs) {
     to_verbs(ep, reqs[i], wrs[i], &sges[i * kMaxSge]);
     wrs[i].next = i + 1 < reqs.size() ? &wrs[i + 1] : nullptr;
   }
+  // Checked last: a script's mistakes are reported the same with or without a device.
+  if (!ep.qp) usage_error(ep.qp_name, "has no verbs QP (not brought up?)");
   ibv_send_wr* bad = nullptr;
   if (int e = ibv_post_send(ep.qp, wrs.data(), &bad))
     post_error(ep.qp_name, "ibv_post_send", e,
@@ -147,7 +148,6 @@ void post_sends(const Endpoint& ep, std::span<const SendRequest> reqs) {
 }
 
 void post_recvs(const Endpoint& ep, std::span<const RecvRequest> reqs) {
-  if (!ep.qp && !ep.srq) usage_error(ep.qp_name, "has no verbs QP (not brought up?)");
   if (reqs.empty()) return;
   std::vector<ibv_recv_wr> wrs(reqs.size());
   std::vector<ibv_sge> sges(reqs.size() * kMaxSge);
@@ -170,6 +170,7 @@ void post_recvs(const Endpoint& ep, std::span<const RecvRequest> reqs) {
     }
     wrs[i].next = i + 1 < reqs.size() ? &wrs[i + 1] : nullptr;
   }
+  if (!ep.qp && !ep.srq) usage_error(ep.qp_name, "has no verbs QP (not brought up?)");
   ibv_recv_wr* bad = nullptr;
   int e = ep.srq ? ibv_post_srq_recv(ep.srq, wrs.data(), &bad) : ibv_post_recv(ep.qp, wrs.data(), &bad);
   if (e)

@@ -31,7 +31,12 @@ struct TxLane {
   uint64_t posted = 0, completed = 0, quota = 0, bytes = 0;
   uint32_t outstanding = 0;
   uint32_t unsignaled = 0;  // WRs since the last signaled one
-  int base_flags = 0;
+  // Hook mode: WRs the hook chose that are not posted yet (a ring of up to `depth`).
+  std::vector<ibv_send_wr> staged_wr;
+  std::vector<ibv_sge> staged_sge;
+  size_t staged_head = 0, staged_count = 0;
+  uint64_t hook_next = 0;  // the next WR to ask the hook about
+  bool hook_ended = false;
 };
 
 struct RxUnit {  // one receive queue: a QP's RQ, or an SRQ shared by several lanes
@@ -53,11 +58,13 @@ class Engine {
     rx_ = cfg.op == Op::Recv || cfg.duplex;
     for (const auto& l : lanes) {
       if (!l.ep) throw DataplaneError(DataplaneError::Kind::Usage, "", "stream lane without an endpoint");
-      if (!l.ep->qp) usage_error(l.ep->qp_name, "has no verbs QP (not brought up?)");
       eps_.push_back(l.ep);
     }
+    // Configuration and requests first: a script's mistakes read the same with or without a device.
     check_config();
     if (tx_) setup_tx();
+    for (auto* e : eps_)
+      if (!e->qp) usage_error(e->qp_name, "has no verbs QP (not brought up?)");
     if (rx_) setup_rx(lanes);
     setup_cqs();
   }
@@ -124,8 +131,11 @@ class Engine {
         to_verbs(ep, r, lane.wrs[k], &lane.sges[k]);
         lane.wrs[k].next = k + 1 < n ? &lane.wrs[k + 1] : nullptr;
       }
-      lane.base_flags = lane.wrs[0].send_flags;
       lane.quota = cfg_.duration > 0 ? kForever : cfg_.iterations;
+      if (cfg_.hook) {
+        lane.staged_wr.resize(cfg_.depth);
+        lane.staged_sge.resize(cfg_.depth);
+      }
       tx_lanes_.push_back(std::move(lane));
     }
     if (cfg_.peak && cfg_.duration <= 0 && !cfg_.hook) {
@@ -174,6 +184,7 @@ class Engine {
       rx_units_.push_back({l.ep, l.pool});
     }
     rx_quota_ = (cfg_.rx_iterations ? cfg_.rx_iterations : cfg_.iterations) * eps_.size();
+    if (cfg_.until && !cfg_.rx_iterations) rx_quota_ = kForever;
     recv_batch_ = cfg_.recv_batch ? cfg_.recv_batch : std::clamp<uint32_t>(rx_depth() / 4, 1, 32);
     if (cfg_.check_seed) {
       expected_.resize(cfg_.size);
@@ -268,21 +279,15 @@ class Engine {
     }
   }
 
-  // Prepares lane.wrs[0..n) for posting: ids, signaling, and the hook's edits. False when the
-  // hook ended the stream before the first WR of the list.
+  // Prepares lane.wrs[0..n) for posting: ids, signaling, and in hook mode the hook's choices.
+  // False when nothing is left to post.
   bool fill_list(size_t li, TxLane& lane, uint32_t& n) {
     for (uint32_t k = 0; k < n; ++k) {
       ibv_send_wr& wr = lane.wrs[k];
       uint64_t index = lane.posted + k;
-      bool closing = false;
-      if (cfg_.hook && !apply_hook(lane, wr, index)) {
-        lane.quota = index + (lane.unsignaled > 0 ? 1 : 0);
-        if (lane.quota == index) {
-          n = k;
-          break;
-        }
-        // One more WR (as last edited) to carry the signal for the unsignaled run before it.
-        closing = true;
+      if (cfg_.hook && !take_staged(lane, wr)) {
+        n = k;
+        break;
       }
       ++lane.unsignaled;
       bool signaled = (index + 1) % cfg_.signal_every == 0 || index + 1 == lane.quota;
@@ -290,20 +295,61 @@ class Engine {
       wr.wr_id = kStreamSendTag | static_cast<uint64_t>(li) << 32 | lane.unsignaled;
       if (signaled) lane.unsignaled = 0;
       lane.bytes += wr.num_sge ? wr.sg_list[0].length : 0;
-      if (closing) {
-        n = k + 1;
-        break;
-      }
     }
     if (n == 0) return false;
     lane.wrs[n - 1].next = nullptr;
     return true;
   }
 
-  bool apply_hook(TxLane& lane, ibv_send_wr& wr, uint64_t index) {
-    WrEdit e{cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset};
-    ++hook_calls_;
-    if (!cfg_.hook(index, e)) return false;
+  // Hook mode. The hook is asked about WRs in runs (up to `depth` ahead of posting) rather
+  // than interleaved with each ibv_post_send: every post is a syscall, and on the lab's
+  // emulated CPU each syscall flushes the TLB, so a Lua call right after one pays a TLB refill
+  // for every page the interpreter touches. Back to back, the calls stay warm. The hook still
+  // runs once per WR, in order, before its WR is posted.
+  bool take_staged(TxLane& lane, ibv_send_wr& wr) {
+    if (lane.staged_count == 0) stage(lane);
+    if (lane.staged_count == 0) return false;
+    size_t cap = lane.staged_wr.size();
+    ibv_sge* sge = wr.sg_list;
+    ibv_send_wr* next = wr.next;
+    wr = lane.staged_wr[lane.staged_head];
+    *sge = lane.staged_sge[lane.staged_head];
+    wr.sg_list = sge;
+    wr.next = next;
+    lane.staged_head = (lane.staged_head + 1) % cap;
+    --lane.staged_count;
+    return true;
+  }
+
+  void stage(TxLane& lane) {
+    size_t cap = lane.staged_wr.size();
+    while (!lane.hook_ended && lane.staged_count < cap && lane.hook_next < lane.quota) {
+      size_t slot = (lane.staged_head + lane.staged_count) % cap;
+      WrEdit e{cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset};
+      ++hook_calls_;
+      if (!cfg_.hook(lane.hook_next, e)) {
+        lane.hook_ended = true;
+        lane.quota = lane.hook_next;
+        // Everything chosen is already posted and the last WR went unsignaled: one more WR,
+        // the template, carries the signal so the run drains.
+        if (lane.staged_count == 0 && lane.unsignaled > 0) {
+          build(lane, request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset), slot);
+          lane.quota = lane.hook_next + 1;
+        }
+        return;
+      }
+      check_edit(lane, e, lane.hook_next);
+      build(lane, request(lane, e.op, e.size, e.local_offset, e.remote_offset), slot);
+      ++lane.hook_next;
+    }
+  }
+
+  void build(TxLane& lane, const SendRequest& r, size_t slot) {
+    to_verbs(*lane.ep, r, lane.staged_wr[slot], &lane.staged_sge[slot]);
+    ++lane.staged_count;
+  }
+
+  void check_edit(const TxLane& lane, const WrEdit& e, uint64_t index) const {
     const OpInfo& info = op_info(e.op);
     const std::string& qp = lane.ep->qp_name;
     auto where = [&] { return "hook, WR #" + std::to_string(index + 1) + ": "; };
@@ -318,13 +364,9 @@ class Engine {
         usage_error(qp, where() + "remote range [" + std::to_string(e.remote_offset) + ", +" +
                             std::to_string(e.size) + ") is outside the " + std::to_string(lane.rmr->length) +
                             "-byte remote MR");
-      if (info.atomic && (lane.rmr->addr + e.remote_offset) % 8) usage_error(qp, where() + "atomic remote address must be 8-byte aligned");
+      if (info.atomic && (lane.rmr->addr + e.remote_offset) % 8)
+        usage_error(qp, where() + "atomic remote address must be 8-byte aligned");
     }
-    SendRequest r = request(lane, e.op, e.size, e.local_offset, e.remote_offset);
-    ibv_send_wr* next = wr.next;
-    to_verbs(*lane.ep, r, wr, wr.sg_list);
-    wr.next = next;
-    return true;
   }
 
   void dispatch(const ibv_wc& wc, uint64_t t) {
@@ -370,14 +412,14 @@ class Engine {
                             : "receive #" + std::to_string(received_ + 1);
       completion_error(qp, wc.status, wc.vendor_err, why);
     }
-    if (!data) return;  // a receive the script posted by hand
+    // A receive posted by hand (a script, the executor): the message counts, but its buffer is
+    // unknown (no check) and it is not re-posted.
     bool ud = is_ud(*ep);
     uint32_t len = wc.byte_len - (ud && wc.byte_len >= kGrhBytes ? kGrhBytes : 0);
     ++received_;
     rx_bytes_ += len;
     last_rx_ = t;
-    if (first_rx_ == 0) first_rx_ = t;
-    if (cfg_.check_seed && wc.opcode == IBV_WC_RECV) check_receive(qp, data + (ud ? kGrhBytes : 0), len);
+    if (data && cfg_.check_seed && wc.opcode == IBV_WC_RECV) check_receive(qp, data + (ud ? kGrhBytes : 0), len);
   }
 
   const std::string& qp_name(uint32_t qp_num, Endpoint* fallback) const {
@@ -420,6 +462,14 @@ class Engine {
         if (lane.posted < lane.quota || lane.outstanding > 0) return false;
     if (rx_) {
       if (stopped()) return true;
+      if (cfg_.until) {
+        if (received_ >= rx_quota_) return true;
+        if (!until_at_) {
+          if ((++until_polls_ & 255) != 0 || !cfg_.until()) return false;
+          until_at_ = now_;
+        }
+        return now_ - std::max(last_rx_, until_at_) >= clock::from_seconds(cfg_.idle_ms / 1000.0);
+      }
       if (cfg_.duration > 0) {
         if (now_ < deadline_) return false;
         uint64_t last = std::max(last_rx_, deadline_);
@@ -493,6 +543,8 @@ class Engine {
       }
     }
     if (rx_) {
+      // Topped up after the clock stopped: the next stream on this QP starts fully posted.
+      for (auto& u : rx_units_) u.pool->fill(*u.ep, rx_depth(), 32);
       r.rx.ops = received_;
       r.rx.bytes = rx_bytes_;
       r.rx.seconds = received_ ? clock::to_seconds(last_rx_ - start_) : 0;
@@ -522,7 +574,8 @@ class Engine {
   uint64_t received_ = 0, rx_bytes_ = 0, rx_quota_ = 0, checked_ = 0, hook_calls_ = 0;
   uint32_t recv_batch_ = 1;
   uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
-  uint64_t last_tx_ = 0, last_rx_ = 0, first_rx_ = 0;
+  uint64_t last_tx_ = 0, last_rx_ = 0;
+  uint64_t until_at_ = 0, until_polls_ = 0;
 };
 
 }  // namespace

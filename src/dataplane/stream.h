@@ -65,6 +65,10 @@ struct StreamConfig {
   // Control.
   int timeout_ms = 10000;         // no completion for this long (while work is outstanding) = error
   int idle_ms = 500;              // duration receivers: stop once the deadline passed and this long idle
+  // Receivers: stop once this returns true and no receive arrived for idle_ms (the senders
+  // said they are done); rx_iterations, when set, is then an upper bound. Checked every few
+  // hundred idle polls, never per receive.
+  std::function<bool()> until;
   bool events = false;            // sleep on the completion channel when idle instead of spinning
   bool peak = true;               // per-op timestamps for BW peak (perftest -N turns it off)
   const std::atomic<bool>* stop = nullptr;       // set by the executor (SIGINT): stop posting, drain

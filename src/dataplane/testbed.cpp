@@ -112,7 +112,8 @@ void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, u
   ibv_qp_init_attr qi{};
   // Connected again (a UD receiver in a fan-in is connected to each sender): already up.
   if (ibv_query_qp(qp, &q, IBV_QP_STATE, &qi) == 0 && q.qp_state != IBV_QPS_RESET) return;
-  int rd_atom = std::max(1, std::min(ctx_->device_attr().max_qp_rd_atom, 16));
+  // As perftest -o defaults: as many outstanding reads/atomics as the device allows.
+  int rd_atom = std::max(1, std::min(ctx_->device_attr().max_qp_rd_atom, 255));
   ibv_qp_attr a{};
   a.qp_state = IBV_QPS_INIT;
   a.pkey_index = 0;

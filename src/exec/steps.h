@@ -35,6 +35,7 @@ bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase, int ro
 bool prepare_workloads(RunState& st);  // responders fill/zero their MRs
 bool run_workloads(RunState& st, const RunOptions& o, int wave);  // workloads of one wave
 bool verify_workloads(RunState& st);   // responders check what arrived
+bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOptions& o);  // script: workloads
 
 // What the exchange says about a QP's peer (nullptr when it has no connect: or was not published).
 const RemoteQp* peer_of(const RunState& st, const QpState& q);

@@ -393,7 +393,7 @@ bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase, int ro
 
 bool prepare_workloads(RunState& st) {
   for (const auto& w : st.scenario->workloads) {
-    if (!responder_here(st, w) || !w.remote_mr || w.op.empty()) continue;
+    if (!responder_here(st, w) || !w.remote_mr || w.op.empty() || !w.script.empty()) continue;
     auto* m = st.mrs.at(w.remote_mr.name);
     ibv_wr_opcode op = opcode_of(w.op);
     if (op == IBV_WR_RDMA_READ) fill_pattern(m->data(), std::min<size_t>(m->length(), w.size), data_seed(w));
@@ -409,14 +409,10 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
   for (size_t wi = 0; wi < st.scenario->workloads.size(); ++wi) {
     const auto& w = st.scenario->workloads[wi];
     if (waves[wi] != wave) continue;
-    if (w.op.empty()) {
+    if (!w.script.empty()) {
       if (!initiator_here(st, w)) continue;
-      auto r = step_result(st, "script", w.name, w.script);
-      r.status = report::StepStatus::Failed;
-      r.message = "Lua workloads are not wired into qpo run yet (script: " + w.script + ")";
-      st.report.add(r);
-      st.report.fail("workload '" + w.name + "' needs the Lua runtime, not wired into qpo run yet");
-      return false;
+      if (!run_lua_workload(st, w, o)) return false;
+      continue;
     }
     if (initiator_here(st, w)) {
       auto t = std::make_unique<InitiatorTask>(st, w);
@@ -501,7 +497,7 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
 bool verify_workloads(RunState& st) {
   bool ok = true;
   for (const auto& w : st.scenario->workloads) {
-    if (w.op.empty() || w.expect_status) continue;
+    if (w.op.empty() || !w.script.empty() || w.expect_status) continue;
     ibv_wr_opcode op = opcode_of(w.op);
     std::string problem;
     std::string where;

@@ -1,0 +1,125 @@
+#!/bin/sh
+# perftest vs qpo's Lua workloads on the same device, same sizes, same queue settings,
+# alternating, in one Soft-RoCE lab guest. Prints the medians and the ratio qpo/perftest:
+#   bandwidth and message rate: higher is better (target >= 1.00)
+#   latency (t_typical, the median): lower is better (target <= 1.00)
+#   per-WR Lua hook (examples/write_bw_hook) against ib_write_bw: target >= 0.90
+# Everything is CPU-bound emulation in the lab: compare ratios, never absolute numbers.
+#
+#   bench/perftest_compare.sh [ROUNDS] [TESTS...]       (boots the lab guest itself)
+#   TESTS: write64 write64k send read send_lat write_lat hook (default: all)
+set -eu
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-5}
+[ $# -gt 0 ] && shift
+TESTS=${*:-"write64 write64k send read send_lat write_lat hook"}
+if [ -z "${QPO_IN_LAB:-}" ]; then
+  exec scripts/lab/lab.sh run --timeout 3600 --env QPO_IN_LAB=1 -- bench/perftest_compare.sh "$ROUNDS" $TESTS
+fi
+
+DEV=rxe0
+GID=${QPO_BENCH_GID:-1}
+QPO=build/bench/qpo_bench_lua
+OUT=$(mktemp -d /tmp/perftest-compare.XXXXXX)
+PORT=18515
+
+# perftest: server in the background, client in the foreground (retried while the server is
+# not listening yet); both under a timeout so a lost peer cannot hang the run.
+perftest() {
+  tool=$1
+  shift
+  PORT=$((PORT + 1))
+  timeout 300 "$tool" -d $DEV -x "$GID" -F -p $PORT "$@" >"$OUT/server" 2>&1 &
+  server=$!
+  tries=0
+  while :; do
+    sleep 1
+    timeout 300 "$tool" -d $DEV -x "$GID" -F -p $PORT "$@" 127.0.0.1 >"$OUT/client" 2>&1 && break
+    tries=$((tries + 1))
+    if [ $tries -ge 5 ] || ! grep -q "Couldn't connect\|Unable to open file descriptor" "$OUT/client"; then
+      echo "$tool $* failed:" >&2
+      cat "$OUT/client" >&2
+      break
+    fi
+  done
+  wait $server || true
+}
+
+# A header value from perftest's output: "TX depth        : 128" -> 128.
+header() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$OUT/client" | head -1; }
+# Column N of the result row (the line after the "#bytes" header).
+column() { awk -v n="$1" '/#bytes/ { getline; print $n; exit }' "$OUT/client"; }
+qpo_value() { sed -n "s/.* $1=\([0-9.e+-]*\).*/\1/p" "$OUT/qpo" | head -1; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+
+# qpo with perftest's settings (from $OUT/$name.settings); prints its metric, 0 on failure.
+run_qpo() {
+  set -- $(cat "$OUT/$name.settings")
+  extra=$3
+  [ "$metric" = bw ] && extra="$extra $1 $2"
+  extra=$(echo "$extra" | sed 's/inline= /inline=0 /; s/inline=$/inline=0/; s/cq_mod= /cq_mod=1 /; s/cq_mod=$/cq_mod=1/')
+  if ! $QPO $workload $qargs $extra check=false >"$OUT/qpo" 2>&1; then
+    echo "qpo $workload failed:" >&2
+    cat "$OUT/qpo" >&2
+    echo 0
+  elif [ "$metric" = bw ]; then qpo_value bw_avg; else qpo_value t_typical; fi
+}
+
+# One pair of runs: perftest TOOL/ARGS, then qpo WORKLOAD/ARGS with perftest's effective
+# queue settings (it adjusts some to the device), collecting metric M of each.
+#   pair NAME METRIC PERFTEST_TOOL "PERFTEST_ARGS" QPO_WORKLOAD "QPO_ARGS"
+pair() {
+  name=$1 metric=$2 tool=$3 pargs=$4 workload=$5 qargs=$6
+  # The queue settings perftest really used (it adjusts some to the device) are known after its
+  # first run; later rounds alternate which tool goes first, so drift favours neither.
+  if [ ! -s "$OUT/$name.settings" ] || [ $((r % 2)) -eq 1 ]; then
+    perftest "$tool" $pargs
+    if [ "$metric" = bw ]; then p=$(column 4); else p=$(column 5); fi
+    depth=$(header "TX depth"); mod=$(header "CQ Moderation"); inl=$(header "Max inline data")
+    echo "tx_depth=${depth:-} cq_mod=${mod:-} inline=${inl:-}" >"$OUT/$name.settings"
+    q=$(run_qpo)
+  else
+    q=$(run_qpo)
+    perftest "$tool" $pargs
+    if [ "$metric" = bw ]; then p=$(column 4); else p=$(column 5); fi
+  fi
+  echo "$p" >>"$OUT/$name.perftest"
+  echo "$q" >>"$OUT/$name.qpo"
+  printf '  %-10s perftest %-10s qpo %s\n' "$name" "$p" "$q"
+}
+
+run_test() {
+  case $1 in
+    write64)   pair write64 bw ib_write_bw "-s 64 -n 5000" write_bw "size=64 iterations=5000" ;;
+    write64k)  pair write64k bw ib_write_bw "-s 65536 -n 2000" write_bw "size=65536 iterations=2000" ;;
+    send)      pair send bw ib_send_bw "-s 65536 -n 2000" send_bw "size=65536 iterations=2000" ;;
+    read)      pair read bw ib_read_bw "-s 65536 -n 2000" read_bw "size=65536 iterations=2000" ;;
+    send_lat)  pair send_lat lat ib_send_lat "-s 2 -n 2000" send_lat "size=2 iterations=2000" ;;
+    write_lat) pair write_lat lat ib_write_lat "-s 2 -n 2000" write_lat "size=2 iterations=2000" ;;
+    hook)      pair hook bw ib_write_bw "-s 64 -n 5000" examples/write_bw_hook "size=64 iterations=5000" ;;
+    *) echo "unknown test $1" >&2; exit 2 ;;
+  esac
+}
+
+echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null || echo '?') vs qpo on $DEV (gid $GID), $ROUNDS rounds, alternating"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+  echo "round $r"
+  for t in $TESTS; do run_test "$t"; done
+  r=$((r + 1))
+done
+
+echo
+printf '%-10s %-14s %-14s %-8s %-8s %s\n' test "perftest(med)" "qpo(med)" ratio target "settings (from perftest)"
+for t in $TESTS; do
+  p=$(median <"$OUT/$t.perftest" | tr '\n' ' ')
+  q=$(median <"$OUT/$t.qpo" | tr '\n' ' ')
+  case $t in
+    send_lat|write_lat) unit=usec; target="<= 1.00" ;;
+    hook) unit=MB/s; target=">= 0.90" ;;
+    *) unit=MB/s; target=">= 1.00" ;;
+  esac
+  ratio=$(awk -v q="$q" -v p="$p" 'BEGIN { if (p > 0) printf "%.3f", q / p; else print "n/a" }')
+  printf '%-10s %-14s %-14s %-8s %-8s %s\n' "$t" "$p$unit" "$q$unit" "$ratio" "$target" "$(cat "$OUT/$t.settings")"
+done
+rm -rf "$OUT"

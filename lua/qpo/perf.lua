@@ -1,0 +1,240 @@
+-- qpo.perf: what the built-in workloads share, so each of them stays a page long.
+--
+--  * perftest's options under perftest's names (size, iterations, duration, tx_depth,
+--    rx_depth, post_list, cq_mod, inline, bidirectional, ...) with perftest's defaults,
+--    checked in setup() so a typo fails `qpo validate`, not the run;
+--  * the buffer layout both sides agree on without talking: in each side's MR,
+--        [0, half)        inbound: what the peer writes or sends lands here (and what it reads)
+--        [half, 2 half)   outbound: the source of this side's writes and sends
+--    half = length / 2 rounded down to 64 bytes;
+--  * perftest-style reports (the same columns and units: MB = 2^20 bytes, Mpps, usec).
+
+local perf = {}
+
+local BW = {
+  size = 65536, iterations = 5000, tx_depth = 128, rx_depth = 512, post_list = 1, cq_mod = 1,
+  inline = 0, bidirectional = false, check = true, seed = 1, events = false, peak = true,
+}
+local LAT = {
+  size = 2, iterations = 1000, rx_depth = 16, inline = true, cq_mod = 1, check = true, seed = 1,
+}
+perf.BW, perf.LAT = BW, LAT
+
+-- Options every built-in takes besides its defaults.
+local COMMON = {
+  sizes = true, duration = true, local_mr = true, remote_mr = true, timeout = true, label = true,
+}
+
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+
+-- "all" (perftest -a): 2 B .. 8 MiB in powers of two.
+local function all_sizes()
+  local s = {}
+  local v = 2
+  while v <= 8 * 1024 * 1024 do
+    s[#s + 1] = v
+    v = v * 2
+  end
+  return s
+end
+
+-- perf.setup(args, defaults [, extra]): fills defaults, rejects unknown options (with the
+-- list of known ones), turns sizes into numbers. `extra` names workload-specific options.
+function perf.setup(args, defaults, extra)
+  args = args or {}
+  local known = {}
+  for k in pairs(defaults) do known[k] = true end
+  for k in pairs(COMMON) do known[k] = true end
+  for k in pairs(extra or {}) do known[k] = true end
+  for k in pairs(args) do
+    if not known[k] then
+      error(string.format("unknown option '%s' (options: %s)", tostring(k), table.concat(sorted_keys(known), " ")), 0)
+    end
+  end
+  qpo.defaults(args, defaults)
+  for k, v in pairs(extra or {}) do
+    if args[k] == nil and v ~= true then args[k] = v end
+  end
+  args.size = qpo.size(args.size)
+  if args.sizes == "all" then
+    args.sizes = all_sizes()
+  elseif type(args.sizes) == "table" then
+    for i, v in ipairs(args.sizes) do args.sizes[i] = qpo.size(v) end
+  elseif args.sizes ~= nil then
+    error("sizes is \"all\" or a list of sizes", 0)
+  end
+  if args.duration ~= nil and (type(args.duration) ~= "number" or args.duration <= 0) then
+    error("duration is a number of seconds > 0", 0)
+  end
+  if args.iterations then args.iterations = qpo.size(args.iterations) end
+  return args
+end
+
+local function first_other(list, avoid)
+  for _, name in ipairs(list) do
+    if name ~= avoid then return name end
+  end
+  return list[1]
+end
+
+-- The initiator's MR (L) and the target's (R), computed the same way on both sides:
+-- the args when given, else the first MR, avoiding the other side's when a PD is shared.
+function perf.mr_names(w)
+  local a, qp = w.args, w.qp
+  local initiator = w.role ~= "target"
+  local L = a.local_mr or (initiator and qp:mrs()[1] or qp:remotes()[1])
+  local R = a.remote_mr or first_other(initiator and qp:remotes() or qp:mrs(), L)
+  if initiator then return L, R end
+  return R, L
+end
+
+-- This side's layout: {buf, mr, remote, inbound = 0, outbound = half, half}.
+function perf.layout(w)
+  local mine, peer = perf.mr_names(w)
+  local buf = w.qp:mr(mine)
+  local half = (buf.length // 2) // 64 * 64
+  if half == 0 then error("MR '" .. buf.name .. "' is too small for a workload", 0) end
+  return { buf = buf, mr = mine, remote = peer, inbound = 0, outbound = half, half = half }
+end
+
+-- The sizes to run on this side: args.sizes or {args.size}, those that fit the layout (the
+-- rest are logged and skipped). UD payloads stop at 2048 bytes (any RoCE MTU holds them).
+function perf.sizes(w, lay, slots)
+  local a = w.args
+  local want = a.sizes or { a.size }
+  local cap = lay.half // (slots or 1)
+  if w.qp.type == "UD" then cap = math.min(cap, 2048) end
+  local out = {}
+  for _, s in ipairs(want) do
+    if s <= cap then
+      out[#out + 1] = s
+    elseif #want == 1 then
+      error(string.format("size %d does not fit: MR '%s' is %d bytes and the workload needs %d x that",
+        s, lay.mr, lay.buf.length, 2 * (slots or 1)), 0)
+    end
+  end
+  if #out < #want then w:log("sizes above %d bytes skipped (MR '%s' is %d bytes)", cap, lay.mr, lay.buf.length) end
+  return out
+end
+
+-- Extra QPs of this worker, as stream lanes (perftest -q: several QPs in one process).
+function perf.extra_qps(w)
+  local extra = {}
+  for name, qp in pairs(w.qps) do
+    if qp ~= w.qp then extra[#extra + 1] = qp end
+  end
+  table.sort(extra, function(x, y) return x.name < y.name end)
+  return extra
+end
+
+-- Receive slots that fit the inbound half: a check needs one slot per posted receive.
+-- Also bounded by the QP's max_recv_wr (an SRQ has its own limit, checked when posting).
+function perf.rx_depth(w, lay, size)
+  local a = w.args
+  local depth = a.rx_depth
+  if not w.qp.has_srq and w.qp.max_recv_wr > 0 then depth = math.min(depth, w.qp.max_recv_wr) end
+  if not a.check then return depth end
+  local slot = size + (w.qp.type == "UD" and 40 or 0)
+  local fit = lay.half // slot
+  if fit < 2 then error(string.format("checking %d-byte receives needs 2 slots; MR '%s' holds %d", size, lay.mr, fit), 0) end
+  return math.min(depth, fit)
+end
+
+-- inline: a byte threshold, true (whenever the QP allows), or 0/false.
+function perf.inline(a)
+  if a.inline == true or a.inline == false then return a.inline end
+  return qpo.size(a.inline)
+end
+
+-- Fields that summarise several runs (a size sweep) into one result: the runs, plus the
+-- last run's numbers at top level (what thresholds look at).
+function perf.result(test, runs)
+  local r = { test = test, runs = runs }
+  local last = runs[#runs] or {}
+  for k, v in pairs(last) do
+    if type(v) ~= "table" then r[k] = v end
+  end
+  return r
+end
+
+---------------------------------------------------------------------------------------------
+-- Reports
+
+local function line(fmt, ...) return string.format(fmt, ...) end
+
+local BW_HEAD = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"
+local LAT_HEAD = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]" ..
+                 "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]"
+
+function perf.bw_text(runs)
+  local t = { BW_HEAD }
+  for _, r in ipairs(runs) do
+    t[#t + 1] = line(" %-10d %-10d       %-10.2f         %-10.2f           %.6f", r.size, r.iterations,
+      r.bw_peak or 0, r.bw_avg or 0, r.msg_rate or 0)
+  end
+  return table.concat(t, "\n")
+end
+
+function perf.lat_text(runs)
+  local t = { LAT_HEAD }
+  for _, r in ipairs(runs) do
+    t[#t + 1] = line(" %-7d %-10d     %-10.2f     %-10.2f   %-10.2f       %-10.2f     %-10.2f      %-10.2f             %-10.2f",
+      r.size, r.iterations, r.t_min or 0, r.t_max or 0, r.t_typical or 0, r.t_avg or 0, r.t_stdev or 0,
+      r.p99 or 0, r.p999 or 0)
+  end
+  return table.concat(t, "\n")
+end
+
+-- report(results) for bandwidth workloads: per size, the sum over every worker that sent
+-- (initiators, and targets in bidirectional runs), like perftest's bidirectional totals.
+function perf.report_bw(test, results)
+  local by_size, sizes = {}, {}
+  for _, name in ipairs(sorted_keys(results)) do
+    local res = results[name]
+    local runs = res.ok and res.result and res.result.runs or {}
+    for _, r in ipairs(runs) do
+      if r.bw_avg then
+        local s = by_size[r.size]
+        if not s then
+          s = { size = r.size, iterations = 0, bw_peak = 0, bw_avg = 0, msg_rate = 0, bytes = 0, seconds = 0 }
+          by_size[r.size] = s
+          sizes[#sizes + 1] = r.size
+        end
+        s.iterations = s.iterations + r.iterations
+        s.bw_peak = s.bw_peak + (r.bw_peak or 0)
+        s.bw_avg = s.bw_avg + r.bw_avg
+        s.msg_rate = s.msg_rate + r.msg_rate
+        s.bytes = s.bytes + (r.bytes or 0)
+        s.seconds = math.max(s.seconds, r.seconds or 0)
+      end
+    end
+  end
+  table.sort(sizes)
+  local runs = {}
+  for _, size in ipairs(sizes) do runs[#runs + 1] = by_size[size] end
+  local summary = perf.result(test, runs)
+  summary.text = perf.bw_text(runs)
+  return summary
+end
+
+-- report(results) for latency workloads: the initiators' numbers.
+function perf.report_lat(test, results)
+  local runs = {}
+  for _, name in ipairs(sorted_keys(results)) do
+    local res = results[name]
+    if res.ok and res.role == "initiator" and res.result and res.result.runs then
+      for _, r in ipairs(res.result.runs) do runs[#runs + 1] = r end
+    end
+  end
+  table.sort(runs, function(x, y) return x.size < y.size end)
+  local summary = perf.result(test, runs)
+  summary.text = perf.lat_text(runs)
+  return summary
+end
+
+return perf

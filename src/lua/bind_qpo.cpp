@@ -1,0 +1,185 @@
+// The global `qpo` table: what every state (workers and control) gets.
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "dataplane/clock.h"
+#include "dataplane/names.h"
+#include "dataplane/op.h"
+#include "dataplane/recv_pool.h"
+#include "dataplane/stats.h"
+#include "lua/bindings.h"
+#include "lua/guard.h"
+#include "lua/runtime.h"
+
+namespace qpo::lua {
+
+namespace dp = qpo::dataplane;
+
+dp::Endpoint* WorkerCtx::endpoint(const std::string& n) const {
+  if (!shared || !shared->endpoints) return nullptr;
+  auto it = shared->endpoints->find(n);
+  return it == shared->endpoints->end() ? nullptr : &it->second;
+}
+
+dp::RecvPool& WorkerCtx::pool(dp::Endpoint& ep) {
+  // Normally created by run_workload; a lone state (tests) gets one on first use.
+  if (!ep.recv_pool) ep.recv_pool = std::make_shared<dp::RecvPool>();
+  return *ep.recv_pool;
+}
+
+void WorkerCtx::log(const std::string& line) const {
+  if (shared && shared->cb && shared->cb->log) {
+    shared->cb->log(name, line);
+    return;
+  }
+  static std::mutex m;
+  std::lock_guard lock(shared ? shared->log_mutex : m);
+  std::fprintf(stderr, "[%s] %s\n", name.c_str(), line.c_str());
+}
+
+namespace {
+
+// qpo.now() -> seconds (float) on the data path's clock (the TSC, like perftest).
+int l_now(lua_State* L) {
+  lua_pushnumber(L, dp::clock::to_seconds(dp::clock::ticks()));
+  return 1;
+}
+
+int l_ticks(lua_State* L) {
+  lua_pushinteger(L, static_cast<lua_Integer>(dp::clock::ticks()));
+  return 1;
+}
+
+int l_ticks_per_second(lua_State* L) {
+  lua_pushnumber(L, dp::clock::ticks_per_second());
+  return 1;
+}
+
+// qpo.sleep(seconds): returns early when the run is stopping.
+int l_sleep(lua_State* L) {
+  return guarded(L, [&] {
+    if (lua_type(L, 1) != LUA_TNUMBER) throw ArgError("qpo.sleep(seconds): expected a number");
+    double s = lua_tonumber(L, 1);
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
+    WorkerCtx& w = ctx(L);
+    while (std::chrono::steady_clock::now() < until && !w.stopping())
+      std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(until - std::chrono::steady_clock::now(),
+                                                                           std::chrono::milliseconds(50)));
+    return 0;
+  });
+}
+
+void set_number(lua_State* L, const char* k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+
+// qpo.stats({usec...}) -> {samples, t_min, t_max, t_typical, t_avg, t_stdev, p99, p999}
+int l_stats(lua_State* L) {
+  return guarded(L, [&] {
+    if (lua_type(L, 1) != LUA_TTABLE) throw ArgError("qpo.stats(samples): expected a list of numbers");
+    std::vector<double> us;
+    lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, 1));
+    us.reserve(static_cast<size_t>(n));
+    for (lua_Integer i = 1; i <= n; ++i) {
+      lua_rawgeti(L, 1, i);
+      if (lua_type(L, -1) != LUA_TNUMBER) throw ArgError("qpo.stats: element " + std::to_string(i) + " is not a number");
+      us.push_back(lua_tonumber(L, -1));
+      lua_pop(L, 1);
+    }
+    dp::LatencyStats s = dp::latency_stats(us);
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, static_cast<lua_Integer>(s.samples));
+    lua_setfield(L, -2, "samples");
+    set_number(L, "t_min", s.t_min);
+    set_number(L, "t_max", s.t_max);
+    set_number(L, "t_typical", s.t_typical);
+    set_number(L, "t_avg", s.t_avg);
+    set_number(L, "t_stdev", s.t_stdev);
+    set_number(L, "p99", s.p99);
+    set_number(L, "p999", s.p999);
+    return 1;
+  });
+}
+
+// qpo.size("64KiB") -> 65536
+int l_size(lua_State* L) {
+  return guarded(L, [&] {
+    if (lua_type(L, 1) == LUA_TNUMBER && lua_isinteger(L, 1)) {
+      lua_pushvalue(L, 1);
+      return 1;
+    }
+    std::string text = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : "";
+    auto v = parse_size(text);
+    if (!v) throw ArgError("qpo.size('" + text + "'): not a size (e.g. 4096, \"64KiB\", \"1MiB\")");
+    lua_pushinteger(L, static_cast<lua_Integer>(*v));
+    return 1;
+  });
+}
+
+// qpo.status_name(5) -> "IBV_WC_WR_FLUSH_ERR"
+int l_status_name(lua_State* L) {
+  lua_pushstring(L, dp::wc_status_name(static_cast<int>(luaL_checkinteger(L, 1))));
+  return 1;
+}
+
+std::string concat_args(lua_State* L, int from) {
+  std::string line;
+  int n = lua_gettop(L);
+  for (int i = from; i <= n; ++i) {
+    size_t len = 0;
+    const char* s = luaL_tolstring(L, i, &len);
+    if (i > from) line += '\t';
+    line.append(s, len);
+    lua_pop(L, 1);
+  }
+  return line;
+}
+
+// print(...) and qpo.log(...): one line to the executor's log (stderr by default).
+int l_print(lua_State* L) {
+  std::string line = concat_args(L, 1);  // luaL_tolstring may raise: no guarded() needed, line is ours
+  return guarded(L, [&] {
+    ctx(L).log(line);
+    return 0;
+  });
+}
+
+}  // namespace
+
+void open_qpo(lua_State* L) {
+  static const luaL_Reg fns[] = {
+      {"now", l_now},       {"ticks", l_ticks},     {"ticks_per_second", l_ticks_per_second},
+      {"sleep", l_sleep},   {"stats", l_stats},     {"size", l_size},
+      {"status_name", l_status_name}, {"log", l_print}, {nullptr, nullptr}};
+  luaL_newlib(L, fns);
+  lua_pushliteral(L, "0.1.0");
+  lua_setfield(L, -2, "version");
+  // qpo.op.write == 2 ...: integer op codes, cheaper than strings for a per-WR hook to return.
+  lua_newtable(L);
+  lua_newtable(L);  // qpo.ops: the names, in code order
+  for (int i = 0; i <= static_cast<int>(dp::Op::Recv); ++i) {
+    const char* name = dp::op_name(static_cast<dp::Op>(i));
+    lua_pushinteger(L, i);
+    lua_setfield(L, -3, name);
+    lua_pushstring(L, name);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -3, "ops");
+  lua_setfield(L, -2, "op");
+  lua_setglobal(L, "qpo");
+  lua_pushcfunction(L, l_print);
+  lua_setglobal(L, "print");
+}
+
+void open_bindings(lua_State* L) {
+  open_qpo(L);
+  open_buffer(L);
+  open_cq(L);
+  open_qp(L);
+  open_stream(L);
+}
+
+}  // namespace qpo::lua

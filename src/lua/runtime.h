@@ -1,0 +1,61 @@
+#pragma once
+// What a lua_State's bindings reach through the state's extra space: the worker it belongs
+// to and what all workers of the run share. Internal to src/lua.
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dataplane/cq_router.h"
+#include "dataplane/endpoint.h"
+#include "dataplane/recv_pool.h"
+#include "lua/barrier.h"
+#include "lua/workload.h"
+
+struct lua_State;
+
+namespace qpo::lua {
+
+struct Shared {
+  const WorkloadSpec* spec = nullptr;
+  std::map<std::string, dataplane::Endpoint>* endpoints = nullptr;
+  const Callbacks* cb = nullptr;
+  dataplane::CqRouter router;
+  Barrier barrier;
+  std::atomic<bool> stop{false};  // the executor's stop, or a worker failed
+  std::mutex log_mutex;
+  // w:signal(name) counters, for workers of this process to tell each other "done" without
+  // a barrier (a receive stream can watch one while it runs).
+  std::mutex signals_mutex;
+  std::map<std::string, std::unique_ptr<std::atomic<int64_t>>> signals;
+  std::atomic<int64_t>& signal(const std::string& name) {
+    std::lock_guard lock(signals_mutex);
+    auto& p = signals[name];
+    if (!p) p = std::make_unique<std::atomic<int64_t>>(0);
+    return *p;
+  }
+};
+
+struct WorkerCtx {
+  Shared* shared = nullptr;
+  std::string name = "control", role;
+  int index = 0, count = 0;
+  std::vector<std::string> qps;                    // endpoints this worker may drive
+  dataplane::CqAccess access;
+  int timeout_ms = 10000;
+  std::string error_status, error_qp;              // from the last data path error
+  int traceback_ref = 0;                           // registry ref of the message handler
+
+  dataplane::Endpoint* endpoint(const std::string& name) const;
+  // The endpoint's receive pool (run_workload creates them before the workers start).
+  dataplane::RecvPool& pool(dataplane::Endpoint& ep);
+  void log(const std::string& line) const;
+  bool stopping() const { return shared && shared->stop.load(std::memory_order_relaxed); }
+};
+
+// The WorkerCtx a state was created for (stored in lua_getextraspace).
+WorkerCtx& ctx(lua_State* L);
+
+}  // namespace qpo::lua

@@ -1,0 +1,47 @@
+#pragma once
+// One lua_State: standard libraries, the sandbox, the qpo bindings and prelude, and protected
+// calls whose errors carry the script's file:line and a traceback. Internal to src/lua.
+#include <string>
+#include <vector>
+
+#include "lua/value.h"
+
+struct lua_State;
+
+namespace qpo::lua {
+
+struct WorkerCtx;
+
+struct Policy {
+  bool sandbox = true;
+  std::vector<std::string> allowed_dirs;  // first = the script's own directory (relative paths)
+};
+
+class State {
+ public:
+  State(WorkerCtx& w, const Policy& policy);
+  ~State();
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  lua_State* get() const { return L_; }
+
+  // Compiles and runs `text` (text chunks only). Throws ScriptError.
+  void run_chunk(const std::string& text, const std::string& chunkname);
+  bool has_function(const std::string& global) const;
+  // Calls global `fn` with the `nargs` values on top of the stack; returns its first result
+  // as a plain value. Throws ScriptError (message with file:line, and the traceback).
+  Value call(const std::string& fn, int nargs);
+
+ private:
+  lua_State* L_;
+};
+
+// Where a workload's script comes from: its text, the chunk name errors show
+// ("@lua/write_bw.lua", "@/path/x.lua") and its directory ("" for shipped scripts).
+struct ScriptSource {
+  std::string text, chunkname, dir;
+};
+// Throws ScriptError when the script cannot be found or read.
+ScriptSource resolve_script(const std::string& script, const std::string& source);
+
+}  // namespace qpo::lua

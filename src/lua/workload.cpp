@@ -1,0 +1,258 @@
+#include "lua/workload.h"
+
+#include <lua.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "dataplane/recv_pool.h"
+#include "lua/bindings.h"
+#include "lua/convert.h"
+#include "lua/embedded.h"
+#include "lua/guard.h"
+#include "lua/runtime.h"
+#include "lua/state.h"
+
+namespace qpo::lua {
+
+namespace {
+
+Policy policy_for(const WorkloadSpec& spec, const ScriptSource& src) {
+  Policy p;
+  p.sandbox = spec.sandbox;
+  if (!src.dir.empty()) p.allowed_dirs.push_back(src.dir);
+  for (const auto& d : spec.lua_path) p.allowed_dirs.push_back(d);
+  return p;
+}
+
+// The function a worker runs: its role's, else run(), else none (idle).
+std::string entry_for(const State& s, const std::string& role) {
+  if (s.has_function(role)) return role;
+  if (s.has_function("run")) return "run";
+  return "";
+}
+
+std::string check_spec(const WorkloadSpec& spec, const std::map<std::string, dataplane::Endpoint>* endpoints) {
+  if (spec.workers.empty()) return "workload '" + spec.name + "' has no workers";
+  std::set<std::string> names;
+  for (const auto& w : spec.workers) {
+    if (w.name.empty()) return "a worker without a name";
+    if (!names.insert(w.name).second) return "two workers named '" + w.name + "'";
+    if (w.role.empty() || w.role == "setup" || w.role == "report")
+      return "worker '" + w.name + "': role '" + w.role + "' is not a valid role function name";
+    if (!endpoints) continue;
+    for (const auto& q : w.qps)
+      if (!endpoints->count(q)) return "worker '" + w.name + "': no endpoint for QP '" + q + "'";
+  }
+  if (!endpoints) return "";
+  // An SRQ's receive pool is driven by one thread: QPs on one SRQ belong to one worker.
+  std::map<ibv_srq*, std::string> srq_owner;
+  for (const auto& w : spec.workers)
+    for (const auto& q : w.qps) {
+      ibv_srq* srq = endpoints->at(q).srq;
+      if (!srq) continue;
+      auto [it, fresh] = srq_owner.emplace(srq, w.name);
+      if (!fresh && it->second != w.name)
+        return "workers '" + it->second + "' and '" + w.name + "' both drive QPs of one SRQ (QP '" + q +
+               "'): give QPs that share an SRQ to one worker";
+    }
+  return "";
+}
+
+// Loads the script into the control state and completes the args with setup(args).
+Value control_setup(State& control, const ScriptSource& src, const WorkloadSpec& spec) {
+  control.run_chunk(src.text, src.chunkname);
+  bool any = false;
+  for (const auto& w : spec.workers) any |= !entry_for(control, w.role).empty();
+  if (!any) {
+    std::string roles;
+    for (const auto& w : spec.workers) roles += (roles.empty() ? "" : ", ") + w.role;
+    throw ScriptError(src.chunkname.substr(1) + ": defines no function for any role (" + roles + ") and no run()");
+  }
+  if (!control.has_function("setup")) return spec.args;
+  push_value(control.get(), spec.args.is_table() ? spec.args : Value::table());
+  Value completed = control.call("setup", 1);
+  return completed.is_nil() ? spec.args : completed;
+}
+
+struct Joiner {
+  std::mutex m;
+  std::condition_variable cv;
+  int running = 0;
+};
+
+}  // namespace
+
+WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, dataplane::Endpoint>& endpoints,
+                            const Callbacks& cb) {
+  WorkloadResult out;
+  if (auto e = check_spec(spec, &endpoints); !e.empty()) {
+    out.error = e;
+    return out;
+  }
+  Shared shared;
+  shared.spec = &spec;
+  shared.endpoints = &endpoints;
+  shared.cb = &cb;
+  WorkerCtx control_ctx;
+  control_ctx.shared = &shared;
+  control_ctx.timeout_ms = spec.timeout_ms;
+
+  ScriptSource src;
+  Value args;
+  std::vector<std::string> entries;
+  Policy policy;
+  std::unique_ptr<State> control;
+  try {
+    src = resolve_script(spec.script, spec.source);
+    policy = policy_for(spec, src);
+    control = std::make_unique<State>(control_ctx, policy);
+    args = control_setup(*control, src, spec);
+    for (const auto& w : spec.workers) entries.push_back(entry_for(*control, w.role));
+  } catch (const std::exception& e) {
+    out.error = e.what();
+    return out;
+  }
+
+  // Completions of QPs driven by different workers may share a CQ: route them.
+  int active = 0;
+  for (size_t i = 0; i < spec.workers.size(); ++i) {
+    if (entries[i].empty()) continue;
+    ++active;
+    for (const auto& q : spec.workers[i].qps) {
+      const auto& ep = endpoints.at(q);
+      if (!ep.qp) continue;
+      if (ep.send_cq) shared.router.assign(ep.send_cq, ep.qp->qp_num, static_cast<int>(i));
+      if (ep.recv_cq) shared.router.assign(ep.recv_cq, ep.qp->qp_num, static_cast<int>(i));
+    }
+  }
+  shared.barrier.reset(active);
+  // Receive pools outlive the workload (see Endpoint::recv_pool); QPs on one SRQ share one.
+  for (const auto& ws : spec.workers)
+    for (const auto& q : ws.qps) {
+      auto& ep = endpoints.at(q);
+      if (ep.recv_pool) continue;
+      if (ep.srq)
+        for (auto& [name, other] : endpoints)
+          if (other.srq == ep.srq && other.recv_pool) ep.recv_pool = other.recv_pool;
+      if (!ep.recv_pool) ep.recv_pool = std::make_shared<dataplane::RecvPool>();
+    }
+
+  out.workers.resize(spec.workers.size());
+  std::mutex first_error_m;
+  std::string first_error;
+  Joiner join;
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < spec.workers.size(); ++i) {
+    WorkerResult& r = out.workers[i];
+    r.name = spec.workers[i].name;
+    r.role = spec.workers[i].role;
+    if (entries[i].empty()) {
+      control_ctx.log("worker '" + r.name + "': the script has no '" + r.role + "' function; idle");
+      continue;
+    }
+    r.ran = true;
+    {
+      std::lock_guard lock(join.m);
+      ++join.running;
+    }
+    threads.emplace_back([&, i] {
+      const WorkerSpec& ws = spec.workers[i];
+      WorkerResult& res = out.workers[i];
+      WorkerCtx w;
+      w.shared = &shared;
+      w.name = ws.name;
+      w.role = ws.role;
+      w.index = static_cast<int>(i) + 1;
+      w.count = static_cast<int>(spec.workers.size());
+      w.qps = ws.qps;
+      w.access = {&shared.router, static_cast<int>(i)};
+      w.timeout_ms = spec.timeout_ms;
+      try {
+        State state(w, policy);
+        state.run_chunk(src.text, src.chunkname);
+        push_worker(state.get(), w, args);
+        res.result = state.call(entries[i], 1);
+        res.ok = true;
+      } catch (const ScriptError& e) {
+        res.error = e.what();
+        res.traceback = e.traceback;
+      } catch (const std::exception& e) {
+        res.error = e.what();
+      }
+      if (!res.ok) {
+        res.status = w.error_status;
+        res.qp = w.error_qp;
+        {
+          std::lock_guard lock(first_error_m);
+          if (first_error.empty()) first_error = "worker '" + res.name + "' (" + res.role + "): " + res.error;
+        }
+        shared.stop.store(true);
+        shared.barrier.break_barrier("worker '" + res.name + "' failed");
+      }
+      shared.barrier.drop();
+      std::lock_guard lock(join.m);
+      --join.running;
+      join.cv.notify_all();
+    });
+  }
+  {
+    // This thread only relays the executor's stop flag. It wakes rarely: on a small machine a
+    // frequent wake-up preempts a worker that is spinning on a CQ (and may migrate it).
+    std::unique_lock lock(join.m);
+    while (join.running > 0) {
+      if (!cb.stop) {
+        join.cv.wait(lock, [&] { return join.running == 0; });
+        break;
+      }
+      join.cv.wait_for(lock, std::chrono::milliseconds(250));
+      if (cb.stop->load()) shared.stop.store(true);
+    }
+  }
+  for (auto& t : threads) t.join();
+
+  out.ok = first_error.empty();
+  out.error = first_error;
+  if (control->has_function("report")) {
+    Value results = Value::table();
+    for (const auto& r : out.workers) {
+      Value& v = results[r.name];
+      v["role"] = r.role;
+      v["ok"] = r.ok;
+      v["ran"] = r.ran;
+      if (!r.error.empty()) v["error"] = r.error;
+      if (!r.status.empty()) v["status"] = r.status;
+      v["result"] = r.result;
+    }
+    try {
+      push_value(control->get(), results);
+      out.summary = control->call("report", 1);
+    } catch (const std::exception& e) {
+      if (out.ok) out.error = std::string("report(): ") + e.what();
+      out.ok = false;
+    }
+  }
+  return out;
+}
+
+std::string check_workload(const WorkloadSpec& spec) {
+  if (auto e = check_spec(spec, nullptr); !e.empty()) return e;
+  try {
+    ScriptSource src = resolve_script(spec.script, spec.source);
+    Policy policy = policy_for(spec, src);
+    WorkerCtx control_ctx;
+    control_ctx.timeout_ms = spec.timeout_ms;
+    State control(control_ctx, policy);
+    control_setup(control, src, spec);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<std::string> builtin_workloads() { return builtin_names(); }
+
+}  // namespace qpo::lua

@@ -1,0 +1,107 @@
+#pragma once
+// Running a Lua workload: the executor's entry point into src/lua.
+//
+// The executor brings the QPs up, fills one dataplane::Endpoint per local QP, and calls
+// run_workload() once per workload. Each WorkerSpec becomes one thread with its own
+// lua_State (wrk's model: only plain values cross states). In every worker the script is
+// loaded, then the global function named by the worker's role is called with the worker
+// object `w` (w.qp, w.args, w:barrier(), ...). The data path runs in C++: a script crosses
+// into it once per stream, not per work request.
+//
+// Script hooks, all optional except at least one role function:
+//   setup(args) -> args     control state, before any worker starts: check and complete args
+//   <role>(w) -> result     one per worker, e.g. initiator(w) and target(w); `run(w)` serves
+//                           any role without its own function; a role with neither idles
+//   report(results) -> t    control state, after all workers: results[worker] = {role, ok,
+//                           error, result}; its return becomes WorkloadResult::summary
+//
+// Typical call for a scenario workload `{ qp: qa, script: builtin:write_bw, size: 64KiB }`
+// where qa's peer qb is also local:
+//
+//   lua::WorkloadSpec spec;
+//   spec.name = "write";
+//   spec.script = "builtin:write_bw";
+//   spec.args["size"] = 65536;  spec.args["local_mr"] = "ma";  spec.args["remote_mr"] = "mb";
+//   spec.workers = {{"qa", "initiator", {"qa"}}, {"qb", "target", {"qb"}}};
+//   lua::Callbacks cb;  cb.stop = &stop_flag;
+//   lua::WorkloadResult r = lua::run_workload(spec, endpoints, cb);
+//   // r.ok, r.error ("lua/write_bw.lua:40: QP 'qa': completion IBV_WC_REM_ACCESS_ERR ..."),
+//   // r.workers[0].result["bw_avg"], r.summary
+//
+// A peer on another host runs its own run_workload() with its workers; Callbacks::barrier
+// joins the hosts' barriers.
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dataplane/endpoint.h"
+#include "dataplane/stream.h"
+#include "lua/value.h"
+
+namespace qpo::lua {
+
+struct WorkerSpec {
+  std::string name;                // in results and messages, usually the QP name ("qa")
+  std::string role;                // the script function this worker runs ("initiator", "target")
+  std::vector<std::string> qps;    // endpoints it drives (keys of the endpoint map); first = w.qp
+};
+
+struct WorkloadSpec {
+  std::string name;                // the scenario's workload name, for messages
+  std::string script;              // "builtin:write_bw", or a path to a .lua file
+  std::string source;              // the script text itself (tests, inline scenario scripts);
+                                   // when set, `script` only names it in messages
+  Value args = Value::table();     // w.args in every worker; setup(args) may complete it
+  std::vector<WorkerSpec> workers;
+  bool sandbox = true;             // false = the user opted in to os.execute, io.popen, C modules
+  std::vector<std::string> lua_path;  // extra dirs for require/dofile/loadfile (the script's own
+                                      // directory is always allowed)
+  int timeout_ms = 10000;          // default completion timeout of streams and ping-pongs
+};
+
+struct Callbacks {
+  // Cross-host barrier: run by the last local worker to reach w:barrier(tag); returns when
+  // every host is there. Empty = this process only. May throw to fail the workload.
+  std::function<void(const std::string& tag)> barrier;
+  // The executor's stop request (SIGINT): streams stop posting and drain, w:running() turns false.
+  const std::atomic<bool>* stop = nullptr;
+  // w:log() and print(); default: stderr, prefixed with the worker name.
+  std::function<void(const std::string& worker, const std::string& line)> log;
+  // Called about once a second from inside long streams (a live line on a TTY).
+  std::function<void(const std::string& worker, const dataplane::StreamProgress&)> progress;
+};
+
+struct WorkerResult {
+  std::string name, role;
+  bool ran = false;                // false: the script has no function for this role
+  bool ok = false;
+  std::string error;               // "lua/write_bw.lua:40: QP 'qa': completion IBV_WC_REM_ACCESS_ERR ..."
+  std::string traceback;           // Lua stack traceback of the error
+  std::string status;              // the IBV_WC_* name when the error was a bad completion
+  std::string qp;                  // the QP the data path error names
+  Value result;                    // what the role function returned (plain values)
+};
+
+struct WorkloadResult {
+  bool ok = false;
+  std::string error;               // the first failure: loading, setup, a worker, or report
+  std::vector<WorkerResult> workers;
+  Value summary;                   // report(results), or nil without a report function
+};
+
+// Never throws for script or data path problems: they come back in the result. Endpoints
+// must stay valid (and their QPs up) until it returns; nothing is created or destroyed here.
+WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, dataplane::Endpoint>& endpoints,
+                            const Callbacks& cb = {});
+
+// Loads the script in a sandboxed state and runs its top level and setup(args), without
+// devices: syntax errors, missing role functions and bad args show up at `qpo validate`
+// time. "" when fine, else the message (with file:line).
+std::string check_workload(const WorkloadSpec& spec);
+
+// Names usable as builtin:NAME ("write_bw", "examples/ud_incast", ...).
+std::vector<std::string> builtin_workloads();
+
+}  // namespace qpo::lua
