@@ -55,10 +55,13 @@ class RefChecker {
     if (!kind.empty()) msg += " (it is " + kind + ")";
     auto& d = sink_.error("Q201", ref.loc, path, msg);
     d.rule = "references must name an object of the right kind";
-    auto guess = util::did_you_mean(ref.name, names_of(section));
+    // Suggestions cost a comparison per name: only for sections of human size, and only the
+    // first dangling references (a generated file with 10^5 of them must still answer fast).
+    std::string guess = section.size() <= 2000 && ++suggestions_ <= 50 ? util::did_you_mean(ref.name, names_of(section)) : "";
     if (!guess.empty()) d.hint = "did you mean '" + guess + "'?";
     else if (section.empty()) d.hint = std::string("add a '") + section_name + ":' section";
-    else d.hint = std::string("defined in ") + section_name + ": " + util::join(names_of(section), ", ");
+    else if (section.size() <= 20) d.hint = std::string("defined in ") + section_name + ": " + util::join(names_of(section), ", ");
+    else d.hint = std::string("see the ") + std::to_string(section.size()) + " names under " + section_name + ":";
     return false;
   }
 
@@ -170,6 +173,7 @@ class RefChecker {
 
   const Scenario& s_;
   diag::DiagSink& sink_;
+  int suggestions_ = 0;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -13,8 +14,9 @@
 namespace qpo::cli {
 
 namespace {
-// Scenario files are small; anything past this is not a scenario and would only cost memory.
-constexpr size_t kMaxScenarioBytes = 64ull << 20;
+// A 10,000-QP scenario written out in full is ~5.6 MB; past this it is not a scenario, and
+// parsing it would cost gigabytes (yaml-cpp keeps ~100 bytes per byte of input).
+constexpr size_t kMaxScenarioBytes = 16ull << 20;
 }
 
 std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
@@ -25,6 +27,12 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
     ss << std::cin.rdbuf();
     text = ss.str();
   } else {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+      l->read_failed = true;
+      l->read_error = "cannot read " + path + ": not a regular file";
+      return l;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       l->read_failed = true;
@@ -39,8 +47,11 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
       return l;
     }
     if (static_cast<size_t>(size) > kMaxScenarioBytes) {
-      l->read_failed = true;
-      l->read_error = path + " is " + std::to_string(static_cast<long long>(size)) + " bytes; scenarios are limited to 64 MiB";
+      // The input is wrong, not the system: a diagnostic (exit 1), without reading it all.
+      l->source = std::make_unique<util::SourceText>(path, "");
+      auto& d = l->diags.error("Q110", {path, 0, 0}, "", path + " is " + std::to_string(static_cast<long long>(size)) +
+                                                          " bytes; scenarios are limited to 16 MiB");
+      d.hint = "write many QPs with 'count: N' instead of one block each";
       return l;
     }
     in.seekg(0);

@@ -311,6 +311,14 @@ void load_transition_list(YamlReader& r, const YAML::Node& n, const std::string&
     r.wrong_type(n, path, "a list of {to: STATE, ...}");
     return;
   }
+  // Aliases can make a short file mean millions of transitions: cap what one QP may list.
+  constexpr size_t kMaxTransitions = 256;
+  if (n.size() > kMaxTransitions) {
+    auto& d = r.sink().error("Q110", r.loc(n), path, "QP lists " + std::to_string(n.size()) +
+                                                        " transitions; the limit is " + std::to_string(kMaxTransitions));
+    d.hint = "split the experiment into several scenarios";
+    return;
+  }
   for (size_t i = 0; i < n.size(); ++i) {
     const YAML::Node item = n[i];
     std::string p = path + "[" + std::to_string(i) + "]";

@@ -44,7 +44,15 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
   YamlReader r(source.name(), sink);
   YAML::Node root;
   try {
-    root = YAML::Load(source.text());
+    // A second document after `---` would be silently ignored by YAML::Load: refuse it.
+    auto docs = YAML::LoadAll(source.text());
+    if (docs.size() > 1) {
+      auto& d = sink.error("Q100", r.loc(docs[1]), "", "the file holds " + std::to_string(docs.size()) +
+                                                           " YAML documents; a scenario is one");
+      d.hint = "split it into one file per scenario (remove the '---' separator)";
+      return std::nullopt;
+    }
+    root = docs.empty() ? YAML::Node() : docs[0];
   } catch (const YAML::Exception& e) {
     SourceLoc loc{source.name(), e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
     auto& d = sink.error("Q100", loc, "", "not valid YAML: " + e.msg);
