@@ -36,7 +36,9 @@ std::vector<SmokePair> smoke_pairs(const scenario::Scenario& s, bool after_trans
     p.index = ++index;
     if (!ud)
       for (const auto& t : b->transitions)
-        if (const auto* f = t.attr("qp_access_flags"); f && t.predicted_ok) p.rdma_write = (f->number & 0x2) != 0;
+        // Access as it stands when this smoke runs: bring-up only, or after every transition.
+        if (const auto* f = t.attr("qp_access_flags"); f && t.predicted_ok && (after_transitions || t.bring_up))
+          p.rdma_write = (f->number & 0x2) != 0;
     out.push_back(p);
   }
   return out;
