@@ -109,17 +109,23 @@ while [ $r -le "$ROUNDS" ]; do
   r=$((r + 1))
 done
 
+# The ratio is the median of the per-round ratios: the host's load drifts between rounds and
+# moves both runs of a round together, so pairs cancel most of it. A round where either tool
+# failed (0, inf, empty) is left out and counted.
 echo
-printf '%-10s %-14s %-14s %-8s %-8s %s\n' test "perftest(med)" "qpo(med)" ratio target "settings (from perftest)"
+printf '%-10s %-14s %-14s %-8s %-8s %-6s %s\n' test "perftest(med)" "qpo(med)" ratio target pairs "settings (from perftest)"
 for t in $TESTS; do
-  p=$(median <"$OUT/$t.perftest" | tr '\n' ' ')
-  q=$(median <"$OUT/$t.qpo" | tr '\n' ' ')
+  p=$(median <"$OUT/$t.perftest" | tr -d '\n')
+  q=$(median <"$OUT/$t.qpo" | tr -d '\n')
   case $t in
     send_lat|write_lat) unit=usec; target="<= 1.00" ;;
     hook) unit=MB/s; target=">= 0.90" ;;
     *) unit=MB/s; target=">= 1.00" ;;
   esac
-  ratio=$(awk -v q="$q" -v p="$p" 'BEGIN { if (p > 0) printf "%.3f", q / p; else print "n/a" }')
-  printf '%-10s %-14s %-14s %-8s %-8s %s\n' "$t" "$p$unit" "$q$unit" "$ratio" "$target" "$(cat "$OUT/$t.settings")"
+  paste "$OUT/$t.perftest" "$OUT/$t.qpo" |
+    awk '$1 + 0 > 0 && $2 + 0 > 0 && $1 != "inf" && $2 != "inf" { print $2 / $1 }' >"$OUT/$t.ratios"
+  ratio=$(median <"$OUT/$t.ratios" | awk '{ printf "%.3f", $1 }')
+  pairs="$(wc -l <"$OUT/$t.ratios" | tr -d ' ')/$ROUNDS"
+  printf '%-10s %-14s %-14s %-8s %-8s %-6s %s\n' "$t" "$p$unit" "$q$unit" "$ratio" "$target" "$pairs" "$(cat "$OUT/$t.settings")"
 done
 rm -rf "$OUT"

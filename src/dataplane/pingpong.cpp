@@ -169,27 +169,35 @@ class PingPong {
 
   // The previous signaled send must be reaped before the next one is posted, so the send queue
   // (signal_every <= max_send_wr / 2) never fills. It has almost always completed by now.
+  // The wait loops read the clock only once a poll came back empty: the common case (the
+  // completion is already there) costs one poll and no clock read.
   void reap_signal(uint64_t i) {
-    uint64_t since = clock::ticks();
+    uint64_t since = 0;
     while (pending_signal_) {
-      if (!poll_once(send_cq_, i)) check_timeout(since, i, "send completion");
+      if (poll_once(send_cq_, i)) continue;
+      if (!since) since = clock::ticks();
+      check_timeout(since, i, "send completion");
     }
   }
 
   void wait_send_completion(uint64_t i) {
     pending_read_ = true;
-    uint64_t since = clock::ticks();
-    while (pending_read_)
-      if (!poll_once(send_cq_, i)) check_timeout(since, i, std::string(info_->name) + " completion");
+    uint64_t since = 0;
+    while (pending_read_) {
+      if (poll_once(send_cq_, i)) continue;
+      if (!since) since = clock::ticks();
+      check_timeout(since, i, std::string(info_->name) + " completion");
+    }
   }
 
   // True when a receive arrived; false when a duration-mode target went idle.
   bool wait_receive(uint64_t i) {
-    uint64_t since = clock::ticks();
+    uint64_t since = 0;
     uint64_t before = received_;
     while (received_ == before) {
       if (poll_once(recv_cq_, i)) continue;
       uint64_t now = clock::ticks();
+      if (!since) since = now;
       if (!cfg_.initiator && cfg_.duration > 0 && now > deadline_ && now - since > idle_) return false;
       if (!cfg_.initiator && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
       check_timeout(since, i, "reply", now);
@@ -201,12 +209,13 @@ class PingPong {
   bool wait_flag(uint64_t i) {
     volatile uint8_t* flag = inbound_ + cfg_.size - 1;
     uint8_t want = stamp(i);
-    uint64_t since = clock::ticks();
+    uint64_t since = 0;
     for (uint32_t spins = 0; *flag != want; ++spins) {
       if ((spins & 1023) != 1023) continue;
       // The send CQ also needs attention while spinning: signaled writes complete there.
       if (pending_signal_) poll_once(send_cq_, i);
       uint64_t now = clock::ticks();
+      if (!since) since = now;
       if (!cfg_.initiator && cfg_.duration > 0 && now > deadline_ && now - since > idle_) return false;
       if (!cfg_.initiator && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
       check_timeout(since, i, "write from the peer", now);
