@@ -24,16 +24,8 @@ Action add_plan(CLI::App& app) {
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
   return [opts]() {
-    auto l = load_and_validate(opts->file);
-    if (l->read_failed) {
-      std::cerr << "qpo: " << l->read_error << "\n";
-      return static_cast<int>(kSystemError);
-    }
-    print_diagnostics(*l, opts->out.color);
-    if (!l->scenario || l->diags.has_errors()) {
-      std::cerr << opts->file << ": invalid; fix the errors above to see the plan\n";
-      return static_cast<int>(kInvalid);
-    }
+    std::unique_ptr<LoadedScenario> l;
+    if (int code = load_valid(opts->file, opts->out.color, "fix the errors above to see the plan", &l)) return code;
     auto p = plan::build_plan(*l->scenario);
     if (opts->out.format == "json") {
       util::JsonWriter w;

@@ -68,16 +68,8 @@ Action add_run(CLI::App& app) {
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Wait at most this long for each completion or event")
       ->capture_default_str();
   return [opts]() {
-    auto l = load_and_validate(opts->file);
-    if (l->read_failed) {
-      std::cerr << "qpo: " << l->read_error << "\n";
-      return static_cast<int>(kSystemError);
-    }
-    print_diagnostics(*l, opts->out.color);
-    if (!l->scenario || l->diags.has_errors()) {
-      std::cerr << opts->file << ": invalid; not running it\n";
-      return static_cast<int>(kInvalid);
-    }
+    std::unique_ptr<LoadedScenario> l;
+    if (int code = load_valid(opts->file, opts->out.color, "not running it", &l)) return code;
     bool use_lab = opts->lab;
     if (!use_lab && !opts->no_lab && verbs::list_devices().empty()) {
       std::cerr << "qpo: no RDMA device on this host; running in the Soft-RoCE lab (use --no-lab to refuse)\n";

@@ -65,6 +65,21 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
   return l;
 }
 
+int load_valid(const std::string& path, bool color, const char* why_not, std::unique_ptr<LoadedScenario>* out) {
+  auto l = load_and_validate(path);
+  if (l->read_failed) {
+    std::cerr << "qpo: " << l->read_error << "\n";
+    return 2;
+  }
+  print_diagnostics(*l, color);
+  if (!l->scenario || l->diags.has_errors()) {
+    std::cerr << path << ": invalid; " << why_not << "\n";
+    return 1;
+  }
+  *out = std::move(l);
+  return 0;
+}
+
 void print_diagnostics(const LoadedScenario& l, bool color) {
   diag::Sources sources;
   if (l.source) sources[l.source->name()] = l.source.get();

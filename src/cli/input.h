@@ -22,6 +22,10 @@ struct LoadedScenario {
 // Reads, loads and validates. Never throws for bad input.
 std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path);
 
+// Loads, validates and prints diagnostics. Returns the exit code to stop with (2 unreadable,
+// 1 invalid, with `why_not` saying what is skipped), or 0 with the scenario ready in `out`.
+int load_valid(const std::string& path, bool color, const char* why_not, std::unique_ptr<LoadedScenario>* out);
+
 // Prints diagnostics (text to stderr with the source line, or appends JSON).
 void print_diagnostics(const LoadedScenario& l, bool color);
 

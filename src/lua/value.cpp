@@ -1,5 +1,7 @@
 #include "lua/value.h"
 
+#include "util/json_writer.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -10,27 +12,7 @@ const std::string kEmpty;
 const std::vector<Value> kNoArray;
 const std::map<std::string, Value> kNoFields;
 
-void json_string(std::string& out, const std::string& s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-}
+void json_string(std::string& out, const std::string& s) { out += util::JsonWriter::escape(s); }
 
 void json(std::string& out, const Value& v) {
   switch (v.kind()) {
