@@ -192,7 +192,10 @@ TEST_CASE("the scenario schema's object properties match the loader's keys") {
       {"host", keys::host()}, {"device", keys::device()}, {"pd", keys::pd()},   {"mr", keys::mr()},
       {"cq", keys::cq()},     {"srq", keys::srq()},       {"xrcd", keys::xrcd()}, {"qp", keys::qp()},
       {"cap", keys::cap()},   {"workload", keys::workload()}};
-  for (const auto& [name, loader_keys] : objects) {
+  for (const auto& entry : objects) {
+    // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+    const char* name = entry.first;
+    const std::vector<std::string>& loader_keys = entry.second;
     CAPTURE(name);
     YAML::Node def = definition(schema, name);
     REQUIRE_MESSAGE(def, "schema has no definition '" << name << "'");

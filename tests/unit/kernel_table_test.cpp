@@ -230,7 +230,10 @@ TEST_CASE("every attribute bit in the rule table is the IBV_QP_* value of <infin
       {"IBV_QP_CAP", CAP}, {"IBV_QP_DEST_QPN", DEST_QPN}, {"IBV_QP_RATE_LIMIT", RATE_LIMIT}};
   REQUIRE(T().attributes().size() == std::size(expected));
   Mask all = 0;
-  for (const auto& [name, bit] : expected) {
+  for (const auto& entry : expected) {
+    // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+    const char* name = entry.first;
+    const Mask bit = entry.second;
     CAPTURE(name);
     std::string err;
     auto m = T().parse_mask(name, &err);
