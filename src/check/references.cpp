@@ -146,19 +146,22 @@ class RefChecker {
   void workload(const scenario::Workload& w) {
     std::string p = "workloads." + w.name;
     resolve(w.qp, s_.qps, "qps", p + ".qp");
+    for (size_t i = 0; i < w.more_qps.size(); ++i) resolve(w.more_qps[i], s_.qps, "qps", p + ".qp[" + std::to_string(i + 1) + "]");
     bool local_ok = resolve(w.local_mr, s_.mrs, "mrs", p + ".local_mr");
     bool remote_ok = resolve(w.remote_mr, s_.mrs, "mrs", p + ".remote_mr");
-    const auto* q = s_.qp(w.qp.name);
-    if (!q) return;
-    if (local_ok && w.local_mr) {
-      const auto* m = s_.mr(w.local_mr.name);
-      if (m && m->pd && q->pd && m->pd.name != q->pd.name) {
+    // Every initiator (a script may have several) sends from local_mr: one PD for all.
+    for (const auto& ref : w.initiators()) {
+      const auto* q = s_.qp(ref.name);
+      const auto* m = local_ok && w.local_mr ? s_.mr(w.local_mr.name) : nullptr;
+      if (q && m && m->pd && q->pd && m->pd.name != q->pd.name) {
         auto& d = sink_.error("Q202", w.local_mr.loc, p + ".local_mr",
                               "local MR '" + m->name + "' is in PD '" + m->pd.name + "', QP '" + q->name + "' in PD '" +
                                   q->pd.name + "'");
         d.rule = "a work request's lkey must belong to the QP's protection domain (else IBV_WC_LOC_PROT_ERR)";
       }
     }
+    const auto* q = s_.qp(w.qp.name);
+    if (!q) return;
     if (remote_ok && w.remote_mr && q->connect) {
       const auto* peer = s_.qp(q->connect.name);
       const auto* m = s_.mr(w.remote_mr.name);

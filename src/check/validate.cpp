@@ -8,6 +8,7 @@ void validate(scenario::Scenario& s, diag::DiagSink& sink) {
   check_values(s, sink);
   check_cross_qp(s, sink);
   check_caps(s, sink);
+  check_scripts(s, sink);
 }
 
 }  // namespace qpo::check

@@ -5,8 +5,9 @@
 //   values      - attribute ranges, enum values, ibv_reg_mr access rules
 //   cross_qp    - peers agree: types, PSNs, MTU, qkey; workloads have the access they need
 //   caps        - queue sizes that will overflow or exceed usual device limits (lint)
+//   scripts     - script workloads: setup(args) accepts the args, thresholds fit the script
 // Codes: Q1xx structure (loader), Q2xx references, Q3xx state machine, Q4xx values,
-// Q5xx cross-QP, Q6xx capacity. docs/diagnostics.md lists them all.
+// Q5xx cross-QP, Q6xx capacity, Q7xx scripts. docs/diagnostics.md lists them all.
 #include "diag/diagnostic.h"
 #include "scenario/model.h"
 
@@ -19,5 +20,6 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink);
 void check_values(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_cross_qp(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_caps(const scenario::Scenario& s, diag::DiagSink& sink);
+void check_scripts(const scenario::Scenario& s, diag::DiagSink& sink);
 
 }  // namespace qpo::check

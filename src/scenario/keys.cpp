@@ -1,5 +1,7 @@
 #include "scenario/keys.h"
 
+#include "scenario/thresholds.h"
+
 namespace qpo::scenario::keys {
 
 #define QPO_KEYS(fn, ...)                                        \
@@ -20,7 +22,8 @@ QPO_KEYS(xrcd, "device")
 QPO_KEYS(qp, "pd", "type", "send_cq", "recv_cq", "srq", "xrcd", "cap", "sq_sig_all", "connect", "states",
          "transitions", "count")
 QPO_KEYS(cap, "max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data")
-QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "iterations", "script", "expect")
+QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "iterations", "script", "args", "thresholds",
+         "expect")
 QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "during")
 QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")
@@ -29,5 +32,14 @@ QPO_KEYS(workload_ops, "send", "send_with_imm", "rdma_write", "rdma_write_with_i
 QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "uc", "rc")
 
 #undef QPO_KEYS
+
+const std::vector<std::string>& threshold() {
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> names;
+    for (const auto& kind : threshold_kinds()) names.emplace_back(kind.name);
+    return names;
+  }();
+  return k;
+}
 
 }  // namespace qpo::scenario::keys

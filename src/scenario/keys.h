@@ -20,6 +20,7 @@ const std::vector<std::string>& qp();
 const std::vector<std::string>& cap();
 const std::vector<std::string>& workload();
 const std::vector<std::string>& fault();
+const std::vector<std::string>& threshold();  // threshold names (scenario/thresholds.h)
 // Keys a transition accepts besides ibv_qp_attr fields.
 const std::vector<std::string>& transition_control();  // expect, defaults (+ to in lists)
 const std::vector<std::string>& expect();

@@ -66,6 +66,32 @@ std::vector<std::pair<std::string, YAML::Node>> fields(YamlReader& r, const YAML
 
 uint32_t to_u32(std::optional<uint64_t> v, uint32_t fallback) { return v ? static_cast<uint32_t>(*v) : fallback; }
 
+// args, thresholds and a list of QPs only mean something to a script; size and iterations go
+// to a script's args, so each may be written in one place only.
+void check_script_only_keys(YamlReader& r, const Workload& w, const std::string& path, bool op_given) {
+  if (w.script.empty()) {
+    if (!op_given) return;  // already "needs 'op' or 'script'"
+    auto complain = [&](const SourceLoc& at, const std::string& key, const std::string& what) {
+      auto& d = r.sink().error("Q703", at, join_path(path, key), what + " on a workload without 'script:'");
+      d.rule = "only script workloads take args, thresholds or several QPs; an op loop runs one QP";
+      d.hint = "use e.g. 'script: builtin:write_bw' (docs/lua.md), or remove '" + key + "'";
+    };
+    if (w.args_loc.line) complain(w.args_loc, "args", "args");
+    if (w.thresholds_loc.line) complain(w.thresholds_loc, "thresholds", "thresholds");
+    if (!w.more_qps.empty()) complain(w.more_qps_loc, "qp", "a list of QPs");
+    return;
+  }
+  for (const auto& [key, given] : {std::pair<const char*, SourceLoc>{"size", w.size_loc}, {"iterations", w.iterations_loc}}) {
+    const ScriptArg* a = w.arg(key);
+    if (!a || !given.line) continue;
+    auto& d = r.sink().error("Q105", a->loc, join_path(path, std::string("args.") + key),
+                             std::string("'") + key + "' is given twice: in the workload and in its args");
+    d.rule = "a workload's size and iterations are the script's args.size and args.iterations";
+    d.related.push_back({given, "also given here"});
+    d.hint = std::string("keep one of them");
+  }
+}
+
 }  // namespace
 
 void load_hosts(YamlReader& r, const YAML::Node& n, Scenario& s) {
@@ -247,8 +273,20 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
     bool op_given = false;  // a bad op is reported once, as Q106, not again as missing
     for (auto& [key, value] : fields(r, v, path, keys::workload(), "a workload")) {
       std::string p = join_path(path, key);
-      if (key == "qp") w.qp = r.ref(value, p);
-      else if (key == "op") {
+      if (key == "qp") {
+        if (value.IsSequence()) {
+          // Several initiators (a script's fan-in); the first one is `qp` for every other pass.
+          for (size_t i = 0; i < value.size(); ++i) {
+            Ref q = r.ref(value[i], p + "[" + std::to_string(i) + "]");
+            if (!q) continue;
+            if (!w.qp) w.qp = q;
+            else w.more_qps.push_back(q);
+          }
+          w.more_qps_loc = r.loc(value);
+        } else {
+          w.qp = r.ref(value, p);
+        }
+      } else if (key == "op") {
         op_given = true;
         w.op_loc = r.loc(value);
         if (auto x = r.string(value, p)) {
@@ -267,11 +305,24 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
       } else if (key == "local_mr") w.local_mr = r.ref(value, p);
       else if (key == "remote_mr") w.remote_mr = r.ref(value, p);
       else if (key == "size") {
-        if (auto x = r.size(value, p)) w.size = *x;
+        if (auto x = r.size(value, p)) {
+          w.size = *x;
+          w.size_loc = r.loc(value);
+        }
       } else if (key == "iterations") {
-        if (auto x = r.uint(value, p)) w.iterations = *x;
+        if (auto x = r.uint(value, p)) {
+          w.iterations = *x;
+          w.iterations_loc = r.loc(value);
+        }
       } else if (key == "script") {
-        if (auto x = r.string(value, p)) w.script = *x;
+        if (auto x = r.string(value, p)) {
+          w.script = *x;
+          w.script_loc = r.loc(value);
+        }
+      } else if (key == "args") {
+        load_script_args(r, value, p, w);
+      } else if (key == "thresholds") {
+        load_thresholds(r, value, p, w);
       } else if (key == "expect") {
         w.expect_loc = r.loc(value);
         for (auto& [ek, ev] : r.entries(value, p, &keys::expect(), "a workload expectation")) {
@@ -286,6 +337,7 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
       auto& d = r.sink().error("Q104", loc, path, "workload '" + name + "' needs 'op' or 'script'");
       d.hint = "e.g. 'op: rdma_write'";
     }
+    check_script_only_keys(r, w, path, op_given);
     s.workloads.push_back(std::move(w));
   });
 }

@@ -15,6 +15,9 @@ void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s);
+// A script workload's `args:` and `thresholds:` (load_script.cpp).
+void load_script_args(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w);
+void load_thresholds(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w);
 
 // IBV_ACCESS_* flags from a list or "a|b" string; names with or without the prefix.
 std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const std::string& path);

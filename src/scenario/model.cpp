@@ -25,6 +25,18 @@ const Attr* Transition::attr(std::string_view field) const {
   return nullptr;
 }
 
+std::vector<Ref> Workload::initiators() const {
+  std::vector<Ref> out{qp};
+  out.insert(out.end(), more_qps.begin(), more_qps.end());
+  return out;
+}
+
+const ScriptArg* Workload::arg(std::string_view key) const {
+  for (const auto& a : args)
+    if (a.key == key) return &a;
+  return nullptr;
+}
+
 const Device* Scenario::device_of_qp(const Qp& q) const {
   const Pd* p = pd(q.pd.name);
   return p ? device(p->device.name) : nullptr;

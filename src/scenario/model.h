@@ -138,18 +138,61 @@ struct Qp : Object {
   std::vector<Transition> transitions;  // bring-up path, then the extra transitions
 };
 
-// A traffic pattern between a QP and its peer; Lua scripts arrive with the workload issue.
+// A value for a script's `args:`: a YAML scalar, typed the way YAML reads it (40 is an
+// integer, 2.5 a number, true a boolean, 64KiB and "40" strings), or a list of them.
+struct ScriptValue {
+  enum class Kind { Bool, Int, Number, String, List };
+  Kind kind = Kind::String;
+  bool boolean = false;
+  int64_t integer = 0;
+  double number = 0;
+  std::string text;                // the scalar as written (the value itself for strings)
+  std::vector<ScriptValue> items;  // lists
+};
+
+struct ScriptArg {
+  std::string key;
+  SourceLoc loc;      // the key
+  ScriptValue value;
+};
+
+// A pass/fail limit on one field of a script workload's summary (what report() returns):
+// `min_bw: 40MB/s` fails the run when bw_avg < 40. scenario/thresholds.h lists the kinds.
+struct Threshold {
+  std::string name;      // min_bw
+  std::string field;     // bw_avg
+  bool minimum = true;   // min_*: measured >= limit passes; max_*: measured <= limit passes
+  double limit = 0;      // in the summary field's own unit (MB/s, Mpps, usec, a fraction for loss)
+  std::string unit;      // for messages: MB/s, Mpps, usec, %
+  double display_scale = 1;  // field value x this = the value in `unit` (loss: 100)
+  std::string text;      // as written: "40MB/s"
+  SourceLoc loc;         // the value
+};
+
+// A traffic pattern between a QP and its peer: a built-in op loop (`op:`) or a Lua script.
 struct Workload : Object {
   Ref qp;
+  std::vector<Ref> more_qps;  // `qp: [s1, s2, s3]` (scripts only): s2, s3 are initiators too
+  SourceLoc more_qps_loc;     // the list
   std::string op;  // send, send_with_imm, rdma_write, rdma_write_with_imm, rdma_read,
                    // atomic_cmp_swp, atomic_fetch_add
   SourceLoc op_loc;
   Ref local_mr, remote_mr;
   uint64_t size = 4096;
   uint64_t iterations = 1000;
+  SourceLoc size_loc, iterations_loc;  // set when the file gives them (scripts get only those)
   std::string script;  // builtin:name or a path; empty = built-in op loop
+  SourceLoc script_loc;
+  std::vector<ScriptArg> args;          // `args:` for the script, in file order
+  SourceLoc args_loc;
+  std::vector<Threshold> thresholds;    // `thresholds:`, in file order
+  SourceLoc thresholds_loc;
   std::optional<std::string> expect_status;  // IBV_WC_REM_ACCESS_ERR ...
   SourceLoc expect_loc;
+
+  // Every QP that initiates: qp, then more_qps.
+  std::vector<Ref> initiators() const;
+  const ScriptArg* arg(std::string_view key) const;
 };
 
 // Network faults injected under a device (Soft-RoCE: tc netem on its netdev) while

@@ -1,0 +1,54 @@
+#include "check/script_spec.h"
+
+#include <filesystem>
+#include <set>
+
+namespace qpo::check {
+
+lua::Value to_lua(const scenario::ScriptValue& v) {
+  using Kind = scenario::ScriptValue::Kind;
+  switch (v.kind) {
+    case Kind::Bool: return lua::Value(v.boolean);
+    case Kind::Int: return lua::Value(v.integer);
+    case Kind::Number: return lua::Value(v.number);
+    case Kind::String: return lua::Value(v.text);
+    case Kind::List: {
+      lua::Value list = lua::Value::table();
+      for (const auto& item : v.items) list.push_back(to_lua(item));
+      return list;
+    }
+  }
+  return {};
+}
+
+std::string script_location(const scenario::Scenario& s, const std::string& script) {
+  namespace fs = std::filesystem;
+  if (script.rfind("builtin:", 0) == 0 || script.empty() || script[0] == '/') return script;
+  fs::path dir = fs::path(s.file).parent_path();
+  if (dir.empty()) return script;
+  std::error_code ec;
+  fs::path beside = dir / script;
+  return fs::exists(beside, ec) ? beside.string() : script;
+}
+
+lua::WorkloadSpec script_spec(const scenario::Scenario& s, const scenario::Workload& w) {
+  lua::WorkloadSpec spec;
+  spec.name = w.name;
+  spec.script = script_location(s, w.script);
+  for (const auto& a : w.args) spec.args[a.key] = to_lua(a.value);
+  if (w.size_loc.line) spec.args["size"] = static_cast<int64_t>(w.size);
+  if (w.iterations_loc.line) spec.args["iterations"] = static_cast<int64_t>(w.iterations);
+  if (w.local_mr) spec.args["local_mr"] = w.local_mr.name;
+  if (w.remote_mr) spec.args["remote_mr"] = w.remote_mr.name;
+  std::set<std::string> named;
+  for (const auto& q : w.initiators())
+    if (named.insert(q.name).second) spec.workers.push_back({q.name, "initiator", {q.name}});
+  for (const auto& q : w.initiators()) {
+    const auto* qp = s.qp(q.name);
+    if (qp && qp->connect && named.insert(qp->connect.name).second)
+      spec.workers.push_back({qp->connect.name, "target", {qp->connect.name}});
+  }
+  return spec;
+}
+
+}  // namespace qpo::check
