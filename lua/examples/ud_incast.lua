@@ -66,6 +66,8 @@ function report(results)
     fairness = #rates > 0 and rates[#rates] > 0 and rates[1] / rates[#rates] or 0,
     checked = receiver and receiver.checked or 0,
   }
+  -- What arrived is the incast's goodput: thresholds (min_bw, min_msg_rate) judge these.
+  s.bw_avg, s.msg_rate = s.rx_bw_avg, s.rx_msg_rate
   s.text = string.format(" senders %d  sent %d  received %d  lost %d (%.2f%%)  rx %.4f Mpps %.2f MB/sec  fairness %.2f",
     s.senders, s.sent, s.received, s.lost, 100 * s.loss, s.rx_msg_rate, s.rx_bw_avg, s.fairness)
   return s

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "report/workload_render.h"
+
 namespace qpo::report {
 
 const char* status_name(StepStatus s) {
@@ -44,6 +46,7 @@ std::string render_text(const RunReport& r, bool verbose) {
     }
     if (!s.message.empty()) out += "\n     " + s.message;
     out += "\n";
+    if (s.workload) out += render_workload_text(*s.workload, "     ");
   }
   for (const auto& d : r.disagreements) out += "DISAGREEMENT (bug in qpo's rule tables or the provider): " + d + "\n";
   if (r.qps_at_rts && r.bringup_seconds > 0) {
@@ -79,6 +82,10 @@ void render_json(util::JsonWriter& w, const RunReport& r) {
     w.field("micros", s.micros).field("message", s.message);
     w.end_object();
   }
+  w.end_array();
+  w.key("workloads").begin_array();
+  for (const auto& s : r.steps)
+    if (s.workload) render_workload_json(w, *s.workload);
   w.end_array();
   w.end_object();
 }

@@ -1,7 +1,12 @@
 #pragma once
 // What a run did, step by step, and its verdict. Filled by the executor; rendered as a
 // concise log (text) or JSON. Kept free of verbs types so every layer can use it.
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "util/json_writer.h"
@@ -10,6 +15,31 @@ namespace qpo::report {
 
 enum class StepStatus { Ok, Failed, ExpectedFailure, Skipped, Warning, Info };
 const char* status_name(StepStatus s);
+
+// A plain value of a workload's results, and named groups of them (kept in name order).
+using Scalar = std::variant<bool, int64_t, double, std::string>;
+using Fields = std::vector<std::pair<std::string, Scalar>>;
+
+// One threshold of a script workload, judged against its summary.
+struct ThresholdResult {
+  std::string name;                // min_bw
+  std::string field;               // bw_avg
+  std::string unit;                // MB/s: limit and measured are in this unit
+  double limit = 0;
+  std::optional<double> measured;  // nullopt: the summary has no such field (a failure)
+  bool passed = false;
+  std::string message;             // "bw_avg 38.2 MB/s < min_bw 40 MB/s"
+};
+
+// What a script workload measured, as its report() summarised it: perftest's fields and
+// units for the built-ins (bw_avg MB/s with MB = 2^20, msg_rate Mpps, latencies in usec).
+struct WorkloadResult {
+  std::string name, script;
+  Fields summary;                  // the summary's plain top-level fields (not runs, not text)
+  std::vector<Fields> runs;        // summary.runs: one per message size of a sweep
+  std::string table;               // summary.text: the perftest-style table
+  std::vector<ThresholdResult> thresholds;
+};
 
 struct StepResult {
   std::string host;
@@ -21,6 +51,8 @@ struct StepResult {
   int err = 0;             // errno when the verb failed
   double micros = 0;
   std::string message;     // why it failed, or what was checked
+  // A script workload's results. A pointer keeps the other 10^4 steps of a big bring-up small.
+  std::shared_ptr<const WorkloadResult> workload;
 };
 
 enum class Verdict { Pass, Fail, Unsupported, Error };
@@ -49,9 +81,13 @@ struct RunReport {
   }
 };
 
-// One line per step: "  12 bring-up  ibv_modify_qp  qa  INIT->RTR mask=...  ok  35 us"
+// One line per step: "  12 bring-up  ibv_modify_qp  qa  INIT->RTR mask=...  ok  35 us";
+// a script workload's step is followed by its table and thresholds.
 std::string render_text(const RunReport& r, bool verbose);
+// The steps, plus "workloads": every script workload's results as structured JSON.
 void render_json(util::JsonWriter& w, const RunReport& r);
+// A measured value as messages print it: 38.2, 0.001065, 12500.
+std::string format_number(double v);
 // Process exit code: 0 pass, 1 fail, 77 unsupported (ctest's skip code), 2 error.
 int exit_code(const RunReport& r);
 

@@ -1,0 +1,91 @@
+#include "exec/workload_results.h"
+
+namespace qpo::exec {
+
+namespace {
+
+std::optional<report::Scalar> scalar_of(const lua::Value& v) {
+  switch (v.kind()) {
+    case lua::Value::Kind::Bool: return report::Scalar(v.as_bool());
+    case lua::Value::Kind::Int: return report::Scalar(v.as_int());
+    case lua::Value::Kind::Number: return report::Scalar(v.as_number());
+    case lua::Value::Kind::String: return report::Scalar(v.as_string());
+    default: return std::nullopt;
+  }
+}
+
+report::Fields plain_fields(const lua::Value& table, const char* skip_a = "", const char* skip_b = "") {
+  report::Fields out;
+  for (const auto& [k, v] : table.fields()) {
+    if (k == skip_a || k == skip_b) continue;
+    if (auto s = scalar_of(v)) out.emplace_back(k, *s);
+  }
+  return out;
+}
+
+std::string with_unit(double v, const std::string& unit) {
+  return report::format_number(v) + (unit == "%" ? "" : " ") + unit;
+}
+
+}  // namespace
+
+report::WorkloadResult workload_result(const scenario::Workload& w, const lua::Value& summary) {
+  report::WorkloadResult out;
+  out.name = w.name;
+  out.script = w.script;
+  out.summary = plain_fields(summary, "text", "runs");
+  if (const auto* runs = summary.find("runs"))
+    for (const auto& run : runs->array())
+      if (run.is_table()) out.runs.push_back(plain_fields(run));
+  if (const auto* text = summary.find("text"); text && text->is_string()) out.table = text->as_string();
+  return out;
+}
+
+report::ThresholdResult judge(const scenario::Threshold& t, const lua::Value& summary) {
+  report::ThresholdResult r;
+  r.name = t.name;
+  r.field = t.field;
+  r.unit = t.unit;
+  r.limit = t.limit * t.display_scale;
+  std::string limit = t.name + " " + with_unit(r.limit, t.unit);
+  const lua::Value* v = summary.find(t.field);
+  if (!v || !v->is_number()) {
+    r.message = summary.is_nil() ? "the script's report() returned no summary; " + limit + " cannot be judged"
+                                 : "the summary has no '" + t.field + "'; " + limit + " cannot be judged";
+    return r;
+  }
+  double measured = v->as_number();
+  r.measured = measured * t.display_scale;
+  r.passed = t.minimum ? measured >= t.limit : measured <= t.limit;
+  const char* op = t.minimum ? (r.passed ? ">=" : "<") : (r.passed ? "<=" : ">");
+  r.message = t.field + " " + with_unit(*r.measured, t.unit) + " " + op + " " + limit;
+  return r;
+}
+
+std::string missed_thresholds(const scenario::Workload& w, const std::vector<report::ThresholdResult>& judged) {
+  std::string out;
+  for (const auto& t : judged)
+    if (!t.passed) out += (out.empty() ? "" : "; ") + t.message;
+  return out.empty() ? out : "workload '" + w.name + "': " + out;
+}
+
+std::string headline(const lua::Value& summary) {
+  auto number = [&](const char* key) -> std::optional<double> {
+    const auto* v = summary.find(key);
+    if (v && v->is_number()) return v->as_number();
+    return std::nullopt;
+  };
+  if (auto bw = number("bw_avg")) {
+    std::string out = "BW average " + report::format_number(*bw) + " MB/sec";
+    if (auto rate = number("msg_rate")) out += ", " + report::format_number(*rate) + " Mpps";
+    return out;
+  }
+  if (auto typical = number("t_typical")) {
+    std::string out = "t_typical " + report::format_number(*typical) + " usec";
+    if (auto p99 = number("p99")) out += ", p99 " + report::format_number(*p99) + " usec";
+    return out;
+  }
+  return "ok";
+}
+
+}  // namespace qpo::exec
