@@ -16,6 +16,7 @@
 #include "exec/faults.h"
 #include "exec/host_session.h"
 #include "exec/roles.h"
+#include "exec/script_receives.h"
 #include "exec/steps.h"
 #include "util/strings.h"
 
@@ -112,10 +113,14 @@ void HostSession::bring_up(int half) {
       modify_qp(st_, "bring-up", st_.qps.at(step.object), static_cast<size_t>(step.transition_index), o_);
     } else if (step.verb == "ibv_post_recv") {
       auto& q = st_.qps.at(step.object);
-      run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(q.spec->cap.max_recv_wr) + " WRs",
-               [&] { post_recvs(st_, q, q.spec->cap.max_recv_wr); });
+      uint32_t n = bringup_receives(s_, *q.spec);  // fewer when scripts own the RQ
+      run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
+               [&] { post_recvs(st_, q, n); });
     } else if (step.verb == "ibv_post_srq_recv") {
-      run_step(st_, st_.host, "bring-up", step.verb, step.object, "", [&] { post_srq_recvs(st_, step.object); });
+      const auto* sr = s_.srq(step.object);
+      uint32_t n = bringup_srq_receives(s_, step.object, sr ? sr->max_wr : 0);
+      run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
+               [&] { post_srq_receives(st_, step.object, n); });
     }
   });
 }

@@ -1,0 +1,163 @@
+#include "exec/script_endpoints.h"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+#include "dataplane/recv_pool.h"
+
+#include "exec/script_receives.h"
+#include "exec/steps.h"
+
+namespace qpo::exec {
+
+namespace {
+
+ibv_gid gid_of(const RemoteQp& p) {
+  ibv_gid g;
+  std::copy(p.gid.begin(), p.gid.end(), g.raw);
+  return g;
+}
+
+// A UD sender's address handle for its peer. Same name (and so the same object) as the one
+// traffic.cpp creates for the smoke exchange: created once per (from, to), owned by the run.
+ibv_ah* ud_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
+  std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
+  for (auto& r : st.owned)
+    if (r->name() == name) return static_cast<verbs::Ah*>(r.get())->get();
+  ibv_ah_attr ah{};
+  ah.port_num = from.device->ctx().port();
+  ah.dlid = to.lid;
+  ah.is_global = 1;
+  ah.grh.dgid = gid_of(to);
+  ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
+  ah.grh.hop_limit = 1;
+  return st.own<verbs::Ah>(name, from.pd, ah)->get();
+}
+
+ibv_comp_channel* channel_of(const RunState& st, const scenario::Ref& cq) {
+  auto it = st.channels.find(cq.name);
+  return it == st.channels.end() ? nullptr : it->second->get();
+}
+
+// Whom `qp` talks to in this workload: its connect:, else an initiator connected to it.
+std::string peer_in(const RunState& st, const scenario::Workload& w, const std::string& qp) {
+  const auto* q = st.scenario->qp(qp);
+  if (q && q->connect) return q->connect.name;
+  for (const auto& ref : w.initiators()) {
+    const auto* i = st.scenario->qp(ref.name);
+    if (i && i->connect.name == qp) return ref.name;
+  }
+  return "";
+}
+
+// Receive pools live as long as their QP (or SRQ): a second script workload on a QP must
+// know what the first one left posted there. Keyed by the handle and the QP number, since a
+// destroyed QP's handle address may come back for a new QP in the same process.
+std::shared_ptr<dataplane::RecvPool> pool_of(const QpState& q) {
+  static std::mutex m;
+  static std::map<std::pair<const void*, uint32_t>, std::shared_ptr<dataplane::RecvPool>> pools;
+  // QPs on one SRQ share its pool (ibv_srq has no number: one run per process makes its
+  // address unique enough).
+  std::pair<const void*, uint32_t> key{q.srq ? static_cast<const void*>(q.srq) : q.qp->get(),
+                                       q.srq ? 0 : q.qp->get()->qp_num};
+  std::lock_guard lock(m);
+  auto& pool = pools[key];
+  if (!pool) pool = std::make_shared<dataplane::RecvPool>();
+  return pool;
+}
+
+dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer) {
+  dataplane::Endpoint e;
+  e.qp_name = q.spec->name;
+  e.qp_type = q.spec->type_name;
+  e.qp = q.qp->get();
+  e.pd = q.pd;
+  e.send_cq = q.send_cq;
+  e.recv_cq = q.recv_cq;
+  e.send_channel = channel_of(st, q.spec->send_cq);  // event mode (`events = true`)
+  e.recv_channel = channel_of(st, q.spec->recv_cq);
+  e.srq = q.srq;
+  e.max_send_wr = q.spec->cap.max_send_wr;
+  // The room the data path has: receives the executor still has posted take the rest.
+  e.max_recv_wr = q.spec->cap.max_recv_wr > q.posted_recvs ? q.spec->cap.max_recv_wr - q.posted_recvs : 0;
+  e.max_inline_data = q.spec->cap.max_inline_data;
+  if (auto it = st.dir.qps.find(peer); !peer.empty() && it != st.dir.qps.end()) {
+    e.peer_name = peer;
+    e.peer_qpn = it->second.qpn;
+    e.peer_qkey = it->second.qkey;
+    if (e.qp_type == "UD") e.peer_ah = ud_ah(st, q, peer, it->second);
+  }
+  for (const auto& [name, mr] : st.mrs) {
+    const auto* m = st.scenario->mr(name);
+    if (m && m->pd.name == q.spec->pd.name) e.local_mrs[name] = {mr->get(), mr->data(), mr->length()};
+  }
+  for (const auto& [name, r] : st.dir.mrs) e.remote_mrs[name] = {r.addr, r.rkey, r.length};
+  e.recv_pool = pool_of(q);
+  return e;
+}
+
+// One empty SEND from `from` that consumes one receive of `to`, both completions awaited.
+std::string send_empty(RunState& st, QpState& from, QpState& to, uint32_t seq, int timeout_ms) {
+  const RemoteQp& dest = st.dir.qps.at(to.spec->name);
+  ibv_send_wr wr{};
+  wr.wr_id = make_wr_id(WrKind::Smoke, ordinal_of(st, from.spec->name), 0xD0000000u | seq);
+  wr.opcode = IBV_WR_SEND;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  if (from.spec->type_name == "UD") {
+    wr.wr.ud.ah = ud_ah(st, from, to.spec->name, dest);
+    wr.wr.ud.remote_qpn = dest.qpn;
+    wr.wr.ud.remote_qkey = dest.qkey;
+  }
+  ibv_send_wr* bad = nullptr;
+  if (int e = ibv_post_send(from.qp->get(), &wr, &bad)) return "ibv_post_send on '" + from.spec->name + "': errno " + std::to_string(e);
+  auto sent = st.completions.wait(from.send_cq, wr.wr_id, timeout_ms);
+  if (!sent || sent->status != IBV_WC_SUCCESS)
+    return "'" + from.spec->name + "': " + (sent ? std::string(wc_status_name(sent->status)) : "no send completion");
+  uint32_t qpn = to.qp->get()->qp_num;
+  auto got = st.completions.wait_if(
+      to.recv_cq, [&](const ibv_wc& c) { return c.qp_num == qpn && (c.opcode & IBV_WC_RECV); }, timeout_ms);
+  if (!got || got->status != IBV_WC_SUCCESS)
+    return "'" + to.spec->name + "': " + (got ? std::string(wc_status_name(got->status)) : "no receive completion");
+  return "";
+}
+
+}  // namespace
+
+std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
+                            std::map<std::string, dataplane::Endpoint>& out) {
+  for (const auto& worker : spec.workers)
+    for (const auto& name : worker.qps) {
+      auto it = st.qps.find(name);
+      if (it == st.qps.end())
+        return "Lua workloads need every QP in one session for now; '" + name +
+               "' is on another host (run with --local, or see the multi-host notes)";
+      out[name] = endpoint_for(st, it->second, peer_in(st, w, name));
+    }
+  return "";
+}
+
+std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
+                                   int timeout_ms) {
+  for (const auto& worker : spec.workers)
+    for (const auto& name : worker.qps) {
+      auto found = st.qps.find(name);
+      if (found == st.qps.end()) continue;  // local_endpoints says so
+      auto& q = found->second;
+      // Only receive queues the scripts own hold just the smoke's share; others keep theirs.
+      // An SRQ keeps its share too: its receives are not counted per QP, and a stream counts
+      // a message that lands there (unchecked); a ping-pong does not receive through SRQs.
+      if (q.srq || !receives_belong_to_scripts(*st.scenario, name)) continue;
+      uint32_t leftover = q.posted_recvs;
+      if (leftover == 0) continue;
+      auto peer = st.qps.find(peer_in(st, w, name));
+      if (peer == st.qps.end()) return "QP '" + name + "': its peer is not in this session";
+      for (uint32_t k = 0; k < leftover; ++k)
+        if (auto problem = send_empty(st, peer->second, q, k, timeout_ms); !problem.empty())
+          return "clearing the executor's receives on '" + name + "': " + problem;
+      q.posted_recvs = 0;
+    }
+  return "";
+}
+
+}  // namespace qpo::exec
