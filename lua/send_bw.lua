@@ -15,7 +15,7 @@ local function side(w, sends, receives)
   local a = w.args
   local lay = perf.layout(w)
   local runs = {}
-  for _, size in ipairs(perf.sizes(w, lay, 1)) do
+  for _, size in ipairs(perf.sizes(w, lay, 1, true)) do
     lay.buf:fill(a.seed, lay.outbound, size)
     local ready = function() w:barrier("send_bw " .. size) end
     local r
@@ -32,7 +32,7 @@ local function side(w, sends, receives)
     else
       r = w.qp:stream{
         op = "recv", size = size, iterations = a.iterations, duration = a.duration,
-        depth = perf.rx_depth(w, lay, size), recv_offset = lay.inbound,
+        depth = perf.rx_depth(w, lay, size), recv_mr = lay.mr, recv_offset = lay.inbound,
         check = a.check and a.seed or nil, events = a.events, qps = perf.extra_qps(w),
         ready = ready, timeout = a.timeout,
       }

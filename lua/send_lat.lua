@@ -13,7 +13,7 @@ local function side(w, initiator)
   local a = w.args
   local lay = perf.layout(w)
   local runs = {}
-  for _, size in ipairs(perf.sizes(w, lay, 1)) do
+  for _, size in ipairs(perf.sizes(w, lay, 1, true)) do
     lay.buf:fill(a.seed, lay.outbound, size)
     local r = w.qp:pingpong{
       op = "send", initiator = initiator, size = size, iterations = a.iterations, duration = a.duration,

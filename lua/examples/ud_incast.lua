@@ -39,7 +39,7 @@ function target(w)
   local lay = perf.layout(w)
   local n = senders(w)
   local r = w.qp:stream{
-    op = "recv", size = a.size, depth = perf.rx_depth(w, lay, a.size), recv_offset = lay.inbound,
+    op = "recv", size = a.size, depth = perf.rx_depth(w, lay, a.size), recv_mr = lay.mr, recv_offset = lay.inbound,
     check = a.check and a.seed or nil, stop_when = { signal = "sent", count = n }, idle = a.idle,
     ready = function() w:barrier("incast") end, timeout = a.timeout,
   }

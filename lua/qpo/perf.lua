@@ -104,7 +104,10 @@ end
 
 -- The sizes to run on this side: args.sizes or {args.size}, those that fit the layout (the
 -- rest are logged and skipped). UD payloads stop at 2048 bytes (any RoCE MTU holds them).
-function perf.sizes(w, lay, slots)
+-- largest_first: tests that receive run a sweep from the largest size down. Receives a run
+-- leaves posted stay posted for the next one, and a message larger than such a leftover
+-- receive fails it (IBV_WC_LOC_LEN_ERR); a smaller one fits. Reports sort by size anyway.
+function perf.sizes(w, lay, slots, largest_first)
   local a = w.args
   local want = a.sizes or { a.size }
   local cap = lay.half // (slots or 1)
@@ -119,6 +122,7 @@ function perf.sizes(w, lay, slots)
     end
   end
   if #out < #want then w:log("sizes above %d bytes skipped (MR '%s' is %d bytes)", cap, lay.mr, lay.buf.length) end
+  if largest_first then table.sort(out, function(x, y) return x > y end) end
   return out
 end
 
@@ -152,11 +156,14 @@ function perf.inline(a)
 end
 
 -- Fields that summarise several runs (a size sweep) into one result: the runs, plus the
--- last run's numbers at top level (what thresholds look at).
+-- largest size's numbers at top level (what scenario thresholds judge).
 function perf.result(test, runs)
   local r = { test = test, runs = runs }
-  local last = runs[#runs] or {}
-  for k, v in pairs(last) do
+  local top = runs[#runs] or {}
+  for _, run in ipairs(runs) do
+    if (run.size or 0) > (top.size or 0) then top = run end
+  end
+  for k, v in pairs(top) do
     if type(v) ~= "table" then r[k] = v end
   end
   return r
