@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cstdio>
 
 #include "suite/suite.h"
@@ -5,9 +6,30 @@
 namespace qpo::suite {
 
 namespace {
+// The length of the well-formed UTF-8 sequence at s[i] whose code point XML 1.0 allows as a
+// Char, else 0 (a stray byte, overlong form, surrogate, > U+10FFFF, U+FFFE/U+FFFF).
+size_t xml_char_length(const std::string& s, size_t i) {
+  auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  unsigned char c = b(0);
+  size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+  if (len == 0 || c > 0xF4 || i + len > s.size()) return 0;
+  uint32_t cp = c & (0x7F >> len);
+  for (size_t k = 1; k < len; ++k) {
+    if ((b(k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(k) & 0x3F);
+  }
+  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
+  return len;
+}
+
+// Scenario output is arbitrary bytes (a hostile file's name or text ends up in the diagnostics),
+// and the file is declared UTF-8: every byte that is not part of an allowed character becomes
+// U+FFFD, so the document stays well-formed XML.
 std::string xml_escape(const std::string& s) {
   std::string out;
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -17,7 +39,14 @@ std::string xml_escape(const std::string& s) {
       default:
         // XML 1.0 forbids most control characters even escaped; drop them.
         if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') continue;
-        out += static_cast<char>(c);
+        if (c < 0x80) {
+          out += static_cast<char>(c);
+        } else if (size_t len = xml_char_length(s, i)) {
+          out.append(s, i, len);
+          i += len - 1;
+        } else {
+          out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+        }
     }
   }
   return out;
