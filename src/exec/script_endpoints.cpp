@@ -6,7 +6,7 @@
 
 #include "dataplane/recv_pool.h"
 
-#include "exec/script_receives.h"
+#include "scenario/script_qps.h"
 #include "exec/steps.h"
 
 namespace qpo::exec {
@@ -110,7 +110,8 @@ std::string send_empty(RunState& st, QpState& from, QpState& to, uint32_t seq, i
     wr.wr.ud.remote_qkey = dest.qkey;
   }
   ibv_send_wr* bad = nullptr;
-  if (int e = ibv_post_send(from.qp->get(), &wr, &bad)) return "ibv_post_send on '" + from.spec->name + "': errno " + std::to_string(e);
+  if (int e = ibv_post_send(from.qp->get(), &wr, &bad))
+    return "ibv_post_send on '" + from.spec->name + "' failed: " + verbs::errno_name(e);
   auto sent = st.completions.wait(from.send_cq, wr.wr_id, timeout_ms);
   if (!sent || sent->status != IBV_WC_SUCCESS)
     return "'" + from.spec->name + "': " + (sent ? std::string(wc_status_name(sent->status)) : "no send completion");
@@ -147,7 +148,7 @@ std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, co
       // Only receive queues the scripts own hold just the smoke's share; others keep theirs.
       // An SRQ keeps its share too: its receives are not counted per QP, and a stream counts
       // a message that lands there (unchecked); a ping-pong does not receive through SRQs.
-      if (q.srq || !receives_belong_to_scripts(*st.scenario, name)) continue;
+      if (q.srq || !scenario::receives_belong_to_scripts(*st.scenario, name)) continue;
       uint32_t leftover = q.posted_recvs;
       if (leftover == 0) continue;
       auto peer = st.qps.find(peer_in(st, w, name));

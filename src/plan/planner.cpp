@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "plan/plan.h"
+#include "scenario/script_qps.h"
 #include "util/strings.h"
 
 namespace qpo::plan {
@@ -159,12 +160,15 @@ class Planner {
         if (t.bring_up && t.predicted_ok && t.to == spec::QpState::INIT) reaches_init = true;
       if (!reaches_init) continue;
       auto& st = add(Phase::BringUp, "ibv_post_recv", q->name);
-      st.args.push_back(arg("wr_count", std::to_string(q->cap.max_recv_wr)));
-      st.args.back().note = "fill the receive queue before RTR";
+      uint32_t count = scenario::bringup_receives(s_, *q);
+      st.args.push_back(arg("wr_count", std::to_string(count)));
+      st.args.back().note = count == q->cap.max_recv_wr ? "fill the receive queue before RTR"
+                                                        : "for the smoke exchange; scripts post their own";
     }
     for (const auto& sr : s_.srqs) {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
-      add(Phase::BringUp, "ibv_post_srq_recv", sr.name).args.push_back(arg("wr_count", std::to_string(sr.max_wr)));
+      add(Phase::BringUp, "ibv_post_srq_recv", sr.name)
+          .args.push_back(arg("wr_count", std::to_string(scenario::bringup_srq_receives(s_, sr))));
     }
     if (!qps.empty()) {
       auto& pub = add(Phase::Exchange, "publish", host);

@@ -1,0 +1,59 @@
+// How many receives bring-up posts: all of max_recv_wr, except on a QP whose receives only
+// scripts use (the data path keeps its own there): then just the smoke's one. The plan
+// shows the same count the executor posts.
+#include <doctest/doctest.h>
+
+#include "plan/plan.h"
+#include "scenario/script_qps.h"
+#include "scenario_fixture.h"
+
+using qpo::test::load_validate;
+
+namespace {
+
+std::string pair_with(const std::string& workloads) {
+  return qpo::test::rc_pair(
+      "{ path_mtu: auto, dest_qp_num: peer, rq_psn: peer, max_dest_rd_atomic: 1, min_rnr_timer: 12 }",
+      "{ path_mtu: auto }", "workloads:\n" + workloads);
+}
+
+}  // namespace
+
+TEST_CASE("a QP only a script uses gets one receive at bring-up, both ends of the pair") {
+  auto l = load_validate(pair_with("  w: { qp: qa, script: 'builtin:send_bw', local_mr: ma, remote_mr: mb }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  CHECK(qpo::scenario::receives_belong_to_scripts(*l.scenario, "qa"));
+  CHECK(qpo::scenario::receives_belong_to_scripts(*l.scenario, "qb"));
+  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("qa")) == 1);
+  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("qb")) == 1);
+}
+
+TEST_CASE("an op workload on the pair keeps every receive the executor posts") {
+  auto l = load_validate(pair_with("  w: { qp: qa, script: 'builtin:send_bw', local_mr: ma, remote_mr: mb }\n"
+                                   "  s: { qp: qa, op: send, local_mr: ma, size: 64, iterations: 10 }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  CHECK_FALSE(qpo::scenario::receives_belong_to_scripts(*l.scenario, "qb"));
+  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("qb")) == 128);  // the fixture's max_recv_wr default
+}
+
+TEST_CASE("without any script workload nothing changes") {
+  auto l = load_validate(pair_with("  s: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("qa")) == 128);
+}
+
+TEST_CASE("the plan shows the reduced count for a QP whose receives a script owns") {
+  auto l = load_validate(pair_with("  w: { qp: qa, script: 'builtin:send_bw', local_mr: ma, remote_mr: mb }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  auto p = qpo::plan::build_plan(*l.scenario);
+  int seen = 0;
+  for (const auto& h : p.hosts)
+    for (const auto& st : h.steps)
+      if (st.verb == "ibv_post_recv") {
+        ++seen;
+        REQUIRE(!st.args.empty());
+        CHECK(st.args[0].name == "wr_count");
+        CHECK(st.args[0].value == "1");
+      }
+  CHECK(seen == 2);
+}
