@@ -3,12 +3,15 @@
 # (bench/rts_loop.c), alternating, in one Soft-RoCE lab guest. Prints the medians and the
 # ratio qpo/C (target >= 0.95).
 #   bench/qp_rate.sh [PAIRS] [ROUNDS]          (boots the lab guest itself)
+# The guest gets one vCPU by default (QPO_BENCH_SMP=2 for two): INIT->RTR waits for a kernel
+# worker to resolve the peer's address, and with two TCG vCPUs on a busy host that wake-up
+# swings 10x from round to round; on one vCPU it is steady and both sides pay it alike.
 set -eu
 cd "$(dirname "$0")/.."
 PAIRS=${1:-100}
 ROUNDS=${2:-5}
 if [ -z "${QPO_IN_LAB:-}" ]; then
-  exec scripts/lab/lab.sh run --timeout 1200 --env QPO_IN_LAB=1 -- bench/qp_rate.sh "$PAIRS" "$ROUNDS"
+  exec scripts/lab/lab.sh run --timeout 1200 --smp ${QPO_BENCH_SMP:-1} --env QPO_IN_LAB=1 -- bench/qp_rate.sh "$PAIRS" "$ROUNDS"
 fi
 scenario=/tmp/qp-rate-$PAIRS.yaml
 # The same verbs as rts_loop.c: PAIRS RC pairs on rxe0, GID 1, no receives, no traffic.

@@ -39,6 +39,9 @@ HostSession::HostSession(const scenario::Scenario& s, const plan::Plan& p, std::
   st_.want_slots = o.smoke || !s.workloads.empty();
   for (const auto& h : p.hosts)
     if (h.host == st_.host) plan_ = &h;
+  // Every step adds a report line: reserve them so the vector never copies mid-bring-up.
+  if (plan_) st_.report.steps.reserve(plan_->steps.size() * 2 + 64);
+  dataplane::clock::ticks_per_second();  // calibrate now, outside any timed step
 }
 
 bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop; }
@@ -113,19 +116,24 @@ void HostSession::bring_up(int half) {
       modify_qp(st_, "bring-up", st_.qps.at(step.object), static_cast<size_t>(step.transition_index), o_);
     } else if (step.verb == "ibv_post_recv") {
       auto& q = st_.qps.at(step.object);
-      uint32_t n = scenario::bringup_receives(s_, *q.spec);  // fewer when scripts own the RQ
+      uint32_t n = bringup_receives(s_, *q.spec);  // fewer when scripts own the RQ
       run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
                [&] { post_recvs(st_, q, n); });
     } else if (step.verb == "ibv_post_srq_recv") {
       const auto* sr = s_.srq(step.object);
-      uint32_t n = sr ? scenario::bringup_srq_receives(s_, *sr) : 0;
+      uint32_t n = bringup_srq_receives(s_, step.object, sr ? sr->max_wr : 0);
       run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
                [&] { post_srq_receives(st_, step.object, n); });
     }
   });
 }
 
-void HostSession::log_published(const Directory& mine) {
+// The published values become report lines at the position of the exchange, but are
+// formatted after the bring-up stage: text formatting (GIDs, hex) for thousands of QPs
+// would otherwise sit inside the timed window between the first create and the last RTS.
+void HostSession::log_published(const Directory& mine, size_t at) {
+  std::vector<report::StepResult> lines;
+  lines.reserve(mine.qps.size());
   for (const auto& [name, q] : mine.qps) {
     report::StepResult r;
     r.host = st_.host;
@@ -137,8 +145,12 @@ void HostSession::log_published(const Directory& mine) {
     std::copy(q.gid.begin(), q.gid.end(), g.raw);
     r.message = "qp_num " + std::to_string(q.qpn) + ", sq_psn " + util::hex(q.sq_psn) + ", lid " + std::to_string(q.lid) +
                 ", gid " + verbs::gid_text(g);
-    st_.report.add(r);
+    lines.push_back(std::move(r));
   }
+  auto& steps = st_.report.steps;
+  at = std::min(at, steps.size());
+  steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(lines.begin()),
+               std::make_move_iterator(lines.end()));
 }
 
 void HostSession::extra_transitions(size_t round) {
@@ -158,7 +170,7 @@ void HostSession::extra_transitions(size_t round) {
 void HostSession::teardown() {
   for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it) {
     auto& res = **it;
-    auto start = std::chrono::steady_clock::now();
+    StepTimer timer;
     int e = res.release();
     report::StepResult r;
     r.host = st_.host;
@@ -166,7 +178,7 @@ void HostSession::teardown() {
     r.verb = res.destroy_verb();
     r.object = res.name();
     r.err = e;
-    r.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    r.micros = timer.micros();
     r.status = e ? report::StepStatus::Failed : report::StepStatus::Ok;
     if (e) {
       r.message = verbs::errno_name(e) + ": the object stays allocated";
@@ -217,7 +229,8 @@ report::RunReport HostSession::run(Channel& ch) {
   Directory mine = ok() ? publish(st_) : Directory{};
   alive_ = ch.exchange(mine, ok(), &st_.dir);
   if (!alive_ && ok()) st_.report.fail("another host failed before the exchange; tore down");
-  if (alive_) log_published(mine);
+  bool exchanged = alive_;
+  size_t published_at = st_.report.steps.size();
   stage(ch, "bring-up", [&] {
     bring_up(1);
     if (ok() && create_started_) {
@@ -225,6 +238,7 @@ report::RunReport HostSession::run(Channel& ch) {
       for (const auto& [name, q] : st_.qps) st_.report.qps_at_rts += q.state == spec::QpState::RTS;
     }
   });
+  if (exchanged) log_published(mine, published_at);
   stage(ch, "smoke", [&] {
     if (o_.smoke) smoke_exchange(st_, o_, "traffic", 0);
   });
@@ -307,7 +321,7 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
   r.verb = verb;
   r.object = object;
   r.detail = detail;
-  auto start = std::chrono::steady_clock::now();
+  StepTimer timer;
   try {
     fn();
   } catch (const verbs::VerbsError& e) {
@@ -320,8 +334,8 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
     r.message = e.what();
     st.report.fail(verb + "(" + object + "): " + e.what());
   }
-  r.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-  return st.report.add(r);
+  r.micros = timer.micros();
+  return st.report.add(std::move(r));
 }
 
 report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p, const RunOptions& o) {

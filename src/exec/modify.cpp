@@ -128,9 +128,15 @@ struct Resolver {
   }
 };
 
-std::string mask_detail(const scenario::Transition& t) {
-  return std::string(spec::state_name(t.from)) + "->" + spec::state_name(t.to) + " mask=" + util::hex(t.mask) + " (" +
-         rules().mask_names(t.mask, "|") + ")";
+// "INIT->RTR mask=0x129 (IBV_QP_STATE|...)": the same few strings for thousands of QPs
+// (`count:` expands one QP into many), so each is built once per session.
+const std::string& mask_detail(RunState& st, const scenario::Transition& t) {
+  auto key = std::make_tuple(static_cast<int>(t.from), static_cast<int>(t.to), t.mask);
+  auto it = st.mask_details.find(key);
+  if (it != st.mask_details.end()) return it->second;
+  std::string text = std::string(spec::state_name(t.from)) + "->" + spec::state_name(t.to) + " mask=" +
+                     util::hex(t.mask) + " (" + rules().mask_names(t.mask, "|") + ")";
+  return st.mask_details.emplace(key, std::move(text)).first->second;
 }
 
 // ibv_query_qp after a successful modify: the state must be the target; attributes we set
@@ -138,9 +144,11 @@ std::string mask_detail(const scenario::Transition& t) {
 std::string verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, bool* state_ok) {
   ibv_qp_attr got{};
   ibv_qp_init_attr init{};
-  int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY | IBV_QP_PATH_MTU | IBV_QP_TIMEOUT |
-             IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER |
-             IBV_QP_SQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN | IBV_QP_ACCESS_FLAGS;
+  // The state plus whatever this transition set among the attributes compared below.
+  const int comparable = IBV_QP_PKEY_INDEX | IBV_QP_QKEY | IBV_QP_PATH_MTU | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                         IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER |
+                         IBV_QP_SQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN | IBV_QP_ACCESS_FLAGS;
+  int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & comparable);
   if (int e = ibv_query_qp(q.qp->get(), &got, mask, &init)) {
     *state_ok = false;
     return "ibv_query_qp failed: " + verbs::errno_name(e);
@@ -203,7 +211,7 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
   const RemoteQp* peer = peer_of(st, q);
   Resolver resolver{st, q, peer};
   ibv_qp_attr attr{};
-  std::string detail = mask_detail(t);
+  const std::string& detail = mask_detail(st, t);
   report::StepResult r;
   r.host = q.host;
   r.phase = phase;
@@ -219,12 +227,12 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
     st.report.fail(e.what());
     return false;
   }
-  auto start = std::chrono::steady_clock::now();
+  StepTimer timer;
   int err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
-  r.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  r.micros = timer.micros();
   r.err = err;
   bool expected_fail = t.expect && t.expect->errno_value != 0;
-  std::string where = "QP '" + q.spec->name + "' " + q.spec->type_name + " " + detail;
+  auto where = [&] { return "QP '" + q.spec->name + "' " + q.spec->type_name + " " + detail; };
   if (err != 0) {
     const auto* deviation = spec::ProviderTable::builtin().transition_deviation(
         q.device->ctx().provider(), q.spec->type_name, spec::state_name(t.from), spec::state_name(t.to));
@@ -240,7 +248,7 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
       return false;
     }
     if (t.predicted_ok && err == EINVAL)
-      st.report.disagreements.push_back(where + ": rule tables predicted ok, the kernel returned EINVAL");
+      st.report.disagreements.push_back(where() + ": rule tables predicted ok, the kernel returned EINVAL");
     if (expected_fail && t.expect->errno_value == err) {
       r.status = report::StepStatus::ExpectedFailure;
       r.message = verbs::errno_name(err) + ", as the scenario expects" +
@@ -256,7 +264,7 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
     return false;
   }
   if (!t.predicted_ok)
-    st.report.disagreements.push_back(where + ": rule tables predicted EINVAL, the kernel accepted it");
+    st.report.disagreements.push_back(where() + ": rule tables predicted EINVAL, the kernel accepted it");
   if (expected_fail) {
     r.status = report::StepStatus::Failed;
     r.message = "succeeded, but the scenario expected " + t.expect->errno_name;
@@ -275,7 +283,7 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
   }
   r.message = mismatch.empty() ? "" : "ibv_query_qp differs: " + mismatch;
   if (!mismatch.empty()) r.status = report::StepStatus::Warning;
-  st.report.add(r);
+  st.report.add(std::move(r));
   spec::QpState before = q.state;
   q.state = t.to;
 

@@ -4,6 +4,7 @@
 #include <infiniband/verbs.h>
 
 #include <map>
+#include <tuple>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,8 @@ struct RunState {
   // exchange, workloads, initial receives); a bare bring-up makes only the scenario's verbs.
   bool want_slots = true;
   report::RunReport report;
+  // Step details by (from state, to state, attr_mask): built once, reused by every QP.
+  std::map<std::tuple<int, int, uint64_t>, std::string> mask_details;
 
   template <typename T, typename... Args>
   T* own(Args&&... args) {

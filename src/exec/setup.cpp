@@ -137,16 +137,17 @@ void create_object(RunState& st, const plan::Step& step) {
     diff("max_send_sge", asked.max_send_sge, init.cap.max_send_sge);
     diff("max_recv_sge", asked.max_recv_sge, init.cap.max_recv_sge);
     diff("max_inline_data", asked.max_inline_data, init.cap.max_inline_data);
-    st.qps[name] = qs;
+    std::string host = qs.host;
+    st.qps.insert_or_assign(name, std::move(qs));
     if (!granted.empty()) {
       report::StepResult r;
-      r.host = qs.host;
+      r.host = std::move(host);
       r.phase = "setup";
       r.verb = "ibv_create_qp";
       r.object = name;
       r.status = report::StepStatus::Info;
       r.message = "device granted: " + granted;
-      st.report.add(r);
+      st.report.add(std::move(r));
     }
   }
 }

@@ -5,10 +5,24 @@
 #include <string>
 
 #include "exec/executor.h"
+#include "dataplane/clock.h"
 #include "exec/run_state.h"
 #include "verbs/verbs_error.h"
 
 namespace qpo::exec {
+
+// Times one step with the TSC, like the data path: on the lab guest (and any VM whose
+// clocksource is HPET) steady_clock::now() is a trapping syscall, and two of them per verb
+// cost more than a fast ibv_modify_qp. The tick rate is calibrated once, before the first
+// session starts (HostSession's constructor), never inside a timed window.
+class StepTimer {
+ public:
+  StepTimer() : start_(dataplane::clock::ticks()) {}
+  double micros() const { return dataplane::clock::to_us(dataplane::clock::ticks() - start_); }
+
+ private:
+  uint64_t start_;
+};
 
 // Runs one step, times it, turns a VerbsError into a failed StepResult. Returns the result.
 report::StepResult& run_step(RunState& st, const std::string& host, const std::string& phase, const std::string& verb,
