@@ -116,12 +116,12 @@ void HostSession::bring_up(int half) {
       modify_qp(st_, "bring-up", st_.qps.at(step.object), static_cast<size_t>(step.transition_index), o_);
     } else if (step.verb == "ibv_post_recv") {
       auto& q = st_.qps.at(step.object);
-      uint32_t n = bringup_receives(s_, *q.spec);  // fewer when scripts own the RQ
+      uint32_t n = scenario::bringup_receives(s_, *q.spec);  // fewer when scripts own the RQ
       run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
                [&] { post_recvs(st_, q, n); });
     } else if (step.verb == "ibv_post_srq_recv") {
       const auto* sr = s_.srq(step.object);
-      uint32_t n = bringup_srq_receives(s_, step.object, sr ? sr->max_wr : 0);
+      uint32_t n = sr ? scenario::bringup_srq_receives(s_, *sr) : 0;
       run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
                [&] { post_srq_receives(st_, step.object, n); });
     }
