@@ -146,7 +146,7 @@ std::string first_lines(const std::string& s, size_t n) {
 
 // Empty when `r` is the right answer to a hostile file; otherwise why not.
 std::string verdict(const RunResult& r) {
-  static const std::regex coded(R"((error|warning)\[Q[1-6][0-9][0-9]\])");
+  static const std::regex coded(R"((error|warning)\[Q[1-7][0-9][0-9]\])");
   std::string why;
   if (r.sanitizer) why = "sanitizer report";
   else if (r.timed_out) why = "no answer within " + std::to_string(kTimeout.count()) + " s (hang)";
