@@ -23,10 +23,10 @@
 
 namespace {
 
-// Q1xx..Q6xx, and Q999 ("too many problems", docs/diagnostics.md).
+// Q1xx..Q7xx, and Q999 ("too many problems", docs/diagnostics.md).
 bool valid_code(const std::string& c) {
   if (c == "Q999") return true;
-  return c.size() == 4 && c[0] == 'Q' && c[1] >= '1' && c[1] <= '6' && c[2] >= '0' && c[2] <= '9' &&
+  return c.size() == 4 && c[0] == 'Q' && c[1] >= '1' && c[1] <= '7' && c[2] >= '0' && c[2] <= '9' &&
          c[3] >= '0' && c[3] <= '9';
 }
 
