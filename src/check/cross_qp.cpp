@@ -100,7 +100,7 @@ class CrossChecker {
     }
     if (q.name < p->name) {
       agree(q, *p, "path_mtu", "Q504", "both ends of a connection must use the same path MTU",
-            "a mismatch makes the larger side's packets drop silently at the responder");
+            "a packet longer than the responder's path MTU is rejected: Soft-RoCE NAKs it (the sender sees IBV_WC_REM_INV_REQ_ERR), other devices may drop it silently");
     }
     if (!connected && (p->connect.name != q.name || q.name < p->name)) agree_qkey(q, *p);
   }
