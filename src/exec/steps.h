@@ -18,7 +18,11 @@ namespace qpo::exec {
 class StepTimer {
  public:
   StepTimer() : start_(dataplane::clock::ticks()) {}
-  double micros() const { return dataplane::clock::to_us(dataplane::clock::ticks() - start_); }
+  // A thread that moved to a CPU whose TSC lags reads an end before the start: 0, not 2^64.
+  double micros() const {
+    uint64_t end = dataplane::clock::ticks();
+    return end > start_ ? dataplane::clock::to_us(end - start_) : 0.0;
+  }
 
  private:
   uint64_t start_;
