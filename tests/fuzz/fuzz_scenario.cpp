@@ -5,7 +5,7 @@
 // Beyond "no crash, no sanitizer report, no escaping exception", it checks the contract the
 // CLI relies on:
 //   - load_scenario returns nullopt only with an error in the sink;
-//   - every diagnostic code is Q1xx..Q6xx (or Q999, the overflow marker);
+//   - every diagnostic code is Q1xx..Q7xx (or Q999, the overflow marker), docs/diagnostics.md;
 //   - a scenario that validates without errors plans without throwing.
 // A violation calls __builtin_trap(), which libFuzzer reports as a crash with the input.
 #include <cstddef>
@@ -53,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   diag_json.begin_array();
   size_t text_bytes = 0;
   for (const auto& d : sink.all()) {
-    if (!valid_code(d.code)) fail("diagnostic code outside Q100..Q699 and Q999");
+    if (!valid_code(d.code)) fail("diagnostic code outside Q100..Q799 and Q999");
     text_bytes += qpo::diag::render_text(d, sources, /*color=*/false).size();
     text_bytes += qpo::diag::render_text(d, sources, /*color=*/true).size();
     qpo::diag::render_json(diag_json, d);
