@@ -87,7 +87,8 @@ std::optional<double> parse_limit(LimitUnit u, std::string_view text) {
   if (*end != '\0' || !std::isfinite(v) || v < 0) return std::nullopt;
   std::string_view unit = util::trim(std::string_view(s).substr(i));
   if (unit.empty()) {
-    if (u == LimitUnit::Fraction && v > 1) return std::nullopt;  // 5 means 5%? say it with the %
+    // A bare loss figure is a percentage, as in `faults: { loss: 1 }`: max_loss: 1 is 1%.
+    if (u == LimitUnit::Fraction) return v <= 100 ? std::optional<double>(v / 100) : std::nullopt;
     return v;
   }
   std::optional<double> f;
@@ -119,7 +120,7 @@ std::string limit_examples(LimitUnit u) {
       return "write e.g. 40MB/s (MB = 2^20 bytes, as perftest), 1.5GB/s, 10Gb/s (bits), or a number in MB/s";
     case LimitUnit::MessageRate: return "write e.g. 0.5Mpps, 200Kpps, 5000pps, or a number in Mpps";
     case LimitUnit::Latency: return "write e.g. 12us, 1.5ms, 800ns, or a number in usec";
-    case LimitUnit::Fraction: return "write a percentage such as 1% or 0.5%, or a fraction in 0..1";
+    case LimitUnit::Fraction: return "a percentage in 0..100, such as 1 or 0.5%";
   }
   return "";
 }

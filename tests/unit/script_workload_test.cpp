@@ -87,6 +87,20 @@ TEST_CASE("thresholds convert their units to the summary's: MB/s (2^20 bytes), M
   CHECK(w.thresholds[4].unit == "%");
 }
 
+TEST_CASE("a bare max_loss is a percentage, as a fault's loss is: 1 means 1%, not 100%") {
+  auto l = load_only(with_workload("{ qp: qa, script: 'builtin:write_bw', thresholds: { max_loss: 1 } }"));
+  CHECK_MESSAGE(l.sink.all().empty(), l.dump());
+  REQUIRE(only_workload(l).thresholds.size() == 1);
+  CHECK(only_workload(l).thresholds[0].limit == doctest::Approx(0.01));
+}
+
+TEST_CASE("a bare max_loss above 100 is Q103") {
+  auto l = load_only(with_workload("{ qp: qa, script: 'builtin:write_bw', thresholds: { max_loss: 150 } }"));
+  const auto* d = l.one("Q103");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->path == "workloads.w.thresholds.max_loss");
+}
+
 TEST_CASE("bandwidth in bits is decimal: 10Gb/s is 1192.09 MB/s") {
   auto l = load_only(with_workload("{ qp: qa, script: 'builtin:write_bw', thresholds: { min_bw: 10Gb/s } }"));
   const auto& w = only_workload(l);
