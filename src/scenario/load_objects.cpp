@@ -81,6 +81,26 @@ void check_script_only_keys(YamlReader& r, const Workload& w, const std::string&
     if (!w.more_qps.empty()) complain(w.more_qps_loc, "qp", "a list of QPs");
     return;
   }
+  // A script workload is judged by its script and thresholds, and runs no op loop: an `op:`
+  // or an `expect:` would be shown by `qpo plan` and then silently ignored by the run.
+  auto not_for_scripts = [&](const SourceLoc& at, const std::string& key, const std::string& why) {
+    auto& d = r.sink().error("Q703", at, join_path(path, key), "'" + key + "' on a script workload");
+    d.rule = why;
+    d.hint = "remove '" + key + "', or drop 'script:' to use the built-in op loop";
+  };
+  if (op_given) not_for_scripts(w.op_loc, "op", "a script chooses its own operations; 'op' belongs to the built-in op loop");
+  if (w.expect_status)
+    not_for_scripts(w.expect_loc, "expect",
+                    "a script reports a bad completion as its error (file:line, QP, status); thresholds judge its results");
+  // MR names are workload keys, so the validator checks them as references (Q201/Q202).
+  for (const char* key : {"local_mr", "remote_mr"}) {
+    const ScriptArg* a = w.arg(key);
+    if (!a) continue;
+    auto& d = r.sink().error("Q703", a->loc, join_path(path, std::string("args.") + key),
+                             std::string("'") + key + "' belongs in the workload, not in its args");
+    d.rule = "MR names are workload keys, checked as references; the script receives them as args." + std::string(key);
+    d.hint = std::string("move it up: '") + key + ": NAME' beside 'script:'";
+  }
   for (const auto& [key, given] : {std::pair<const char*, SourceLoc>{"size", w.size_loc}, {"iterations", w.iterations_loc}}) {
     const ScriptArg* a = w.arg(key);
     if (!a || !given.line) continue;

@@ -239,3 +239,27 @@ TEST_CASE("a script workload whose QP has no connect: peer is Q502") {
   CHECK(d->message == "workload QP 'u' has no 'connect:' peer");
   CHECK(d->loc.line == 7);
 }
+
+TEST_CASE("'op' on a script workload is Q703: the script chooses its operations") {
+  auto l = load_only(with_workload("{ qp: qa, op: rdma_write, script: 'builtin:write_bw' }"));
+  const auto* d = l.one("Q703");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'op' on a script workload");
+  CHECK(d->path == "workloads.w.op");
+}
+
+TEST_CASE("'expect' on a script workload is Q703: the run would not judge it") {
+  auto l = load_only(with_workload("{ qp: qa, script: 'builtin:write_bw', expect: { status: IBV_WC_REM_ACCESS_ERR } }"));
+  const auto* d = l.one("Q703");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'expect' on a script workload");
+  CHECK(d->path == "workloads.w.expect");
+}
+
+TEST_CASE("an MR named in a script's args is Q703: MR names are workload keys, checked as references") {
+  auto l = load_only(with_workload("{ qp: qa, script: 'builtin:write_bw', args: { remote_mr: mb } }"));
+  const auto* d = l.one("Q703");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'remote_mr' belongs in the workload, not in its args");
+  CHECK(d->path == "workloads.w.args.remote_mr");
+}
