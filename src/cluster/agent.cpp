@@ -68,6 +68,16 @@ class PipeChannel : public exec::Channel {
     return reply && (*reply)["ok"].as<bool>();
   }
 
+  bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override {
+    util::JsonWriter w(false);
+    w.begin_object().field("type", "gather").field("name", name).field("ok", true).field("note", note).end_object();
+    auto reply = round_trip(w.str(), "gather_result", "workload meeting '" + name + "'");
+    if (!reply || !(*reply)["ok"].as<bool>()) return false;
+    notes->clear();
+    for (const auto& n : (*reply)["notes"]) notes->push_back(n.as<std::string>());
+    return true;
+  }
+
   const std::string& problem() const { return problem_; }
 
  private:

@@ -148,7 +148,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
           a.done = true;
         } else if (type == "error") {
           fail(a, (*n)["message"].as<std::string>());
-        } else if (type == "exchange" || type == "barrier") {
+        } else if (type == "exchange" || type == "barrier" || type == "gather") {
           a.pending = *n;
         } else {
           fail(a, "unexpected message '" + type + "'");
@@ -174,10 +174,35 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     }
     for (auto& a : agents)
       if (a.pending && (msg_type(*a.pending) == "exchange") != (stage == "exchange")) ok = false;  // out of step
+    // A script workload's meeting (gather): every live host must be at the same one; each
+    // gets all the notes. A host that is done or failed cannot answer: the round fails.
+    std::string meeting;
+    std::vector<std::string> notes;
+    bool gathering = false, all_gathering = true;
+    for (auto& a : agents) {
+      if (!a.pending) {
+        all_gathering = false;
+        continue;
+      }
+      bool g = msg_type(*a.pending) == "gather";
+      gathering |= g;
+      all_gathering &= g;
+      if (!g) continue;
+      std::string name = (*a.pending)["name"].as<std::string>();
+      if (meeting.empty()) meeting = name;
+      if (name != meeting) ok = false;
+      notes.push_back((*a.pending)["note"].as<std::string>());
+    }
+    if (gathering && !all_gathering) ok = false;
+    if (gathering) stage = "meeting " + meeting;
     for (auto& a : agents) {
       if (!a.pending) continue;
       util::JsonWriter w(false);
-      if (msg_type(*a.pending) == "exchange") {
+      if (msg_type(*a.pending) == "gather") {
+        w.begin_object().field("type", "gather_result").field("ok", ok).key("notes").begin_array();
+        for (const auto& n : notes) w.value(n);
+        w.end_array().end_object();
+      } else if (msg_type(*a.pending) == "exchange") {
         w.begin_object().field("type", "exchange_result").field("ok", ok).key("directory");
         write_directory(w, all);
         w.end_object();
@@ -185,7 +210,9 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
         w.begin_object().field("type", "barrier_result").field("ok", ok).end_object();
       }
       a.pending.reset();
-      a.phase = stage == "exchange" ? "bring-up (after the exchange)" : "the stage after '" + stage + "'";
+      a.phase = stage == "exchange"              ? "bring-up (after the exchange)"
+                : stage.rfind("meeting ", 0) == 0 ? "workload '" + meeting + "' (after a round of its meeting)"
+                                                  : "the stage after '" + stage + "'";
       send(a, w.str());
     }
   }

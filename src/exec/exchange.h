@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace qpo::exec {
 
@@ -45,6 +46,11 @@ class Channel {
   // Every host reaches `name`; returns false if any host arrived with ok=false (or died):
   // then all hosts stop and tear down. Hosts call barriers in the same order.
   virtual bool barrier(const std::string& name, bool ok) = 0;
+  // Every host sends one note for the meeting `name` and gets every host's notes back (in
+  // no set order: a note names its host): the rounds of a script workload that spans hosts (workload_meeting.h).
+  // False when the channel failed, a host died, or a host arrived at a different meeting or
+  // at a stage barrier instead: then the run is out of step and every host tears down.
+  virtual bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) = 0;
 };
 
 // Host sessions as threads of one process.
@@ -53,10 +59,13 @@ class InProcessChannel : public Channel {
   explicit InProcessChannel(int hosts) : hosts_(hosts) {}
   bool exchange(const Directory& mine, bool ok, Directory* all) override;
   bool barrier(const std::string& name, bool ok) override;
+  bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override;
 
  private:
-  // A reusable generation barrier carrying an AND of everyone's ok.
-  bool arrive(bool ok, const Directory* mine, Directory* all);
+  // A reusable generation barrier carrying an AND of everyone's ok, the directories, and the
+  // notes of a gather. `meeting` is "" for the exchange and stage barriers.
+  bool arrive(bool ok, const Directory* mine, Directory* all, const std::string& meeting = "",
+              const std::string* note = nullptr, std::vector<std::string>* notes = nullptr);
 
   int hosts_;
   std::mutex mu_;
@@ -65,6 +74,8 @@ class InProcessChannel : public Channel {
   uint64_t generation_ = 0;
   bool all_ok_ = true, last_ok_ = true;
   Directory pending_, last_dir_;
+  std::string meeting_;              // what the first host of this round arrived at
+  std::vector<std::string> pending_notes_, last_notes_;
 };
 
 }  // namespace qpo::exec
