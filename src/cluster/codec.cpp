@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdio>
+#include <limits>
+#include <memory>
 
 namespace qpo::cluster {
 
@@ -34,6 +36,55 @@ report::StepStatus status_from(const std::string& s) {
                   report::StepStatus::Skipped, report::StepStatus::Warning, report::StepStatus::Info})
     if (s == report::status_name(st)) return st;
   return report::StepStatus::Failed;
+}
+
+// A summary value as render_json wrote it: quoted scalars are strings; plain ones are
+// booleans, integers or numbers; null is a non-finite number.
+report::Scalar scalar_from(const YAML::Node& n) {
+  if (n.IsNull()) return std::numeric_limits<double>::quiet_NaN();
+  std::string text = n.Scalar();
+  if (n.Tag() == "!") return text;
+  if (text == "true" || text == "false") return text == "true";
+  if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos) {
+    try {
+      return static_cast<int64_t>(std::stoll(text));
+    } catch (const std::exception&) {
+    }
+  }
+  try {
+    size_t used = 0;
+    double d = std::stod(text, &used);
+    if (used == text.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return text;
+}
+
+report::Fields fields_from(const YAML::Node& n) {
+  report::Fields f;
+  for (const auto& kv : n) f.emplace_back(kv.first.as<std::string>(), scalar_from(kv.second));
+  return f;
+}
+
+report::WorkloadResult workload_from(const YAML::Node& n) {
+  report::WorkloadResult w;
+  w.name = get<std::string>(n, "name", "");
+  w.script = get<std::string>(n, "script", "");
+  w.summary = fields_from(n["summary"]);
+  for (const auto& r : n["runs"]) w.runs.push_back(fields_from(r));
+  w.table = get<std::string>(n, "table", "");
+  for (const auto& t : n["thresholds"]) {
+    report::ThresholdResult th;
+    th.name = get<std::string>(t, "name", "");
+    th.field = get<std::string>(t, "field", "");
+    th.unit = get<std::string>(t, "unit", "");
+    th.limit = get<double>(t, "limit", 0);
+    if (t["measured"] && !t["measured"].IsNull()) th.measured = t["measured"].as<double>();
+    th.passed = get<bool>(t, "passed", false);
+    th.message = get<std::string>(t, "message", "");
+    w.thresholds.push_back(std::move(th));
+  }
+  return w;
 }
 
 report::Verdict verdict_from(const std::string& s) {
@@ -120,6 +171,16 @@ report::RunReport read_report(const YAML::Node& n) {
     st.micros = get<double>(s, "micros", 0);
     st.message = get<std::string>(s, "message", "");
     r.steps.push_back(std::move(st));
+  }
+  // render_json lists the workloads' results apart from the steps, in step order; each
+  // belongs to its workload's script step (a workload runs once per host).
+  for (const auto& n_w : n["workloads"]) {
+    auto w = std::make_shared<report::WorkloadResult>(workload_from(n_w));
+    for (auto& st : r.steps)
+      if (st.verb == "script" && st.object == w->name && !st.workload) {
+        st.workload = w;
+        break;
+      }
   }
   return r;
 }
