@@ -199,6 +199,11 @@ bool HostSession::stage(Channel& ch, const std::string& name, const std::functio
     }
   }
   check_stop();
+  if (st_.channel_broken) {
+    alive_ = false;
+    if (ok()) st_.report.fail("another host failed before '" + name + "'; tore down");
+    return false;
+  }
   alive_ = ch.barrier(name, ok());
   if (!alive_ && ok()) st_.report.fail("another host failed before '" + name + "'; tore down");
   return alive_;
@@ -215,6 +220,7 @@ size_t extra_rounds(const scenario::Scenario& s) {
 }
 
 report::RunReport HostSession::run(Channel& ch) {
+  st_.channel = &ch;
   std::unique_ptr<Faults> whole_run_faults;
   try {
     setup();

@@ -2,12 +2,13 @@
 // executor fills one Endpoint per QP from what it brought up, the script drives them, and
 // the script's summary becomes the step's results, judged against the workload's thresholds.
 //
-// The steps are kept apart so that a host running only some of the workers can reuse them:
-// script_spec (check/script_spec.h: the same args `qpo validate` checked),
-// drain_bringup_receives and local_endpoints (script_endpoints.h: the QPs this session owns),
-// callbacks (progress, log, stop; a cross-host barrier would go here), record (the step, the
-// results, the verdict). For now every worker's QP must be in this session (one host, or
-// --local).
+// Across hosts, every host runs this for every script workload, with the workers whose QPs
+// it owns (maybe none), and the hosts meet through the run's Channel (workload_meeting.h):
+// they clear the executor's leftover receives, pass each w:barrier() together, and end by
+// sending every worker's results to every host. Each host with workers runs report() on all
+// the results and judges the thresholds, so all hosts agree on the outcome; the host of the
+// workload's `qp:` (the first initiator) records the results in the report, the others a
+// line saying where they are.
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +19,7 @@
 #include "exec/progress_line.h"
 #include "exec/script_endpoints.h"
 #include "exec/steps.h"
+#include "exec/workload_meeting.h"
 #include "exec/workload_results.h"
 #include "lua/workload.h"
 
@@ -68,7 +70,9 @@ bool record(RunState& st, const scenario::Workload& w, report::StepResult r, con
 
 }  // namespace
 
-bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOptions& o) {
+namespace {
+
+report::StepResult script_step(const RunState& st, const scenario::Workload& w) {
   report::StepResult r;
   r.host = st.host;
   r.phase = "traffic";
@@ -76,24 +80,93 @@ bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOption
   r.object = w.name;
   r.detail = w.script + " on " + w.qp.name;
   for (const auto& more : w.more_qps) r.detail += ", " + more.name;
+  return r;
+}
+
+bool failed_step(RunState& st, const scenario::Workload& w, report::StepResult r, const std::string& problem) {
+  r.status = report::StepStatus::Failed;
+  r.message = problem;
+  st.report.add(std::move(r));
+  st.report.fail("workload '" + w.name + "': " + problem);
+  return false;
+}
+
+// The workers whose QPs are all on this host.
+std::vector<lua::WorkerSpec> workers_here(const RunState& st, const std::vector<lua::WorkerSpec>& all) {
+  std::vector<lua::WorkerSpec> out;
+  for (const auto& worker : all) {
+    bool here = !worker.qps.empty();
+    for (const auto& q : worker.qps) here = here && st.qps.count(q) > 0;
+    if (here) out.push_back(worker);
+  }
+  return out;
+}
+
+// Not the reporting host: the thresholds are judged here too (every host must stop the wave
+// alike), but the results and the verdict belong to the host of the workload's qp:.
+bool note_elsewhere(RunState& st, const scenario::Workload& w, report::StepResult r, const lua::WorkloadResult& result,
+                    const std::string& reporter) {
+  if (!result.ok) return failed_step(st, w, std::move(r), result.error);
+  std::vector<report::ThresholdResult> judged;
+  for (const auto& t : w.thresholds) judged.push_back(judge(t, result.summary));
+  r.status = report::StepStatus::Ok;
+  r.message = "workers here done; results and thresholds reported by host " + reporter;
+  st.report.add(std::move(r));
+  return missed_thresholds(w, judged).empty();
+}
+
+}  // namespace
+
+bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOptions& o) {
+  report::StepResult r = script_step(st, w);
   lua::WorkloadSpec spec = check::script_spec(*st.scenario, w);
   spec.timeout_ms = o.timeout_ms;
+  spec.workers = workers_here(st, spec.workers);
+  const auto* initiator = st.scenario->qp(w.qp.name);
+  std::string reporter = initiator ? st.scenario->host_of_qp(*initiator) : st.host;
+  InProcessChannel alone(1);  // a session without a run's channel (tests): this host only
+  WorkloadMeeting meeting(st.channel ? *st.channel : alone, st.host, w.name);
+
   std::map<std::string, dataplane::Endpoint> endpoints;
-  std::string problem = drain_bringup_receives(st, w, spec, o.timeout_ms);
+  std::map<std::string, uint32_t> to_clear;
+  std::string problem = drain_bringup_receives(st, w, spec, o.timeout_ms, &to_clear);
   if (problem.empty()) problem = local_endpoints(st, w, spec, endpoints);
-  if (!problem.empty()) {
-    r.status = report::StepStatus::Failed;
-    r.message = problem;
-    st.report.add(std::move(r));
-    st.report.fail("workload '" + w.name + "': " + problem);
-    return false;
+  try {
+    auto all = meeting.ready(to_clear, problem);
+    problem = clear_receives_across_hosts(st, w, all, o.timeout_ms);
+  } catch (const std::exception& e) {
+    if (problem.empty()) problem = e.what();
   }
+  if (!problem.empty()) {
+    meeting.fail(problem);
+    st.channel_broken |= meeting.channel_failed();
+    return failed_step(st, w, std::move(r), problem);
+  }
+  if (spec.workers.empty()) {
+    // No worker here: meet the others at their barriers until all are done.
+    try {
+      meeting.finish({}, "");
+    } catch (const std::exception& e) {
+      st.channel_broken |= meeting.channel_failed();
+      return failed_step(st, w, std::move(r), e.what());
+    }
+    return true;
+  }
+
   ProgressLine line(STDERR_FILENO, w.name);
   lua::Callbacks cb = callbacks(line);
+  cb.barrier = [&meeting](const std::string& tag) { meeting.barrier(tag); };
+  cb.gather = [&meeting](const std::vector<lua::WorkerResult>& mine, const std::string& error) {
+    return meeting.finish(mine, error);
+  };
   auto start = std::chrono::steady_clock::now();
   auto result = lua::run_workload(spec, endpoints, cb);
   line.finish();
+  // run_workload returns early (script load, setup()) without meeting: tell the others.
+  if (!meeting.closed()) meeting.fail(result.error.empty() ? "the workload ended without meeting the other hosts" : result.error);
+  st.channel_broken |= meeting.channel_failed();
   r.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  if (reporter != st.host) return note_elsewhere(st, w, std::move(r), result, reporter);
   return record(st, w, std::move(r), result);
 }
 

@@ -72,6 +72,11 @@ struct RunState {
   // exchange, workloads, initial receives); a bare bring-up makes only the scenario's verbs.
   bool want_slots = true;
   report::RunReport report;
+  // The run's channel, for script workloads that meet other hosts (workload_meeting.h).
+  Channel* channel = nullptr;
+  // A workload's meeting broke (a host lost, or hosts out of step): the other hosts have
+  // left the channel, so this one must not wait at the next stage either.
+  bool channel_broken = false;
   // Step details by (from state, to state, attr_mask): built once, reused by every QP.
   std::map<std::tuple<int, int, uint64_t>, std::string> mask_details;
 

@@ -97,15 +97,16 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
   return e;
 }
 
-// One empty SEND from `from` that consumes one receive of `to`, both completions awaited.
-std::string send_empty(RunState& st, QpState& from, QpState& to, uint32_t seq, int timeout_ms) {
-  const RemoteQp& dest = st.dir.qps.at(to.spec->name);
+// One empty SEND from `from` to the QP named `to` (here or on another host), its send
+// completion awaited.
+std::string send_empty(RunState& st, QpState& from, const std::string& to, uint32_t seq, int timeout_ms) {
+  const RemoteQp& dest = st.dir.qps.at(to);
   ibv_send_wr wr{};
   wr.wr_id = make_wr_id(WrKind::Smoke, ordinal_of(st, from.spec->name), 0xD0000000u | seq);
   wr.opcode = IBV_WR_SEND;
   wr.send_flags = IBV_SEND_SIGNALED;
   if (from.spec->type_name == "UD") {
-    wr.wr.ud.ah = ud_ah(st, from, to.spec->name, dest);
+    wr.wr.ud.ah = ud_ah(st, from, to, dest);
     wr.wr.ud.remote_qpn = dest.qpn;
     wr.wr.ud.remote_qkey = dest.qkey;
   }
@@ -115,6 +116,11 @@ std::string send_empty(RunState& st, QpState& from, QpState& to, uint32_t seq, i
   auto sent = st.completions.wait(from.send_cq, wr.wr_id, timeout_ms);
   if (!sent || sent->status != IBV_WC_SUCCESS)
     return "'" + from.spec->name + "': " + (sent ? std::string(wc_status_name(sent->status)) : "no send completion");
+  return "";
+}
+
+// One receive of `to` completing (a message its peer sent to clear it).
+std::string await_receive(RunState& st, QpState& to, int timeout_ms) {
   uint32_t qpn = to.qp->get()->qp_num;
   auto got = st.completions.wait_if(
       to.recv_cq, [&](const ibv_wc& c) { return c.qp_num == qpn && (c.opcode & IBV_WC_RECV); }, timeout_ms);
@@ -130,16 +136,14 @@ std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua
   for (const auto& worker : spec.workers)
     for (const auto& name : worker.qps) {
       auto it = st.qps.find(name);
-      if (it == st.qps.end())
-        return "Lua workloads need every QP in one session for now; '" + name +
-               "' is on another host (run with --local, or see the multi-host notes)";
+      if (it == st.qps.end()) return "QP '" + name + "' is not on host " + st.host;
       out[name] = endpoint_for(st, it->second, peer_in(st, w, name));
     }
   return "";
 }
 
 std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
-                                   int timeout_ms) {
+                                   int timeout_ms, std::map<std::string, uint32_t>* across_hosts) {
   for (const auto& worker : spec.workers)
     for (const auto& name : worker.qps) {
       auto found = st.qps.find(name);
@@ -152,12 +156,41 @@ std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, co
       uint32_t leftover = q.posted_recvs;
       if (leftover == 0) continue;
       auto peer = st.qps.find(peer_in(st, w, name));
-      if (peer == st.qps.end()) return "QP '" + name + "': its peer is not in this session";
-      for (uint32_t k = 0; k < leftover; ++k)
-        if (auto problem = send_empty(st, peer->second, q, k, timeout_ms); !problem.empty())
-          return "clearing the executor's receives on '" + name + "': " + problem;
+      if (peer == st.qps.end()) {
+        // Its peer is on another host: cleared after the hosts compared notes.
+        (*across_hosts)[name] = leftover;
+        continue;
+      }
+      for (uint32_t k = 0; k < leftover; ++k) {
+        auto problem = send_empty(st, peer->second, name, k, timeout_ms);
+        if (problem.empty()) problem = await_receive(st, q, timeout_ms);
+        if (!problem.empty()) return "clearing the executor's receives on '" + name + "': " + problem;
+      }
       q.posted_recvs = 0;
     }
+  return "";
+}
+
+std::string clear_receives_across_hosts(RunState& st, const scenario::Workload& w,
+                                        const std::map<std::string, uint32_t>& all, int timeout_ms) {
+  // Sends first, then receives: every host sends before it waits, so none waits on a host
+  // that is itself waiting.
+  for (const auto& [name, count] : all) {
+    if (st.qps.count(name)) continue;
+    auto peer = st.qps.find(peer_in(st, w, name));
+    if (peer == st.qps.end()) continue;  // another host's pair
+    for (uint32_t k = 0; k < count; ++k)
+      if (auto problem = send_empty(st, peer->second, name, k, timeout_ms); !problem.empty())
+        return "clearing the executor's receives on '" + name + "' (host " + st.dir.qps.at(name).host + "): " + problem;
+  }
+  for (const auto& [name, count] : all) {
+    auto q = st.qps.find(name);
+    if (q == st.qps.end()) continue;
+    for (uint32_t k = 0; k < count; ++k)
+      if (auto problem = await_receive(st, q->second, timeout_ms); !problem.empty())
+        return "clearing the executor's receives on '" + name + "' (its peer is on another host): " + problem;
+    q->second.posted_recvs = 0;
+  }
   return "";
 }
 

@@ -11,9 +11,11 @@
 
 namespace qpo::exec {
 
-// The endpoint of every worker's QP; "" when all are in this session, else what is missing.
-// A UD QP gets an address handle for its peer: its connect:, or for a target without one
-// (a receiver anyone may send to) the initiator that names it, so that it can answer.
+// The endpoint of every worker's QP (the workers this host runs); "" when all are here,
+// else what is missing. A peer on another host is filled from the exchange (st.dir: its
+// qpn, qkey, GID; its MRs' addr and rkey). A UD QP gets an address handle for its peer: its
+// connect:, or for a target without one (a receiver anyone may send to) the initiator that
+// names it, so that it can answer.
 std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
                             std::map<std::string, dataplane::Endpoint>& out);
 
@@ -22,8 +24,15 @@ std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua
 // ping-pong would never see it, a stream would count it unchecked. So before the script
 // starts, each such QP's peer sends it one empty message per leftover receive, and the
 // receive completes here without being re-posted (SRQs keep theirs: a stream counts what
-// lands there). "" when done, else what went wrong.
+// lands there). Pairs on this host are cleared here; a QP whose peer is on another host is
+// put in `across_hosts` (QP -> leftover receives) for clear_receives_across_hosts once the
+// hosts have compared notes. "" when done, else what went wrong.
 std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
-                                   int timeout_ms);
+                                   int timeout_ms, std::map<std::string, uint32_t>* across_hosts);
+
+// Every host's `across_hosts`, merged: this host sends the empty messages its QPs owe peers
+// elsewhere, then awaits those its own QPs are owed.
+std::string clear_receives_across_hosts(RunState& st, const scenario::Workload& w,
+                                        const std::map<std::string, uint32_t>& all, int timeout_ms);
 
 }  // namespace qpo::exec

@@ -410,7 +410,7 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
     const auto& w = st.scenario->workloads[wi];
     if (waves[wi] != wave) continue;
     if (!w.script.empty()) {
-      if (!initiator_here(st, w)) continue;
+      // Every host takes part, with or without workers in it: the hosts meet at its barriers.
       if (!run_lua_workload(st, w, o)) return false;
       continue;
     }

@@ -216,6 +216,16 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
 
   out.ok = first_error.empty();
   out.error = first_error;
+  if (cb.gather) {
+    // The workload spans hosts: report() sees every host's workers, and a failure elsewhere
+    // fails the workload here too.
+    try {
+      out.workers = cb.gather(out.workers, first_error);
+    } catch (const std::exception& e) {
+      if (out.ok) out.error = e.what();
+      out.ok = false;
+    }
+  }
   if (control->has_function("report")) {
     Value results = Value::table();
     for (const auto& r : out.workers) {

@@ -29,7 +29,8 @@
 //   // r.workers[0].result["bw_avg"], r.summary
 //
 // A peer on another host runs its own run_workload() with its workers; Callbacks::barrier
-// joins the hosts' barriers.
+// joins the hosts' barriers and Callbacks::gather brings every host's worker results to the
+// host that runs report() (exec/workload_meeting.h).
 #include <atomic>
 #include <functional>
 #include <map>
@@ -61,6 +62,8 @@ struct WorkloadSpec {
   int timeout_ms = 10000;          // default completion timeout of streams and ping-pongs
 };
 
+struct WorkerResult;
+
 struct Callbacks {
   // Cross-host barrier: run by the last local worker to reach w:barrier(tag); returns when
   // every host is there. Empty = this process only. May throw to fail the workload.
@@ -71,6 +74,13 @@ struct Callbacks {
   std::function<void(const std::string& worker, const std::string& line)> log;
   // Called about once a second from inside long streams (a live line on a TTY).
   std::function<void(const std::string& worker, const dataplane::StreamProgress&)> progress;
+  // Cross-host: called once after this host's workers ended, with their results and the
+  // local failure ("" when none); returns every host's workers' results (this host's
+  // included) for report(). Throws when any host failed: the workload fails with that text.
+  // Empty = this host's workers are all there is.
+  std::function<std::vector<WorkerResult>(const std::vector<WorkerResult>& mine,
+                                                 const std::string& error)>
+      gather;
 };
 
 struct WorkerResult {
