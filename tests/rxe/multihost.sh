@@ -1,6 +1,7 @@
 #!/bin/sh
 # Multi-host drills inside one lab guest: every host of scenarios/two-host-rc-ud.yaml gets its
-# own agent process (qpo run --agents --local). Checks the run passes, that an agent dying or
+# own agent process (qpo run --agents --local); Lua workloads across hosts, passing and with
+# a failing target (scenarios/two-host-write-bw-lua.yaml, tests/rxe/cross_host/). Checks the run passes, that an agent dying or
 # hanging at various phases fails the run with the host and phase named while the others tear
 # down, protocol version mismatch and tcp agents with and without the token, and after each
 # case that the device is back to its baseline resources (nothing leaked on the survivors).
@@ -44,6 +45,27 @@ check "agent b never answers (phase timeout)" 1 "host b .*no answer within 8 s" 
   env QPO_AGENT_FAULT=b:hang:smoke "$QPO" run --no-lab --agents --local --phase-timeout 8 "$S"
 check "protocol version mismatch" 1 "protocol version 99" -- \
   env QPO_TEST_PROTOCOL_VERSION=99 "$QPO" run --no-lab --agents --local "$S"
+
+# Lua workloads across hosts: initiator on host a, target on host b (write_bw, send_lat).
+L=scenarios/two-host-write-bw-lua.yaml
+E=tests/rxe/cross_host/target-error.yaml
+check "lua across hosts, in-process" 0 "^PASS two-host-write-bw-lua" -- \
+  "$QPO" run --no-lab --local "$L"
+check "lua across hosts, one agent each: the perftest table reaches the report" 0 "65536 +300 " -- \
+  "$QPO" run --no-lab --agents --local "$L"
+check "lua across hosts, one agent each: the JSON workloads array came back" 0 '"script": "builtin:send_lat"' -- \
+  "$QPO" run --no-lab --agents --local --format json "$L"
+# Host b's target errors after barrier 'start': host a, waiting at 'done', fails within
+# seconds (timeout 30 would turn a hang into exit 124) naming host b and both barriers.
+check "lua target fails on host b (in-process): host a names it" 1 \
+  "barrier 'done': cross-host barrier failed: another host failed: host b after barrier 'start': worker 'qb' \(target\): target gives up" -- \
+  timeout 30 "$QPO" run --no-lab --local "$E"
+check "lua target fails on host b (agents): host a names it" 1 \
+  "barrier 'done': cross-host barrier failed: another host failed: host b after barrier 'start': worker 'qb' \(target\): target gives up" -- \
+  timeout 30 "$QPO" run --no-lab --agents --local "$E"
+check "lua target fails on host b (agents): the verdict is host b's own error" 1 \
+  "^FAIL cross-host-target-error .*: host b: workload 'w': worker 'qb' \(target\): target gives up" -- \
+  timeout 30 "$QPO" run --no-lab --agents --local "$E"
 
 # tcp agents: one listening agent per host, shared token.
 tok=/tmp/qpo-token

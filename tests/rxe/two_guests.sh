@@ -3,14 +3,16 @@
 # Guest b runs `qpo agent --listen` (token required); guest a runs `qpo run`, which starts a
 # local agent for host a and reaches host b's agent over TCP on the guest-only IPv6 link.
 #   two_guests.sh QPO [SCENARIO...]   each scenario has hosts a and b (addresses filled in here)
-# Default: scenarios/two-host-rc-ud.yaml (RC write across the wire plus UD fan-in) and the
-# fault-injection scenarios in tests/scenarios/faults/ (netem on guest a's eth0).
+# Default: scenarios/two-host-rc-ud.yaml (RC write across the wire plus UD fan-in),
+# scenarios/two-host-write-bw-lua.yaml (Lua write_bw and send_lat, initiator on a, target on
+# b: the script's barriers and results cross the wire) and the fault-injection scenarios in
+# tests/scenarios/faults/ (netem on guest a's eth0).
 set -eu
 cd "$(dirname "$0")/../.."
 QPO=${1:-build/qpo}
 QPO=$(cd "$(dirname "$QPO")" && pwd)/$(basename "$QPO")
 [ $# -gt 0 ] && shift
-[ $# -gt 0 ] || set -- scenarios/two-host-rc-ud.yaml tests/scenarios/faults/*.yaml
+[ $# -gt 0 ] || set -- scenarios/two-host-rc-ud.yaml scenarios/two-host-write-bw-lua.yaml tests/scenarios/faults/*.yaml
 work=$(mktemp -d /tmp/qpo-two-guests.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 echo "two-guest-lab-token-0123456789" > "$work/token"
@@ -20,6 +22,7 @@ for s in "$@"; do
   i=$((i + 1))
   sed -e 's#address: lab-node-a#address: localhost#' \
       -e 's#address: lab-node-b#address: "tcp://[fd00:1::2]:7000"#' \
+      -e 's#^  b: { address: localhost }#  b: { address: "tcp://[fd00:1::2]:7000" }#' \
       -e '/^# run-args/d' "$s" > "$work/$i.yaml"
   runs_a="$runs_a $work/$i.yaml"
 done
