@@ -28,7 +28,7 @@ local COMMON = {
 local function sorted_keys(t)
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = k end
-  table.sort(keys)
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
   return keys
 end
 
@@ -51,7 +51,8 @@ function perf.setup(args, defaults, extra)
   for k in pairs(defaults) do known[k] = true end
   for k in pairs(COMMON) do known[k] = true end
   for k in pairs(extra or {}) do known[k] = true end
-  for k in pairs(args) do
+  -- Sorted, so that with two typos the same one is reported every run (pairs() order varies).
+  for _, k in ipairs(sorted_keys(args)) do
     if not known[k] then
       error(string.format("unknown option '%s' (options: %s)", tostring(k), table.concat(sorted_keys(known), " ")), 0)
     end

@@ -263,6 +263,16 @@ TEST_CASE("plain values") {
   CHECK(Value().to_json() == "null");
 }
 
+TEST_CASE("with several unknown options a built-in names the first in sorted order, every run") {
+  qpo::lua::WorkloadSpec spec;
+  spec.script = "builtin:write_bw";
+  spec.workers = {{"qa", "initiator", {"qa"}}, {"qb", "target", {"qb"}}};
+  spec.args["zz_typo"] = 1;
+  spec.args["mm_typo"] = 2;
+  spec.args["aa_typo"] = 3;
+  for (int run = 0; run < 5; ++run) CHECK(contains(qpo::lua::check_workload(spec), "unknown option 'aa_typo'"));
+}
+
 TEST_CASE("every built-in loads and accepts its defaults; typos in options fail early") {
   auto names = qpo::lua::builtin_workloads();
   for (const char* want : {"write_bw", "read_bw", "send_bw", "atomic_bw", "send_lat", "write_lat", "read_lat",
