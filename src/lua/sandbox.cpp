@@ -3,7 +3,10 @@
 #include <lua.hpp>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -43,13 +46,6 @@ std::string allowed_path(const Policy& p, const std::string& path) {
   return "";
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Loads a text chunk; pushes the function. Throws on a syntax error (message from Lua).
 void load_text(lua_State* L, const std::string& text, const std::string& chunkname) {
   if (luaL_loadbufferx(L, text.data(), text.size(), chunkname.c_str(), "t") != LUA_OK) {
@@ -66,7 +62,7 @@ int sandboxed_loadfile(lua_State* L) {
     std::string path = lua_tostring(L, 1);
     std::string abs = allowed_path(policy(L), path);
     if (abs.empty()) throw ArgError("loadfile('" + path + "'): outside the script's allowed directories (sandbox)");
-    load_text(L, read_file(abs), "@" + abs);
+    load_text(L, read_script_file(abs), "@" + abs);
     if (lua_gettop(L) >= 4 && !lua_isnil(L, 3)) {  // env argument: the chunk's first upvalue
       lua_pushvalue(L, 3);
       lua_setupvalue(L, -2, 1);
@@ -82,7 +78,7 @@ int sandboxed_dofile(lua_State* L) {
     std::string abs = allowed_path(policy(L), path);
     if (abs.empty()) throw ArgError("dofile('" + path + "'): outside the script's allowed directories (sandbox)");
     lua_settop(L, 0);
-    load_text(L, read_file(abs), "@" + abs);
+    load_text(L, read_script_file(abs), "@" + abs);
     return 0;
   });
   (void)n;
@@ -125,7 +121,7 @@ int searcher(lua_State* L) {
     for (const auto& dir : p.allowed_dirs) {
       std::string abs = allowed_path(p, dir + "/" + rel);
       if (abs.empty()) continue;
-      load_text(L, read_file(abs), "@" + abs);
+      load_text(L, read_script_file(abs), "@" + abs);
       lua_pushstring(L, abs.c_str());
       return 2;
     }
@@ -224,6 +220,21 @@ void install_sandbox(lua_State* L, const Policy& p) {
     lua_setfield(L, -2, lib);
   }
   lua_pop(L, 1);
+}
+
+std::string read_script_file(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) throw ScriptError("cannot read workload script '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw ScriptError("workload script '" + path + "' is not a regular file");
+  if (static_cast<std::size_t>(st.st_size) > kMaxScriptBytes)
+    throw ScriptError("workload script '" + path + "' is " + std::to_string(st.st_size) + " bytes; scripts are limited to " +
+                      std::to_string(kMaxScriptBytes) + " bytes");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScriptError("cannot read workload script '" + path + "'");
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
 }
 
 }  // namespace qpo::lua

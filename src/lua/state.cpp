@@ -116,11 +116,7 @@ ScriptSource resolve_script(const std::string& script, const std::string& source
     s.chunkname = "@lua/" + name + ".lua";
     return s;
   }
-  std::ifstream in(script);
-  if (!in) throw ScriptError("cannot read workload script '" + script + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  s.text = text.str();
+  s.text = read_script_file(script);
   s.chunkname = "@" + script;
   auto slash = script.rfind('/');
   s.dir = slash == std::string::npos ? "." : script.substr(0, slash);

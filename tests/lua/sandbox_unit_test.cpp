@@ -83,6 +83,27 @@ TEST_CASE("dofile and loadfile only reach the allowed directories") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a workload script that is not a regular file is refused, not read forever") {
+  qpo::lua::WorkloadSpec spec;
+  spec.script = "/dev/zero";
+  spec.workers = {{"qa", "initiator", {"qa"}}};
+  CHECK(qpo::lua::check_workload(spec).find("workload script '/dev/zero' is not a regular file") != std::string::npos);
+}
+
+TEST_CASE("a workload script larger than the limit is refused with its size") {
+  auto path = std::filesystem::temp_directory_path() / ("qpo-lua-big-" + std::to_string(::getpid()) + ".lua");
+  {
+    std::ofstream out(path);
+    std::string comment(1 << 20, '-');
+    for (int i = 0; i < 5; ++i) out << comment << "\n";
+  }
+  qpo::lua::WorkloadSpec spec;
+  spec.script = path.string();
+  spec.workers = {{"qa", "initiator", {"qa"}}};
+  CHECK(qpo::lua::check_workload(spec).find("scripts are limited to 4194304 bytes") != std::string::npos);
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("shipped modules load with require in both modes") {
   CHECK(eval("type(require('qpo.perf'))") == "table");
   CHECK(eval("type(require('qpo.perf'))", false) == "table");
