@@ -66,6 +66,9 @@ check "lua target fails on host b (agents): host a names it" 1 \
 check "lua target fails on host b (agents): the verdict is host b's own error" 1 \
   "^FAIL cross-host-target-error .*: host b: workload 'w': worker 'qb' \(target\): target gives up" -- \
   timeout 30 "$QPO" run --no-lab --agents --local "$E"
+check "lua target stuck on host b (agents): the phase timeout names host b and the workload" 1 \
+  "host b .*no answer within 5 s during workload 'w'" -- \
+  timeout 60 "$QPO" run --no-lab --agents --local --phase-timeout 5 tests/rxe/cross_host/target-hang.yaml
 
 # tcp agents: one listening agent per host, shared token.
 tok=/tmp/qpo-token
