@@ -74,6 +74,14 @@ void RecvPool::fill(const Endpoint& ep, uint32_t target, uint32_t batch) {
   }
 }
 
+void RecvPool::forget_outstanding() {
+  outstanding_ = 0;
+  free_.clear();
+  next_shared_ = 0;
+  if (gens_.empty() || gens_.back().shared) return;
+  for (uint32_t s = gens_.back().count; s-- > 0;) free_.push_back(s);
+}
+
 const uint8_t* RecvPool::complete(uint64_t wr_id) {
   if (!(wr_id & kPoolRecvTag)) return nullptr;
   uint64_t gen = (wr_id >> 32) & 0x7FFF;

@@ -26,8 +26,9 @@ class RecvPool {
   // A receive completed: the start of its buffer, or nullptr when the id is not the pool's.
   // Its slot goes back to the free list; call fill() to repost.
   const uint8_t* complete(uint64_t wr_id);
-  // After a flush (QP in ERR): every outstanding receive is gone.
-  void forget_outstanding() { outstanding_ = 0; }
+  // After a flush (QP in ERR) or RESET: every outstanding receive is gone, and its slot is
+  // free again (else a later fill() would find no slot and post nothing).
+  void forget_outstanding();
 
   uint32_t outstanding() const { return outstanding_; }
   uint32_t slot_size() const { return gens_.empty() ? 0 : gens_.back().slot_size; }

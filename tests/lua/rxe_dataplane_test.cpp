@@ -346,3 +346,18 @@ TEST_CASE("UD fan-in: two senders, one receiver with GRH room") {
   CHECK(rr.rx.ops == 200);
   CHECK(rr.rx.bytes == 200ull * 1024);
 }
+
+TEST_CASE("receive pool: after a flush its slots are free again, so a later fill posts") {
+  Pair p;
+  RecvPool pool;
+  pool.layout(p.b(), p.b().local_mrs["mb"], 0, 4096, 8);
+  pool.fill(p.b(), 8);
+  REQUIRE(pool.outstanding() == 8);
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_ERR;
+  REQUIRE(ibv_modify_qp(p.b().qp, &a, IBV_QP_STATE) == 0);  // flushes the 8 receives
+  pool.forget_outstanding();
+  CHECK(pool.outstanding() == 0);
+  pool.fill(p.b(), 8);  // the QP is in ERR: posted and flushed again, but posted
+  CHECK(pool.outstanding() == 8);
+}
