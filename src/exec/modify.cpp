@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fcntl.h>
 
+#include "dataplane/recv_pool.h"
 #include "exec/steps.h"
 #include "spec/providers.h"
 #include "util/strings.h"
@@ -289,7 +290,8 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
 
   // What each state change implies for the queues.
   if (t.to == spec::QpState::RESET) {
-    q.posted_recvs = 0;  // RESET empties both work queues
+    q.posted_recvs = 0;  // RESET empties both work queues, the scripts' receives included
+    if (q.recv_pool) q.recv_pool->forget_outstanding();
     q.went_through_reset = true;
     for (ibv_cq* cq : {q.send_cq, q.recv_cq})
       if (cq) st.completions.drain(cq, q.qp->get()->qp_num, 0);
@@ -301,7 +303,10 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
   }
   if (t.to == spec::QpState::ERR) {
     // Every outstanding WR completes with IBV_WC_WR_FLUSH_ERR.
-    uint32_t expected = q.posted_recvs;
+    // The executor's receives and those a script left posted (send_bw's target keeps its
+    // pool stocked on purpose) are flushed alike.
+    uint32_t scripts = q.recv_pool ? q.recv_pool->outstanding() : 0;
+    uint32_t expected = q.posted_recvs + scripts;
     auto flushed = q.recv_cq ? st.completions.drain(q.recv_cq, q.qp->get()->qp_num, 200) : std::deque<ibv_wc>{};
     if (q.send_cq && q.send_cq != q.recv_cq) st.completions.drain(q.send_cq, q.qp->get()->qp_num, 20);
     uint32_t flush_count = 0, other = 0;
@@ -319,6 +324,7 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
     f.status = ok && other == 0 ? report::StepStatus::Ok : report::StepStatus::Failed;
     if (other) f.message += "; " + std::to_string(other) + " completions had another status";
     q.posted_recvs = 0;
+    if (q.recv_pool) q.recv_pool->forget_outstanding();  // a later script must not count them
     st.report.add(f);
     if (f.status == report::StepStatus::Failed) {
       st.report.fail("QP '" + q.spec->name + "': " + f.message);

@@ -15,6 +15,8 @@
 #include "scenario/model.h"
 #include "verbs/resources.h"
 
+namespace qpo::dataplane { class RecvPool; }
+
 namespace qpo::exec {
 
 struct DeviceState {
@@ -42,14 +44,21 @@ struct QpState {
   verbs::Mr* slots = nullptr;
   uint32_t slot_size = 0;
   uint32_t slot_count = 0;
-  uint32_t posted_recvs = 0;    // outstanding receives on this QP's own RQ
+  uint32_t posted_recvs = 0;    // outstanding receives the executor posted on this QP's own RQ
   bool went_through_reset = false;
+  // Receives script workloads keep posted on this QP's own RQ (not an SRQ's: SrqState has
+  // that pool). It lives as long as the run, not the process: its buffers point into this
+  // run's MRs, and ERR/RESET must be able to tell it that its receives are gone.
+  std::shared_ptr<dataplane::RecvPool> recv_pool;
 };
 
 struct SrqState {
   verbs::Srq* srq = nullptr;
   verbs::Mr* slots = nullptr;
   uint32_t slot_size = 0, slot_count = 0;
+  // Shared by the script workloads of every QP on this SRQ; a QP moving to ERR leaves it
+  // alone (SRQ receives are not flushed with the QP).
+  std::shared_ptr<dataplane::RecvPool> recv_pool;
 };
 
 // One host's session: only the objects on `host` live here; everything about other hosts'

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
 #include "dataplane/recv_pool.h"
 
@@ -51,20 +50,15 @@ std::string peer_in(const RunState& st, const scenario::Workload& w, const std::
   return "";
 }
 
-// Receive pools live as long as their QP (or SRQ): a second script workload on a QP must
-// know what the first one left posted there. Keyed by the handle and the QP number, since a
-// destroyed QP's handle address may come back for a new QP in the same process.
-std::shared_ptr<dataplane::RecvPool> pool_of(const QpState& q) {
-  static std::mutex m;
-  static std::map<std::pair<const void*, uint32_t>, std::shared_ptr<dataplane::RecvPool>> pools;
-  // QPs on one SRQ share its pool (ibv_srq has no number: one run per process makes its
-  // address unique enough).
-  std::pair<const void*, uint32_t> key{q.srq ? static_cast<const void*>(q.srq) : q.qp->get(),
-                                       q.srq ? 0 : q.qp->get()->qp_num};
-  std::lock_guard lock(m);
-  auto& pool = pools[key];
-  if (!pool) pool = std::make_shared<dataplane::RecvPool>();
-  return pool;
+// The pool a script workload posts receives through: the SRQ's when the QP has one (QPs on
+// one SRQ share it), else the QP's own. Both live in RunState, so a second script workload on
+// a QP sees what the first left posted, and nothing outlives the run's MRs.
+std::shared_ptr<dataplane::RecvPool> pool_of(RunState& st, QpState& q) {
+  std::shared_ptr<dataplane::RecvPool>* slot = &q.recv_pool;
+  if (q.srq)
+    if (auto it = st.srqs.find(q.spec->srq.name); it != st.srqs.end()) slot = &it->second.recv_pool;
+  if (!*slot) *slot = std::make_shared<dataplane::RecvPool>();
+  return *slot;
 }
 
 dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer) {
@@ -93,7 +87,7 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
     if (m && m->pd.name == q.spec->pd.name) e.local_mrs[name] = {mr->get(), mr->data(), mr->length()};
   }
   for (const auto& [name, r] : st.dir.mrs) e.remote_mrs[name] = {r.addr, r.rkey, r.length};
-  e.recv_pool = pool_of(q);
+  e.recv_pool = pool_of(st, q);
   return e;
 }
 
