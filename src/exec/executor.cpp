@@ -373,5 +373,6 @@ report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p,
 
 void request_stop() { g_stop = true; }
 bool stop_requested() { return g_stop; }
+const std::atomic<bool>& stop_flag() { return g_stop; }
 
 }  // namespace qpo::exec

@@ -4,6 +4,8 @@
 // ibv_query_qp, moves traffic with data checked, runs the extra transitions, and tears down
 // in reverse order on every path. All hosts of the scenario run in this process (one
 // machine); remote hosts arrive with the agent (multi-host issue).
+#include <atomic>
+
 #include "plan/plan.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
@@ -21,5 +23,8 @@ report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p,
 // Asks a running scenario to stop at the next step and tear down (SIGINT handler).
 void request_stop();
 bool stop_requested();
+// The flag itself, for loops that poll it (script workloads' streams, ping-pongs, barriers,
+// qpo.sleep): they see a SIGINT as soon as it is raised, whatever they are doing.
+const std::atomic<bool>& stop_flag();
 
 }  // namespace qpo::exec

@@ -11,11 +11,11 @@
 // line saying where they are.
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <memory>
 
 #include "check/script_spec.h"
+#include "exec/executor.h"
 #include "exec/progress_line.h"
 #include "exec/script_endpoints.h"
 #include "exec/steps.h"
@@ -27,21 +27,17 @@ namespace qpo::exec {
 
 namespace {
 
-std::atomic<bool> g_lua_stop{false};
-
 lua::Callbacks callbacks(ProgressLine& line) {
   lua::Callbacks cb;
-  g_lua_stop = stop_requested();
-  cb.stop = &g_lua_stop;
+  // The executor's own flag, not a copy: run_workload relays it to every worker, so a SIGINT
+  // reaches a ping-pong, a barrier, a hook or qpo.sleep as well as a stream. It is only ever
+  // set by request_stop(), so hosts run as threads (--local) cannot stop each other with it.
+  cb.stop = &stop_flag();
   cb.log = [&line](const std::string& worker, const std::string& text) {
     line.log("[" + (worker.empty() ? std::string("script") : worker) + "] " + text);
   };
-  // Streams report about once a second: draw the live line (on a terminal only), and pass a
-  // SIGINT on to the workload's stop flag, which run_workload relays to the workers.
-  cb.progress = [&line](const std::string& worker, const dataplane::StreamProgress& p) {
-    if (stop_requested()) g_lua_stop = true;
-    line.update(worker, p);
-  };
+  // Streams report about once a second: draw the live line (on a terminal only).
+  cb.progress = [&line](const std::string& worker, const dataplane::StreamProgress& p) { line.update(worker, p); };
   return cb;
 }
 
