@@ -9,6 +9,7 @@
 #include "lua/convert.h"
 #include "lua/embedded.h"
 #include "lua/guard.h"
+#include "lua/limits.h"
 #include "lua/runtime.h"
 #include "lua/sandbox.h"
 
@@ -38,7 +39,8 @@ ScriptError split_error(const std::string& full) {
 
 WorkerCtx& ctx(lua_State* L) { return **static_cast<WorkerCtx**>(lua_getextraspace(L)); }
 
-State::State(WorkerCtx& w, const Policy& policy) : L_(luaL_newstate()) {
+State::State(WorkerCtx& w, const Policy& policy)
+    : L_(policy.limits ? new_limited_state(*policy.limits) : luaL_newstate()) {
   if (!L_) throw ScriptError("cannot create a Lua state (out of memory)");
   *static_cast<WorkerCtx**>(lua_getextraspace(L_)) = &w;
   luaL_openlibs(L_);

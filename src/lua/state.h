@@ -11,10 +11,12 @@ struct lua_State;
 namespace qpo::lua {
 
 struct WorkerCtx;
+struct Limits;
 
 struct Policy {
   bool sandbox = true;
   std::vector<std::string> allowed_dirs;  // first = the script's own directory (relative paths)
+  Limits* limits = nullptr;  // memory cap (and, once armed, deadline); must outlive the State
 };
 
 class State {

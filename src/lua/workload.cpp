@@ -13,6 +13,7 @@
 #include "lua/convert.h"
 #include "lua/embedded.h"
 #include "lua/guard.h"
+#include "lua/limits.h"
 #include "lua/runtime.h"
 #include "lua/state.h"
 
@@ -63,8 +64,10 @@ std::string check_spec(const WorkloadSpec& spec, const std::map<std::string, dat
 }
 
 // Loads the script into the control state and completes the args with setup(args).
-Value control_setup(State& control, const ScriptSource& src, const WorkloadSpec& spec) {
+// `limits`, when set, is told which part runs (for its message).
+Value control_setup(State& control, const ScriptSource& src, const WorkloadSpec& spec, Limits* limits = nullptr) {
   control.run_chunk(src.text, src.chunkname);
+  if (limits) limits->phase = "setup()";
   bool any = false;
   for (const auto& w : spec.workers) any |= !entry_for(control, w.role).empty();
   if (!any) {
@@ -250,14 +253,22 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
 
 std::string check_workload(const WorkloadSpec& spec) {
   if (auto e = check_spec(spec, nullptr); !e.empty()) return e;
+  Limits limits;  // validate runs user code with no device and no timeout behind it: bound it
   try {
     ScriptSource src = resolve_script(spec.script, spec.source);
     Policy policy = policy_for(spec, src);
     WorkerCtx control_ctx;
     control_ctx.timeout_ms = spec.timeout_ms;
+    policy.limits = &limits;
     State control(control_ctx, policy);
-    control_setup(control, src, spec);
+    limits.phase = "the script's top level";
+    arm_deadline(control.get(), limits);
+    control_setup(control, src, spec, &limits);
   } catch (const std::exception& e) {
+    // A limit hit shows as Lua's own error ("not enough memory", or a later error of a
+    // script that caught ours with pcall): name the limit instead.
+    std::string limit = limits.exceeded();
+    if (!limit.empty() && std::string(e.what()).find(limit) == std::string::npos) return limit;
     return e.what();
   }
   return "";

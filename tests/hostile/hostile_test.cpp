@@ -333,3 +333,34 @@ TEST_CASE("hostile: alias bombs") {
     expect_invalid(dir.write("qp-bomb.yaml", text));
   }
 }
+
+// qpo validate runs a script's top level and setup(args): hostile Lua must meet the limits
+// (2 s, 64 MiB) as a Q701, long before kTimeout.
+TEST_CASE("hostile: a script workload whose setup() loops forever or eats memory") {
+  TempDir dir;
+  auto scenario = [&](const std::string& script) {
+    return dir.write(script + ".yaml",
+                     "version: 1\ndevices: { d: {} }\nmrs: { m: { pd: d, size: 4KiB, access: [local_write] } }\n"
+                     "cqs: { c: { device: d, depth: 64 } }\n"
+                     "qps:\n"
+                     "  qa: { pd: d, type: RC, send_cq: c, recv_cq: c, connect: qb, states: { INIT: {}, RTR: {}, RTS: {} } }\n"
+                     "  qb: { pd: d, type: RC, send_cq: c, recv_cq: c, connect: qa, states: { INIT: {}, RTR: {}, RTS: {} } }\n"
+                     "workloads: { w: { qp: qa, script: " + script + ".lua } }\n");
+  };
+  SUBCASE("while true do end") {
+    dir.write("loop.lua", "function initiator(w) end\nfunction setup(args) while true do end end\n");
+    auto r = validate(scenario("loop"));
+    CHECK_MESSAGE(verdict(r).empty(), verdict(r));
+    CHECK(r.err.find("Q701") != std::string::npos);
+    CHECK(r.err.find("setup() did not finish within 2 s") != std::string::npos);
+    CHECK(r.seconds < 15);
+  }
+  SUBCASE("a table of strings without end") {
+    dir.write("hog.lua", "function initiator(w) end\n"
+                         "function setup(args) local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end end\n");
+    auto r = validate(scenario("hog"));
+    CHECK_MESSAGE(verdict(r).empty(), verdict(r));
+    CHECK(r.err.find("setup() used more than 64 MiB") != std::string::npos);
+    CHECK(r.seconds < 15);
+  }
+}

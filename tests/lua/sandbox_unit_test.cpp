@@ -1,6 +1,7 @@
 // The sandbox: what a workload script cannot do unless the user opts in.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -114,4 +115,44 @@ TEST_CASE("opting out of the sandbox restores the standard libraries") {
   CHECK(eval("type(io.popen)", false) == "function");
   CHECK(eval("type(package.loadlib)", false) == "function");
   CHECK(eval("type(debug.sethook)", false) == "function");
+}
+
+namespace {
+
+// check_workload (what `qpo validate` runs) on an inline script, and how long it took.
+std::string validate_inline(const std::string& text, double* seconds) {
+  qpo::lua::WorkloadSpec spec;
+  spec.source = text;
+  spec.script = "hostile.lua";
+  spec.workers = {{"qa", "initiator", {"qa"}}};
+  auto start = std::chrono::steady_clock::now();
+  std::string error = qpo::lua::check_workload(spec);
+  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return error;
+}
+
+}  // namespace
+
+TEST_CASE("validate: a setup() that never returns fails after 2 s, naming the limit") {
+  double s = 0;
+  std::string e = validate_inline("function initiator(w) end\nfunction setup(a) while true do end end", &s);
+  CHECK(e.find("setup() did not finish within 2 s") != std::string::npos);
+  CHECK(s < 10);
+}
+
+TEST_CASE("validate: a loop that catches the deadline error with pcall still ends") {
+  double s = 0;
+  std::string e = validate_inline(
+      "function initiator(w) end\nwhile true do pcall(function() while true do end end) end", &s);
+  CHECK(e.find("the script's top level did not finish within 2 s") != std::string::npos);
+  CHECK(s < 10);
+}
+
+TEST_CASE("validate: a setup() that allocates without bound fails at 64 MiB, naming the limit") {
+  double s = 0;
+  std::string e = validate_inline(
+      "function initiator(w) end\n"
+      "function setup(a) local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end end", &s);
+  CHECK(e == "setup() used more than 64 MiB");
+  CHECK(s < 10);
 }
