@@ -142,7 +142,13 @@ end
 function perf.rx_depth(w, lay, size)
   local a = w.args
   local depth = a.rx_depth
-  if not w.qp.has_srq and w.qp.max_recv_wr > 0 then depth = math.min(depth, w.qp.max_recv_wr) end
+  if not w.qp.has_srq and w.qp.max_recv_wr then
+    -- 0 is a full RQ (the executor's own receives take it all), not "no limit"
+    if w.qp.max_recv_wr == 0 then
+      error(string.format("QP '%s': its receive queue has no room left: receives the executor keeps posted fill max_recv_wr", w.qp.name), 0)
+    end
+    depth = math.min(depth, w.qp.max_recv_wr)
+  end
   if not a.check then return depth end
   local slot = size + (w.qp.type == "UD" and 40 or 0)
   local fit = lay.half // slot

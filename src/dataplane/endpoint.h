@@ -36,6 +36,10 @@ struct Endpoint {
   ibv_comp_channel* send_channel = nullptr;  // event mode, when the CQ has one
   ibv_comp_channel* recv_channel = nullptr;
   uint32_t max_send_wr = 0, max_recv_wr = 0, max_inline_data = 0;
+  // max_recv_wr is the room the data path has on the RQ (what the executor keeps posted
+  // already taken out), and a limit even when 0: the RQ is full. Without it, max_recv_wr
+  // says nothing (0 = not known, as on endpoints built by hand in tests).
+  bool recv_limited = false;
   // Peer (UD needs ah + qpn + qkey per send; connected QPs ignore them).
   std::string peer_name;
   uint32_t peer_qpn = 0;

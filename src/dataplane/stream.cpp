@@ -105,7 +105,9 @@ class Engine {
       if (tx_ && e->max_send_wr && cfg_.depth > e->max_send_wr)
         usage_error(e->qp_name, "depth " + std::to_string(cfg_.depth) + " exceeds the QP's max_send_wr " +
                                     std::to_string(e->max_send_wr));
-      if (rx_ && !e->srq && e->max_recv_wr && rx_depth() > e->max_recv_wr)
+      if (rx_ && !e->srq && e->recv_limited && e->max_recv_wr == 0)
+        usage_error(e->qp_name, "its receive queue has no room left: receives the executor keeps posted fill max_recv_wr");
+      if (rx_ && !e->srq && (e->recv_limited || e->max_recv_wr) && rx_depth() > e->max_recv_wr)
         usage_error(e->qp_name, "rx_depth " + std::to_string(rx_depth()) + " exceeds the QP's max_recv_wr " +
                                     std::to_string(e->max_recv_wr));
     }

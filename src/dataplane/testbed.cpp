@@ -95,6 +95,7 @@ void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
   ep.recv_channel = channels_.at(q.recv_cq);
   ep.max_send_wr = init.cap.max_send_wr;
   ep.max_recv_wr = init.cap.max_recv_wr;
+  ep.recv_limited = !ep.srq;
   ep.max_inline_data = init.cap.max_inline_data;
   for (const auto& [mr, m] : mrs_) {
     ep.local_mrs[mr] = m;

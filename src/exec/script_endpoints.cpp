@@ -75,6 +75,7 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
   e.max_send_wr = q.spec->cap.max_send_wr;
   // The room the data path has: receives the executor still has posted take the rest.
   e.max_recv_wr = q.spec->cap.max_recv_wr > q.posted_recvs ? q.spec->cap.max_recv_wr - q.posted_recvs : 0;
+  e.recv_limited = !q.srq;  // 0 left is "full", not "no limit"
   e.max_inline_data = q.spec->cap.max_inline_data;
   if (auto it = st.dir.qps.find(peer); !peer.empty() && it != st.dir.qps.end()) {
     e.peer_name = peer;

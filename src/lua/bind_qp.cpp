@@ -265,7 +265,10 @@ int l_index(lua_State* L) {
   else if (k == "qpn") lua_pushinteger(L, ep.qp ? ep.qp->qp_num : 0);
   else if (k == "max_inline") lua_pushinteger(L, ep.max_inline_data);
   else if (k == "max_send_wr") lua_pushinteger(L, ep.max_send_wr);
-  else if (k == "max_recv_wr") lua_pushinteger(L, ep.max_recv_wr);
+  else if (k == "max_recv_wr") {  // nil when not known (0 would read as a full RQ)
+    if (ep.recv_limited || ep.max_recv_wr) lua_pushinteger(L, ep.max_recv_wr);
+    else lua_pushnil(L);
+  }
   else if (k == "has_srq") lua_pushboolean(L, ep.srq != nullptr);
   else if (k == "send_cq") {
     if (!ep.send_cq) return 0;

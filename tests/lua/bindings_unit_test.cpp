@@ -300,3 +300,40 @@ TEST_CASE("every built-in loads and accepts its defaults; typos in options fail 
   spec.args["size"] = "huge";
   CHECK(contains(qpo::lua::check_workload(spec), "not a size"));
 }
+
+// A QP whose RQ the executor's receives fill has 0 room: a limit, not "no limit" (the data
+// path used to post into the full queue and fail with ENOMEM).
+TEST_CASE("a stream that receives on a full receive queue fails before posting, naming why") {
+  FakeEndpoints f;
+  f.eps["qa"].max_recv_wr = 0;
+  f.eps["qa"].recv_limited = true;
+  auto r = run_inline(f, "function initiator(w) return w.qp:stream{op = 'recv', size = 64, iterations = 4, rx_depth = 4, mr = 'ma'} end");
+  CHECK_FALSE(r.ok);
+  CHECK(contains(r.error, "QP 'qa': its receive queue has no room left"));
+}
+
+TEST_CASE("the built-ins' receive depth refuses a full receive queue") {
+  FakeEndpoints f;
+  f.eps["qa"].max_recv_wr = 0;
+  f.eps["qa"].recv_limited = true;
+  auto r = run_inline(f,
+                      "function initiator(w)\n"
+                      "  local ok, e = pcall(require('qpo.perf').rx_depth, {args = {rx_depth = 8}, qp = w.qp}, {half = 4096, mr = 'ma'}, 64)\n"
+                      "  return tostring(e)\n"
+                      "end");
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.workers[0].result.as_string() == "QP 'qa': its receive queue has no room left: receives the executor keeps posted fill max_recv_wr");
+}
+
+TEST_CASE("qp.max_recv_wr: the room left when known (0 = full), nil when not") {
+  FakeEndpoints f;
+  f.eps["qa"].max_recv_wr = 0;
+  f.eps["qa"].recv_limited = true;
+  auto r = run_inline(f, "function initiator(w) return tostring(w.qp.max_recv_wr) .. ' ' .. tostring(w.qps.qa.max_recv_wr) end");
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.workers[0].result.as_string() == "0 0");
+  f.eps["qa"].recv_limited = false;
+  r = run_inline(f, "function initiator(w) return tostring(w.qp.max_recv_wr) end");
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(r.workers[0].result.as_string() == "nil");
+}
