@@ -5,7 +5,8 @@
 # when a run fails midway.
 #
 # Expected outcome per scenario: a "# run-expect: pass|fail|unsupported|error" line in the file,
-# extra `qpo run` arguments in a "# run-args: ..." line,
+# extra `qpo run` arguments in a "# run-args: ..." line, and an extended regex the output
+# must match in a "# run-expect-output: REGEX" line (a fail must fail for its reason),
 # else "unsupported" when it `requires:` xrc or raw_packet (rxe lacks them), else "pass".
 set -u
 QPO=${1:?usage: run_scenarios.sh QPO_BINARY [SCENARIO...]}
@@ -28,6 +29,7 @@ for f in "$@"; do
     if grep -Eq '^requires:.*(xrc|raw_packet)' "$f"; then expect=unsupported; else expect=pass; fi
   fi
   args=$(sed -n 's/^# run-args: *//p' "$f" | head -1)
+  want=$(sed -n 's/^# run-expect-output: *//p' "$f" | head -1)
   # shellcheck disable=SC2086  # run-args is a word list on purpose
   out=$("$QPO" run --no-lab $args "$f" 2>&1)
   rc=$?
@@ -35,6 +37,9 @@ for f in "$@"; do
   after=$(counts)
   status=ok
   [ "$got" = "$expect" ] || status="FAILED: expected $expect, got $got"
+  if [ "$status" = ok ] && [ -n "$want" ] && ! printf '%s\n' "$out" | grep -Eq -- "$want"; then
+    status="FAILED: $got, but no line of the output matches /$want/"
+  fi
   if [ "$after" != "$baseline" ]; then status="FAILED: leaked resources: $after (baseline $baseline)"; fi
   if [ "$status" = ok ]; then
     echo "ok   $f ($got)"
