@@ -122,7 +122,10 @@ case $cmd in
     }
     # The verbs wrapper against the kernel's rule tables, the Lua data path on rxe0, then qpo run.
     step rxe_kernel_conformance "$dir/tests/rxe_kernel_conformance"
-    step rxe_lua "$dir/tests/rxe_lua"
+    # Less one timing case: it stops a 30 s stream 2.5 s after starting the workload and wants
+    # a progress report (one per second of streaming) by then, which ASan's setup time in the
+    # TCG guest can eat up under load (seen once in three runs). It runs in rxe_lua unsanitized.
+    step rxe_lua "$dir/tests/rxe_lua" '--test-case-exclude=*stop flag ends a duration stream early*'
     step "qpo run (${#scenarios[@]} scenarios)" "$src/tests/rxe/run_scenarios.sh" "$dir/qpo" "${scenarios[@]}"
     if ((${#failed[@]})); then
       echo "sanitize: failed in the lab: ${failed[*]}"
