@@ -31,12 +31,6 @@ struct Resolver {
     return *peer;
   }
 
-  static ibv_gid gid_of(const RemoteQp& p) {
-    ibv_gid g;
-    std::copy(p.gid.begin(), p.gid.end(), g.raw);
-    return g;
-  }
-
   uint32_t value(const scenario::Attr& a) {
     using scenario::Symbol;
     if (a.symbol == Symbol::None) return static_cast<uint32_t>(a.number);

@@ -12,28 +12,6 @@ namespace qpo::exec {
 
 namespace {
 
-ibv_gid gid_of(const RemoteQp& p) {
-  ibv_gid g;
-  std::copy(p.gid.begin(), p.gid.end(), g.raw);
-  return g;
-}
-
-// A UD sender's address handle for its peer. Same name (and so the same object) as the one
-// traffic.cpp creates for the smoke exchange: created once per (from, to), owned by the run.
-ibv_ah* ud_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
-  std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
-  for (auto& r : st.owned)
-    if (r->name() == name) return static_cast<verbs::Ah*>(r.get())->get();
-  ibv_ah_attr ah{};
-  ah.port_num = from.device->ctx().port();
-  ah.dlid = to.lid;
-  ah.is_global = 1;
-  ah.grh.dgid = gid_of(to);
-  ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
-  ah.grh.hop_limit = 1;
-  return st.own<verbs::Ah>(name, from.pd, ah)->get();
-}
-
 ibv_comp_channel* channel_of(const RunState& st, const scenario::Ref& cq) {
   auto it = st.channels.find(cq.name);
   return it == st.channels.end() ? nullptr : it->second->get();
@@ -81,7 +59,7 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
     e.peer_name = peer;
     e.peer_qpn = it->second.qpn;
     e.peer_qkey = it->second.qkey;
-    if (e.qp_type == "UD") e.peer_ah = ud_ah(st, q, peer, it->second);
+    if (e.qp_type == "UD") e.peer_ah = peer_ah(st, q, peer, it->second);
   }
   for (const auto& [name, mr] : st.mrs) {
     const auto* m = st.scenario->mr(name);
@@ -101,7 +79,7 @@ std::string send_empty(RunState& st, QpState& from, const std::string& to, uint3
   wr.opcode = IBV_WR_SEND;
   wr.send_flags = IBV_SEND_SIGNALED;
   if (from.spec->type_name == "UD") {
-    wr.wr.ud.ah = ud_ah(st, from, to, dest);
+    wr.wr.ud.ah = peer_ah(st, from, to, dest);
     wr.wr.ud.remote_qpn = dest.qpn;
     wr.wr.ud.remote_qkey = dest.qkey;
   }

@@ -225,4 +225,24 @@ Directory publish(const RunState& st) {
   return d;
 }
 
+ibv_gid gid_of(const RemoteQp& p) {
+  ibv_gid g;
+  std::copy(p.gid.begin(), p.gid.end(), g.raw);
+  return g;
+}
+
+ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
+  std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
+  for (auto& r : st.owned)
+    if (r->name() == name) return static_cast<verbs::Ah*>(r.get())->get();
+  ibv_ah_attr ah{};
+  ah.port_num = from.device->ctx().port();
+  ah.dlid = to.lid;
+  ah.is_global = 1;
+  ah.grh.dgid = gid_of(to);
+  ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
+  ah.grh.hop_limit = 1;
+  return st.own<verbs::Ah>(name, from.pd, ah)->get();
+}
+
 }  // namespace qpo::exec

@@ -60,5 +60,10 @@ const RemoteQp* peer_of(const RunState& st, const QpState& q);
 // This host's directory entries (its QPs and MRs, including slot buffers).
 Directory publish(const RunState& st);
 uint32_t ordinal_of(const RunState& st, const std::string& qp_name);
+// The peer's GID as published in the exchange.
+ibv_gid gid_of(const RemoteQp& p);
+// A UD sender's address handle for its peer, created once per (from, to) and owned by the run;
+// the smoke exchange and script workloads share it.
+ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to);
 
 }  // namespace qpo::exec

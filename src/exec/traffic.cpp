@@ -40,27 +40,6 @@ bool matches_pattern(const uint8_t* p, size_t n, uint32_t seed) {
 uint8_t* send_buffer(QpState& q) { return q.slots->data() + static_cast<size_t>(q.slot_count - 1) * q.slot_size; }
 bool is_ud(const QpState& q) { return q.spec->type_name == "UD"; }
 
-ibv_gid gid_of(const RemoteQp& p) {
-  ibv_gid g;
-  std::copy(p.gid.begin(), p.gid.end(), g.raw);
-  return g;
-}
-
-// A UD sender needs an address handle for its peer; created once, owned like everything else.
-ibv_ah* ah_for(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
-  std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
-  for (auto& r : st.owned)
-    if (r->name() == name) return static_cast<verbs::Ah*>(r.get())->get();
-  ibv_ah_attr ah{};
-  ah.port_num = from.device->ctx().port();
-  ah.dlid = to.lid;
-  ah.is_global = 1;
-  ah.grh.dgid = gid_of(to);
-  ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
-  ah.grh.hop_limit = 1;
-  return st.own<verbs::Ah>(name, from.pd, ah)->get();
-}
-
 struct SendArgs {
   ibv_wr_opcode op = IBV_WR_SEND;
   ibv_sge* sge = nullptr;
@@ -88,7 +67,7 @@ int post_one(RunState& st, QpState& q, const std::string& peer_name, const Remot
     wr.wr.atomic.swap = a.swap;
   }
   if (is_ud(q)) {
-    wr.wr.ud.ah = ah_for(st, q, peer_name, peer);
+    wr.wr.ud.ah = peer_ah(st, q, peer_name, peer);
     wr.wr.ud.remote_qpn = peer.qpn;
     wr.wr.ud.remote_qkey = peer.qkey;
   }
