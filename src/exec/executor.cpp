@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "exec/bringup_program.h"
 #include "exec/faults.h"
 #include "exec/host_session.h"
 #include "exec/roles.h"
@@ -98,34 +99,28 @@ void HostSession::setup() {
         return;
       }
     }
-    if (step.verb.rfind("ibv_create_qp", 0) == 0 && !create_started_) {
+    if (step.verb.rfind("ibv_create_qp", 0) == 0) {
+      if (create_started_) return;  // the program created every QP at the first one
+      program_.compile(st_, *plan_);  // before the window opens
       create_started_ = true;
       first_create_ = std::chrono::steady_clock::now();
+      program_.create_qps(st_, [&] { return go(); });
+      return;
     }
     auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
-    if (r.status == report::StepStatus::Failed && r.err && verbs::VerbsError("", "", r.err).unsupported()) {
-      st_.report.verdict = report::Verdict::Unsupported;
-      st_.report.reason = "unsupported by device (" + provider_of(st_) + "): " + r.message;
-    }
+    note_unsupported(st_, r);
   });
 }
 
 void HostSession::bring_up(int half) {
-  for_steps(Phase::BringUp, half, [&](const plan::Step& step) {
-    if (step.verb == "ibv_modify_qp") {
-      modify_qp(st_, "bring-up", st_.qps.at(step.object), static_cast<size_t>(step.transition_index), o_);
-    } else if (step.verb == "ibv_post_recv") {
-      auto& q = st_.qps.at(step.object);
-      uint32_t n = scenario::bringup_receives(s_, *q.spec);  // fewer when scripts own the RQ
-      run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
-               [&] { post_recvs(st_, q, n); });
-    } else if (step.verb == "ibv_post_srq_recv") {
-      const auto* sr = s_.srq(step.object);
-      uint32_t n = sr ? scenario::bringup_srq_receives(s_, *sr) : 0;
-      run_step(st_, st_.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
-               [&] { post_srq_receives(st_, step.object, n); });
-    }
-  });
+  if (!plan_) return;
+  if (!program_.compiled()) program_.compile(st_, *plan_);  // a host with SRQs but no QP
+  program_.run_half(st_, half, o_, [&] { return go(); });
+}
+
+bool HostSession::go() {
+  check_stop();
+  return ok();
 }
 
 // The published values become report lines at the position of the exchange, but are
@@ -244,6 +239,7 @@ report::RunReport HostSession::run(Channel& ch) {
       for (const auto& [name, q] : st_.qps) st_.report.qps_at_rts += q.state == spec::QpState::RTS;
     }
   });
+  program_.name_lines(st_);  // before log_published inserts lines in the middle
   if (exchanged) log_published(mine, published_at);
   stage(ch, "smoke", [&] {
     if (o_.smoke) smoke_exchange(st_, o_, "traffic", 0);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "exec/bringup_program.h"
 #include "exec/exchange.h"
 #include "exec/executor.h"
 #include "exec/run_state.h"
@@ -20,6 +21,7 @@ class HostSession {
  private:
   bool ok() const;
   void check_stop();
+  bool go();  // check_stop, then ok: whether the next step may run
   template <typename Fn>
   void for_steps(plan::Phase phase, int bring_up_half, Fn fn);
   void setup();
@@ -35,6 +37,7 @@ class HostSession {
   const plan::HostPlan* plan_ = nullptr;
   RunOptions o_;
   RunState st_;
+  BringUpProgram program_;
   bool alive_ = true;
   bool capability_checked_ = false;
   bool create_started_ = false;

@@ -9,6 +9,8 @@
 #include <fcntl.h>
 
 #include "dataplane/recv_pool.h"
+#include "exec/attr_template.h"
+#include "exec/deferred_lines.h"
 #include "exec/steps.h"
 #include "spec/providers.h"
 #include "util/strings.h"
@@ -18,110 +20,6 @@ namespace qpo::exec {
 namespace {
 
 const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
-
-struct Resolver {
-  RunState& st;
-  QpState& q;
-  const RemoteQp* peer;
-
-  // Throws a plain error when a value needs a peer that is not there (the validator
-  // normally catches that first).
-  const RemoteQp& need_peer(const std::string& field) {
-    if (!peer) throw std::runtime_error(field + " is 'peer' but QP '" + q.spec->name + "' has no published peer");
-    return *peer;
-  }
-
-  uint32_t value(const scenario::Attr& a) {
-    using scenario::Symbol;
-    if (a.symbol == Symbol::None) return static_cast<uint32_t>(a.number);
-    if (a.symbol == Symbol::Device) return q.device->ctx().port();
-    if (a.field == "dest_qp_num") return need_peer(a.field).qpn;
-    if (a.field == "rq_psn") return need_peer(a.field).sq_psn;
-    if (a.field == "sq_psn") return q.sq_psn;
-    if (a.field == "path_mtu") {
-      ibv_mtu mine = q.device->ctx().port_attr().active_mtu;
-      ibv_mtu theirs = peer ? static_cast<ibv_mtu>(peer->active_mtu) : mine;
-      return std::min(mine, theirs);
-    }
-    if (a.field == "dlid") return need_peer(a.field).lid;
-    if (a.field == "sgid_index") return static_cast<uint32_t>(q.device->gid_index);
-    throw std::runtime_error("no run-time value for " + a.field + " = " + scenario::symbol_name(a.symbol));
-  }
-
-  void fill_ah(ibv_ah_attr& ah, const scenario::Attr& a) {
-    ah = {};
-    ah.port_num = q.device->ctx().port();
-    if (a.symbol == scenario::Symbol::Peer) {  // the whole address vector from the peer
-      const auto& p = need_peer("ah_attr");
-      ah.dlid = p.lid;
-      ah.is_global = 1;
-      ah.grh.dgid = gid_of(p);
-      ah.grh.sgid_index = static_cast<uint8_t>(q.device->gid_index);
-      ah.grh.hop_limit = 1;
-      return;
-    }
-    for (const auto& c : a.children) {
-      if (c.field == "dlid") ah.dlid = static_cast<uint16_t>(value(c));
-      else if (c.field == "sl") ah.sl = static_cast<uint8_t>(value(c));
-      else if (c.field == "src_path_bits") ah.src_path_bits = static_cast<uint8_t>(value(c));
-      else if (c.field == "static_rate") ah.static_rate = static_cast<uint8_t>(value(c));
-      else if (c.field == "is_global") ah.is_global = static_cast<uint8_t>(value(c));
-      else if (c.field == "port_num") ah.port_num = static_cast<uint8_t>(value(c));
-      else if (c.field == "grh") {
-        for (const auto& g : c.children) {
-          if (g.field == "dgid") {
-            if (g.symbol == scenario::Symbol::Peer) ah.grh.dgid = gid_of(need_peer("dgid"));
-            else verbs::parse_gid(g.text, ah.grh.dgid);
-          } else if (g.field == "sgid_index") ah.grh.sgid_index = static_cast<uint8_t>(value(g));
-          else if (g.field == "hop_limit") ah.grh.hop_limit = static_cast<uint8_t>(value(g));
-          else if (g.field == "traffic_class") ah.grh.traffic_class = static_cast<uint8_t>(value(g));
-          else if (g.field == "flow_label") ah.grh.flow_label = value(g);
-        }
-      }
-    }
-  }
-
-  ibv_qp_attr build(const scenario::Transition& t) {
-    ibv_qp_attr attr{};
-    attr.qp_state = static_cast<ibv_qp_state>(t.to);
-    for (const auto& a : t.attrs) {
-      const std::string& f = a.field;
-      if (f == "qp_access_flags") attr.qp_access_flags = static_cast<unsigned>(a.number);
-      else if (f == "pkey_index") attr.pkey_index = static_cast<uint16_t>(value(a));
-      else if (f == "port_num") attr.port_num = static_cast<uint8_t>(value(a));
-      else if (f == "qkey") attr.qkey = value(a);
-      else if (f == "path_mtu") attr.path_mtu = static_cast<ibv_mtu>(value(a));
-      else if (f == "dest_qp_num") attr.dest_qp_num = value(a);
-      else if (f == "rq_psn") attr.rq_psn = value(a);
-      else if (f == "sq_psn") attr.sq_psn = value(a);
-      else if (f == "max_dest_rd_atomic") attr.max_dest_rd_atomic = static_cast<uint8_t>(value(a));
-      else if (f == "max_rd_atomic") attr.max_rd_atomic = static_cast<uint8_t>(value(a));
-      else if (f == "min_rnr_timer") attr.min_rnr_timer = static_cast<uint8_t>(value(a));
-      else if (f == "timeout") attr.timeout = static_cast<uint8_t>(value(a));
-      else if (f == "retry_cnt") attr.retry_cnt = static_cast<uint8_t>(value(a));
-      else if (f == "rnr_retry") attr.rnr_retry = static_cast<uint8_t>(value(a));
-      else if (f == "en_sqd_async_notify") attr.en_sqd_async_notify = static_cast<uint8_t>(value(a));
-      else if (f == "path_mig_state") attr.path_mig_state = static_cast<ibv_mig_state>(value(a));
-      else if (f == "cur_qp_state") attr.cur_qp_state = static_cast<ibv_qp_state>(value(a));
-      else if (f == "rate_limit") attr.rate_limit = value(a);
-      else if (f == "alt_pkey_index") attr.alt_pkey_index = static_cast<uint16_t>(value(a));
-      else if (f == "alt_port_num") attr.alt_port_num = static_cast<uint8_t>(value(a));
-      else if (f == "alt_timeout") attr.alt_timeout = static_cast<uint8_t>(value(a));
-      else if (f == "ah_attr") fill_ah(attr.ah_attr, a);
-      else if (f == "alt_ah_attr") fill_ah(attr.alt_ah_attr, a);
-      else if (f == "cap") {
-        for (const auto& c : a.children) {
-          if (c.field == "max_send_wr") attr.cap.max_send_wr = static_cast<uint32_t>(c.number);
-          else if (c.field == "max_recv_wr") attr.cap.max_recv_wr = static_cast<uint32_t>(c.number);
-          else if (c.field == "max_send_sge") attr.cap.max_send_sge = static_cast<uint32_t>(c.number);
-          else if (c.field == "max_recv_sge") attr.cap.max_recv_sge = static_cast<uint32_t>(c.number);
-          else if (c.field == "max_inline_data") attr.cap.max_inline_data = static_cast<uint32_t>(c.number);
-        }
-      }
-    }
-    return attr;
-  }
-};
 
 // "INIT->RTR mask=0x129 (IBV_QP_STATE|...)": the same few strings for thousands of QPs
 // (`count:` expands one QP into many), so each is built once per session.
@@ -201,40 +99,60 @@ bool wait_sq_drained(QpState& q, int timeout_ms, std::string* what) {
 
 }  // namespace
 
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index, const RunOptions& o) {
-  const auto& t = q.spec->transitions[index];
-  const RemoteQp* peer = peer_of(st, q);
-  Resolver resolver{st, q, peer};
-  ibv_qp_attr attr{};
-  const std::string& detail = mask_detail(st, t);
-  report::StepResult r;
+void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, const scenario::Transition& t,
+                      const std::string& phase) {
   r.host = q.host;
   r.phase = phase;
   r.verb = "ibv_modify_qp";
   r.object = q.spec->name;
-  r.detail = detail;
+  r.detail = mask_detail(st, t);
+}
+
+void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t index, const std::string& why) {
+  report::StepResult r;
+  name_modify_line(st, r, q, q.spec->transitions[index], phase);
+  r.status = report::StepStatus::Failed;
+  r.message = why;
+  st.report.add(std::move(r));
+  st.report.fail(why);
+}
+
+bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index, const RunOptions& o) {
+  ibv_qp_attr attr{};
   try {
-    attr = resolver.build(t);
+    attr = compile_attrs(q, q.spec->transitions[index]).resolve(q, peer_of(st, q));
   } catch (const std::exception& e) {
-    r.status = report::StepStatus::Failed;
-    r.message = e.what();
-    st.report.add(r);
-    st.report.fail(e.what());
+    attr_failure(st, phase, q, index, e.what());
     return false;
   }
+  return apply_modify(st, phase, q, index, attr, o, nullptr);
+}
+
+bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr attr,
+                  const RunOptions& o, DeferredLines* later) {
+  const auto& t = q.spec->transitions[index];
+  report::StepResult r;
   StepTimer timer;
   int err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
   r.micros = timer.micros();
   r.err = err;
+  // The line is named now, or after the bring-up window when `later` collects it.
+  auto add = [&](report::StepResult& line) -> report::StepResult& {
+    if (!later) name_modify_line(st, line, q, t, phase);
+    auto& added = st.report.add(std::move(line));
+    if (later) later->modified(st.report.steps.size() - 1, q, index);
+    return added;
+  };
+  auto detail = [&]() -> const std::string& { return mask_detail(st, t); };
   bool expected_fail = t.expect && t.expect->errno_value != 0;
-  auto where = [&] { return "QP '" + q.spec->name + "' " + q.spec->type_name + " " + detail; };
+  auto where = [&] { return "QP '" + q.spec->name + "' " + q.spec->type_name + " " + detail(); };
   if (err != 0) {
     const auto* deviation = spec::ProviderTable::builtin().transition_deviation(
         q.device->ctx().provider(), q.spec->type_name, spec::state_name(t.from), spec::state_name(t.to));
     if (deviation && verbs::errno_name(err) == deviation->errno_name && !(expected_fail && t.expect->errno_value == err)) {
       r.status = report::StepStatus::Skipped;
       r.message = "unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
-      st.report.add(r);
+      add(r);
       if (st.report.verdict == report::Verdict::Pass) {
         st.report.verdict = report::Verdict::Unsupported;
         st.report.reason = q.spec->type_name + " " + spec::state_name(t.from) + "->" + spec::state_name(t.to) +
@@ -248,14 +166,14 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
       r.status = report::StepStatus::ExpectedFailure;
       r.message = verbs::errno_name(err) + ", as the scenario expects" +
                   (t.predicted_ok ? "" : " and the rule tables predicted");
-      st.report.add(r);
+      add(r);
       return true;
     }
     r.status = report::StepStatus::Failed;
     r.message = "ibv_modify_qp failed: " + verbs::errno_name(err) + " (" + std::strerror(err) + ")" +
                 (expected_fail ? "; the scenario expected " + t.expect->errno_name : "");
-    st.report.add(r);
-    st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail + "): " + verbs::errno_name(err));
+    add(r);
+    st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + "): " + verbs::errno_name(err));
     return false;
   }
   if (!t.predicted_ok)
@@ -263,8 +181,8 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
   if (expected_fail) {
     r.status = report::StepStatus::Failed;
     r.message = "succeeded, but the scenario expected " + t.expect->errno_name;
-    st.report.add(r);
-    st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail + ") succeeded; expected " + t.expect->errno_name);
+    add(r);
+    st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + ") succeeded; expected " + t.expect->errno_name);
     return false;
   }
   bool state_ok = true;
@@ -272,13 +190,13 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
   if (!state_ok) {
     r.status = report::StepStatus::Failed;
     r.message = "ibv_query_qp: " + mismatch;
-    st.report.add(r);
+    add(r);
     st.report.fail("QP '" + q.spec->name + "' " + mismatch);
     return false;
   }
   r.message = mismatch.empty() ? "" : "ibv_query_qp differs: " + mismatch;
   if (!mismatch.empty()) r.status = report::StepStatus::Warning;
-  st.report.add(std::move(r));
+  add(r);
   spec::QpState before = q.state;
   q.state = t.to;
 

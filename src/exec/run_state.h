@@ -46,6 +46,7 @@ struct QpState {
   uint32_t slot_count = 0;
   uint32_t posted_recvs = 0;    // outstanding receives the executor posted on this QP's own RQ
   bool went_through_reset = false;
+  ibv_qp_cap asked_cap{}, granted_cap{};  // the create's request and what the device granted
   // Receives script workloads keep posted on this QP's own RQ (not an SRQ's: SrqState has
   // that pool). It lives as long as the run, not the process: its buffers point into this
   // run's MRs, and ERR/RESET must be able to tell it that its receives are gone.

@@ -88,67 +88,58 @@ void create_object(RunState& st, const plan::Step& step) {
     ss.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, static_cast<size_t>(ss.slot_size) * ss.slot_count,
                                  IBV_ACCESS_LOCAL_WRITE);
     st.srqs[name] = ss;
-  } else if (step.verb == "ibv_create_qp" || step.verb == "ibv_create_qp_ex") {
-    const auto* q = s.qp(name);
-    QpState qs;
-    qs.spec = q;
-    qs.host = s.host_of_qp(*q);
-    const auto* dev_spec = s.device_of_qp(*q);
-    qs.device = &st.devices.at(dev_spec->name);
-    ibv_pd* pd = q->type_name == "XRC_RECV" ? nullptr : st.pds.at(q->pd.name)->get();
-    ibv_qp_init_attr init{};
-    init.qp_type = qp_type_of(q->type_name);
-    if (q->send_cq) init.send_cq = st.cqs.at(q->send_cq.name)->get();
-    if (q->recv_cq) init.recv_cq = st.cqs.at(q->recv_cq.name)->get();
-    if (q->srq) init.srq = st.srqs.at(q->srq.name).srq->get();
-    init.cap.max_send_wr = q->cap.max_send_wr;
-    init.cap.max_recv_wr = q->srq ? 0 : q->cap.max_recv_wr;
-    init.cap.max_send_sge = q->cap.max_send_sge;
-    init.cap.max_recv_sge = q->cap.max_recv_sge;
-    init.cap.max_inline_data = q->cap.max_inline_data;
-    init.sq_sig_all = q->sq_sig_all ? 1 : 0;
-    ibv_qp_cap asked = init.cap;
-    ibv_xrcd* xrcd = q->xrcd ? st.xrcds.at(q->xrcd.name)->get() : nullptr;
-    qs.qp = st.own<verbs::Qp>(name, qs.device->ctx().get(), pd, xrcd, init);
-    qs.pd = pd;
-    qs.send_cq = init.send_cq;
-    qs.recv_cq = init.recv_cq;
-    qs.srq = init.srq;
-    qs.sq_psn = literal_sq_psn(*q).value_or(random_psn());
-    qs.qkey = literal_qkey(*q);
-    if (pd && !q->srq && q->type_name != "XRC_SEND" && q->cap.max_recv_wr > 0) {
-      qs.slot_size = slot_size_for(s, *q);
-      qs.slot_count = q->cap.max_recv_wr + 1;  // the last slot is the send buffer
-      qs.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, static_cast<size_t>(qs.slot_size) * qs.slot_count,
-                                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-    } else if (pd && q->type_name != "XRC_RECV" && st.want_slots) {
-      qs.slot_size = slot_size_for(s, *q);
-      qs.slot_count = 1;
-      qs.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, qs.slot_size,
-                                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-    }
-    // The device may grant more (or the request may have been rounded): say so.
-    std::string granted;
-    auto diff = [&](const char* n, uint32_t a, uint32_t g) {
-      if (a != g) granted += std::string(granted.empty() ? "" : ", ") + n + " " + std::to_string(a) + " -> " + std::to_string(g);
-    };
-    diff("max_send_wr", asked.max_send_wr, init.cap.max_send_wr);
-    diff("max_recv_wr", asked.max_recv_wr, init.cap.max_recv_wr);
-    diff("max_send_sge", asked.max_send_sge, init.cap.max_send_sge);
-    diff("max_recv_sge", asked.max_recv_sge, init.cap.max_recv_sge);
-    diff("max_inline_data", asked.max_inline_data, init.cap.max_inline_data);
-    std::string host = qs.host;
-    st.qps.insert_or_assign(name, std::move(qs));
-    if (!granted.empty()) {
-      report::StepResult r;
-      r.host = std::move(host);
-      r.phase = "setup";
-      r.verb = "ibv_create_qp";
-      r.object = name;
-      r.status = report::StepStatus::Info;
-      r.message = "device granted: " + granted;
-      st.report.add(std::move(r));
-    }
+  }
+}
+
+QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init) {
+  const auto& s = *st.scenario;
+  const auto* q = s.qp(name);
+  QpState qs;
+  qs.spec = q;
+  qs.host = s.host_of_qp(*q);
+  qs.device = &st.devices.at(s.device_of_qp(*q)->name);
+  qs.pd = q->type_name == "XRC_RECV" ? nullptr : st.pds.at(q->pd.name)->get();
+  *init = {};
+  init->qp_type = qp_type_of(q->type_name);
+  if (q->send_cq) init->send_cq = st.cqs.at(q->send_cq.name)->get();
+  if (q->recv_cq) init->recv_cq = st.cqs.at(q->recv_cq.name)->get();
+  if (q->srq) init->srq = st.srqs.at(q->srq.name).srq->get();
+  init->cap.max_send_wr = q->cap.max_send_wr;
+  init->cap.max_recv_wr = q->srq ? 0 : q->cap.max_recv_wr;
+  init->cap.max_send_sge = q->cap.max_send_sge;
+  init->cap.max_recv_sge = q->cap.max_recv_sge;
+  init->cap.max_inline_data = q->cap.max_inline_data;
+  init->sq_sig_all = q->sq_sig_all ? 1 : 0;
+  qs.send_cq = init->send_cq;
+  qs.recv_cq = init->recv_cq;
+  qs.srq = init->srq;
+  qs.asked_cap = init->cap;
+  qs.sq_psn = literal_sq_psn(*q).value_or(random_psn());
+  qs.qkey = literal_qkey(*q);
+  if (qs.pd && !q->srq && q->type_name != "XRC_SEND" && q->cap.max_recv_wr > 0) {
+    qs.slot_size = slot_size_for(s, *q);
+    qs.slot_count = q->cap.max_recv_wr + 1;  // the last slot is the send buffer
+  } else if (qs.pd && q->type_name != "XRC_RECV" && st.want_slots) {
+    qs.slot_size = slot_size_for(s, *q);
+    qs.slot_count = 1;
+  }
+  return qs;
+}
+
+void create_qp(RunState& st, QpState& q, ibv_qp_init_attr init) {
+  const auto& spec = *q.spec;
+  ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(spec.xrcd.name)->get() : nullptr;
+  q.qp = st.own<verbs::Qp>(spec.name, q.device->ctx().get(), q.pd, xrcd, init);
+  q.granted_cap = init.cap;
+  if (q.slot_count)
+    q.slots = st.own<verbs::Mr>("qpo.slots." + spec.name, q.pd, static_cast<size_t>(q.slot_size) * q.slot_count,
+                                IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+}
+
+void note_unsupported(RunState& st, const report::StepResult& r) {
+  if (r.status == report::StepStatus::Failed && r.err && verbs::VerbsError("", "", r.err).unsupported()) {
+    st.report.verdict = report::Verdict::Unsupported;
+    st.report.reason = "unsupported by device (" + provider_of(st) + "): " + r.message;
   }
 }
 

@@ -34,7 +34,15 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
 
 // Setup (setup.cpp)
 void open_device(RunState& st, const scenario::Device& d);
-void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, create_cq/qp/srq, open_xrcd
+void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, create_cq/srq, open_xrcd
+// A QP's record and ibv_qp_init_attr from the scenario, without a verb: everything the
+// create needs is resolved before the bring-up window (the PDs, CQs, SRQs, XRCDs exist).
+QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init);
+// ibv_create_qp (or _ex) for a prepared QP, then its receive/send slot buffer when it needs
+// one. Records what the device granted in q.granted_cap. Throws VerbsError.
+void create_qp(RunState& st, QpState& q, ibv_qp_init_attr init);
+// A failed create whose errno means "this device cannot": the run's verdict becomes Unsupported.
+void note_unsupported(RunState& st, const report::StepResult& r);
 void post_recvs(RunState& st, QpState& q, uint32_t count);  // slots 0..count-1
 void post_recv_slot(RunState& st, QpState& q, uint32_t slot);
 void post_srq_recvs(RunState& st, const std::string& srq);
@@ -46,6 +54,14 @@ std::string provider_of(const RunState& st);
 
 // ibv_modify_qp (modify.cpp). Returns false when the run must stop.
 bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const RunOptions& o);
+// The same with the attr already resolved (the bring-up program's templates). With `later`,
+// the report line is named after the bring-up window (deferred_lines.h).
+class DeferredLines;
+bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t transition_index, ibv_qp_attr attr,
+                  const RunOptions& o, DeferredLines* later);
+// A transition whose attr could not be built (a value with no run-time meaning, a missing
+// peer): its failed report line; the run fails with `why`.
+void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const std::string& why);
 
 // Traffic (traffic.cpp). Each host plays its role: sender or receiver of each smoke pair,
 // initiator or responder of each workload. Return false on failure.

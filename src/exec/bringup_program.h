@@ -1,0 +1,61 @@
+#pragma once
+// The bring-up window - from the first ibv_create_qp to the last QP at RTS - as a compiled
+// program. Everything that can be known before the window is worked out before it: each QP's
+// record and ibv_qp_init_attr, each transition's attr template (attr_template.h), the QP each
+// step acts on. Inside the window are the verbs, a copy and a few stores per attr, and report
+// lines whose text is written after it closes (deferred_lines.h). bench/qp_rate.sh measures
+// the window against a hand-written C loop making the same verbs.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "exec/attr_template.h"
+#include "exec/deferred_lines.h"
+#include "exec/executor.h"
+#include "exec/run_state.h"
+#include "plan/plan.h"
+
+namespace qpo::exec {
+
+class BringUpProgram {
+ public:
+  // Compiles this host's QP creates and bring-up steps. The objects the QPs use (PDs, CQs,
+  // SRQs, XRCDs) must exist: the planner creates them all before the first QP. Inserts the
+  // QPs' records into st.qps (without a QP until create_qps makes it).
+  void compile(RunState& st, const plan::HostPlan& plan);
+  bool compiled() const { return compiled_; }
+
+  // ibv_create_qp for every QP, in plan order, while `go()` says the run goes on. A QP whose
+  // create failed (and every QP after it) leaves st.qps.
+  void create_qps(RunState& st, const std::function<bool()>& go);
+
+  // The bring-up steps before (half 0) or after (half 1) the exchange, in plan order:
+  // ibv_modify_qp with the compiled attrs, the initial receives.
+  void run_half(RunState& st, int half, const RunOptions& o, const std::function<bool()>& go);
+
+  // Call once the window has closed (whatever happened in it), before report lines are
+  // inserted in the middle: names the lines the window left without text.
+  void name_lines(RunState& st) { lines_.name_all(st); }
+
+ private:
+  struct Create {
+    const plan::Step* step;
+    QpState* q;
+    ibv_qp_init_attr init;
+  };
+  struct Op {
+    const plan::Step* step;
+    QpState* q = nullptr;          // ibv_modify_qp, ibv_post_recv
+    AttrTemplate attrs;            // ibv_modify_qp
+    std::string error;             // ibv_modify_qp whose attrs could not be compiled
+  };
+
+  void run_receives(RunState& st, const Op& op);
+
+  std::vector<Create> creates_;
+  std::vector<Op> halves_[2];
+  DeferredLines lines_;
+  bool compiled_ = false;
+};
+
+}  // namespace qpo::exec
