@@ -48,7 +48,7 @@ class PipeChannel : public exec::Channel {
  public:
   PipeChannel(int in, int out, std::string host, int timeout_ms) : in_(in), out_(out), host_(std::move(host)), timeout_ms_(timeout_ms) {}
 
-  bool exchange(const exec::Directory& mine, bool ok, exec::Directory* all) override {
+  bool exchange(exec::Directory mine, bool ok, exec::Directory* all) override {
     maybe_fault(host_, "exchange");
     util::JsonWriter w(false);
     w.begin_object().field("type", "exchange").field("ok", ok).key("directory");

@@ -13,6 +13,9 @@ bool is_create(const plan::Step& step) { return step.verb == "ibv_create_qp" || 
 
 void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
   compiled_ = true;
+  size_t steps = plan.steps.size();
+  lines_.reserve(steps * 2);           // a create may add a "device granted" line
+  st.owned.reserve(st.owned.size() + steps * 2);  // a QP and its slot buffer
   for (const auto& step : plan.steps) {
     if (step.phase != plan::Phase::Setup || !is_create(step)) continue;
     ibv_qp_init_attr init{};
@@ -45,8 +48,9 @@ void BringUpProgram::create_qps(RunState& st, const std::function<bool()>& go) {
   size_t made = 0;
   for (auto& c : creates_) {
     if (!go()) break;
+    report::StepResult& r = st.report.steps.emplace_back();  // written in place, named later
+    lines_.created(st.report.steps.size() - 1, *c.step);
     StepTimer timer;
-    report::StepResult r;
     try {
       create_qp(st, *c.q, c.init);
     } catch (const verbs::VerbsError& e) {  // as run_step reports it
@@ -61,18 +65,16 @@ void BringUpProgram::create_qps(RunState& st, const std::function<bool()>& go) {
     }
     r.micros = timer.micros();
     bool failed = r.status == report::StepStatus::Failed;
-    if (failed) note_unsupported(st, r);
-    st.report.add(std::move(r));
-    lines_.created(st.report.steps.size() - 1, *c.step);
-    if (failed) break;
+    if (failed) {
+      note_unsupported(st, r);
+      break;
+    }
     ++made;
     const ibv_qp_cap& a = c.q->asked_cap;
     const ibv_qp_cap& g = c.q->granted_cap;
     if (a.max_send_wr != g.max_send_wr || a.max_recv_wr != g.max_recv_wr || a.max_send_sge != g.max_send_sge ||
         a.max_recv_sge != g.max_recv_sge || a.max_inline_data != g.max_inline_data) {
-      report::StepResult info;
-      info.status = report::StepStatus::Info;
-      st.report.add(std::move(info));
+      st.report.steps.emplace_back().status = report::StepStatus::Info;
       lines_.granted(st.report.steps.size() - 1, *c.q);
     }
   }
@@ -95,7 +97,7 @@ void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o, const
         attr_failure(st, kPhase, *op.q, index, op.error);
         return;
       }
-      if (peer_for != op.q) {
+      if (op.attrs.patch_count && peer_for != op.q) {
         peer_for = op.q;
         peer = peer_of(st, *op.q);
       }

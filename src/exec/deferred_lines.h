@@ -14,6 +14,7 @@ namespace qpo::exec {
 
 class DeferredLines {
  public:
+  void reserve(size_t n) { entries_.reserve(n); }
   void created(size_t line, const plan::Step& step) { entries_.push_back({line, Kind::Created, &step, nullptr, 0}); }
   void granted(size_t line, const QpState& q) { entries_.push_back({line, Kind::Granted, nullptr, &q, 0}); }
   void modified(size_t line, const QpState& q, size_t transition) {

@@ -34,7 +34,8 @@ struct RemoteMr {
 struct Directory {
   std::map<std::string, RemoteQp> qps;
   std::map<std::string, RemoteMr> mrs;
-  void merge(const Directory& other);
+  // Takes every entry of `other` (moved, not copied); a name both have keeps other's value.
+  void merge(Directory&& other);
 };
 
 class Channel {
@@ -42,7 +43,9 @@ class Channel {
   virtual ~Channel() = default;
   // Publishes `mine`; returns the union of every host's directory once all have published.
   // `ok` false means this host failed before the exchange; then every host gets `false` back.
-  virtual bool exchange(const Directory& mine, bool ok, Directory* all) = 0;
+  // `mine` is taken by value: a channel may move its entries rather than copy them (the
+  // exchange sits inside the timed bring-up window).
+  virtual bool exchange(Directory mine, bool ok, Directory* all) = 0;
   // Every host reaches `name`; returns false if any host arrived with ok=false (or died):
   // then all hosts stop and tear down. Hosts call barriers in the same order.
   virtual bool barrier(const std::string& name, bool ok) = 0;
@@ -57,14 +60,14 @@ class Channel {
 class InProcessChannel : public Channel {
  public:
   explicit InProcessChannel(int hosts) : hosts_(hosts) {}
-  bool exchange(const Directory& mine, bool ok, Directory* all) override;
+  bool exchange(Directory mine, bool ok, Directory* all) override;
   bool barrier(const std::string& name, bool ok) override;
   bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override;
 
  private:
   // A reusable generation barrier carrying an AND of everyone's ok, the directories, and the
   // notes of a gather. `meeting` is "" for the exchange and stage barriers.
-  bool arrive(bool ok, const Directory* mine, Directory* all, const std::string& meeting = "",
+  bool arrive(bool ok, Directory* mine, Directory* all, const std::string& meeting = "",
               const std::string* note = nullptr, std::vector<std::string>* notes = nullptr);
 
   int hosts_;

@@ -126,10 +126,10 @@ bool HostSession::go() {
 // The published values become report lines at the position of the exchange, but are
 // formatted after the bring-up stage: text formatting (GIDs, hex) for thousands of QPs
 // would otherwise sit inside the timed window between the first create and the last RTS.
-void HostSession::log_published(const Directory& mine, size_t at) {
+void HostSession::log_published(size_t at) {
   std::vector<report::StepResult> lines;
-  lines.reserve(mine.qps.size());
-  for (const auto& [name, q] : mine.qps) {
+  for (const auto& [name, q] : st_.dir.qps) {
+    if (q.host != st_.host) continue;  // what this host published
     report::StepResult r;
     r.host = st_.host;
     r.phase = "exchange";
@@ -228,7 +228,7 @@ report::RunReport HostSession::run(Channel& ch) {
   check_stop();
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
   Directory mine = ok() ? publish(st_) : Directory{};
-  alive_ = ch.exchange(mine, ok(), &st_.dir);
+  alive_ = ch.exchange(std::move(mine), ok(), &st_.dir);
   if (!alive_ && ok()) st_.report.fail("another host failed before the exchange; tore down");
   bool exchanged = alive_;
   size_t published_at = st_.report.steps.size();
@@ -240,7 +240,7 @@ report::RunReport HostSession::run(Channel& ch) {
     }
   });
   program_.name_lines(st_);  // before log_published inserts lines in the middle
-  if (exchanged) log_published(mine, published_at);
+  if (exchanged) log_published(published_at);
   stage(ch, "smoke", [&] {
     if (o_.smoke) smoke_exchange(st_, o_, "traffic", 0);
   });

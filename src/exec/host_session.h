@@ -26,7 +26,7 @@ class HostSession {
   void for_steps(plan::Phase phase, int bring_up_half, Fn fn);
   void setup();
   void bring_up(int half);
-  void log_published(const Directory& mine, size_t at);  // report lines inserted at index `at`
+  void log_published(size_t at);  // this host's entries of the directory, as report lines at index `at`
   void extra_transitions(size_t round);
   void teardown();
   // Local work (skipped once failed), then the barrier; false once any host failed.

@@ -4,6 +4,7 @@
 #include <poll.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <chrono>
 #include <fcntl.h>
@@ -32,16 +33,51 @@ const std::string& mask_detail(RunState& st, const scenario::Transition& t) {
   return st.mask_details.emplace(key, std::move(text)).first->second;
 }
 
+// The attributes read back after a modify: the bit that sets each, its name, where it lives.
+struct Checked {
+  int bit;
+  const char* name;
+  uint16_t offset;
+  uint8_t size;
+};
+#define QPO_CHECKED(bit, field) \
+  Checked { bit, #field, offsetof(ibv_qp_attr, field), sizeof(ibv_qp_attr::field) }
+constexpr Checked kChecked[] = {
+    QPO_CHECKED(IBV_QP_PATH_MTU, path_mtu),         QPO_CHECKED(IBV_QP_DEST_QPN, dest_qp_num),
+    QPO_CHECKED(IBV_QP_RQ_PSN, rq_psn),             QPO_CHECKED(IBV_QP_SQ_PSN, sq_psn),
+    QPO_CHECKED(IBV_QP_QKEY, qkey),                 QPO_CHECKED(IBV_QP_TIMEOUT, timeout),
+    QPO_CHECKED(IBV_QP_RETRY_CNT, retry_cnt),       QPO_CHECKED(IBV_QP_RNR_RETRY, rnr_retry),
+    QPO_CHECKED(IBV_QP_MIN_RNR_TIMER, min_rnr_timer), QPO_CHECKED(IBV_QP_MAX_QP_RD_ATOMIC, max_rd_atomic),
+    QPO_CHECKED(IBV_QP_MAX_DEST_RD_ATOMIC, max_dest_rd_atomic), QPO_CHECKED(IBV_QP_ACCESS_FLAGS, qp_access_flags),
+    QPO_CHECKED(IBV_QP_PKEY_INDEX, pkey_index),
+};
+#undef QPO_CHECKED
+constexpr int kComparable = [] {
+  int m = 0;
+  for (const auto& c : kChecked) m |= c.bit;
+  return m;
+}();
+
+uint32_t read_field(const ibv_qp_attr& a, const Checked& c) {
+  const auto* p = reinterpret_cast<const unsigned char*>(&a) + c.offset;
+  if (c.size == 1) return *p;
+  uint32_t v = 0;
+  if (c.size == 2) {
+    uint16_t w;
+    std::memcpy(&w, p, 2);
+    return w;
+  }
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
 // ibv_query_qp after a successful modify: the state must be the target; attributes we set
-// that read back differently are reported (devices may round some up).
+// that read back differently are reported (devices may round some up). Runs thousands of
+// times inside the bring-up window, so text is only built when something differs.
 std::string verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, bool* state_ok) {
   ibv_qp_attr got{};
   ibv_qp_init_attr init{};
-  // The state plus whatever this transition set among the attributes compared below.
-  const int comparable = IBV_QP_PKEY_INDEX | IBV_QP_QKEY | IBV_QP_PATH_MTU | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                         IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER |
-                         IBV_QP_SQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN | IBV_QP_ACCESS_FLAGS;
-  int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & comparable);
+  int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable);
   if (int e = ibv_query_qp(q.qp->get(), &got, mask, &init)) {
     *state_ok = false;
     return "ibv_query_qp failed: " + verbs::errno_name(e);
@@ -51,23 +87,11 @@ std::string verify(const QpState& q, const scenario::Transition& t, const ibv_qp
   if (!*state_ok)
     out += std::string("state reads ") + spec::state_name(static_cast<spec::QpState>(got.qp_state)) + ", expected " +
            spec::state_name(t.to) + "; ";
-  auto cmp = [&](uint32_t bit, const char* name, uint64_t want, uint64_t have) {
-    if ((t.mask & bit) && want != have)
-      out += std::string(name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
-  };
-  cmp(IBV_QP_PATH_MTU, "path_mtu", sent.path_mtu, got.path_mtu);
-  cmp(IBV_QP_DEST_QPN, "dest_qp_num", sent.dest_qp_num, got.dest_qp_num);
-  cmp(IBV_QP_RQ_PSN, "rq_psn", sent.rq_psn, got.rq_psn);
-  cmp(IBV_QP_SQ_PSN, "sq_psn", sent.sq_psn, got.sq_psn);
-  cmp(IBV_QP_QKEY, "qkey", sent.qkey, got.qkey);
-  cmp(IBV_QP_TIMEOUT, "timeout", sent.timeout, got.timeout);
-  cmp(IBV_QP_RETRY_CNT, "retry_cnt", sent.retry_cnt, got.retry_cnt);
-  cmp(IBV_QP_RNR_RETRY, "rnr_retry", sent.rnr_retry, got.rnr_retry);
-  cmp(IBV_QP_MIN_RNR_TIMER, "min_rnr_timer", sent.min_rnr_timer, got.min_rnr_timer);
-  cmp(IBV_QP_MAX_QP_RD_ATOMIC, "max_rd_atomic", sent.max_rd_atomic, got.max_rd_atomic);
-  cmp(IBV_QP_MAX_DEST_RD_ATOMIC, "max_dest_rd_atomic", sent.max_dest_rd_atomic, got.max_dest_rd_atomic);
-  cmp(IBV_QP_ACCESS_FLAGS, "qp_access_flags", sent.qp_access_flags, got.qp_access_flags);
-  cmp(IBV_QP_PKEY_INDEX, "pkey_index", sent.pkey_index, got.pkey_index);
+  for (const auto& c : kChecked) {
+    if (!(mask & c.bit)) continue;
+    uint32_t want = read_field(sent, c), have = read_field(got, c);
+    if (want != have) out += std::string(c.name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
+  }
   if (!out.empty()) out.resize(out.size() - 2);
   return out;
 }
@@ -131,18 +155,15 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
 bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr attr,
                   const RunOptions& o, DeferredLines* later) {
   const auto& t = q.spec->transitions[index];
-  report::StepResult r;
+  // This modify's report line, written in place; named now, or after the bring-up window
+  // when `later` collects it. `r` is valid until the next line is added (last use: below).
+  report::StepResult& r = st.report.steps.emplace_back();
+  if (later) later->modified(st.report.steps.size() - 1, q, index);
+  else name_modify_line(st, r, q, t, phase);
   StepTimer timer;
   int err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
   r.micros = timer.micros();
   r.err = err;
-  // The line is named now, or after the bring-up window when `later` collects it.
-  auto add = [&](report::StepResult& line) -> report::StepResult& {
-    if (!later) name_modify_line(st, line, q, t, phase);
-    auto& added = st.report.add(std::move(line));
-    if (later) later->modified(st.report.steps.size() - 1, q, index);
-    return added;
-  };
   auto detail = [&]() -> const std::string& { return mask_detail(st, t); };
   bool expected_fail = t.expect && t.expect->errno_value != 0;
   auto where = [&] { return "QP '" + q.spec->name + "' " + q.spec->type_name + " " + detail(); };
@@ -152,7 +173,6 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
     if (deviation && verbs::errno_name(err) == deviation->errno_name && !(expected_fail && t.expect->errno_value == err)) {
       r.status = report::StepStatus::Skipped;
       r.message = "unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
-      add(r);
       if (st.report.verdict == report::Verdict::Pass) {
         st.report.verdict = report::Verdict::Unsupported;
         st.report.reason = q.spec->type_name + " " + spec::state_name(t.from) + "->" + spec::state_name(t.to) +
@@ -166,13 +186,11 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
       r.status = report::StepStatus::ExpectedFailure;
       r.message = verbs::errno_name(err) + ", as the scenario expects" +
                   (t.predicted_ok ? "" : " and the rule tables predicted");
-      add(r);
       return true;
     }
     r.status = report::StepStatus::Failed;
     r.message = "ibv_modify_qp failed: " + verbs::errno_name(err) + " (" + std::strerror(err) + ")" +
                 (expected_fail ? "; the scenario expected " + t.expect->errno_name : "");
-    add(r);
     st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + "): " + verbs::errno_name(err));
     return false;
   }
@@ -181,7 +199,6 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
   if (expected_fail) {
     r.status = report::StepStatus::Failed;
     r.message = "succeeded, but the scenario expected " + t.expect->errno_name;
-    add(r);
     st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + ") succeeded; expected " + t.expect->errno_name);
     return false;
   }
@@ -190,13 +207,13 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
   if (!state_ok) {
     r.status = report::StepStatus::Failed;
     r.message = "ibv_query_qp: " + mismatch;
-    add(r);
     st.report.fail("QP '" + q.spec->name + "' " + mismatch);
     return false;
   }
-  r.message = mismatch.empty() ? "" : "ibv_query_qp differs: " + mismatch;
-  if (!mismatch.empty()) r.status = report::StepStatus::Warning;
-  add(r);
+  if (!mismatch.empty()) {
+    r.message = "ibv_query_qp differs: " + mismatch;
+    r.status = report::StepStatus::Warning;
+  }
   spec::QpState before = q.state;
   q.state = t.to;
 

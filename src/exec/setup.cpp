@@ -206,7 +206,7 @@ Directory publish(const RunState& st) {
     r.port = q.device->ctx().port();
     r.slots_count = q.slot_count;
     r.slot_size = q.slot_size;
-    d.qps[name] = r;
+    d.qps.emplace_hint(d.qps.end(), name, std::move(r));  // st.qps is in name order too
     if (q.slots)
       d.mrs["qpo.slots." + name] = {q.host, reinterpret_cast<uintptr_t>(q.slots->data()), q.slots->length(),
                                     q.slots->get()->rkey};
