@@ -1,5 +1,8 @@
 #include "exec/bringup_program.h"
 
+#include <algorithm>
+#include <map>
+
 #include "exec/script_receives.h"
 #include "exec/steps.h"
 
@@ -21,8 +24,15 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
     ibv_qp_init_attr init{};
     QpState qs = prepare_qp(st, step.object, &init);
     QpState* q = &st.qps.insert_or_assign(step.object, std::move(qs)).first->second;
-    creates_.push_back({&step, q, init});
+    RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
+    if (q->spec->connect) by_peer_name_.emplace_back(q->spec->connect.name, static_cast<uint32_t>(creates_.size()));
+    creates_.push_back({&step, q, init, entry});
   }
+  std::sort(by_peer_name_.begin(), by_peer_name_.end());
+  peers_.assign(creates_.size(), nullptr);
+  for (const auto& [name, m] : st.mrs) published_.mrs.insert_or_assign(name, published_mr(st.host, *m));
+  std::map<const QpState*, uint32_t> index_of;
+  for (uint32_t i = 0; i < creates_.size(); ++i) index_of[creates_[i].q] = i;
   int half = 0;
   for (const auto& step : plan.steps) {
     if (step.phase == plan::Phase::Exchange) half = 1;
@@ -32,6 +42,7 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
       auto it = st.qps.find(step.object);
       if (it == st.qps.end()) continue;  // not this host's (the planner only lists its own)
       op.q = &it->second;
+      op.qp = index_of.at(op.q);
     }
     if (step.verb == "ibv_modify_qp") {
       try {
@@ -48,8 +59,7 @@ void BringUpProgram::create_qps(RunState& st, const std::function<bool()>& go) {
   size_t made = 0;
   for (auto& c : creates_) {
     if (!go()) break;
-    report::StepResult& r = st.report.steps.emplace_back();  // written in place, named later
-    lines_.created(st.report.steps.size() - 1, *c.step);
+    Outcome r;
     StepTimer timer;
     try {
       create_qp(st, *c.q, c.init);
@@ -64,30 +74,32 @@ void BringUpProgram::create_qps(RunState& st, const std::function<bool()>& go) {
       st.report.fail(c.step->verb + "(" + c.step->object + "): " + e.what());
     }
     r.micros = timer.micros();
-    bool failed = r.status == report::StepStatus::Failed;
-    if (failed) {
-      note_unsupported(st, r);
+    if (r.status == report::StepStatus::Failed) {
+      note_unsupported(st, r.err, r.message);
+      lines_.created(st, *c.step, std::move(r));
       break;
     }
+    lines_.created(st, *c.step, std::move(r));
     ++made;
+    c.published->qpn = c.q->qp->get()->qp_num;
+    if (c.q->slots) published_.mrs.insert_or_assign("qpo.slots." + c.step->object, published_mr(st.host, *c.q->slots));
     const ibv_qp_cap& a = c.q->asked_cap;
     const ibv_qp_cap& g = c.q->granted_cap;
     if (a.max_send_wr != g.max_send_wr || a.max_recv_wr != g.max_recv_wr || a.max_send_sge != g.max_send_sge ||
-        a.max_recv_sge != g.max_recv_sge || a.max_inline_data != g.max_inline_data) {
-      st.report.steps.emplace_back().status = report::StepStatus::Info;
-      lines_.granted(st.report.steps.size() - 1, *c.q);
-    }
+        a.max_recv_sge != g.max_recv_sge || a.max_inline_data != g.max_inline_data)
+      lines_.granted(st, *c.q);
   }
   // QPs never created have no place in the run (publish, traffic and teardown skip them).
-  for (size_t i = made; i < creates_.size(); ++i) st.qps.erase(creates_[i].step->object);
+  for (size_t i = made; i < creates_.size(); ++i) {
+    st.qps.erase(creates_[i].step->object);
+    published_.qps.erase(creates_[i].step->object);
+  }
   creates_.resize(made);
 }
 
 void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o, const std::function<bool()>& go) {
   static const std::string kPhase = "bring-up";
-  // Each QP's steps after the exchange are consecutive (RTR then RTS): one lookup per QP.
-  const QpState* peer_for = nullptr;
-  const RemoteQp* peer = nullptr;
+  if (half == 1) resolve_peers(st);
   for (const auto& op : halves_[half]) {
     if (!go()) return;
     const plan::Step& step = *op.step;
@@ -97,13 +109,9 @@ void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o, const
         attr_failure(st, kPhase, *op.q, index, op.error);
         return;
       }
-      if (op.attrs.patch_count && peer_for != op.q) {
-        peer_for = op.q;
-        peer = peer_of(st, *op.q);
-      }
       ibv_qp_attr attr{};
       try {
-        attr = op.attrs.resolve(*op.q, peer);
+        attr = op.attrs.resolve(*op.q, op.qp == kNoQp ? nullptr : peers_[op.qp]);
       } catch (const std::exception& e) {
         attr_failure(st, kPhase, *op.q, index, e.what());
         return;
@@ -127,6 +135,14 @@ void BringUpProgram::run_receives(RunState& st, const Op& op) {
     uint32_t n = sr ? scenario::bringup_srq_receives(s, *sr) : 0;
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
              [&] { post_srq_receives(st, step.object, n); });
+  }
+}
+
+void BringUpProgram::resolve_peers(const RunState& st) {
+  auto it = st.dir.qps.begin(), end = st.dir.qps.end();
+  for (const auto& [name, index] : by_peer_name_) {
+    while (it != end && std::string_view(it->first) < name) ++it;
+    peers_[index] = it != end && it->first == name ? &it->second : nullptr;
   }
 }
 

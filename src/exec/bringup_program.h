@@ -6,6 +6,8 @@
 // lines whose text is written after it closes (deferred_lines.h). bench/qp_rate.sh measures
 // the window against a hand-written C loop making the same verbs.
 #include <functional>
+#include <string_view>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ class BringUpProgram {
   // create failed (and every QP after it) leaves st.qps.
   void create_qps(RunState& st, const std::function<bool()>& go);
 
+  // This host's directory for the exchange: assembled while compiling, the QP numbers and
+  // slot buffers filled in as the QPs are created. Moves it out (call once).
+  Directory publish() { return std::move(published_); }
+
   // The bring-up steps before (half 0) or after (half 1) the exchange, in plan order:
   // ibv_modify_qp with the compiled attrs, the initial receives.
   void run_half(RunState& st, int half, const RunOptions& o, const std::function<bool()>& go);
@@ -36,24 +42,35 @@ class BringUpProgram {
   // Call once the window has closed (whatever happened in it), before report lines are
   // inserted in the middle: names the lines the window left without text.
   void name_lines(RunState& st) { lines_.name_all(st); }
+  // The index the next report line will have once name_lines has run.
+  size_t lines_so_far(const RunState& st) const { return st.report.steps.size() + lines_.size(); }
 
  private:
   struct Create {
     const plan::Step* step;
     QpState* q;
     ibv_qp_init_attr init;
+    RemoteQp* published;           // its entry in published_
   };
+  static constexpr uint32_t kNoQp = ~0u;
   struct Op {
     const plan::Step* step;
     QpState* q = nullptr;          // ibv_modify_qp, ibv_post_recv
+    uint32_t qp = kNoQp;           // q's index in creates_ (and peers_)
     AttrTemplate attrs;            // ibv_modify_qp
     std::string error;             // ibv_modify_qp whose attrs could not be compiled
   };
 
   void run_receives(RunState& st, const Op& op);
+  // Each QP's peer in the exchanged directory: one walk in name order, no lookups.
+  void resolve_peers(const RunState& st);
 
   std::vector<Create> creates_;
   std::vector<Op> halves_[2];
+  Directory published_;
+  // QPs with a connect:, by the peer's name (sorted before the window), and what it resolved to.
+  std::vector<std::pair<std::string_view, uint32_t>> by_peer_name_;
+  std::vector<const RemoteQp*> peers_;
   DeferredLines lines_;
   bool compiled_ = false;
 };

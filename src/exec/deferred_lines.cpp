@@ -4,12 +4,25 @@
 
 namespace qpo::exec {
 
+void DeferredLines::reserve(size_t n) {
+  entries_.resize(n);
+  entries_.clear();  // keeps the capacity, and the pages it touched
+}
+
 void DeferredLines::name_all(RunState& st) {
+  if (entries_.empty()) return;
   static const std::string kSetup = "setup", kBringUp = "bring-up";
-  auto& steps = st.report.steps;
-  for (const auto& e : entries_) {
-    if (e.line >= steps.size()) continue;  // the report was cut short (a failure before this line)
-    auto& r = steps[e.line];
+  auto& direct = st.report.steps;
+  std::vector<report::StepResult> merged;
+  merged.reserve(direct.size() + entries_.size() + 64);
+  size_t next = 0;  // the next direct line to move over
+  for (auto& e : entries_) {
+    for (; next < e.position && next < direct.size(); ++next) merged.push_back(std::move(direct[next]));
+    auto& r = merged.emplace_back();
+    r.status = e.outcome.status;
+    r.err = e.outcome.err;
+    r.micros = e.outcome.micros;
+    r.message = std::move(e.outcome.message);
     switch (e.kind) {
       case Kind::Created:
         r.host = st.host;
@@ -29,6 +42,8 @@ void DeferredLines::name_all(RunState& st) {
         break;
     }
   }
+  for (; next < direct.size(); ++next) merged.push_back(std::move(direct[next]));
+  direct = std::move(merged);
   entries_.clear();
 }
 

@@ -108,7 +108,7 @@ void HostSession::setup() {
       return;
     }
     auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
-    note_unsupported(st_, r);
+    if (r.status == report::StepStatus::Failed) note_unsupported(st_, r.err, r.message);
   });
 }
 
@@ -227,11 +227,12 @@ report::RunReport HostSession::run(Channel& ch) {
   }
   check_stop();
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
-  Directory mine = ok() ? publish(st_) : Directory{};
+  if (ok() && !program_.compiled() && plan_) program_.compile(st_, *plan_);
+  Directory mine = ok() ? program_.publish() : Directory{};
   alive_ = ch.exchange(std::move(mine), ok(), &st_.dir);
   if (!alive_ && ok()) st_.report.fail("another host failed before the exchange; tore down");
   bool exchanged = alive_;
-  size_t published_at = st_.report.steps.size();
+  size_t published_at = program_.lines_so_far(st_);
   stage(ch, "bring-up", [&] {
     bring_up(1);
     if (ok() && create_started_) {

@@ -152,14 +152,13 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
   return apply_modify(st, phase, q, index, attr, o, nullptr);
 }
 
-bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr attr,
-                  const RunOptions& o, DeferredLines* later) {
-  const auto& t = q.spec->transitions[index];
-  // This modify's report line, written in place; named now, or after the bring-up window
-  // when `later` collects it. `r` is valid until the next line is added (last use: below).
-  report::StepResult& r = st.report.steps.emplace_back();
-  if (later) later->modified(st.report.steps.size() - 1, q, index);
-  else name_modify_line(st, r, q, t, phase);
+namespace {
+
+enum class Attempt { Failed, ExpectedFailure, Succeeded };
+
+// ibv_modify_qp, judged against the scenario's expectation and the rule tables' prediction,
+// then ibv_query_qp. Fills `r` (the step's line) and the run's verdict; adds no line.
+Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, ibv_qp_attr& attr, Outcome& r) {
   StepTimer timer;
   int err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
   r.micros = timer.micros();
@@ -178,7 +177,7 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
         st.report.reason = q.spec->type_name + " " + spec::state_name(t.from) + "->" + spec::state_name(t.to) +
                            " is unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
       }
-      return false;
+      return Attempt::Failed;
     }
     if (t.predicted_ok && err == EINVAL)
       st.report.disagreements.push_back(where() + ": rule tables predicted ok, the kernel returned EINVAL");
@@ -186,13 +185,13 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
       r.status = report::StepStatus::ExpectedFailure;
       r.message = verbs::errno_name(err) + ", as the scenario expects" +
                   (t.predicted_ok ? "" : " and the rule tables predicted");
-      return true;
+      return Attempt::ExpectedFailure;
     }
     r.status = report::StepStatus::Failed;
     r.message = "ibv_modify_qp failed: " + verbs::errno_name(err) + " (" + std::strerror(err) + ")" +
                 (expected_fail ? "; the scenario expected " + t.expect->errno_name : "");
     st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + "): " + verbs::errno_name(err));
-    return false;
+    return Attempt::Failed;
   }
   if (!t.predicted_ok)
     st.report.disagreements.push_back(where() + ": rule tables predicted EINVAL, the kernel accepted it");
@@ -200,7 +199,7 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
     r.status = report::StepStatus::Failed;
     r.message = "succeeded, but the scenario expected " + t.expect->errno_name;
     st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + ") succeeded; expected " + t.expect->errno_name);
-    return false;
+    return Attempt::Failed;
   }
   bool state_ok = true;
   std::string mismatch = verify(q, t, attr, &state_ok);
@@ -208,12 +207,35 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
     r.status = report::StepStatus::Failed;
     r.message = "ibv_query_qp: " + mismatch;
     st.report.fail("QP '" + q.spec->name + "' " + mismatch);
-    return false;
+    return Attempt::Failed;
   }
   if (!mismatch.empty()) {
     r.message = "ibv_query_qp differs: " + mismatch;
     r.status = report::StepStatus::Warning;
   }
+  return Attempt::Succeeded;
+}
+
+}  // namespace
+
+bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr attr,
+                  const RunOptions& o, DeferredLines* later) {
+  const auto& t = q.spec->transitions[index];
+  Outcome r;
+  Attempt result = attempt_modify(st, q, t, attr, r);
+  // The step's line: now, or after the bring-up window when `later` collects it.
+  if (later) {
+    later->modified(st, q, index, std::move(r));
+  } else {
+    report::StepResult line;
+    name_modify_line(st, line, q, t, phase);
+    line.status = r.status;
+    line.err = r.err;
+    line.micros = r.micros;
+    line.message = std::move(r.message);
+    st.report.add(std::move(line));
+  }
+  if (result != Attempt::Succeeded) return result == Attempt::ExpectedFailure;
   spec::QpState before = q.state;
   q.state = t.to;
 

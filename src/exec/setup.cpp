@@ -136,10 +136,10 @@ void create_qp(RunState& st, QpState& q, ibv_qp_init_attr init) {
                                 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 }
 
-void note_unsupported(RunState& st, const report::StepResult& r) {
-  if (r.status == report::StepStatus::Failed && r.err && verbs::VerbsError("", "", r.err).unsupported()) {
+void note_unsupported(RunState& st, int err, const std::string& message) {
+  if (err && verbs::VerbsError("", "", err).unsupported()) {
     st.report.verdict = report::Verdict::Unsupported;
-    st.report.reason = "unsupported by device (" + provider_of(st) + "): " + r.message;
+    st.report.reason = "unsupported by device (" + provider_of(st) + "): " + message;
   }
 }
 
@@ -191,29 +191,24 @@ const RemoteQp* peer_of(const RunState& st, const QpState& q) {
   return it == st.dir.qps.end() ? nullptr : &it->second;
 }
 
-Directory publish(const RunState& st) {
-  Directory d;
-  for (const auto& [name, q] : st.qps) {
-    RemoteQp r;
-    r.host = q.host;
-    r.type = q.spec->type_name;
-    r.qpn = q.qp->get()->qp_num;
-    r.sq_psn = q.sq_psn;
-    r.qkey = q.qkey;
-    r.lid = q.device->ctx().port_attr().lid;
-    std::copy(std::begin(q.device->gid.raw), std::end(q.device->gid.raw), r.gid.begin());
-    r.active_mtu = static_cast<uint8_t>(q.device->ctx().port_attr().active_mtu);
-    r.port = q.device->ctx().port();
-    r.slots_count = q.slot_count;
-    r.slot_size = q.slot_size;
-    d.qps.emplace_hint(d.qps.end(), name, std::move(r));  // st.qps is in name order too
-    if (q.slots)
-      d.mrs["qpo.slots." + name] = {q.host, reinterpret_cast<uintptr_t>(q.slots->data()), q.slots->length(),
-                                    q.slots->get()->rkey};
-  }
-  for (const auto& [name, m] : st.mrs)
-    d.mrs[name] = {st.host, reinterpret_cast<uintptr_t>(m->data()), m->length(), m->get()->rkey};
-  return d;
+RemoteQp published_qp(const QpState& q) {
+  RemoteQp r;
+  r.host = q.host;
+  r.type = q.spec->type_name;
+  r.qpn = q.qp ? q.qp->get()->qp_num : 0;
+  r.sq_psn = q.sq_psn;
+  r.qkey = q.qkey;
+  r.lid = q.device->ctx().port_attr().lid;
+  std::copy(std::begin(q.device->gid.raw), std::end(q.device->gid.raw), r.gid.begin());
+  r.active_mtu = static_cast<uint8_t>(q.device->ctx().port_attr().active_mtu);
+  r.port = q.device->ctx().port();
+  r.slots_count = q.slot_count;
+  r.slot_size = q.slot_size;
+  return r;
+}
+
+RemoteMr published_mr(const std::string& host, const verbs::Mr& m) {
+  return {host, reinterpret_cast<uintptr_t>(m.data()), m.length(), m.get()->rkey};
 }
 
 ibv_gid gid_of(const RemoteQp& p) {

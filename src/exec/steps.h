@@ -42,7 +42,7 @@ QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init
 // one. Records what the device granted in q.granted_cap. Throws VerbsError.
 void create_qp(RunState& st, QpState& q, ibv_qp_init_attr init);
 // A failed create whose errno means "this device cannot": the run's verdict becomes Unsupported.
-void note_unsupported(RunState& st, const report::StepResult& r);
+void note_unsupported(RunState& st, int err, const std::string& message);
 void post_recvs(RunState& st, QpState& q, uint32_t count);  // slots 0..count-1
 void post_recv_slot(RunState& st, QpState& q, uint32_t slot);
 void post_srq_recvs(RunState& st, const std::string& srq);
@@ -73,8 +73,10 @@ bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOption
 
 // What the exchange says about a QP's peer (nullptr when it has no connect: or was not published).
 const RemoteQp* peer_of(const RunState& st, const QpState& q);
-// This host's directory entries (its QPs and MRs, including slot buffers).
-Directory publish(const RunState& st);
+// What this host publishes about a QP (qpn 0 until it is created) and about an MR. The
+// bring-up program assembles this host's directory from them (BringUpProgram::publish).
+RemoteQp published_qp(const QpState& q);
+RemoteMr published_mr(const std::string& host, const verbs::Mr& m);
 uint32_t ordinal_of(const RunState& st, const std::string& qp_name);
 // The peer's GID as published in the exchange.
 ibv_gid gid_of(const RemoteQp& p);

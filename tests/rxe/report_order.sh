@@ -1,0 +1,62 @@
+#!/bin/sh
+# The run report lists steps in the order they happened, whatever the executor does to keep
+# text out of the timed bring-up window (src/exec/deferred_lines.h): creates, then the
+# transitions before the exchange and the receives, then the published values, then RTR/RTS,
+# each line with its host, verb, object and mask text. Runs inside the lab guest.
+#   tests/rxe/report_order.sh QPO_BINARY
+set -u
+QPO=${1:?usage: report_order.sh QPO_BINARY}
+cd "$(dirname "$0")/../.."
+fails=0
+check() {  # NAME EXPECTED ACTUAL
+  if [ "$2" = "$3" ]; then
+    echo "ok   $1"
+  else
+    echo "FAIL $1"
+    echo "  expected:"; printf '%s\n' "$2" | sed 's/^/    /'
+    echo "  got:"; printf '%s\n' "$3" | sed 's/^/    /'
+    fails=$((fails + 1))
+  fi
+}
+# "phase verb object status [mask words]" per step, from the JSON report.
+steps() {
+  "$QPO" run --no-lab -v --format json "$@" 2>/dev/null | awk -F'"' '
+    /"phase":/ { phase = $4 } /"verb":/ { verb = $4 } /"object":/ { object = $4 }
+    /"detail":/ { detail = $4; sub(/ mask=.*/, "", detail) }
+    /"status":/ { line = phase " " verb " " object " " $4; if (verb == "ibv_modify_qp") line = line " " detail; print line }'
+}
+
+got=$(steps scenarios/rc-write-pair.yaml | grep -E '^(setup|bring-up|exchange) ' | grep -v 'ibv_open_device\|ibv_alloc_pd\|ibv_reg_mr\|ibv_create_cq')
+want="setup ibv_create_qp qa ok
+setup ibv_create_qp qa info
+setup ibv_create_qp qb ok
+setup ibv_create_qp qb info
+bring-up ibv_modify_qp qa ok RESET->INIT
+bring-up ibv_modify_qp qb ok RESET->INIT
+bring-up ibv_post_recv qa ok
+bring-up ibv_post_recv qb ok
+exchange publish qa info
+exchange publish qb info
+bring-up ibv_modify_qp qa ok INIT->RTR
+bring-up ibv_modify_qp qa ok RTR->RTS
+bring-up ibv_modify_qp qb ok INIT->RTR
+bring-up ibv_modify_qp qb ok RTR->RTS"
+check "rc-write-pair: bring-up steps in the order they ran, granted caps under their create" "$want" "$got"
+
+B=tests/scenarios/run
+# A bring-up transition that fails as expected keeps its place, its names and its text.
+got=$(steps $B/bringup-expected-einval.yaml | grep -E '^bring-up ibv_modify_qp .* RTR->RTS')
+want="bring-up ibv_modify_qp qa failed as expected RTR->RTS
+bring-up ibv_modify_qp qb ok RTR->RTS"
+check "bringup-expected-einval: the expected failure is a named bring-up line in its place" "$want" "$got"
+
+# A bring-up transition that fails the run inside the window: named, last of the bring-up,
+# then straight to teardown.
+got=$(steps $B/bringup-unexpected-success.yaml | grep -E '^(bring-up|traffic|teardown) ' | grep -v '^teardown' | tail -2)
+want="bring-up ibv_modify_qp qb ok INIT->RTR
+bring-up ibv_modify_qp qb FAILED RTR->RTS"
+check "bringup-unexpected-success: the failing step is named and nothing ran after it" "$want" "$got"
+
+[ $fails -eq 0 ] && echo "report order: all checks passed" && exit 0
+echo "$fails report-order checks failed"
+exit 1
