@@ -15,6 +15,10 @@ namespace qpo::dataplane {
 namespace {
 
 constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
+// Empty polls (or flag reads) between two looks at the clock, the stop flag and the timeout.
+constexpr uint32_t kCheckEvery = 256;
+// Receives are reposted in chains of this many.
+constexpr uint32_t kRefillBatch = 4;
 
 // The counter in the last byte of a written message: 1..255, never 0, so a zeroed buffer
 // never looks like an arrival.
@@ -76,6 +80,8 @@ class PingPong {
           std::to_string(ep_.max_send_wr));
     // Reads and atomics wait for each completion: always signaled.
     if (cfg_.op != Op::Send && cfg_.op != Op::Write) signal_every_ = 1;
+    until_signal_ = signal_every_;
+    reap_what_ = cfg_.op == Op::Send || cfg_.op == Op::Write ? "send completion" : std::string(info_->name) + " completion";
 
     SendRequest r;
     r.op = cfg_.op;
@@ -121,6 +127,10 @@ class PingPong {
     return cfg_.duration > 0 ? clock::ticks() < deadline_ : i < cfg_.iterations;
   }
 
+  // The order within an iteration follows ib_send_lat/ib_write_lat: post, reap this post's
+  // own completion (when signaled) while the peer works, then wait for the peer. Between
+  // noticing the peer's message and posting ours (the critical path, twice per round trip)
+  // there is nothing but the stamp and the post: receives are replenished after posting.
   void initiate() {
     for (uint64_t i = 0; more(i); ++i) {
       stamps_.push_back(clock::ticks());
@@ -136,7 +146,6 @@ class PingPong {
           break;
         default:  // read, cas, faa: one signaled WR, wait for it
           post(i);
-          wait_send_completion(i);
           break;
       }
       ++count_;
@@ -156,53 +165,52 @@ class PingPong {
     }
   }
 
+  // Posts this iteration's WR, then (off the critical path) reaps its completion when it is
+  // signaled and tops the receives up. A receive must be posted before the post whose answer
+  // it takes, so an empty RQ is refilled first.
   void post(uint64_t i) {
-    bool signaled = (i + 1) % signal_every_ == 0 || signal_every_ == 1;
-    if (signaled && pending_signal_) reap_signal(i);
+    bool send = cfg_.op == Op::Send;
+    if (send && pool_->outstanding() == 0) pool_->fill(ep_, cfg_.rx_depth, kRefillBatch);
+    bool signaled = --until_signal_ == 0;
+    if (signaled) until_signal_ = signal_every_;
     wr_.send_flags = signaled ? (wr_.send_flags | IBV_SEND_SIGNALED) : (wr_.send_flags & ~IBV_SEND_SIGNALED);
     wr_.wr_id = kStreamSendTag | i;
     ibv_send_wr* bad = nullptr;
     if (int e = ibv_post_send(ep_.qp, &wr_, &bad))
       post_error(ep_.qp_name, "ibv_post_send", e, std::string("posting ") + info_->name + " #" + std::to_string(i + 1));
-    if (signaled && (cfg_.op == Op::Send || cfg_.op == Op::Write)) pending_signal_ = true;
+    if (signaled) {
+      pending_signal_ = true;
+      reap_signal(i);
+    }
+    if (send && pool_->outstanding() + kRefillBatch <= cfg_.rx_depth) pool_->fill(ep_, cfg_.rx_depth, kRefillBatch);
   }
 
-  // The previous signaled send must be reaped before the next one is posted, so the send queue
-  // (signal_every <= max_send_wr / 2) never fills. It has almost always completed by now.
-  // The wait loops read the clock only once a poll came back empty: the common case (the
-  // completion is already there) costs one poll and no clock read.
+  // The wait loops spin on the poll (or the flag) alone, as perftest's do: the clock, the
+  // stop flag and the timeout are looked at once every kCheckEvery empty polls, so the loop
+  // notices an arrival as soon as it can. On rxe the completion of a signaled WR is usually
+  // there when ibv_post_send returns (the kernel ran the whole exchange inside it).
   void reap_signal(uint64_t i) {
     uint64_t since = 0;
-    while (pending_signal_) {
-      if (poll_once(send_cq_, i)) continue;
+    for (uint32_t spins = 1; pending_signal_; ++spins) {
+      if (poll_once(send_cq_, i) || spins % kCheckEvery) continue;
       if (!since) since = clock::ticks();
-      check_timeout(since, i, "send completion");
+      check_timeout(since, i, reap_what_.c_str());
     }
   }
 
-  void wait_send_completion(uint64_t i) {
-    pending_read_ = true;
-    uint64_t since = 0;
-    while (pending_read_) {
-      if (poll_once(send_cq_, i)) continue;
-      if (!since) since = clock::ticks();
-      check_timeout(since, i, std::string(info_->name) + " completion");
-    }
-  }
-
-  // True when a receive arrived; false when a duration-mode target went idle.
+  // True when receive i arrived; false when a duration-mode target went idle. Receives are
+  // counted, not waited for one by one: reaping a send on a CQ shared with the receives may
+  // already have consumed this one.
   bool wait_receive(uint64_t i) {
     uint64_t since = 0;
-    uint64_t before = received_;
-    while (received_ == before) {
-      if (poll_once(recv_cq_, i)) continue;
+    for (uint32_t spins = 1; received_ <= i; ++spins) {
+      if (poll_once(recv_cq_, i) || spins % kCheckEvery) continue;
       uint64_t now = clock::ticks();
       if (!since) since = now;
       if (!cfg_.initiator && cfg_.duration > 0 && now > deadline_ && now - since > idle_) return false;
       if (!cfg_.initiator && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
       check_timeout(since, i, "reply", now);
     }
-    if (pool_->outstanding() + 4 <= cfg_.rx_depth || pool_->outstanding() == 0) pool_->fill(ep_, cfg_.rx_depth, 4);
     return true;
   }
 
@@ -210,10 +218,8 @@ class PingPong {
     volatile uint8_t* flag = inbound_ + cfg_.size - 1;
     uint8_t want = stamp(i);
     uint64_t since = 0;
-    for (uint32_t spins = 0; *flag != want; ++spins) {
-      if ((spins & 1023) != 1023) continue;
-      // The send CQ also needs attention while spinning: signaled writes complete there.
-      if (pending_signal_) poll_once(send_cq_, i);
+    for (uint32_t spins = 1; *flag != want; ++spins) {
+      if (spins % kCheckEvery) continue;
       uint64_t now = clock::ticks();
       if (!since) since = now;
       if (!cfg_.initiator && cfg_.duration > 0 && now > deadline_ && now - since > idle_) return false;
@@ -224,7 +230,7 @@ class PingPong {
     return true;
   }
 
-  void check_timeout(uint64_t since, uint64_t i, const std::string& what, uint64_t now = 0) {
+  void check_timeout(uint64_t since, uint64_t i, const char* what, uint64_t now = 0) {
     if (!now) now = clock::ticks();
     if (now - since <= timeout_) return;
     throw DataplaneError(DataplaneError::Kind::Timeout, ep_.qp_name,
@@ -264,7 +270,6 @@ class PingPong {
     }
     if (!(wc.wr_id & kStreamSendTag)) return;  // a script's own WR
     pending_signal_ = false;
-    pending_read_ = false;
   }
 
   void finish_checks(PingPongResult& r) {
@@ -297,7 +302,9 @@ class PingPong {
   ibv_sge sge_{};
   CqHandle send_cq_, recv_cq_;
   uint32_t signal_every_ = 1;
-  bool pending_signal_ = false, pending_read_ = false;
+  uint32_t until_signal_ = 1;      // posts until the next signaled one
+  bool pending_signal_ = false;
+  std::string reap_what_;
   uint8_t* inbound_ = nullptr;
   uint8_t* out_flag_ = nullptr;
   std::vector<uint8_t> expected_;

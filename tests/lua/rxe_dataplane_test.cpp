@@ -303,6 +303,64 @@ TEST_CASE("ping-pong latency: send, write, read") {
   }
 }
 
+TEST_CASE("send ping-pong on separate send and receive CQs has a receive posted for every answer with rx_depth 1, 2 and 16") {
+  // One signaled send in 3: its completion is reaped right after posting, on a send CQ of 4.
+  // perftest's shape for send tests: a receive CQ of its own. Receives are topped up after
+  // each post, except that an empty RQ is refilled before it: the peer's answer needs one.
+  for (uint32_t depth : {1u, 2u, 16u}) {
+    CAPTURE(depth);
+    Testbed tb;
+    tb.add_mr("ma", kMr);
+    tb.add_mr("mb", kMr);
+    for (const char* cq : {"sa", "sb"}) tb.add_cq(cq, 4);
+    for (const char* cq : {"ra", "rb"}) tb.add_cq(cq, 64);
+    tb.add_qp("a", {"RC", "sa", "ra"});
+    tb.add_qp("b", {"RC", "sb", "rb"});
+    tb.connect("a", "b");
+    fill_pattern(tb["a"].local_mrs["ma"].data + 4096, 32, 5);
+    fill_pattern(tb["b"].local_mrs["mb"].data + 4096, 32, 5);
+    RecvPool pa, pb;
+    std::atomic<int> ready{0};
+    auto cfg = [&](bool initiator, const char* local) {
+      PingPongConfig c;
+      c.op = Op::Send;
+      c.initiator = initiator;
+      c.size = 32;
+      c.iterations = 300;
+      c.rx_depth = depth;
+      c.signal_every = 3;
+      c.local_mr = local;
+      c.local_offset = 4096;
+      c.recv_offset = 0;
+      c.check_seed = 5;
+      c.timeout_ms = 5000;
+      c.ready = [&] {
+        ready.fetch_add(1);
+        while (ready.load() < 2) std::this_thread::yield();
+      };
+      return c;
+    };
+    PingPongConfig ct = cfg(false, "mb"), ci = cfg(true, "ma");
+    PingPongResult rt;
+    std::string err;
+    std::thread t([&] {
+      try {
+        rt = run_pingpong({&tb["b"], &pb}, ct);
+      } catch (const std::exception& e) {
+        err = e.what();
+      }
+    });
+    PingPongResult ri = run_pingpong({&tb["a"], &pa}, ci);
+    t.join();
+    CHECK(err == "");
+    CHECK(ri.iterations == 300);
+    CHECK(rt.iterations == 300);
+    CHECK(ri.checked == 300);
+    CHECK(rt.checked == 300);
+    CHECK(pa.outstanding() <= depth);  // never more than rx_depth (after the last answer maybe none)
+  }
+}
+
 TEST_CASE("UD fan-in: two senders, one receiver with GRH room") {
   Testbed tb;
   tb.add_mr("m", kMr);
