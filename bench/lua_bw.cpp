@@ -2,7 +2,12 @@
 // verbs (dataplane::Testbed), running one Lua workload the way the executor will
 // (lua::run_workload with an initiator and a target worker).
 //
-//   qpo_bench_lua [--device rxe0] [--gid N] [--type RC|UC|UD] [--mr BYTES] WORKLOAD [key=value...]
+//   qpo_bench_lua [--device rxe0] [--gid N] [--type RC|UC|UD] [--mr BYTES]
+//                 [--cq-depth N] [--recv-cq-depth N] WORKLOAD [key=value...]
+//
+// Each QP gets one CQ of --cq-depth entries (default 8192) for its sends and receives, or with
+// --recv-cq-depth a second CQ of that many entries for its receives: perftest's send tests
+// (ib_send_bw, ib_send_lat) create their CQs that way (send CQ tx_depth, receive CQ rx_depth).
 //
 // WORKLOAD is a built-in name (write_bw, examples/write_bw_hook, ...) or a .lua path; the
 // key=value pairs are its args (integers, numbers, true/false, else strings). Prints the
@@ -30,7 +35,9 @@ qpo::lua::Value parse_value(const std::string& v) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: qpo_bench_lua [--device D] [--gid N] [--type RC|UC|UD] [--mr BYTES] WORKLOAD [key=value...]\n");
+  std::fprintf(stderr,
+               "usage: qpo_bench_lua [--device D] [--gid N] [--type RC|UC|UD] [--mr BYTES] [--cq-depth N] "
+               "[--recv-cq-depth N] WORKLOAD [key=value...]\n");
   return 2;
 }
 
@@ -40,6 +47,8 @@ int main(int argc, char** argv) {
   std::string device = "rxe0", type = "RC", workload;
   int gid = -1;
   size_t mr = 16 << 20;
+  int cq_depth = 8192, recv_cq_depth = 0;
+  qpo::dataplane::TestbedQp qp;
   qpo::lua::Value args = qpo::lua::Value::table();
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -48,20 +57,34 @@ int main(int argc, char** argv) {
     else if (a == "--gid") gid = std::atoi(next().c_str());
     else if (a == "--type") type = next();
     else if (a == "--mr") mr = std::strtoull(next().c_str(), nullptr, 0);
+    else if (a == "--cq-depth") cq_depth = std::atoi(next().c_str());
+    else if (a == "--recv-cq-depth") recv_cq_depth = std::atoi(next().c_str());
+    else if (a == "--max-send-wr") qp.max_send_wr = std::atoi(next().c_str());
+    else if (a == "--max-recv-wr") qp.max_recv_wr = std::atoi(next().c_str());
+    else if (a == "--max-inline") qp.max_inline = std::atoi(next().c_str());
     else if (a.find('=') != std::string::npos) args[a.substr(0, a.find('='))] = parse_value(a.substr(a.find('=') + 1));
     else if (workload.empty()) workload = a;
     else return usage();
   }
-  if (workload.empty()) return usage();
+  if (workload.empty() || cq_depth <= 0 || recv_cq_depth < 0) return usage();
   try {
     qpo::dataplane::Testbed tb(device, gid);
     tb.add_mr("ma", mr);
     tb.add_mr("mb", mr);
     // Separate CQs, as perftest's two processes have: no routing between the workers.
-    tb.add_cq("ca", 8192);
-    tb.add_cq("cb", 8192);
-    tb.add_qp("a", {type, "ca", "ca"});
-    tb.add_qp("b", {type, "cb", "cb"});
+    tb.add_cq("ca", cq_depth);
+    tb.add_cq("cb", cq_depth);
+    if (recv_cq_depth) {
+      tb.add_cq("ra", recv_cq_depth);
+      tb.add_cq("rb", recv_cq_depth);
+    }
+    qp.type = type;
+    qp.send_cq = "ca";
+    qp.recv_cq = recv_cq_depth ? "ra" : "ca";
+    tb.add_qp("a", qp);
+    qp.send_cq = "cb";
+    qp.recv_cq = recv_cq_depth ? "rb" : "cb";
+    tb.add_qp("b", qp);
     tb.connect("a", "b");
     args["local_mr"] = "ma";
     args["remote_mr"] = "mb";

@@ -19,7 +19,7 @@ fi
 
 DEV=rxe0
 GID=${QPO_BENCH_GID:-1}
-QPO=build/bench/qpo_bench_lua
+QPO=${QPO_BENCH_BIN:-build/bench/qpo_bench_lua}
 OUT=$(mktemp -d /tmp/perftest-compare.XXXXXX)
 PORT=18515
 
@@ -53,12 +53,19 @@ qpo_value() { sed -n "s/.* $1=\([0-9.e+-]*\).*/\1/p" "$OUT/qpo" | head -1; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 
 # qpo with perftest's settings (from $OUT/$name.settings); prints its metric, 0 on failure.
+# The loopback pair gets perftest's queue shapes too: a CQ of tx_depth entries per QP, and for
+# the send tests (which perftest gives a receive CQ of their own) a second CQ of rx_depth
+# entries for the receives; QPs with max_send_wr = tx_depth, max_recv_wr = rx_depth and
+# max_inline_data = perftest's inline size.
 run_qpo() {
   set -- $(cat "$OUT/$name.settings")
+  txd=${1#tx_depth=} inl=${3#inline=} rxd=${4#rx_depth=}
   extra=$3
   [ "$metric" = bw ] && extra="$extra $1 $2"
   extra=$(echo "$extra" | sed 's/inline= /inline=0 /; s/inline=$/inline=0/; s/cq_mod= /cq_mod=1 /; s/cq_mod=$/cq_mod=1/')
-  if ! $QPO $workload $qargs $extra check=false >"$OUT/qpo" 2>&1; then
+  shape="--cq-depth ${txd:-128} --max-send-wr ${txd:-128} --max-recv-wr ${rxd:-1} --max-inline ${inl:-0}"
+  case $tool in ib_send_*) shape="$shape --recv-cq-depth ${rxd:-512}" ;; esac
+  if ! $QPO $shape $workload $qargs $extra check=false >"$OUT/qpo" 2>&1; then
     echo "qpo $workload failed:" >&2
     cat "$OUT/qpo" >&2
     echo 0
@@ -76,7 +83,11 @@ pair() {
     perftest "$tool" $pargs
     if [ "$metric" = bw ]; then p=$(column 4); else p=$(column 5); fi
     depth=$(header "TX depth"); mod=$(header "CQ Moderation"); inl=$(header "Max inline data")
-    echo "tx_depth=${depth:-} cq_mod=${mod:-} inline=${inl:-}" >"$OUT/$name.settings"
+    # The latency tests print no RX depth: perftest's default is 512 receives for send tests
+    # (at most the iterations) and 1 for the RDMA ones.
+    rxd=$(header "RX depth")
+    case $tool in ib_send_*) : "${rxd:=512}" ;; *) : "${rxd:=1}" ;; esac
+    echo "tx_depth=${depth:-} cq_mod=${mod:-} inline=${inl:-} rx_depth=$rxd" >"$OUT/$name.settings"
     q=$(run_qpo)
   else
     q=$(run_qpo)
