@@ -96,7 +96,7 @@ class Engine {
           ": no WR in the queue would ever complete");
     if (cfg_.post_list == 0 || cfg_.post_list > cfg_.depth)
       bad("post_list must be between 1 and depth (" + std::to_string(cfg_.depth) + ")");
-    if (cfg_.hook && cfg_.op == Op::Recv) bad("a per-WR hook applies to sends, not receives");
+    if (hooked() && cfg_.op == Op::Recv) bad("a per-WR hook applies to sends, not receives");
     if (cfg_.events && access_.router)
       for (auto* e : eps_)
         if (access_.router->shared(e->send_cq) || access_.router->shared(e->recv_cq))
@@ -122,7 +122,7 @@ class Engine {
       TxLane lane;
       lane.ep = &ep;
       lane.lmr = cfg_.local_mr.empty() ? &default_local_mr(ep) : &local_mr(ep, cfg_.local_mr);
-      if (op_info(cfg_.op).remote || cfg_.hook)
+      if (op_info(cfg_.op).remote || hooked())
         lane.rmr = cfg_.remote_mr.empty() ? (ep.remote_mrs.empty() ? nullptr : &default_remote_mr(ep))
                                           : &remote_mr(ep, cfg_.remote_mr);
       SendRequest r = request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset);
@@ -134,13 +134,14 @@ class Engine {
         lane.wrs[k].next = k + 1 < n ? &lane.wrs[k + 1] : nullptr;
       }
       lane.quota = cfg_.duration > 0 ? kForever : cfg_.iterations;
-      if (cfg_.hook) {
+      if (hooked()) {
         lane.staged_wr.resize(cfg_.depth);
         lane.staged_sge.resize(cfg_.depth);
       }
       tx_lanes_.push_back(std::move(lane));
     }
-    if (cfg_.peak && cfg_.duration <= 0 && !cfg_.hook) {
+    if (hooked()) edits_.resize(cfg_.depth);
+    if (cfg_.peak && cfg_.duration <= 0 && !hooked()) {
       uint64_t total = cfg_.iterations * eps_.size();
       if (total <= kMaxTimestamps) {
         tposted_.resize(total);
@@ -287,7 +288,7 @@ class Engine {
     for (uint32_t k = 0; k < n; ++k) {
       ibv_send_wr& wr = lane.wrs[k];
       uint64_t index = lane.posted + k;
-      if (cfg_.hook && !take_staged(lane, wr)) {
+      if (hooked() && !take_staged(lane, wr)) {
         n = k;
         break;
       }
@@ -303,11 +304,11 @@ class Engine {
     return true;
   }
 
-  // Hook mode. The hook is asked about WRs in runs (up to `depth` ahead of posting) rather
-  // than interleaved with each ibv_post_send: every post is a syscall, and on the lab's
-  // emulated CPU each syscall flushes the TLB, so a Lua call right after one pays a TLB refill
-  // for every page the interpreter touches. Back to back, the calls stay warm. The hook still
-  // runs once per WR, in order, before its WR is posted.
+  // Hook mode. The hook is asked about WRs in runs (up to `depth` ahead of posting, one
+  // hook_run call per run) rather than interleaved with each ibv_post_send: on rxe every post
+  // is a syscall that runs the whole transfer in the kernel, and on the lab's emulated CPU an
+  // interpreter call right after one costs far more than back-to-back calls, which stay warm.
+  // The hook still runs once per WR, in order, before its WR is posted.
   bool take_staged(TxLane& lane, ibv_send_wr& wr) {
     if (lane.staged_count == 0) stage(lane);
     if (lane.staged_count == 0) return false;
@@ -325,25 +326,39 @@ class Engine {
 
   void stage(TxLane& lane) {
     size_t cap = lane.staged_wr.size();
-    while (!lane.hook_ended && lane.staged_count < cap && lane.hook_next < lane.quota) {
-      size_t slot = (lane.staged_head + lane.staged_count) % cap;
-      WrEdit e{cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset};
-      ++hook_calls_;
-      if (!cfg_.hook(lane.hook_next, e)) {
-        lane.hook_ended = true;
-        lane.quota = lane.hook_next;
-        // Everything chosen is already posted and the last WR went unsignaled: one more WR,
-        // the template, carries the signal so the run drains.
-        if (lane.staged_count == 0 && lane.unsignaled > 0) {
-          build(lane, request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset), slot);
-          lane.quota = lane.hook_next + 1;
-        }
-        return;
-      }
-      check_edit(lane, e, lane.hook_next);
-      build(lane, request(lane, e.op, e.size, e.local_offset, e.remote_offset), slot);
+    if (lane.hook_ended || lane.staged_count >= cap || lane.hook_next >= lane.quota) return;
+    size_t want = static_cast<size_t>(std::min<uint64_t>(cap - lane.staged_count, lane.quota - lane.hook_next));
+    std::span<WrEdit> edits(edits_.data(), want);
+    for (auto& e : edits) e = {cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset};
+    size_t got = ask_hook(lane.hook_next, edits);
+    hook_calls_ += got < want ? got + 1 : got;  // the call that ended the stream counts too
+    for (size_t k = 0; k < got; ++k) {
+      check_edit(lane, edits[k], lane.hook_next);
+      const WrEdit& e = edits[k];
+      build(lane, request(lane, e.op, e.size, e.local_offset, e.remote_offset),
+            (lane.staged_head + lane.staged_count) % cap);
       ++lane.hook_next;
     }
+    if (got == want) return;
+    lane.hook_ended = true;
+    lane.quota = lane.hook_next;
+    // Everything chosen is already posted and the last WR went unsignaled: one more WR, the
+    // template, carries the signal so the run drains.
+    if (lane.staged_count == 0 && lane.unsignaled > 0) {
+      build(lane, request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset),
+            (lane.staged_head + lane.staged_count) % cap);
+      lane.quota = lane.hook_next + 1;
+    }
+  }
+
+  bool hooked() const { return cfg_.hook_run || cfg_.hook; }
+
+  // The hook's choices for WRs #first.. (edits start as the template); fewer than asked = the end.
+  size_t ask_hook(uint64_t first, std::span<WrEdit> edits) {
+    if (cfg_.hook_run) return std::min(cfg_.hook_run(first, edits), edits.size());
+    for (size_t k = 0; k < edits.size(); ++k)
+      if (!cfg_.hook(first + k, edits[k])) return k;
+    return edits.size();
   }
 
   void build(TxLane& lane, const SendRequest& r, size_t slot) {
@@ -574,6 +589,7 @@ class Engine {
   std::vector<uint8_t> expected_;
   uint64_t posted_total_ = 0, completed_total_ = 0;
   uint64_t received_ = 0, rx_bytes_ = 0, rx_quota_ = 0, checked_ = 0, hook_calls_ = 0;
+  std::vector<WrEdit> edits_;  // hook mode: one run of the hook's choices
   uint32_t recv_batch_ = 1;
   uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
   uint64_t last_tx_ = 0, last_rx_ = 0;

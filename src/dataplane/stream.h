@@ -28,6 +28,11 @@ struct WrEdit {
 // Called for op #index (0-based, per stream) with the template's values; false ends the
 // stream (what was posted completes). Exceptions propagate out of run_stream.
 using StreamHook = std::function<bool(uint64_t index, WrEdit& wr)>;
+// The same hook asked about a run of WRs at once: fills out[0..k) for ops #first, #first + 1,
+// ... (each entry starts as the template) and returns k; k < out.size() ends the stream after
+// those k. Same order and semantics as StreamHook, one call per run: cheaper when each call
+// crosses into an interpreter (the Lua binding uses it).
+using StreamRunHook = std::function<size_t(uint64_t first, std::span<WrEdit> out)>;
 
 struct StreamProgress {
   std::string qp;       // first lane
@@ -51,7 +56,8 @@ struct StreamConfig {
   uint64_t remote_offset = 0;
   uint32_t imm = 0;
   uint64_t compare_add = 1, swap = 0;
-  StreamHook hook;                // per-WR mode when set
+  StreamHook hook;                // per-WR mode when set (or hook_run)
+  StreamRunHook hook_run;         // per-WR mode, asked in runs; takes precedence over hook
 
   // Receives: op == Recv, or `duplex` (send and receive in one loop, perftest -b for send).
   bool duplex = false;

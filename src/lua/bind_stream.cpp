@@ -1,5 +1,7 @@
 // qp:stream{...} and qp:pingpong{...}: one call from Lua runs a whole bandwidth or latency
 // test in the C++ engines (dataplane/stream.h, dataplane/pingpong.h).
+#include <cstdio>
+#include <span>
 #include <vector>
 
 #include "dataplane/error.h"
@@ -50,6 +52,56 @@ Slots push_callbacks(lua_State* L, const Fields& f) {
     }
   }
   return s;
+}
+
+// One run of per-WR hook calls (see run_hook). Plain data only: a Lua error in the hook
+// longjmps out of run_hook, past anything that would need a destructor.
+struct HookRun {
+  enum Bad { kNone, kBadCode, kUnknownOp };
+  uint64_t first = 0;     // 0-based index of the first WR; the hook sees first + 1
+  dp::WrEdit* out = nullptr;
+  size_t n = 0;
+  size_t filled = 0;      // WRs chosen; < n when the hook returned false or a bad op
+  Bad bad = kNone;
+  char name[48] = {};     // the unknown op's name
+};
+
+// Called under lua_pcall with (hook, HookRun*): asks the hook about WRs first + 1 .. first + n
+// with a plain lua_call each, so a run pays for one protected call, not one per WR. Each call
+// returns nothing (keep the template), false (end the stream), or op [, size [, offset
+// [, remote_offset]]] where op is a name or a qpo.op code.
+int run_hook(lua_State* L) {
+  HookRun& run = *static_cast<HookRun*>(lua_touserdata(L, 2));
+  for (; run.filled < run.n; ++run.filled) {
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, static_cast<lua_Integer>(run.first + run.filled + 1));
+    lua_call(L, 1, 4);
+    dp::WrEdit& e = run.out[run.filled];
+    int t = lua_type(L, -4);
+    if (t == LUA_TBOOLEAN && !lua_toboolean(L, -4)) return 0;
+    if (t == LUA_TNUMBER) {
+      lua_Integer code = lua_tointeger(L, -4);
+      if (code < 0 || code >= static_cast<lua_Integer>(dp::Op::Recv)) {
+        run.bad = HookRun::kBadCode;
+        return 0;
+      }
+      e.op = static_cast<dp::Op>(code);
+    } else if (t == LUA_TSTRING) {
+      const char* name = lua_tostring(L, -4);
+      auto op = dp::parse_op(name);
+      if (!op) {
+        std::snprintf(run.name, sizeof run.name, "%s", name);
+        run.bad = HookRun::kUnknownOp;
+        return 0;
+      }
+      e.op = *op;
+    }
+    if (lua_type(L, -3) == LUA_TNUMBER) e.size = static_cast<uint32_t>(lua_tointeger(L, -3));
+    if (lua_type(L, -2) == LUA_TNUMBER) e.local_offset = static_cast<uint64_t>(lua_tointeger(L, -2));
+    if (lua_type(L, -1) == LUA_TNUMBER) e.remote_offset = static_cast<uint64_t>(lua_tointeger(L, -1));
+    lua_settop(L, 2);
+  }
+  return 0;
 }
 
 uint32_t u32(const Fields& f, const char* key, uint64_t dflt) {
@@ -210,33 +262,17 @@ int l_stream(lua_State* L) {
     Slots s = push_callbacks(L, f);
     if (s.ready) c.ready = [&] { call_lua(L, s.ready, s.handler, 0, 0); };
     if (s.hook) {
-      // The per-WR mode: one protected Lua call per work request. It returns nothing (keep
-      // the template), false (end the stream), or op [, size [, offset [, remote_offset]]],
-      // where op is a name or a qpo.op code.
-      c.hook = [&, L](uint64_t i, dp::WrEdit& e) {
-        // The hot path of hook mode: function, argument, protected call; no stack rotation.
+      // The per-WR mode, asked in runs: one protected call per run (run_hook), inside it one
+      // plain lua_call per work request.
+      c.hook_run = [&, L](uint64_t first, std::span<dp::WrEdit> out) -> size_t {
+        HookRun run{first, out.data(), out.size()};
+        lua_pushcfunction(L, run_hook);
         lua_pushvalue(L, s.hook);
-        lua_pushinteger(L, static_cast<lua_Integer>(i + 1));
-        if (lua_pcall(L, 1, 4, s.handler) != LUA_OK) raise_from_stack(L);
-        int t = lua_type(L, -4);
-        if (t == LUA_TBOOLEAN && !lua_toboolean(L, -4)) {
-          lua_pop(L, 4);
-          return false;
-        }
-        if (t == LUA_TNUMBER) {
-          lua_Integer code = lua_tointeger(L, -4);
-          if (code < 0 || code >= static_cast<lua_Integer>(dp::Op::Recv)) throw ArgError("stream hook: bad op code");
-          e.op = static_cast<dp::Op>(code);
-        } else if (t == LUA_TSTRING) {
-          auto op = dp::parse_op(lua_tostring(L, -4));
-          if (!op) throw ArgError(std::string("stream hook: unknown op '") + lua_tostring(L, -4) + "'");
-          e.op = *op;
-        }
-        if (lua_type(L, -3) == LUA_TNUMBER) e.size = static_cast<uint32_t>(lua_tointeger(L, -3));
-        if (lua_type(L, -2) == LUA_TNUMBER) e.local_offset = static_cast<uint64_t>(lua_tointeger(L, -2));
-        if (lua_type(L, -1) == LUA_TNUMBER) e.remote_offset = static_cast<uint64_t>(lua_tointeger(L, -1));
-        lua_pop(L, 4);
-        return true;
+        lua_pushlightuserdata(L, &run);
+        if (lua_pcall(L, 2, 0, s.handler) != LUA_OK) raise_from_stack(L);
+        if (run.bad == HookRun::kBadCode) throw ArgError("stream hook: bad op code");
+        if (run.bad == HookRun::kUnknownOp) throw ArgError(std::string("stream hook: unknown op '") + run.name + "'");
+        return run.filled;
       };
     }
     if (w.shared && w.shared->cb && w.shared->cb->progress) {

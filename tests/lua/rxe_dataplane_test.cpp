@@ -2,8 +2,10 @@
 // checked, and the error paths that need a device (bad rkey, RNR, shared CQs).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <span>
 #include <thread>
 
 #include "dataplane/error.h"
@@ -216,6 +218,45 @@ TEST_CASE("per-WR hook: alternating write and read, early stop") {
   CHECK(r.hook_calls == 51);
   CHECK(reads == 25);
   CHECK(r.tx.ops >= 50);  // plus one closing WR when the stop fell on an unsignaled run
+  CHECK(r.tx.ops <= 51);
+}
+
+TEST_CASE("per-WR hook asked in runs: the same WRs as one call each, runs never past depth") {
+  Pair p;
+  StreamConfig c;
+  c.op = Op::Write;
+  c.size = 512;
+  c.iterations = 100;
+  c.depth = 16;
+  c.signal_every = 4;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  uint64_t next = 0, reads = 0, runs = 0;
+  size_t longest = 0;
+  c.hook_run = [&](uint64_t first, std::span<WrEdit> out) -> size_t {
+    CHECK(first == next);
+    ++runs;
+    longest = std::max(longest, out.size());
+    for (size_t k = 0; k < out.size(); ++k) {
+      uint64_t i = first + k;
+      CHECK(out[k].op == Op::Write);  // each entry starts as the template
+      CHECK(out[k].size == 512);
+      if (i == 50) return k;
+      if (i % 2) {
+        out[k].op = Op::Read;
+        ++reads;
+      }
+      out[k].remote_offset = (i % 8) * 512;
+      ++next;
+    }
+    return out.size();
+  };
+  StreamResult r = stream1(p.a(), nullptr, c);
+  CHECK(r.hook_calls == 51);  // 50 WRs and the call that ended the stream
+  CHECK(reads == 25);
+  CHECK(longest <= 16);
+  CHECK(runs < 51);
+  CHECK(r.tx.ops >= 50);
   CHECK(r.tx.ops <= 51);
 }
 

@@ -197,6 +197,51 @@ TEST_CASE("examples: mixed read/write bursts through the per-WR hook") {
   CHECK(r.workers[1].result.number_or("chunks_checked", 0) == 16);
 }
 
+TEST_CASE("the per-WR hook: once per WR in order, up to depth ahead, false ends it, errors name the line") {
+  // Calls are made in runs (one protected call per run), which the script cannot tell apart
+  // from one call per WR: the same indexes, in order, never more than depth ahead of posting.
+  Pair p;
+  auto r = run(p.tb,
+               "function initiator(w)\n"
+               "  local seen, W, R = {}, qpo.op.write, qpo.op.read\n"
+               "  local res = w.qp:stream{op = 'write', size = 64, iterations = 100, depth = 8, signal_every = 4,\n"
+               "    mr = 'ma', remote = 'mb', hook = function(i)\n"
+               "      seen[#seen + 1] = i\n"
+               "      if i == 41 then return false end\n"
+               "      if i % 3 == 0 then return 'read', 64, 4096, 64 * (i % 8) end\n"
+               "      if i % 3 == 1 then return W, 32 end\n"
+               "    end}\n"
+               "  for k, i in ipairs(seen) do assert(i == k, 'call ' .. k .. ' saw ' .. i) end\n"
+               "  return {calls = res.hook_calls, seen = #seen, ops = res.iterations}\n"
+               "end\n",
+               args({}), false);
+  require_ok(r);
+  const Value& res = r.workers[0].result;
+  CHECK(res.number_or("calls", 0) == 41);
+  CHECK(res.number_or("seen", 0) == 41);
+  CHECK(res.number_or("ops", 0) >= 40);  // plus one closing WR when the end fell on an unsignaled run
+  CHECK(res.number_or("ops", 0) <= 41);
+
+  struct Bad {
+    const char* body;
+    const char* error;
+  };
+  for (Bad b : {Bad{"if i == 20 then error('boom at ' .. i) end", "inline.lua:3: boom at 20"},
+                Bad{"if i == 5 then return 'teleport' end", "stream hook: unknown op 'teleport'"},
+                Bad{"if i == 7 then return 99 end", "stream hook: bad op code"}}) {
+    CAPTURE(b.error);
+    Pair q;
+    r = run(q.tb,
+            std::string("function initiator(w)\n"
+                        "  w.qp:stream{op = 'write', size = 64, iterations = 50, depth = 16, mr = 'ma', remote = 'mb',\n"
+                        "    hook = function(i) ") +
+                b.body + " end}\nend\n",
+            args({}), false);
+    CHECK_FALSE(r.ok);
+    CHECK_MESSAGE(contains(r.error, b.error), r.error);
+  }
+}
+
 TEST_CASE("examples: UD incast, three senders into one receiver") {
   Testbed tb;
   tb.add_mr("m", kMr);
