@@ -1,6 +1,7 @@
 #include "exec/bringup_program.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 
 #include "exec/script_receives.h"
@@ -11,6 +12,12 @@ namespace qpo::exec {
 namespace {
 
 bool is_create(const plan::Step& step) { return step.verb == "ibv_create_qp" || step.verb == "ibv_create_qp_ex"; }
+
+// Whether the next step may run: checked before every verb, so no std::function and no
+// call into the session; HostSession turns a Ctrl-C into the run's verdict afterwards.
+bool goes_on(const RunState& st, const std::atomic<bool>& stop) {
+  return st.report.verdict == report::Verdict::Pass && !stop.load(std::memory_order_relaxed);
+}
 
 }  // namespace
 
@@ -55,10 +62,11 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
   }
 }
 
-void BringUpProgram::create_qps(RunState& st, const std::function<bool()>& go) {
+void BringUpProgram::create_qps(RunState& st) {
+  const auto& stop = stop_flag();
   size_t made = 0;
   for (auto& c : creates_) {
-    if (!go()) break;
+    if (!goes_on(st, stop)) break;
     Outcome r;
     StepTimer timer;
     try {
@@ -97,11 +105,12 @@ void BringUpProgram::create_qps(RunState& st, const std::function<bool()>& go) {
   creates_.resize(made);
 }
 
-void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o, const std::function<bool()>& go) {
+void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o) {
+  const auto& stop = stop_flag();
   static const std::string kPhase = "bring-up";
   if (half == 1) resolve_peers(st);
   for (const auto& op : halves_[half]) {
-    if (!go()) return;
+    if (!goes_on(st, stop)) return;
     const plan::Step& step = *op.step;
     if (step.verb == "ibv_modify_qp") {
       auto index = static_cast<size_t>(step.transition_index);
@@ -109,7 +118,7 @@ void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o, const
         attr_failure(st, kPhase, *op.q, index, op.error);
         return;
       }
-      ibv_qp_attr attr{};
+      ibv_qp_attr attr;
       try {
         attr = op.attrs.resolve(*op.q, op.qp == kNoQp ? nullptr : peers_[op.qp]);
       } catch (const std::exception& e) {

@@ -27,9 +27,10 @@ class BringUpProgram {
   void compile(RunState& st, const plan::HostPlan& plan);
   bool compiled() const { return compiled_; }
 
-  // ibv_create_qp for every QP, in plan order, while `go()` says the run goes on. A QP whose
-  // create failed (and every QP after it) leaves st.qps.
-  void create_qps(RunState& st, const std::function<bool()>& go);
+  // ibv_create_qp for every QP, in plan order, while the run goes on (no failure, no
+  // Ctrl-C; the session reports an interruption). A QP whose create failed (and every QP
+  // after it) leaves st.qps.
+  void create_qps(RunState& st);
 
   // This host's directory for the exchange: assembled while compiling, the QP numbers and
   // slot buffers filled in as the QPs are created. Moves it out (call once).
@@ -37,7 +38,7 @@ class BringUpProgram {
 
   // The bring-up steps before (half 0) or after (half 1) the exchange, in plan order:
   // ibv_modify_qp with the compiled attrs, the initial receives.
-  void run_half(RunState& st, int half, const RunOptions& o, const std::function<bool()>& go);
+  void run_half(RunState& st, int half, const RunOptions& o);
 
   // Call once the window has closed (whatever happened in it), before report lines are
   // inserted in the middle: names the lines the window left without text.

@@ -19,32 +19,35 @@ void DeferredLines::name_all(RunState& st) {
   for (auto& e : entries_) {
     for (; next < e.position && next < direct.size(); ++next) merged.push_back(std::move(direct[next]));
     auto& r = merged.emplace_back();
-    r.status = e.outcome.status;
-    r.err = e.outcome.err;
-    r.micros = e.outcome.micros;
-    r.message = std::move(e.outcome.message);
+    r.status = e.status;
+    r.err = e.err;
+    r.micros = e.micros;
+    if (e.message != kNoMessage) r.message = std::move(messages_[e.message]);
+    const auto* step = static_cast<const plan::Step*>(e.what);
+    const auto* qp = static_cast<const QpState*>(e.what);
     switch (e.kind) {
       case Kind::Created:
         r.host = st.host;
         r.phase = kSetup;
-        r.verb = e.step->verb;
-        r.object = e.step->object;
+        r.verb = step->verb;
+        r.object = step->object;
         break;
       case Kind::Granted:
-        r.host = e.qp->host;
+        r.host = qp->host;
         r.phase = kSetup;
         r.verb = "ibv_create_qp";
-        r.object = e.qp->spec->name;
-        r.message = "device granted: " + granted_text(e.qp->asked_cap, e.qp->granted_cap);
+        r.object = qp->spec->name;
+        r.message = "device granted: " + granted_text(qp->asked_cap, qp->granted_cap);
         break;
       case Kind::Modified:
-        name_modify_line(st, r, *e.qp, e.qp->spec->transitions[e.transition], kBringUp);
+        name_modify_line(st, r, *qp, qp->spec->transitions[e.transition], kBringUp);
         break;
     }
   }
   for (; next < direct.size(); ++next) merged.push_back(std::move(direct[next]));
   direct = std::move(merged);
   entries_.clear();
+  messages_.clear();
 }
 
 std::string granted_text(const ibv_qp_cap& asked, const ibv_qp_cap& granted) {

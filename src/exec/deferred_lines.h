@@ -26,9 +26,11 @@ class DeferredLines {
   // Room for n entries, touched now: first-touch page faults belong before the window.
   void reserve(size_t n);
   // Each entry sits where the report had `st.report.steps.size()` lines when it was made.
-  void created(const RunState& st, const plan::Step& step, Outcome o) { add(st, Kind::Created, &step, nullptr, 0, std::move(o)); }
-  void granted(const RunState& st, const QpState& q) { add(st, Kind::Granted, nullptr, &q, 0, {report::StepStatus::Info}); }
-  void modified(const RunState& st, const QpState& q, size_t transition, Outcome o) {
+  void created(const RunState& st, const plan::Step& step, Outcome&& o) { add(st, Kind::Created, &step, nullptr, 0, std::move(o)); }
+  void granted(const RunState& st, const QpState& q) {
+    add(st, Kind::Granted, nullptr, &q, 0, Outcome{report::StepStatus::Info, 0, 0, {}});
+  }
+  void modified(const RunState& st, const QpState& q, size_t transition, Outcome&& o) {
     add(st, Kind::Modified, nullptr, &q, transition, std::move(o));
   }
   size_t size() const { return entries_.size(); }
@@ -37,18 +39,30 @@ class DeferredLines {
 
  private:
   enum class Kind : unsigned char { Created, Granted, Modified };
+  // Small and string-free: thousands are made inside the window. Messages (failures,
+  // warnings) are rare and live in messages_.
+  static constexpr uint32_t kNoMessage = ~0u;
   struct Entry {
     size_t position;
+    const void* what;        // the plan::Step (Created) or the QpState (Granted, Modified)
+    double micros;
+    int err;
+    uint32_t message;        // index into messages_, or kNoMessage
+    uint16_t transition;
     Kind kind;
-    const plan::Step* step;
-    const QpState* qp;
-    size_t transition;
-    Outcome outcome;
+    report::StepStatus status;
   };
-  void add(const RunState& st, Kind kind, const plan::Step* step, const QpState* qp, size_t transition, Outcome o) {
-    entries_.push_back({st.report.steps.size(), kind, step, qp, transition, std::move(o)});
+  void add(const RunState& st, Kind kind, const plan::Step* step, const QpState* qp, size_t transition, Outcome&& o) {
+    uint32_t message = kNoMessage;
+    if (!o.message.empty()) {
+      message = static_cast<uint32_t>(messages_.size());
+      messages_.push_back(std::move(o.message));
+    }
+    entries_.push_back({st.report.steps.size(), step ? static_cast<const void*>(step) : qp, o.micros, o.err, message,
+                        static_cast<uint16_t>(transition), kind, o.status});
   }
   std::vector<Entry> entries_;
+  std::vector<std::string> messages_;
 };
 
 // "max_send_wr 16 -> 31, max_inline_data 0 -> 64": what the device granted beyond the request

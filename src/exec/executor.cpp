@@ -104,7 +104,7 @@ void HostSession::setup() {
       program_.compile(st_, *plan_);  // before the window opens
       create_started_ = true;
       first_create_ = std::chrono::steady_clock::now();
-      program_.create_qps(st_, [&] { return go(); });
+      program_.create_qps(st_);
       return;
     }
     auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
@@ -115,12 +115,7 @@ void HostSession::setup() {
 void HostSession::bring_up(int half) {
   if (!plan_) return;
   if (!program_.compiled()) program_.compile(st_, *plan_);  // a host with SRQs but no QP
-  program_.run_half(st_, half, o_, [&] { return go(); });
-}
-
-bool HostSession::go() {
-  check_stop();
-  return ok();
+  program_.run_half(st_, half, o_);
 }
 
 // The published values become report lines at the position of the exchange, but are

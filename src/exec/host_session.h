@@ -21,7 +21,6 @@ class HostSession {
  private:
   bool ok() const;
   void check_stop();
-  bool go();  // check_stop, then ok: whether the next step may run
   template <typename Fn>
   void for_steps(plan::Phase phase, int bring_up_half, Fn fn);
   void setup();

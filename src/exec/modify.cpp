@@ -4,6 +4,8 @@
 #include <poll.h>
 
 #include <cerrno>
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <chrono>
@@ -57,6 +59,12 @@ constexpr int kComparable = [] {
   for (const auto& c : kChecked) m |= c.bit;
   return m;
 }();
+// kChecked by bit number, so verify() visits only the bits a transition set.
+constexpr std::array<Checked, 32> kByBit = [] {
+  std::array<Checked, 32> t{};
+  for (const auto& c : kChecked) t[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(c.bit)))] = c;
+  return t;
+}();
 
 uint32_t read_field(const ibv_qp_attr& a, const Checked& c) {
   const auto* p = reinterpret_cast<const unsigned char*>(&a) + c.offset;
@@ -87,8 +95,8 @@ std::string verify(const QpState& q, const scenario::Transition& t, const ibv_qp
   if (!*state_ok)
     out += std::string("state reads ") + spec::state_name(static_cast<spec::QpState>(got.qp_state)) + ", expected " +
            spec::state_name(t.to) + "; ";
-  for (const auto& c : kChecked) {
-    if (!(mask & c.bit)) continue;
+  for (auto bits = static_cast<unsigned>(mask & kComparable); bits; bits &= bits - 1) {
+    const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
     uint32_t want = read_field(sent, c), have = read_field(got, c);
     if (want != have) out += std::string(c.name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
   }
@@ -218,7 +226,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
 
 }  // namespace
 
-bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr attr,
+bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr& attr,
                   const RunOptions& o, DeferredLines* later) {
   const auto& t = q.spec->transitions[index];
   Outcome r;

@@ -57,7 +57,7 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transi
 // The same with the attr already resolved (the bring-up program's templates). With `later`,
 // the report line is named after the bring-up window (deferred_lines.h).
 class DeferredLines;
-bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t transition_index, ibv_qp_attr attr,
+bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t transition_index, ibv_qp_attr& attr,
                   const RunOptions& o, DeferredLines* later);
 // A transition whose attr could not be built (a value with no run-time meaning, a missing
 // peer): its failed report line; the run fails with `why`.
