@@ -139,8 +139,8 @@ void store_bytes(unsigned char* dst, uint8_t size, uint32_t v) {
 
 AttrTemplate compile_attrs(const QpState& q, const scenario::Transition& t) { return TemplateBuilder(q).build(t); }
 
-ibv_qp_attr AttrTemplate::resolve(const QpState& q, const RemoteQp* peer) const {
-  ibv_qp_attr out = attr;
+void AttrTemplate::resolve(const QpState& q, const RemoteQp* peer, ibv_qp_attr& out) const {
+  out = attr;
   auto* base = reinterpret_cast<unsigned char*>(&out);
   for (uint8_t i = 0; i < patch_count; ++i) {
     const PeerPatch& p = patches[i];
@@ -158,7 +158,6 @@ ibv_qp_attr AttrTemplate::resolve(const QpState& q, const RemoteQp* peer) const 
       case PeerValue::PathMtu: break;
     }
   }
-  return out;
 }
 
 }  // namespace qpo::exec

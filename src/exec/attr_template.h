@@ -32,7 +32,8 @@ struct AttrTemplate {
   // This QP's attr with the peer's values in (peer nullptr: none was published). Throws
   // std::runtime_error when a field needs a peer that is missing; path_mtu: auto then
   // keeps this port's active_mtu.
-  ibv_qp_attr resolve(const QpState& q, const RemoteQp* peer) const;
+  // Writes into `out` (a copy of `attr` first): no temporary, it runs per QP in the window.
+  void resolve(const QpState& q, const RemoteQp* peer, ibv_qp_attr& out) const;
 };
 
 // Throws std::runtime_error for a symbolic value with no run-time meaning for its field.

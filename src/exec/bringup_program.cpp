@@ -67,21 +67,7 @@ void BringUpProgram::create_qps(RunState& st) {
   size_t made = 0;
   for (auto& c : creates_) {
     if (!goes_on(st, stop)) break;
-    Outcome r;
-    StepTimer timer;
-    try {
-      create_qp(st, *c.q, c.init);
-    } catch (const verbs::VerbsError& e) {  // as run_step reports it
-      r.status = report::StepStatus::Failed;
-      r.err = e.error();
-      r.message = e.what();
-      st.report.fail(e.what());
-    } catch (const std::exception& e) {
-      r.status = report::StepStatus::Failed;
-      r.message = e.what();
-      st.report.fail(c.step->verb + "(" + c.step->object + "): " + e.what());
-    }
-    r.micros = timer.micros();
+    Outcome r = timed_step(st, c.step->verb, c.step->object, [&] { create_qp(st, *c.q, c.init); });
     if (r.status == report::StepStatus::Failed) {
       note_unsupported(st, r.err, r.message);
       lines_.created(st, *c.step, std::move(r));
@@ -120,7 +106,7 @@ void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o) {
       }
       ibv_qp_attr attr;
       try {
-        attr = op.attrs.resolve(*op.q, op.qp == kNoQp ? nullptr : peers_[op.qp]);
+        op.attrs.resolve(*op.q, op.qp == kNoQp ? nullptr : peers_[op.qp], attr);
       } catch (const std::exception& e) {
         attr_failure(st, kPhase, *op.q, index, e.what());
         return;

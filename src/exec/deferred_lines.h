@@ -9,17 +9,10 @@
 #include <vector>
 
 #include "exec/run_state.h"
+#include "exec/steps.h"
 #include "plan/plan.h"
 
 namespace qpo::exec {
-
-// How one step ended, before it becomes a report line.
-struct Outcome {
-  report::StepStatus status = report::StepStatus::Ok;
-  int err = 0;
-  double micros = 0;
-  std::string message;
-};
 
 class DeferredLines {
  public:

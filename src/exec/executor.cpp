@@ -319,20 +319,7 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
   r.verb = verb;
   r.object = object;
   r.detail = detail;
-  StepTimer timer;
-  try {
-    fn();
-  } catch (const verbs::VerbsError& e) {
-    r.status = report::StepStatus::Failed;
-    r.err = e.error();
-    r.message = e.what();
-    st.report.fail(e.what());
-  } catch (const std::exception& e) {
-    r.status = report::StepStatus::Failed;
-    r.message = e.what();
-    st.report.fail(verb + "(" + object + "): " + e.what());
-  }
-  r.micros = timer.micros();
+  set_outcome(r, timed_step(st, verb, object, fn));
   return st.report.add(std::move(r));
 }
 

@@ -83,8 +83,10 @@ uint32_t read_field(const ibv_qp_attr& a, const Checked& c) {
 // that read back differently are reported (devices may round some up). Runs thousands of
 // times inside the bring-up window, so text is only built when something differs.
 std::string verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, bool* state_ok) {
-  ibv_qp_attr got{};
-  ibv_qp_init_attr init{};
+  // Not zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response),
+  // and only the state and the bits in `mask` are read. This runs for every modify.
+  ibv_qp_attr got;
+  ibv_qp_init_attr init;
   int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable);
   if (int e = ibv_query_qp(q.qp->get(), &got, mask, &init)) {
     *state_ok = false;
@@ -152,7 +154,7 @@ void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t ind
 bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index, const RunOptions& o) {
   ibv_qp_attr attr{};
   try {
-    attr = compile_attrs(q, q.spec->transitions[index]).resolve(q, peer_of(st, q));
+    compile_attrs(q, q.spec->transitions[index]).resolve(q, peer_of(st, q), attr);
   } catch (const std::exception& e) {
     attr_failure(st, phase, q, index, e.what());
     return false;
@@ -237,10 +239,7 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
   } else {
     report::StepResult line;
     name_modify_line(st, line, q, t, phase);
-    line.status = r.status;
-    line.err = r.err;
-    line.micros = r.micros;
-    line.message = std::move(r.message);
+    set_outcome(line, std::move(r));
     st.report.add(std::move(line));
   }
   if (result != Attempt::Succeeded) return result == Attempt::ExpectedFailure;

@@ -28,6 +28,45 @@ class StepTimer {
   uint64_t start_;
 };
 
+// How one step ended, before it becomes a report line.
+struct Outcome {
+  report::StepStatus status = report::StepStatus::Ok;
+  int err = 0;
+  double micros = 0;
+  std::string message;
+};
+
+// A report line takes a step's outcome.
+inline void set_outcome(report::StepResult& r, Outcome&& o) {
+  r.status = o.status;
+  r.err = o.err;
+  r.micros = o.micros;
+  r.message = std::move(o.message);
+}
+
+// Runs fn() timed; a VerbsError or another exception becomes a failed Outcome and fails the
+// run (the message names the verb and object when the error does not). A template, not a
+// std::function: the bring-up window calls it per QP.
+template <typename Fn>
+Outcome timed_step(RunState& st, const std::string& verb, const std::string& object, Fn&& fn) {
+  Outcome r;
+  StepTimer timer;
+  try {
+    fn();
+  } catch (const verbs::VerbsError& e) {
+    r.status = report::StepStatus::Failed;
+    r.err = e.error();
+    r.message = e.what();
+    st.report.fail(e.what());
+  } catch (const std::exception& e) {
+    r.status = report::StepStatus::Failed;
+    r.message = e.what();
+    st.report.fail(verb + "(" + object + "): " + e.what());
+  }
+  r.micros = timer.micros();
+  return r;
+}
+
 // Runs one step, times it, turns a VerbsError into a failed StepResult. Returns the result.
 report::StepResult& run_step(RunState& st, const std::string& host, const std::string& phase, const std::string& verb,
                              const std::string& object, const std::string& detail, const std::function<void()>& fn);
