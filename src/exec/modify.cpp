@@ -79,31 +79,32 @@ uint32_t read_field(const ibv_qp_attr& a, const Checked& c) {
   return v;
 }
 
-// ibv_query_qp after a successful modify: the state must be the target; attributes we set
-// that read back differently are reported (devices may round some up). Runs thousands of
-// times inside the bring-up window, so text is only built when something differs.
-std::string verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, bool* state_ok) {
+// ibv_query_qp after a successful modify: false when the state is not the target (or the
+// query failed); attributes we set that read back differently go to `differs` (devices may
+// round some up). Runs thousands of times inside the bring-up window: no string is made or
+// returned unless something differs.
+bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs) {
   // Not zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response),
   // and only the state and the bits in `mask` are read. This runs for every modify.
   ibv_qp_attr got;
   ibv_qp_init_attr init;
   int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable);
   if (int e = ibv_query_qp(q.qp->get(), &got, mask, &init)) {
-    *state_ok = false;
-    return "ibv_query_qp failed: " + verbs::errno_name(e);
+    *differs = "ibv_query_qp failed: " + verbs::errno_name(e);
+    return false;
   }
-  std::string out;
-  *state_ok = got.qp_state == static_cast<ibv_qp_state>(t.to);
-  if (!*state_ok)
-    out += std::string("state reads ") + spec::state_name(static_cast<spec::QpState>(got.qp_state)) + ", expected " +
-           spec::state_name(t.to) + "; ";
+  bool state_ok = got.qp_state == static_cast<ibv_qp_state>(t.to);
+  if (!state_ok)
+    *differs += std::string("state reads ") + spec::state_name(static_cast<spec::QpState>(got.qp_state)) +
+                ", expected " + spec::state_name(t.to) + "; ";
   for (auto bits = static_cast<unsigned>(mask & kComparable); bits; bits &= bits - 1) {
     const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
     uint32_t want = read_field(sent, c), have = read_field(got, c);
-    if (want != have) out += std::string(c.name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
+    if (want != have)
+      *differs += std::string(c.name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
   }
-  if (!out.empty()) out.resize(out.size() - 2);
-  return out;
+  if (!differs->empty()) differs->resize(differs->size() - 2);
+  return state_ok;
 }
 
 // After RTS->SQD with en_sqd_async_notify: the device reports IBV_EVENT_SQ_DRAINED.
@@ -211,9 +212,8 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
     st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + ") succeeded; expected " + t.expect->errno_name);
     return Attempt::Failed;
   }
-  bool state_ok = true;
-  std::string mismatch = verify(q, t, attr, &state_ok);
-  if (!state_ok) {
+  std::string mismatch;
+  if (!verify(q, t, attr, &mismatch)) {
     r.status = report::StepStatus::Failed;
     r.message = "ibv_query_qp: " + mismatch;
     st.report.fail("QP '" + q.spec->name + "' " + mismatch);
