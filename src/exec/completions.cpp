@@ -31,34 +31,6 @@ std::deque<ibv_wc> Completions::drain(ibv_cq* cq, uint32_t qp_num, int settle_ms
   return mine;
 }
 
-const char* wc_status_name(int status) {
-  switch (status) {
-    case IBV_WC_SUCCESS: return "IBV_WC_SUCCESS";
-    case IBV_WC_LOC_LEN_ERR: return "IBV_WC_LOC_LEN_ERR";
-    case IBV_WC_LOC_QP_OP_ERR: return "IBV_WC_LOC_QP_OP_ERR";
-    case IBV_WC_LOC_EEC_OP_ERR: return "IBV_WC_LOC_EEC_OP_ERR";
-    case IBV_WC_LOC_PROT_ERR: return "IBV_WC_LOC_PROT_ERR";
-    case IBV_WC_WR_FLUSH_ERR: return "IBV_WC_WR_FLUSH_ERR";
-    case IBV_WC_MW_BIND_ERR: return "IBV_WC_MW_BIND_ERR";
-    case IBV_WC_BAD_RESP_ERR: return "IBV_WC_BAD_RESP_ERR";
-    case IBV_WC_LOC_ACCESS_ERR: return "IBV_WC_LOC_ACCESS_ERR";
-    case IBV_WC_REM_INV_REQ_ERR: return "IBV_WC_REM_INV_REQ_ERR";
-    case IBV_WC_REM_ACCESS_ERR: return "IBV_WC_REM_ACCESS_ERR";
-    case IBV_WC_REM_OP_ERR: return "IBV_WC_REM_OP_ERR";
-    case IBV_WC_RETRY_EXC_ERR: return "IBV_WC_RETRY_EXC_ERR";
-    case IBV_WC_RNR_RETRY_EXC_ERR: return "IBV_WC_RNR_RETRY_EXC_ERR";
-    case IBV_WC_LOC_RDD_VIOL_ERR: return "IBV_WC_LOC_RDD_VIOL_ERR";
-    case IBV_WC_REM_INV_RD_REQ_ERR: return "IBV_WC_REM_INV_RD_REQ_ERR";
-    case IBV_WC_REM_ABORT_ERR: return "IBV_WC_REM_ABORT_ERR";
-    case IBV_WC_INV_EECN_ERR: return "IBV_WC_INV_EECN_ERR";
-    case IBV_WC_INV_EEC_STATE_ERR: return "IBV_WC_INV_EEC_STATE_ERR";
-    case IBV_WC_FATAL_ERR: return "IBV_WC_FATAL_ERR";
-    case IBV_WC_RESP_TIMEOUT_ERR: return "IBV_WC_RESP_TIMEOUT_ERR";
-    case IBV_WC_GENERAL_ERR: return "IBV_WC_GENERAL_ERR";
-    default: return "IBV_WC_(unknown)";
-  }
-}
-
 const char* event_name(int e) {
   switch (e) {
     case IBV_EVENT_CQ_ERR: return "IBV_EVENT_CQ_ERR";

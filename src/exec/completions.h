@@ -10,6 +10,8 @@
 #include <optional>
 #include <thread>
 
+#include "dataplane/names.h"
+
 namespace qpo::exec {
 
 class Completions {
@@ -69,8 +71,9 @@ std::optional<ibv_wc> Completions::try_take(ibv_cq* cq, Pred pred) {
   return std::nullopt;
 }
 
-// IBV_WC_SUCCESS, IBV_WC_REM_ACCESS_ERR, ... (the enum's own names, for reports and expectations)
-const char* wc_status_name(int status);
+// IBV_WC_SUCCESS, IBV_WC_REM_ACCESS_ERR, ...: the data path's table (dataplane/names.h), so
+// reports, scenario expectations and Lua spell them alike.
+using dataplane::wc_status_name;
 const char* event_name(int event_type);
 
 // wr_id layout: [63:48] kind, [47:32] qp ordinal, [31:0] sequence.

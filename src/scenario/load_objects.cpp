@@ -7,6 +7,7 @@
 #include "scenario/keys.h"
 #include "scenario/loader_internal.h"
 #include "spec/rules.h"
+#include "util/errno_names.h"
 #include "util/strings.h"
 
 namespace qpo::scenario::detail {
@@ -435,31 +436,8 @@ void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
-namespace {
-struct ErrnoName {
-  const char* name;
-  int value;
-};
-constexpr ErrnoName kErrnos[] = {{"EPERM", EPERM},   {"ENOENT", ENOENT},         {"EIO", EIO},
-                                 {"EAGAIN", EAGAIN}, {"ENOMEM", ENOMEM},         {"EACCES", EACCES},
-                                 {"EFAULT", EFAULT}, {"EBUSY", EBUSY},           {"ENODEV", ENODEV},
-                                 {"EINVAL", EINVAL}, {"ENOSPC", ENOSPC},         {"ENOSYS", ENOSYS},
-                                 {"EOPNOTSUPP", EOPNOTSUPP}, {"EPROTONOSUPPORT", EPROTONOSUPPORT},
-                                 {"ETIMEDOUT", ETIMEDOUT}, {"ENETUNREACH", ENETUNREACH}};
-}  // namespace
+int errno_from_name(std::string_view name) { return util::errno_from_symbol(name); }
 
-int errno_from_name(std::string_view name) {
-  std::string upper = util::to_upper(name);
-  if (upper == "ENOTSUP") upper = "EOPNOTSUPP";
-  for (const auto& e : kErrnos)
-    if (upper == e.name) return e.value;
-  return 0;
-}
-
-std::vector<std::string> known_errno_names() {
-  std::vector<std::string> out;
-  for (const auto& e : kErrnos) out.emplace_back(e.name);
-  return out;
-}
+std::vector<std::string> known_errno_names() { return util::errno_symbols(); }
 
 }  // namespace qpo::scenario::detail

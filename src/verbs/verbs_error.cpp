@@ -3,28 +3,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/errno_names.h"
+
 namespace qpo::verbs {
 
 std::string errno_name(int err) {
-  switch (err) {
-    case EPERM: return "EPERM";
-    case ENOENT: return "ENOENT";
-    case EIO: return "EIO";
-    case EAGAIN: return "EAGAIN";
-    case ENOMEM: return "ENOMEM";
-    case EACCES: return "EACCES";
-    case EFAULT: return "EFAULT";
-    case EBUSY: return "EBUSY";
-    case ENODEV: return "ENODEV";
-    case EINVAL: return "EINVAL";
-    case ENOSPC: return "ENOSPC";
-    case ENOSYS: return "ENOSYS";
-    case EOPNOTSUPP: return "EOPNOTSUPP";
-    case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
-    case ETIMEDOUT: return "ETIMEDOUT";
-    case ENETUNREACH: return "ENETUNREACH";
-    default: return "errno " + std::to_string(err);
-  }
+  const char* name = util::errno_symbol(err);
+  return name ? name : "errno " + std::to_string(err);
 }
 
 int verb_errno(int ret) {
