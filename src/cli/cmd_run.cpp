@@ -61,7 +61,8 @@ Action add_run(CLI::App& app) {
   cmd->add_flag("--agents", opts->agents,
                 "Run every host through an agent process, also localhost ones (as a multi-host run would)");
   cmd->add_option("--phase-timeout", opts->phase_timeout_s,
-                  "Seconds any host may take to reach the next stage before the run is torn down")
+                  "Seconds any host of a multi-host run (agents or --local) may take to reach the next stage "
+                  "or meeting round before the run is torn down")
       ->capture_default_str();
   cmd->add_option("--agent-command", opts->agent_command, "Command ssh runs on remote hosts")->capture_default_str();
   cmd->add_option("--token-file", opts->token_file, "Shared secret for tcp:// agents (qpo agent --listen)");
@@ -77,7 +78,8 @@ Action add_run(CLI::App& app) {
     }
     if (use_lab) {
       std::vector<std::string> args{"run", "--no-lab", "--format", opts->out.format, "--timeout-ms",
-                                    std::to_string(opts->timeout_ms)};
+                                    std::to_string(opts->timeout_ms), "--phase-timeout",
+                                    std::to_string(opts->phase_timeout_s)};
       if (opts->verbose) args.push_back("--verbose");
       if (opts->no_smoke) args.push_back("--no-smoke");
       if (opts->local) args.push_back("--local");
@@ -90,6 +92,7 @@ Action add_run(CLI::App& app) {
     ro.timeout_ms = opts->timeout_ms;
     ro.smoke = !opts->no_smoke;
     ro.all_hosts_local = opts->local;
+    ro.phase_timeout_ms = opts->phase_timeout_s * 1000;
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, nullptr);

@@ -4,9 +4,12 @@
 // channel is shared memory between threads (InProcessChannel); across machines it is the
 // agent protocol (src/cluster).
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -38,6 +41,13 @@ struct Directory {
   void merge(Directory&& other);
 };
 
+// A host told by its channel to stop (the run's phase timeout found it late). `why` is
+// written once, before `requested` turns true; read it only after seeing the flag.
+struct StopRequest {
+  std::atomic<bool> requested{false};
+  std::string why;
+};
+
 class Channel {
  public:
   virtual ~Channel() = default;
@@ -54,24 +64,52 @@ class Channel {
   // False when the channel failed, a host died, or a host arrived at a different meeting or
   // at a stage barrier instead: then the run is out of step and every host tears down.
   virtual bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) = 0;
+  // Why the channel failed, when it knows and it was not a host saying ok=false ("host b: no
+  // answer within 5 s during the stage after 'smoke'"); "" otherwise.
+  virtual std::string failure() const { return ""; }
+  // This host's stop request from the channel, or nullptr when the channel never makes one.
+  virtual const StopRequest* stop_request() const { return nullptr; }
 };
 
-// Host sessions as threads of one process.
+// Host sessions as threads of one process. Anonymous (InProcessChannel(n): every caller
+// uses the channel itself, nobody times out), or with named hosts and a phase timeout: each
+// host then uses its own member(i). A round not complete within the phase timeout of the
+// previous one (like the agents' controller) fails for every host: the hosts that waited
+// return false and failure() names the late ones and what they were doing; each late host's
+// stop_request() turns true, so its session and script workers stop and tear down.
 class InProcessChannel : public Channel {
  public:
-  explicit InProcessChannel(int hosts) : hosts_(hosts) {}
+  explicit InProcessChannel(int hosts);
+  // phase_timeout <= 0: no limit.
+  InProcessChannel(std::vector<std::string> hosts, std::chrono::milliseconds phase_timeout);
+  ~InProcessChannel() override;
   bool exchange(Directory mine, bool ok, Directory* all) override;
   bool barrier(const std::string& name, bool ok) override;
   bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override;
+  std::string failure() const override;
+
+  // Host i's view of the channel (named hosts).
+  Channel& member(size_t i);
+  // Fails the current round if it is overdue. Waiting hosts check this themselves; the
+  // run calls it too, for a round where every host is busy (all hung) and nobody waits.
+  void check_deadline();
 
  private:
+  class Member;
   // A reusable generation barrier carrying an AND of everyone's ok, the directories, and the
-  // notes of a gather. `meeting` is "" for the exchange and stage barriers.
-  bool arrive(bool ok, Directory* mine, Directory* all, const std::string& meeting = "",
-              const std::string* note = nullptr, std::vector<std::string>* notes = nullptr);
+  // notes of a gather. `meeting` is "" for the exchange and stage barriers; `stage` names
+  // the round for the phases (what a host is doing after it).
+  bool arrive(int who, const std::string& stage, bool ok, Directory* mine, Directory* all,
+              const std::string& meeting = "", const std::string* note = nullptr,
+              std::vector<std::string>* notes = nullptr);
+  void expire_locked();  // the round is overdue: fail it, stop the late hosts
 
   int hosts_;
-  std::mutex mu_;
+  std::vector<std::string> names_;
+  std::chrono::milliseconds timeout_{0};
+  std::vector<std::unique_ptr<Member>> members_;
+  std::vector<std::unique_ptr<StopRequest>> stops_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   int arrived_ = 0;
   uint64_t generation_ = 0;
@@ -79,6 +117,10 @@ class InProcessChannel : public Channel {
   Directory pending_, last_dir_;
   std::string meeting_;              // what the first host of this round arrived at
   std::vector<std::string> pending_notes_, last_notes_;
+  std::chrono::steady_clock::time_point round_start_;
+  std::vector<bool> here_;           // named hosts in the current round
+  std::vector<std::string> phase_;   // what each named host is doing since its last round
+  std::string failure_;              // set once the phase timeout failed a round: for good
 };
 
 }  // namespace qpo::exec

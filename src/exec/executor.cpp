@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "exec/bringup_program.h"
@@ -45,10 +47,18 @@ HostSession::HostSession(const scenario::Scenario& s, const plan::Plan& p, std::
   dataplane::clock::ticks_per_second();  // calibrate now, outside any timed step
 }
 
-bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop; }
+bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop && !told_to_stop(); }
 
 void HostSession::check_stop() {
-  if (g_stop && st_.report.verdict == report::Verdict::Pass) st_.report.fail("interrupted (SIGINT); tore down");
+  if (st_.report.verdict != report::Verdict::Pass) return;
+  if (g_stop) st_.report.fail("interrupted (SIGINT); tore down");
+  else if (told_to_stop()) st_.report.fail(stop_request_->why + "; tore down");
+}
+
+void HostSession::fail_after(Channel& ch, const std::string& what) {
+  if (!ok()) return;
+  std::string why = ch.failure();
+  st_.report.fail("another host failed " + (why.empty() ? what : what + ": " + why) + "; tore down");
 }
 
 template <typename Fn>
@@ -195,7 +205,8 @@ bool HostSession::stage(Channel& ch, const std::string& name, const std::functio
     return false;
   }
   alive_ = ch.barrier(name, ok());
-  if (!alive_ && ok()) st_.report.fail("another host failed before '" + name + "'; tore down");
+  if (!alive_) fail_after(ch, "before '" + name + "'");
+  check_stop();
   return alive_;
 }
 
@@ -211,6 +222,7 @@ size_t extra_rounds(const scenario::Scenario& s) {
 
 report::RunReport HostSession::run(Channel& ch) {
   st_.channel = &ch;
+  stop_request_ = ch.stop_request();
   std::unique_ptr<Faults> whole_run_faults;
   try {
     setup();
@@ -225,7 +237,8 @@ report::RunReport HostSession::run(Channel& ch) {
   if (ok() && !program_.compiled() && plan_) program_.compile(st_, *plan_);
   Directory mine = ok() ? program_.publish() : Directory{};
   alive_ = ch.exchange(std::move(mine), ok(), &st_.dir);
-  if (!alive_ && ok()) st_.report.fail("another host failed before the exchange; tore down");
+  if (!alive_) fail_after(ch, "before the exchange");
+  check_stop();
   bool exchanged = alive_;
   size_t published_at = program_.lines_so_far(st_);
   stage(ch, "bring-up", [&] {
@@ -336,15 +349,29 @@ report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p,
       return r;
     }
   auto hosts = active_hosts(s);
-  InProcessChannel channel(static_cast<int>(hosts.size()));
+  InProcessChannel channel(hosts, std::chrono::milliseconds(hosts.size() > 1 ? o.phase_timeout_ms : 0));
   std::vector<report::RunReport> parts(hosts.size());
   if (hosts.size() == 1) {
-    parts[0] = HostSession(s, p, hosts[0], o).run(channel);
+    parts[0] = HostSession(s, p, hosts[0], o).run(channel.member(0));
   } else {
-    // One thread per host: each blocks at the stages until the others arrive.
+    // One thread per host: each blocks at the stages until the others arrive. This thread
+    // watches the phase timeout for a round where every host is busy (and nobody waits).
     std::vector<std::thread> threads;
+    std::mutex m;
+    std::condition_variable cv;
+    size_t finished = 0;
     for (size_t i = 0; i < hosts.size(); ++i)
-      threads.emplace_back([&, i] { parts[i] = HostSession(s, p, hosts[i], o).run(channel); });
+      threads.emplace_back([&, i] {
+        parts[i] = HostSession(s, p, hosts[i], o).run(channel.member(i));
+        std::lock_guard lock(m);
+        ++finished;
+        cv.notify_all();
+      });
+    {
+      std::unique_lock lock(m);
+      while (!cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return finished == hosts.size(); }))
+        channel.check_deadline();
+    }
     for (auto& t : threads) t.join();
   }
   return merge_reports(s, parts, hosts);

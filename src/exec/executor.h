@@ -16,6 +16,9 @@ struct RunOptions {
   int timeout_ms = 5000;  // per completion / event wait
   bool smoke = true;      // send/recv + RDMA write with data checked after bring-up
   bool all_hosts_local = false;  // run every host of the scenario in this process (--local)
+  // --local with several hosts: a host may take this long to reach the next stage (or a
+  // round of a script workload's meeting) before the run is torn down, as with agents.
+  int phase_timeout_ms = 120000;
 };
 
 report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p, const RunOptions& o);

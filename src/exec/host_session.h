@@ -20,6 +20,8 @@ class HostSession {
 
  private:
   bool ok() const;
+  bool told_to_stop() const { return stop_request_ && stop_request_->requested.load(std::memory_order_acquire); }
+  void fail_after(Channel& ch, const std::string& what);  // another host failed (or ch timed out)
   void check_stop();
   template <typename Fn>
   void for_steps(plan::Phase phase, int bring_up_half, Fn fn);
@@ -37,6 +39,7 @@ class HostSession {
   RunOptions o_;
   RunState st_;
   BringUpProgram program_;
+  const StopRequest* stop_request_ = nullptr;  // from the channel: this host was found late
   bool alive_ = true;
   bool capability_checked_ = false;
   bool create_started_ = false;

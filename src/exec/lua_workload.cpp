@@ -27,8 +27,13 @@ namespace qpo::exec {
 
 namespace {
 
-lua::Callbacks callbacks(ProgressLine& line) {
+lua::Callbacks callbacks(const RunState& st, ProgressLine& line) {
   lua::Callbacks cb;
+  // The channel's stop request for this host (--local: the phase timeout found it late).
+  if (const StopRequest* req = st.channel ? st.channel->stop_request() : nullptr) {
+    cb.cancel = &req->requested;
+    cb.cancel_why = &req->why;
+  }
   // The executor's own flag, not a copy: run_workload relays it to every worker, so a SIGINT
   // reaches a ping-pong, a barrier, a hook or qpo.sleep as well as a stream. It is only ever
   // set by request_stop(), so hosts run as threads (--local) cannot stop each other with it.
@@ -150,7 +155,7 @@ bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOption
   }
 
   ProgressLine line(STDERR_FILENO, w.name);
-  lua::Callbacks cb = callbacks(line);
+  lua::Callbacks cb = callbacks(st, line);
   cb.barrier = [&meeting](const std::string& tag) { meeting.barrier(tag); };
   cb.gather = [&meeting](const std::vector<lua::WorkerResult>& mine, const std::string& error) {
     return meeting.finish(mine, error);

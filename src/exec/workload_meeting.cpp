@@ -97,6 +97,7 @@ std::vector<MeetingNote> WorkloadMeeting::round(MeetingNote mine) {
   };
   if (!ch_.gather(workload_, encode_note(mine), &texts)) {
     channel_failed_ = true;
+    if (auto why = ch_.failure(); !why.empty()) close("another host failed: " + why);
     close("another host failed: the hosts' meeting for workload '" + workload_ + "' broke" +
           (passed_.empty() ? std::string(" before its first barrier") : " after barrier '" + passed_ + "'") +
           " (a host lost, or out of step)");

@@ -11,7 +11,8 @@
 // A round where anyone failed fails every host ("another host failed: host b after barrier
 // 'write_bw 65536': ..."); hosts at different barrier tags fail alike ("hosts disagree ...").
 // A host blocked in a round waits for the others' workers, whose streams and ping-pongs have
-// their own timeouts; with agents the controller's phase timeout bounds every round.
+// their own timeouts; the phase timeout bounds every round (with agents the controller's,
+// with --local the InProcessChannel's, which also stops the late host: exchange.h).
 #include <map>
 #include <string>
 #include <vector>

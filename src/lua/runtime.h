@@ -25,6 +25,9 @@ struct Shared {
   dataplane::CqRouter router;
   Barrier barrier;
   std::atomic<bool> stop{false};  // the executor's stop, or a worker failed
+  // What a worker still busy in Lua code raises when interrupted (lua/interrupt.h); written
+  // once, before the first interrupt.
+  std::string interrupt_why;
   std::mutex log_mutex;
   // w:signal(name) counters, for workers of this process to tell each other "done" without
   // a barrier (a receive stream can watch one while it runs).

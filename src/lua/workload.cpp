@@ -13,6 +13,7 @@
 #include "lua/convert.h"
 #include "lua/embedded.h"
 #include "lua/guard.h"
+#include "lua/interrupt.h"
 #include "lua/limits.h"
 #include "lua/runtime.h"
 #include "lua/state.h"
@@ -85,7 +86,13 @@ struct Joiner {
   std::mutex m;
   std::condition_variable cv;
   int running = 0;
+  std::vector<char> busy;           // per worker: its thread has not ended
+  std::vector<pthread_t> handles;   // per worker: its thread
 };
+
+// How long a worker may keep running Lua code after a SIGINT (a loop that ends when
+// w:running() turns false, returning partial results) before it is interrupted.
+constexpr auto kStopGrace = std::chrono::seconds(3);
 
 }  // namespace
 
@@ -148,6 +155,8 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
   std::mutex first_error_m;
   std::string first_error;
   Joiner join;
+  join.busy.assign(spec.workers.size(), 0);
+  join.handles.resize(spec.workers.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < spec.workers.size(); ++i) {
     WorkerResult& r = out.workers[i];
@@ -158,10 +167,9 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       continue;
     }
     r.ran = true;
-    {
-      std::lock_guard lock(join.m);
-      ++join.running;
-    }
+    std::lock_guard started(join.m);
+    ++join.running;
+    join.busy[i] = 1;
     threads.emplace_back([&, i] {
       const WorkerSpec& ws = spec.workers[i];
       WorkerResult& res = out.workers[i];
@@ -176,6 +184,7 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       w.timeout_ms = spec.timeout_ms;
       try {
         State state(w, policy);
+        InterruptScope scope(state.get(), &shared.interrupt_why);
         state.run_chunk(src.text, src.chunkname);
         push_worker(state.get(), w, args);
         res.result = state.call(entries[i], 1);
@@ -199,20 +208,38 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       shared.barrier.drop();
       std::lock_guard lock(join.m);
       --join.running;
+      join.busy[i] = 0;
       join.cv.notify_all();
     });
+    join.handles[i] = threads.back().native_handle();
   }
   {
-    // This thread only relays the executor's stop flag. It wakes rarely: on a small machine a
-    // frequent wake-up preempts a worker that is spinning on a CQ (and may migrate it).
+    // This thread only relays the executor's stop flag and this host's stop request, and
+    // interrupts workers that stay busy in Lua code (lua/interrupt.h): at once when the host
+    // was told to stop, after kStopGrace for a SIGINT. It wakes rarely: on a small machine
+    // a frequent wake-up preempts a worker that is spinning on a CQ (and may migrate it).
     std::unique_lock lock(join.m);
+    std::chrono::steady_clock::time_point stop_seen{};
+    bool interrupting = false;
     while (join.running > 0) {
-      if (!cb.stop) {
+      if (!cb.stop && !cb.cancel) {
         join.cv.wait(lock, [&] { return join.running == 0; });
         break;
       }
       join.cv.wait_for(lock, std::chrono::milliseconds(250));
-      if (cb.stop->load()) shared.stop.store(true);
+      bool cancel = cb.cancel && cb.cancel->load(std::memory_order_acquire);
+      if (!cancel && !(cb.stop && cb.stop->load())) continue;
+      shared.stop.store(true);
+      auto now = std::chrono::steady_clock::now();
+      if (stop_seen == std::chrono::steady_clock::time_point{}) stop_seen = now;
+      if (!interrupting && (cancel || now - stop_seen >= kStopGrace)) {
+        shared.interrupt_why = cancel && cb.cancel_why ? *cb.cancel_why : "interrupted (SIGINT)";
+        interrupting = true;
+      }
+      // Again at every wake-up: a worker between two scopes (or not yet in one) ignores it.
+      if (interrupting)
+        for (size_t i = 0; i < join.busy.size(); ++i)
+          if (join.busy[i]) interrupt(join.handles[i]);
     }
   }
   for (auto& t : threads) t.join();

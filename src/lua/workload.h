@@ -69,7 +69,14 @@ struct Callbacks {
   // every host is there. Empty = this process only. May throw to fail the workload.
   std::function<void(const std::string& tag)> barrier;
   // The executor's stop request (SIGINT): streams stop posting and drain, w:running() turns false.
+  // A worker still busy in Lua code 3 s later (a loop that never asks w:running()) gets an
+  // error at its next Lua instruction ("interrupted (SIGINT)").
   const std::atomic<bool>* stop = nullptr;
+  // This host was told to stop (the run's phase timeout found it late): like `stop`, and a
+  // worker busy in Lua code gets the error `*cancel_why` at once. `*cancel_why` is set before
+  // `*cancel` turns true.
+  const std::atomic<bool>* cancel = nullptr;
+  const std::string* cancel_why = nullptr;
   // w:log() and print(); default: stderr, prefixed with the worker name.
   std::function<void(const std::string& worker, const std::string& line)> log;
   // Called about once a second from inside long streams (a live line on a TTY).

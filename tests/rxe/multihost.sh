@@ -2,7 +2,7 @@
 # Multi-host drills inside one lab guest: every host of scenarios/two-host-rc-ud.yaml gets its
 # own agent process (qpo run --agents --local); Lua workloads across hosts, passing and with
 # a failing target (scenarios/two-host-write-bw-lua.yaml, tests/rxe/cross_host/). Checks the run passes, that an agent dying or
-# hanging at various phases fails the run with the host and phase named while the others tear
+# hanging at various phases (and a script hanging with --local, hosts as threads) fails the run with the host and phase named while the others tear
 # down, protocol version mismatch and tcp agents with and without the token, and after each
 # case that the device is back to its baseline resources (nothing leaked on the survivors).
 set -u
@@ -69,6 +69,19 @@ check "lua target fails on host b (agents): the verdict is host b's own error" 1
 check "lua target stuck on host b (agents): the phase timeout names host b and the workload" 1 \
   "host b .*no answer within 5 s during workload 'w'" -- \
   timeout 60 "$QPO" run --no-lab --agents --local --phase-timeout 5 tests/rxe/cross_host/target-hang.yaml
+# The same with hosts as threads (--local): no process to kill, so host b's workers must be
+# stopped where they are, in pure Lua (target_spin.lua) or in qpo.sleep (target_hang.lua);
+# host a names host b and the workload; the run tears down and exits well within `timeout 30`
+# (a hang would be exit 124).
+check "lua target spinning in pure Lua on host b (in-process): stopped at its line, the verdict names host b" 1 \
+  "^FAIL cross-host-target-spin .*: host b: workload 'w': worker 'qb' \(target\): tests/rxe/cross_host/target_spin.lua:13: stopped: no answer within 5 s during workload 'w'" -- \
+  timeout 30 "$QPO" run --no-lab --local --phase-timeout 5 tests/rxe/cross_host/target-spin.yaml
+check "lua target spinning in pure Lua on host b (in-process): host a names host b and the workload" 1 \
+  "barrier 'done': cross-host barrier failed: another host failed: host b: no answer within 5 s during workload 'w'" -- \
+  timeout 30 "$QPO" run --no-lab --local --phase-timeout 5 tests/rxe/cross_host/target-spin.yaml
+check "lua target stuck in qpo.sleep on host b (in-process): stopped, the verdict names host b" 1 \
+  "^FAIL cross-host-target-hang .*: host b: workload 'w': worker 'qb' \(target\): tests/rxe/cross_host/target_hang.lua:12: stopped: no answer within 5 s" -- \
+  timeout 30 "$QPO" run --no-lab --local --phase-timeout 5 tests/rxe/cross_host/target-hang.yaml
 
 # tcp agents: one listening agent per host, shared token.
 tok=/tmp/qpo-token

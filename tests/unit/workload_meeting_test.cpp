@@ -211,3 +211,89 @@ TEST_CASE("a step's workload results survive the agent's report codec") {
   CHECK(b.thresholds[0].passed);
   CHECK(b.thresholds[0].message == t.message);
 }
+
+// The in-process channel's phase timeout (qpo run --local with several hosts).
+namespace {
+
+using std::chrono::milliseconds;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST_CASE("a host that never reaches the next stage: the waiting host gives up after the phase timeout, naming it") {
+  InProcessChannel ch({"a", "b"}, milliseconds(300));
+  std::thread b([&] { CHECK(ch.member(1).barrier("smoke", true)); });
+  CHECK(ch.member(0).barrier("smoke", true));
+  b.join();
+  // b is now busy forever "after 'smoke'"; a waits at the next stage.
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_FALSE(ch.member(0).barrier("workloads ready", true));
+  CHECK(seconds_since(t0) >= 0.25);
+  CHECK(seconds_since(t0) < 2);
+  CHECK(ch.member(0).failure() == "host b: no answer within 300 ms during the stage after 'smoke'");
+  CHECK_FALSE(ch.member(0).stop_request()->requested);
+  REQUIRE(ch.member(1).stop_request()->requested);
+  CHECK(ch.member(1).stop_request()->why == "stopped: no answer within 300 ms during the stage after 'smoke' (--phase-timeout)");
+  // The late host, once stopped, finds the run over at its next stage: no waiting.
+  t0 = std::chrono::steady_clock::now();
+  CHECK_FALSE(ch.member(1).barrier("workloads ready", false));
+  CHECK(seconds_since(t0) < 0.1);
+}
+
+TEST_CASE("a host late within a workload is named with the workload; the meeting's error says so") {
+  InProcessChannel ch({"a", "b"}, milliseconds(300));
+  std::thread b([&] { WorkloadMeeting(ch.member(1), "b", "w").ready({}, ""); });
+  WorkloadMeeting m(ch.member(0), "a", "w");
+  m.ready({}, "");
+  b.join();
+  CHECK_THROWS_WITH(m.barrier("done"),
+                    "another host failed: host b: no answer within 300 ms during workload 'w' (after a round of its meeting)");
+  CHECK(m.channel_failed());
+  CHECK(ch.member(1).stop_request()->requested);
+}
+
+TEST_CASE("every host busy past the phase timeout (nobody waiting): check_deadline stops them all") {
+  InProcessChannel ch({"a", "b"}, milliseconds(200));
+  ch.check_deadline();  // not yet due
+  CHECK(ch.failure().empty());
+  std::this_thread::sleep_for(milliseconds(250));
+  ch.check_deadline();
+  CHECK(ch.failure() == "host a: no answer within 200 ms during setup; host b: no answer within 200 ms during setup");
+  CHECK(ch.member(0).stop_request()->requested);
+  CHECK(ch.member(1).stop_request()->requested);
+}
+
+TEST_CASE("hosts that keep arriving in time never time out, however long the run") {
+  InProcessChannel ch({"a", "b"}, milliseconds(300));
+  bool all_ok = true;
+  std::thread b([&] {
+    for (int i = 0; i < 6; ++i) {
+      std::this_thread::sleep_for(milliseconds(100));
+      all_ok &= ch.member(1).barrier("s" + std::to_string(i), true);
+    }
+  });
+  for (int i = 0; i < 6; ++i) CHECK(ch.member(0).barrier("s" + std::to_string(i), true));
+  b.join();
+  CHECK(all_ok);
+  CHECK(ch.failure().empty());
+}
+
+TEST_CASE("an anonymous channel (no names, no phase timeout) still carries the exchange") {
+  InProcessChannel ch(2);
+  qpo::exec::Directory got_b;
+  std::thread b([&] {
+    qpo::exec::Directory mine;
+    mine.mrs["mb"].rkey = 2;
+    CHECK(ch.exchange(std::move(mine), true, &got_b));
+  });
+  qpo::exec::Directory mine, got_a;
+  mine.mrs["ma"].rkey = 1;
+  CHECK(ch.exchange(std::move(mine), true, &got_a));
+  b.join();
+  CHECK(got_a.mrs.size() == 2);
+  CHECK(got_b.mrs.at("ma").rkey == 1);
+  CHECK(ch.stop_request() == nullptr);
+}
