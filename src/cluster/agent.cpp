@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -78,10 +80,33 @@ class PipeChannel : public exec::Channel {
     return true;
   }
 
+  // Answered by the controller at once. Workers call it while another thread of this host
+  // may be in a round trip (a barrier's gather): then not now, the caller keeps its increments.
+  bool signals(const std::string& workload, const std::map<std::string, int64_t>& add,
+               std::map<std::string, int64_t>* totals) override {
+    std::unique_lock lock(pipe_, std::try_to_lock);
+    if (!lock) return false;
+    util::JsonWriter w(false);
+    w.begin_object().field("type", "signals").field("name", workload).key("add").begin_object();
+    for (const auto& [name, n] : add) w.key(name).value(n);
+    w.end_object().end_object();
+    auto reply = round_trip_locked(w.str(), "signals_result", "signals of workload '" + workload + "'");
+    if (!reply) return false;
+    totals->clear();
+    for (const auto& kv : (*reply)["totals"]) (*totals)[kv.first.as<std::string>()] = kv.second.as<int64_t>();
+    return true;
+  }
+
   const std::string& problem() const { return problem_; }
 
  private:
   std::optional<YAML::Node> round_trip(const std::string& msg, const char* want, const std::string& phase) {
+    std::lock_guard lock(pipe_);
+    return round_trip_locked(msg, want, phase);
+  }
+
+  // One request, one reply: the pipe carries one round trip at a time (pipe_).
+  std::optional<YAML::Node> round_trip_locked(const std::string& msg, const char* want, const std::string& phase) {
     std::string err;
     if (!write_message(out_, msg, &err)) {
       problem_ = "controller unreachable at " + phase + ": " + err;
@@ -104,6 +129,7 @@ class PipeChannel : public exec::Channel {
   std::string host_;
   int timeout_ms_;
   std::string problem_;
+  std::mutex pipe_;
 };
 
 void send_error(int fd, const std::string& message) {

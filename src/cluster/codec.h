@@ -14,7 +14,8 @@ class Node;
 
 namespace qpo::cluster {
 
-constexpr int kProtocolVersion = 1;
+// 2: script workloads' w:signal() counters cross hosts ("signals" / "signals_result").
+constexpr int kProtocolVersion = 2;
 
 void write_directory(util::JsonWriter& w, const exec::Directory& d);
 exec::Directory read_directory(const YAML::Node& n);

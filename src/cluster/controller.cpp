@@ -107,6 +107,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       send(a, w.str());
     }
 
+  std::map<std::string, std::map<std::string, int64_t>> signal_totals;  // workload -> name -> total
   // Rounds: wait until every live agent is waiting at the same stage (or done), answer all.
   while (!any_failed || std::any_of(agents.begin(), agents.end(), [](const Agent& a) { return !a.done; })) {
     auto deadline = Clock::now() + std::chrono::milliseconds(o.phase_timeout_ms);
@@ -143,7 +144,17 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
           continue;
         }
         std::string type = msg_type(*n);
-        if (type == "report") {
+        if (type == "signals") {
+          // A script workload's w:signal() counters: add, answer with every host's totals
+          // at once (no round: the other hosts may be busy or waiting at a meeting).
+          auto& totals = signal_totals[(*n)["name"].as<std::string>()];
+          for (const auto& kv : (*n)["add"]) totals[kv.first.as<std::string>()] += kv.second.as<int64_t>();
+          util::JsonWriter w(false);
+          w.begin_object().field("type", "signals_result").key("totals").begin_object();
+          for (const auto& [name, total] : totals) w.key(name).value(total);
+          w.end_object().end_object();
+          send(a, w.str());
+        } else if (type == "report") {
           a.report = read_report((*n)["report"]);
           a.done = true;
         } else if (type == "error") {

@@ -1,8 +1,10 @@
 #pragma once
 // The controller side of a multi-host run: one agent per host (local child, ssh or tcp),
 // driven through the same stages as in-process sessions. It relays the exchange, answers
-// each barrier once every host arrived (ok only if all are ok), and turns a dead, silent or
-// failing agent into a clear failure naming the host and the phase, while the others tear down.
+// each barrier once every host arrived (ok only if all are ok), answers a script workload's
+// "signals" (its w:signal() counters across hosts) at once, without a round, and turns a
+// dead, silent or failing agent into a clear failure naming the host and the phase, while
+// the others tear down.
 #include <string>
 
 #include "exec/executor.h"

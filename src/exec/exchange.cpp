@@ -23,6 +23,10 @@ class InProcessChannel::Member : public Channel {
   bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override {
     return ch_.arrive(i_, "workload " + name, true, nullptr, nullptr, "gather " + name, &note, notes);
   }
+  bool signals(const std::string& workload, const std::map<std::string, int64_t>& add,
+               std::map<std::string, int64_t>* totals) override {
+    return ch_.signals(workload, add, totals);
+  }
   std::string failure() const override { return ch_.failure(); }
   const StopRequest* stop_request() const override { return ch_.stops_[static_cast<size_t>(i_)].get(); }
 
@@ -141,6 +145,15 @@ bool InProcessChannel::exchange(Directory mine, bool ok, Directory* all) {
 
 bool InProcessChannel::barrier(const std::string& name, bool ok) {
   return arrive(-1, "stage " + name, ok, nullptr, nullptr);
+}
+
+bool InProcessChannel::signals(const std::string& workload, const std::map<std::string, int64_t>& add,
+                               std::map<std::string, int64_t>* totals) {
+  std::lock_guard lock(mu_);
+  auto& mine = signals_[workload];
+  for (const auto& [name, n] : add) mine[name] += n;
+  if (totals) *totals = mine;
+  return true;
 }
 
 bool InProcessChannel::gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) {

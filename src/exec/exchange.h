@@ -64,6 +64,12 @@ class Channel {
   // False when the channel failed, a host died, or a host arrived at a different meeting or
   // at a stage barrier instead: then the run is out of step and every host tears down.
   virtual bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) = 0;
+  // The w:signal() counters of script workload `workload` across hosts: adds this host's
+  // increments (`add`) and returns every host's totals, ours included. Never waits for
+  // another host, so a worker can call it while others meet. False when the channel cannot
+  // answer now (busy with a round, or failed): the caller keeps `add` for its next call.
+  virtual bool signals(const std::string& workload, const std::map<std::string, int64_t>& add,
+                       std::map<std::string, int64_t>* totals) = 0;
   // Why the channel failed, when it knows and it was not a host saying ok=false ("host b: no
   // answer within 5 s during the stage after 'smoke'"); "" otherwise.
   virtual std::string failure() const { return ""; }
@@ -86,6 +92,8 @@ class InProcessChannel : public Channel {
   bool exchange(Directory mine, bool ok, Directory* all) override;
   bool barrier(const std::string& name, bool ok) override;
   bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override;
+  bool signals(const std::string& workload, const std::map<std::string, int64_t>& add,
+               std::map<std::string, int64_t>* totals) override;
   std::string failure() const override;
 
   // Host i's view of the channel (named hosts).
@@ -121,6 +129,7 @@ class InProcessChannel : public Channel {
   std::vector<bool> here_;           // named hosts in the current round
   std::vector<std::string> phase_;   // what each named host is doing since its last round
   std::string failure_;              // set once the phase timeout failed a round: for good
+  std::map<std::string, std::map<std::string, int64_t>> signals_;  // workload -> name -> total
 };
 
 }  // namespace qpo::exec

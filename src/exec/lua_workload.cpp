@@ -122,7 +122,9 @@ bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOption
   report::StepResult r = script_step(st, w);
   lua::WorkloadSpec spec = check::script_spec(*st.scenario, w);
   spec.timeout_ms = o.timeout_ms;
+  spec.all_workers = spec.workers;
   spec.workers = workers_here(st, spec.workers);
+  bool spans_hosts = spec.workers.size() < spec.all_workers.size();
   const auto* initiator = st.scenario->qp(w.qp.name);
   std::string reporter = initiator ? st.scenario->host_of_qp(*initiator) : st.host;
   InProcessChannel alone(1);  // a session without a run's channel (tests): this host only
@@ -160,6 +162,10 @@ bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOption
   cb.gather = [&meeting](const std::vector<lua::WorkerResult>& mine, const std::string& error) {
     return meeting.finish(mine, error);
   };
+  if (spans_hosts && st.channel)
+    cb.signals = [&st, &w](const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals) {
+      return st.channel->signals(w.name, add, totals);
+    };
   auto start = std::chrono::steady_clock::now();
   auto result = lua::run_workload(spec, endpoints, cb);
   line.finish();

@@ -46,14 +46,14 @@ int l_log(lua_State* L) {
 }
 
 // w:signal(name [, n = 1]) -> the counter's new value: tells the other workers something
-// happened ("sent"). Process-local: other hosts do not see it.
+// happened ("sent"), on every host of the workload (runtime.h).
 int l_signal(lua_State* L) {
   return guarded(L, [&] {
     WorkerCtx& w = ctx(L);
     if (lua_type(L, 2) != LUA_TSTRING) throw ArgError("w:signal(name [, n]): name must be a string");
     lua_Integer n = lua_isnoneornil(L, 3) ? 1 : lua_tointeger(L, 3);
     if (!w.shared) throw ArgError("w:signal: only inside a running workload");
-    lua_pushinteger(L, w.shared->signal(lua_tostring(L, 2)).fetch_add(n) + n);
+    lua_pushinteger(L, w.shared->add_signal(lua_tostring(L, 2), n));
     return 1;
   });
 }
@@ -96,9 +96,10 @@ void push_worker(lua_State* L, WorkerCtx& w, const Value& args) {
     lua_setfield(L, -2, name.c_str());
   }
   lua_setfield(L, -2, "qps");
-  // w.workers: every worker of the workload, {name=, role=}, in spec order.
+  // w.workers: every worker of the workload (on every host), {name=, role=}, in spec order.
   if (w.shared && w.shared->spec) {
-    const auto& all = w.shared->spec->workers;
+    const auto& spec = *w.shared->spec;
+    const auto& all = spec.all_workers.empty() ? spec.workers : spec.all_workers;
     lua_createtable(L, static_cast<int>(all.size()), 0);
     for (size_t i = 0; i < all.size(); ++i) {
       lua_createtable(L, 0, 2);

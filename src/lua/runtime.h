@@ -29,12 +29,27 @@ struct Shared {
   // once, before the first interrupt.
   std::string interrupt_why;
   std::mutex log_mutex;
-  // w:signal(name) counters, for workers of this process to tell each other "done" without
-  // a barrier (a receive stream can watch one while it runs).
+  // w:signal(name) counters, for workers to tell each other "done" without a barrier (a
+  // receive stream can watch one while it runs). Across hosts (cb->signals set) a counter
+  // shows every host's total: this host's increments go out at once (or with the next sync
+  // when the channel is busy), the other hosts' come in with every sync (run_workload's
+  // relay thread syncs every 100 ms while workers run, and once more before the results).
   std::mutex signals_mutex;
   std::map<std::string, std::unique_ptr<std::atomic<int64_t>>> signals;
+  std::map<std::string, int64_t> unsent;  // across hosts: this host's increments not yet sent
+  std::mutex sync_mutex;                  // one sync with the other hosts at a time
   std::atomic<int64_t>& signal(const std::string& name) {
     std::lock_guard lock(signals_mutex);
+    return counter_locked(name);
+  }
+  // w:signal(name, n): the counter's new value.
+  int64_t add_signal(const std::string& name, int64_t n);
+  // Sends this host's unsent increments and takes every host's totals. `wait`: until the
+  // channel answers (gives up after a second); else only if the channel is free now.
+  bool sync_signals(bool wait);
+
+ private:
+  std::atomic<int64_t>& counter_locked(const std::string& name) {
     auto& p = signals[name];
     if (!p) p = std::make_unique<std::atomic<int64_t>>(0);
     return *p;

@@ -82,6 +82,50 @@ Value control_setup(State& control, const ScriptSource& src, const WorkloadSpec&
   return completed.is_nil() ? spec.args : completed;
 }
 
+}  // namespace
+
+int64_t Shared::add_signal(const std::string& name, int64_t n) {
+  if (!cb || !cb->signals) return signal(name).fetch_add(n) + n;
+  int64_t now;
+  {
+    std::lock_guard lock(signals_mutex);
+    unsent[name] += n;
+    now = counter_locked(name).fetch_add(n) + n;
+  }
+  sync_signals(false);  // at once when the channel is free; else the relay's next sync
+  return now;
+}
+
+bool Shared::sync_signals(bool wait) {
+  if (!cb || !cb->signals) return true;
+  std::unique_lock sync(sync_mutex, std::defer_lock);
+  if (wait) sync.lock();
+  else if (!sync.try_lock()) return false;
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    std::map<std::string, int64_t> add, totals;
+    {
+      std::lock_guard lock(signals_mutex);
+      add.swap(unsent);
+    }
+    bool ok = cb->signals(add, &totals);
+    std::lock_guard lock(signals_mutex);
+    if (ok) {
+      // Increments made while the answer was on its way are in `unsent` and in the counter.
+      for (const auto& [name, total] : totals) {
+        auto it = unsent.find(name);
+        counter_locked(name).store(total + (it == unsent.end() ? 0 : it->second));
+      }
+      return true;
+    }
+    for (const auto& [name, n] : add) unsent[name] += n;
+    if (!wait || std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+namespace {
+
 struct Joiner {
   std::mutex m;
   std::condition_variable cv;
@@ -177,8 +221,11 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       w.shared = &shared;
       w.name = ws.name;
       w.role = ws.role;
+      const auto& everyone = spec.all_workers.empty() ? spec.workers : spec.all_workers;
       w.index = static_cast<int>(i) + 1;
-      w.count = static_cast<int>(spec.workers.size());
+      for (size_t k = 0; k < everyone.size(); ++k)
+        if (everyone[k].name == ws.name) w.index = static_cast<int>(k) + 1;
+      w.count = static_cast<int>(everyone.size());
       w.qps = ws.qps;
       w.access = {&shared.router, static_cast<int>(i)};
       w.timeout_ms = spec.timeout_ms;
@@ -222,11 +269,16 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
     std::chrono::steady_clock::time_point stop_seen{};
     bool interrupting = false;
     while (join.running > 0) {
-      if (!cb.stop && !cb.cancel) {
+      if (!cb.stop && !cb.cancel && !cb.signals) {
         join.cv.wait(lock, [&] { return join.running == 0; });
         break;
       }
-      join.cv.wait_for(lock, std::chrono::milliseconds(250));
+      join.cv.wait_for(lock, std::chrono::milliseconds(cb.signals ? 100 : 250));
+      if (cb.signals && join.running > 0) {
+        lock.unlock();  // a sync is a round trip with agents: let workers end meanwhile
+        shared.sync_signals(false);
+        lock.lock();
+      }
       bool cancel = cb.cancel && cb.cancel->load(std::memory_order_acquire);
       if (!cancel && !(cb.stop && cb.stop->load())) continue;
       shared.stop.store(true);
@@ -246,6 +298,7 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
 
   out.ok = first_error.empty();
   out.error = first_error;
+  shared.sync_signals(true);  // the last increments reach the other hosts before the results
   if (cb.gather) {
     // The workload spans hosts: report() sees every host's workers, and a failure elsewhere
     // fails the workload here too.

@@ -56,6 +56,9 @@ struct WorkloadSpec {
                                    // when set, `script` only names it in messages
   Value args = Value::table();     // w.args in every worker; setup(args) may complete it
   std::vector<WorkerSpec> workers;
+  // Every worker of the workload on every host, in scenario order (w.workers, w.count and
+  // w.index count them all); empty = `workers` (the workload runs on this host only).
+  std::vector<WorkerSpec> all_workers;
   bool sandbox = true;             // false = the user opted in to os.execute, io.popen, C modules
   std::vector<std::string> lua_path;  // extra dirs for require/dofile/loadfile (the script's own
                                       // directory is always allowed)
@@ -88,6 +91,10 @@ struct Callbacks {
   std::function<std::vector<WorkerResult>(const std::vector<WorkerResult>& mine,
                                                  const std::string& error)>
       gather;
+  // Cross-host w:signal() counters: adds this host's increments, returns every host's totals;
+  // never waits for another host; false = not now (keep the increments). Empty = this host's
+  // workers are all there is (a counter is then one atomic, as cheap as before).
+  std::function<bool(const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals)> signals;
 };
 
 struct WorkerResult {

@@ -83,6 +83,17 @@ check "lua target stuck in qpo.sleep on host b (in-process): stopped, the verdic
   "^FAIL cross-host-target-hang .*: host b: workload 'w': worker 'qb' \(target\): tests/rxe/cross_host/target_hang.lua:12: stopped: no answer within 5 s" -- \
   timeout 30 "$QPO" run --no-lab --local --phase-timeout 5 tests/rxe/cross_host/target-hang.yaml
 
+# UD incast across hosts: three senders on host a, the receiver on host b. The receiver's
+# stream ends when the senders' w:signal("sent") reach host b (3 of them, counted from
+# w.workers, which lists every host's workers); received data is checked against the
+# senders' pattern and max_loss bounds the drops (exit 0 = both held). Without cross-host
+# signals the receiver would wait for its stream's timeout and fail.
+I=scenarios/two-host-ud-incast-lua.yaml
+check "ud incast across hosts, in-process: 3 senders on host a, data checked on host b" 0 \
+  "senders 3  sent 1500  received [0-9]+  lost" -- timeout 60 "$QPO" run --no-lab --local "$I"
+check "ud incast across hosts, one agent each: 3 senders on host a, data checked on host b" 0 \
+  "senders 3  sent 1500  received [0-9]+  lost" -- timeout 60 "$QPO" run --no-lab --agents --local "$I"
+
 # tcp agents: one listening agent per host, shared token.
 tok=/tmp/qpo-token
 echo "0123456789abcdef-lab-secret" > $tok

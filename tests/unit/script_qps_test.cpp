@@ -1,7 +1,10 @@
 // How many receives bring-up posts: all of max_recv_wr, except on a QP whose receives only
-// scripts use (the data path keeps its own there): then just the smoke's one. The plan
+// scripts use (the data path keeps its own there): then just the smoke's, one per sender. The plan
 // shows the same count the executor posts.
 #include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
 
 #include "plan/plan.h"
 #include "scenario/script_qps.h"
@@ -56,4 +59,14 @@ TEST_CASE("the plan shows the reduced count for a QP whose receives a script own
         CHECK(st.args[0].value == "1");
       }
   CHECK(seen == 2);
+}
+
+TEST_CASE("a script-owned UD receiver with several senders gets one receive per sender (a fan-in across hosts)") {
+  std::ifstream in(std::string(QPO_SOURCE_DIR) + "/scenarios/two-host-ud-incast-lua.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto l = load_validate(text.str());
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("rx")) == 3);
+  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("s1")) == 1);
 }

@@ -297,3 +297,16 @@ TEST_CASE("an anonymous channel (no names, no phase timeout) still carries the e
   CHECK(got_b.mrs.at("ma").rkey == 1);
   CHECK(ch.stop_request() == nullptr);
 }
+
+TEST_CASE("w:signal() counters across hosts: each host adds its own, every host reads the sum, per workload, without waiting") {
+  InProcessChannel ch({"a", "b"}, milliseconds(0));
+  std::map<std::string, int64_t> at_a, at_b, other;
+  CHECK(ch.member(0).signals("incast", {{"sent", 2}}, &at_a));
+  CHECK(at_a == std::map<std::string, int64_t>{{"sent", 2}});
+  CHECK(ch.member(1).signals("incast", {{"sent", 1}, {"ready", 1}}, &at_b));
+  CHECK(at_b == std::map<std::string, int64_t>{{"ready", 1}, {"sent", 3}});
+  CHECK(ch.member(0).signals("incast", {}, &at_a));
+  CHECK(at_a == at_b);
+  CHECK(ch.member(0).signals("another", {}, &other));
+  CHECK(other.empty());
+}
