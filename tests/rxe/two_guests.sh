@@ -5,14 +5,16 @@
 #   two_guests.sh QPO [SCENARIO...]   each scenario has hosts a and b (addresses filled in here)
 # Default: scenarios/two-host-rc-ud.yaml (RC write across the wire plus UD fan-in),
 # scenarios/two-host-write-bw-lua.yaml (Lua write_bw and send_lat, initiator on a, target on
-# b: the script's barriers and results cross the wire) and the fault-injection scenarios in
-# tests/scenarios/faults/ (netem on guest a's eth0).
+# b: the script's barriers and results cross the wire), scenarios/two-host-ud-incast-lua.yaml
+# (Lua UD incast, senders on a, receiver on b: the senders' w:signal() cross the wire) and
+# the fault-injection scenarios in tests/scenarios/faults/ (netem on guest a's eth0).
 set -eu
 cd "$(dirname "$0")/../.."
 QPO=${1:-build/qpo}
 QPO=$(cd "$(dirname "$QPO")" && pwd)/$(basename "$QPO")
 [ $# -gt 0 ] && shift
-[ $# -gt 0 ] || set -- scenarios/two-host-rc-ud.yaml scenarios/two-host-write-bw-lua.yaml tests/scenarios/faults/*.yaml
+[ $# -gt 0 ] || set -- scenarios/two-host-rc-ud.yaml scenarios/two-host-write-bw-lua.yaml scenarios/two-host-ud-incast-lua.yaml \
+  tests/scenarios/faults/*.yaml
 work=$(mktemp -d /tmp/qpo-two-guests.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 echo "two-guest-lab-token-0123456789" > "$work/token"
