@@ -45,15 +45,22 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
     if (step.phase == plan::Phase::Exchange) half = 1;
     if (step.phase != plan::Phase::BringUp) continue;
     Op op{&step};
-    if (step.verb == "ibv_modify_qp" || step.verb == "ibv_post_recv") {
+    op.kind = step.verb == "ibv_modify_qp"       ? OpKind::Modify
+              : step.verb == "ibv_post_recv"     ? OpKind::PostRecv
+              : step.verb == "ibv_post_srq_recv" ? OpKind::PostSrqRecv
+                                                 : OpKind::Other;
+    if (op.kind == OpKind::Modify || op.kind == OpKind::PostRecv) {
       auto it = st.qps.find(step.object);
       if (it == st.qps.end()) continue;  // not this host's (the planner only lists its own)
       op.q = &it->second;
       op.qp = index_of.at(op.q);
     }
-    if (step.verb == "ibv_modify_qp") {
+    if (op.kind == OpKind::Modify) {
+      op.transition = static_cast<size_t>(step.transition_index);
+      const auto& t = op.q->spec->transitions[op.transition];
+      op.quick = t.bring_up && t.predicted_ok && !(t.expect && t.expect->errno_value != 0);
       try {
-        op.attrs = compile_attrs(*op.q, op.q->spec->transitions[static_cast<size_t>(step.transition_index)]);
+        op.attrs = compile_attrs(*op.q, t);
       } catch (const std::exception& e) {
         op.error = e.what();
       }
@@ -97,35 +104,52 @@ void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o) {
   if (half == 1) resolve_peers(st);
   for (const auto& op : halves_[half]) {
     if (!goes_on(st, stop)) return;
-    const plan::Step& step = *op.step;
-    if (step.verb == "ibv_modify_qp") {
-      auto index = static_cast<size_t>(step.transition_index);
-      if (!op.error.empty()) {
-        attr_failure(st, kPhase, *op.q, index, op.error);
-        return;
-      }
-      ibv_qp_attr attr;
-      try {
-        op.attrs.resolve(*op.q, op.qp == kNoQp ? nullptr : peers_[op.qp], attr);
-      } catch (const std::exception& e) {
-        attr_failure(st, kPhase, *op.q, index, e.what());
-        return;
-      }
-      apply_modify(st, kPhase, *op.q, index, attr, o, &lines_);
-    } else {
+    if (op.kind != OpKind::Modify) {
       run_receives(st, op);
+      continue;
     }
+    if (!op.error.empty()) {
+      attr_failure(st, kPhase, *op.q, op.transition, op.error);
+      return;
+    }
+    ibv_qp_attr attr;
+    try {
+      op.attrs.resolve(*op.q, op.qp == kNoQp ? nullptr : peers_[op.qp], attr);
+    } catch (const std::exception& e) {
+      attr_failure(st, kPhase, *op.q, op.transition, e.what());
+      return;
+    }
+    ModifyDone done;
+    if (op.quick && quick_modify(st, op, attr, &done)) continue;
+    apply_modify(st, kPhase, *op.q, op.transition, attr, o, &lines_, op.quick ? &done : nullptr);
   }
+}
+
+// Inside the window every INIT->RTR wakes a kernel worker, and under emulation (the lab's
+// TCG guest) each switch to it and back throws away the translated-code lookups: what runs
+// between two of them runs cold, so it pays per distinct piece of code rather than per
+// instruction. Hence one short path for the case that happens thousands of times.
+bool BringUpProgram::quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
+  QpState& q = *op.q;
+  const auto& t = q.spec->transitions[op.transition];
+  StepTimer timer;
+  done->err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
+  done->micros = timer.micros();
+  std::string differs;
+  if (done->err != 0 || !verify(q, t, attr, &differs) || !differs.empty()) return false;
+  q.state = t.to;
+  lines_.modified(st, q, op.transition, Outcome{report::StepStatus::Ok, 0, done->micros, {}});
+  return true;
 }
 
 void BringUpProgram::run_receives(RunState& st, const Op& op) {
   const plan::Step& step = *op.step;
   const auto& s = *st.scenario;
-  if (step.verb == "ibv_post_recv" && op.q) {
+  if (op.kind == OpKind::PostRecv && op.q) {
     uint32_t n = scenario::bringup_receives(s, *op.q->spec);  // fewer when scripts own the RQ
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
              [&] { post_recvs(st, *op.q, n); });
-  } else if (step.verb == "ibv_post_srq_recv") {
+  } else if (op.kind == OpKind::PostSrqRecv) {
     const auto* sr = s.srq(step.object);
     uint32_t n = sr ? scenario::bringup_srq_receives(s, *sr) : 0;
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",

@@ -54,15 +54,23 @@ class BringUpProgram {
     RemoteQp* published;           // its entry in published_
   };
   static constexpr uint32_t kNoQp = ~0u;
+  enum class OpKind : unsigned char { Modify, PostRecv, PostSrqRecv, Other };
   struct Op {
     const plan::Step* step;
+    OpKind kind = OpKind::Other;   // the step's verb, compared once while compiling
+    bool quick = false;            // a modify expected to succeed: see quick_modify
     QpState* q = nullptr;          // ibv_modify_qp, ibv_post_recv
     uint32_t qp = kNoQp;           // q's index in creates_ (and peers_)
+    size_t transition = 0;         // ibv_modify_qp: index into the QP's transitions
     AttrTemplate attrs;            // ibv_modify_qp
     std::string error;             // ibv_modify_qp whose attrs could not be compiled
   };
 
   void run_receives(RunState& st, const Op& op);
+  // The bring-up's common case in as little code as possible: the modify succeeds and the
+  // QP reads back in its new state with what was set. False (with the verb's result in
+  // `done`) hands anything else to apply_modify's full judgement.
+  bool quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done);
   // Each QP's peer in the exchanged directory: one walk in name order, no lookups.
   void resolve_peers(const RunState& st);
 

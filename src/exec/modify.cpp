@@ -79,33 +79,6 @@ uint32_t read_field(const ibv_qp_attr& a, const Checked& c) {
   return v;
 }
 
-// ibv_query_qp after a successful modify: false when the state is not the target (or the
-// query failed); attributes we set that read back differently go to `differs` (devices may
-// round some up). Runs thousands of times inside the bring-up window: no string is made or
-// returned unless something differs.
-bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs) {
-  // Not zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response),
-  // and only the state and the bits in `mask` are read. This runs for every modify.
-  ibv_qp_attr got;
-  ibv_qp_init_attr init;
-  int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable);
-  if (int e = ibv_query_qp(q.qp->get(), &got, mask, &init)) {
-    *differs = "ibv_query_qp failed: " + verbs::errno_name(e);
-    return false;
-  }
-  bool state_ok = got.qp_state == static_cast<ibv_qp_state>(t.to);
-  if (!state_ok)
-    *differs += std::string("state reads ") + spec::state_name(static_cast<spec::QpState>(got.qp_state)) +
-                ", expected " + spec::state_name(t.to) + "; ";
-  for (auto bits = static_cast<unsigned>(mask & kComparable); bits; bits &= bits - 1) {
-    const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
-    uint32_t want = read_field(sent, c), have = read_field(got, c);
-    if (want != have)
-      *differs += std::string(c.name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
-  }
-  if (!differs->empty()) differs->resize(differs->size() - 2);
-  return state_ok;
-}
 
 // After RTS->SQD with en_sqd_async_notify: the device reports IBV_EVENT_SQ_DRAINED.
 bool wait_sq_drained(QpState& q, int timeout_ms, std::string* what) {
@@ -133,6 +106,30 @@ bool wait_sq_drained(QpState& q, int timeout_ms, std::string* what) {
 }
 
 }  // namespace
+
+bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs) {
+  // Not zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response),
+  // and only the state and the bits in `mask` are read. This runs for every modify.
+  ibv_qp_attr got;
+  ibv_qp_init_attr init;
+  int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable);
+  if (int e = ibv_query_qp(q.qp->get(), &got, mask, &init)) {
+    *differs = "ibv_query_qp failed: " + verbs::errno_name(e);
+    return false;
+  }
+  bool state_ok = got.qp_state == static_cast<ibv_qp_state>(t.to);
+  if (!state_ok)
+    *differs += std::string("state reads ") + spec::state_name(static_cast<spec::QpState>(got.qp_state)) +
+                ", expected " + spec::state_name(t.to) + "; ";
+  for (auto bits = static_cast<unsigned>(mask & kComparable); bits; bits &= bits - 1) {
+    const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
+    uint32_t want = read_field(sent, c), have = read_field(got, c);
+    if (want != have)
+      *differs += std::string(c.name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
+  }
+  if (!differs->empty()) differs->resize(differs->size() - 2);
+  return state_ok;
+}
 
 void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, const scenario::Transition& t,
                       const std::string& phase) {
@@ -169,10 +166,17 @@ enum class Attempt { Failed, ExpectedFailure, Succeeded };
 
 // ibv_modify_qp, judged against the scenario's expectation and the rule tables' prediction,
 // then ibv_query_qp. Fills `r` (the step's line) and the run's verdict; adds no line.
-Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, ibv_qp_attr& attr, Outcome& r) {
-  StepTimer timer;
-  int err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
-  r.micros = timer.micros();
+Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, ibv_qp_attr& attr, Outcome& r,
+                       const ModifyDone* done) {
+  int err = 0;
+  if (done) {
+    err = done->err;
+    r.micros = done->micros;
+  } else {
+    StepTimer timer;
+    err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
+    r.micros = timer.micros();
+  }
   r.err = err;
   auto detail = [&]() -> const std::string& { return mask_detail(st, t); };
   bool expected_fail = t.expect && t.expect->errno_value != 0;
@@ -229,10 +233,10 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
 }  // namespace
 
 bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr& attr,
-                  const RunOptions& o, DeferredLines* later) {
+                  const RunOptions& o, DeferredLines* later, const ModifyDone* done) {
   const auto& t = q.spec->transitions[index];
   Outcome r;
-  Attempt result = attempt_modify(st, q, t, attr, r);
+  Attempt result = attempt_modify(st, q, t, attr, r, done);
   // The step's line: now, or after the bring-up window when `later` collects it.
   if (later) {
     later->modified(st, q, index, std::move(r));

@@ -95,9 +95,19 @@ std::string provider_of(const RunState& st);
 bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const RunOptions& o);
 // The same with the attr already resolved (the bring-up program's templates). With `later`,
 // the report line is named after the bring-up window (deferred_lines.h).
+// With `done`, ibv_modify_qp was already called (the bring-up program's quick path) and this
+// only judges its result: the verb runs once whatever happens.
 class DeferredLines;
+struct ModifyDone {
+  int err = 0;
+  double micros = 0;
+};
 bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t transition_index, ibv_qp_attr& attr,
-                  const RunOptions& o, DeferredLines* later);
+                  const RunOptions& o, DeferredLines* later, const ModifyDone* done = nullptr);
+// ibv_query_qp after a successful modify: false when the state is not the target (or the
+// query failed); attributes set that read back differently go to `differs` (devices may
+// round some up). No string is made unless something differs.
+bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs);
 // A transition whose attr could not be built (a value with no run-time meaning, a missing
 // peer): its failed report line; the run fails with `why`.
 void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const std::string& why);
