@@ -13,10 +13,20 @@ namespace {
 
 bool is_create(const plan::Step& step) { return step.verb == "ibv_create_qp" || step.verb == "ibv_create_qp_ex"; }
 
+// What stops the program between two verbs: Ctrl-C, and the channel telling this host to
+// stop (another host waited for it past --phase-timeout). Read once per loop.
+struct Stops {
+  const std::atomic<bool>& interrupt;
+  const StopRequest* channel;
+  explicit Stops(const RunState& st)
+      : interrupt(stop_flag()), channel(st.channel ? st.channel->stop_request() : nullptr) {}
+};
+
 // Whether the next step may run: checked before every verb, so no std::function and no
-// call into the session; HostSession turns a Ctrl-C into the run's verdict afterwards.
-bool goes_on(const RunState& st, const std::atomic<bool>& stop) {
-  return st.report.verdict == report::Verdict::Pass && !stop.load(std::memory_order_relaxed);
+// call into the session; HostSession turns a stop into the run's verdict afterwards.
+bool goes_on(const RunState& st, const Stops& stops) {
+  return st.report.verdict == report::Verdict::Pass && !stops.interrupt.load(std::memory_order_relaxed) &&
+         !(stops.channel && stops.channel->requested.load(std::memory_order_relaxed));
 }
 
 }  // namespace
@@ -70,7 +80,7 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
 }
 
 void BringUpProgram::create_qps(RunState& st) {
-  const auto& stop = stop_flag();
+  const Stops stop(st);
   size_t made = 0;
   for (auto& c : creates_) {
     if (!goes_on(st, stop)) break;
@@ -99,7 +109,7 @@ void BringUpProgram::create_qps(RunState& st) {
 }
 
 void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o) {
-  const auto& stop = stop_flag();
+  const Stops stop(st);
   static const std::string kPhase = "bring-up";
   if (half == 1) resolve_peers(st);
   for (const auto& op : halves_[half]) {
