@@ -38,6 +38,7 @@ function target(w)
   local a = w.args
   local lay = perf.layout(w)
   local n = senders(w)
+  assert(n > 0, "ud_incast: no initiator among w.workers, nobody to wait for")
   local r = w.qp:stream{
     op = "recv", size = a.size, depth = perf.rx_depth(w, lay, a.size), recv_mr = lay.mr, recv_offset = lay.inbound,
     check = a.check and a.seed or nil, stop_when = { signal = "sent", count = n }, idle = a.idle,

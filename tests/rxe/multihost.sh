@@ -88,6 +88,11 @@ check "lua target stuck in qpo.sleep on host b (in-process): stopped, the verdic
 # w.workers, which lists every host's workers); received data is checked against the
 # senders' pattern and max_loss bounds the drops (exit 0 = both held). Without cross-host
 # signals the receiver would wait for its stream's timeout and fail.
+G=tests/rxe/cross_host/signals.yaml
+check "signals across hosts, in-process: host b sees host a's 'go', host a sees host b's 'reply'" 0 \
+  "signals across hosts: go 1, reply 5" -- timeout 60 "$QPO" run --no-lab --local "$G"
+check "signals across hosts, one agent each" 0 \
+  "signals across hosts: go 1, reply 5" -- timeout 60 "$QPO" run --no-lab --agents --local "$G"
 I=scenarios/two-host-ud-incast-lua.yaml
 check "ud incast across hosts, in-process: 3 senders on host a, data checked on host b" 0 \
   "senders 3  sent 1500  received [0-9]+  lost" -- timeout 60 "$QPO" run --no-lab --local "$I"
