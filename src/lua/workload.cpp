@@ -138,6 +138,52 @@ struct Joiner {
 // w:running() turns false, returning partial results) before it is interrupted.
 constexpr auto kStopGrace = std::chrono::seconds(3);
 
+// report() runs on the executor's thread, in the control state: while it runs, a watcher
+// interrupts it as the relay interrupts workers (at once when this host is told to stop,
+// after kStopGrace on SIGINT), so a report() that never returns cannot hold the run.
+class ReportWatch {
+ public:
+  ReportWatch(const Callbacks& cb, std::string& why) : cb_(cb), why_(why), self_(pthread_self()) {
+    if (cb.stop || cb.cancel) thread_ = std::thread([this] { watch(); });
+  }
+  ~ReportWatch() {
+    {
+      std::lock_guard lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  ReportWatch(const ReportWatch&) = delete;
+  ReportWatch& operator=(const ReportWatch&) = delete;
+
+ private:
+  void watch() {
+    std::unique_lock lock(m_);
+    std::chrono::steady_clock::time_point stop_seen{};
+    bool interrupting = false;
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return done_; })) {
+      bool cancel = cb_.cancel && cb_.cancel->load(std::memory_order_acquire);
+      if (!cancel && !(cb_.stop && cb_.stop->load())) continue;
+      auto now = std::chrono::steady_clock::now();
+      if (stop_seen == std::chrono::steady_clock::time_point{}) stop_seen = now;
+      if (!interrupting && (cancel || now - stop_seen >= kStopGrace)) {
+        if (why_.empty()) why_ = cancel && cb_.cancel_why ? *cb_.cancel_why : "interrupted (SIGINT)";
+        interrupting = true;
+      }
+      if (interrupting) interrupt(self_);  // a no-op once report() returned (its scope closed)
+    }
+  }
+
+  const Callbacks& cb_;
+  std::string& why_;
+  pthread_t self_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
 }  // namespace
 
 WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, dataplane::Endpoint>& endpoints,
@@ -321,6 +367,8 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       v["result"] = r.result;
     }
     try {
+      ReportWatch watch(cb, shared.interrupt_why);
+      InterruptScope scope(control->get(), &shared.interrupt_why);
       push_value(control->get(), results);
       out.summary = control->call("report", 1);
     } catch (const std::exception& e) {

@@ -1,8 +1,9 @@
 // Stopping workers busy in Lua code, without a device: a host told to stop (the phase
 // timeout found it late) interrupts a pure-Lua loop at once with the reason and the script's
 // line, a pcall in the script cannot swallow it, a worker waiting in C++ (qpo.sleep) stops
-// too, and after a SIGINT a loop that never asks w:running() is interrupted after a grace
-// period. Each run is bounded: a regression hangs the test binary, and ctest's timeout fails it.
+// too, so is a report() that never returns, and after a SIGINT a loop that never asks
+// w:running() is interrupted after a grace period. Each run is bounded: a regression hangs
+// the test binary, and ctest's timeout fails it.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -105,4 +106,27 @@ TEST_CASE("a workload that is not stopped runs to its end undisturbed") {
                       2, true, qpo::lua::Value::table(), cb);
   CHECK(r.ok);
   CHECK(r.workers[0].result.find("n")->as_int() == int64_t{2000001000000});
+}
+
+TEST_CASE("a report() that never returns is interrupted too, when the host is told to stop") {
+  FakeEndpoints f;
+  std::atomic<bool> cancel{false};
+  std::string why = "stopped: no answer within 5 s during the stage after 'workloads wave 1' (--phase-timeout)";
+  qpo::lua::Callbacks cb;
+  cb.cancel = &cancel;
+  cb.cancel_why = &why;
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    cancel.store(true);
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_inline(f, "function run(w) return { n = 1 } end\nfunction report(results)\n  while true do end\nend\n", 1,
+                      true, qpo::lua::Value::table(), cb);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  later.join();
+  CHECK_FALSE(r.ok);
+  CHECK(seconds < 3);
+  INFO(r.error);
+  CHECK(contains(r.error, "report(): inline.lua:3: stopped: no answer within 5 s"));
+  CHECK(r.workers[0].ok);  // the worker itself had finished
 }

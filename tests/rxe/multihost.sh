@@ -88,6 +88,11 @@ check "lua target stuck in qpo.sleep on host b (in-process): stopped, the verdic
 # w.workers, which lists every host's workers); received data is checked against the
 # senders' pattern and max_loss bounds the drops (exit 0 = both held). Without cross-host
 # signals the receiver would wait for its stream's timeout and fail.
+# Both hosts stuck in report() (nobody waits at a meeting): the run's own watch of the phase
+# timeout stops both where they spin, and the run ends.
+check "report() spinning on both hosts (in-process): stopped at its line, the run ends" 1 \
+  "report\(\): tests/rxe/cross_host/report_hang.lua:10: stopped: no answer within 5 s during workload 'w'" -- \
+  timeout 30 "$QPO" run --no-lab --local --phase-timeout 5 tests/rxe/cross_host/report-hang.yaml
 G=tests/rxe/cross_host/signals.yaml
 check "signals across hosts, in-process: host b sees host a's 'go', host a sees host b's 'reply'" 0 \
   "signals across hosts: go 1, reply 5" -- timeout 60 "$QPO" run --no-lab --local "$G"
