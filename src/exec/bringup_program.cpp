@@ -36,6 +36,7 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
   size_t steps = plan.steps.size();
   lines_.reserve(steps * 2);           // a create may add a "device granted" line
   st.owned.reserve(st.owned.size() + steps * 2);  // a QP and its slot buffer
+  std::map<std::string_view, uint32_t> index_of;  // QP name -> its index in creates_
   for (const auto& step : plan.steps) {
     if (step.phase != plan::Phase::Setup || !is_create(step)) continue;
     ibv_qp_init_attr init{};
@@ -43,13 +44,12 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
     QpState* q = &st.qps.insert_or_assign(step.object, std::move(qs)).first->second;
     RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
     if (q->spec->connect) by_peer_name_.emplace_back(q->spec->connect.name, static_cast<uint32_t>(creates_.size()));
+    index_of[step.object] = static_cast<uint32_t>(creates_.size());
     creates_.push_back({&step, q, init, entry});
   }
   std::sort(by_peer_name_.begin(), by_peer_name_.end());
   peers_.assign(creates_.size(), nullptr);
   for (const auto& [name, m] : st.mrs) published_.mrs.insert_or_assign(name, published_mr(st.host, *m));
-  std::map<const QpState*, uint32_t> index_of;
-  for (uint32_t i = 0; i < creates_.size(); ++i) index_of[creates_[i].q] = i;
   int half = 0;
   for (const auto& step : plan.steps) {
     if (step.phase == plan::Phase::Exchange) half = 1;
@@ -60,10 +60,10 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
               : step.verb == "ibv_post_srq_recv" ? OpKind::PostSrqRecv
                                                  : OpKind::Other;
     if (op.kind == OpKind::Modify || op.kind == OpKind::PostRecv) {
-      auto it = st.qps.find(step.object);
-      if (it == st.qps.end()) continue;  // not this host's (the planner only lists its own)
-      op.q = &it->second;
-      op.qp = index_of.at(op.q);
+      auto it = index_of.find(step.object);
+      if (it == index_of.end()) continue;  // not this host's (the planner only lists its own)
+      op.qp = it->second;
+      op.q = creates_[op.qp].q;
     }
     if (op.kind == OpKind::Modify) {
       op.transition = static_cast<size_t>(step.transition_index);
@@ -94,11 +94,7 @@ void BringUpProgram::create_qps(RunState& st) {
     ++made;
     c.published->qpn = c.q->qp->get()->qp_num;
     if (c.q->slots) published_.mrs.insert_or_assign("qpo.slots." + c.step->object, published_mr(st.host, *c.q->slots));
-    const ibv_qp_cap& a = c.q->asked_cap;
-    const ibv_qp_cap& g = c.q->granted_cap;
-    if (a.max_send_wr != g.max_send_wr || a.max_recv_wr != g.max_recv_wr || a.max_send_sge != g.max_send_sge ||
-        a.max_recv_sge != g.max_recv_sge || a.max_inline_data != g.max_inline_data)
-      lines_.granted(st, *c.q);
+    if (!same_caps(c.q->asked_cap, c.q->granted_cap)) lines_.granted(st, *c.q);
   }
   // QPs never created have no place in the run (publish, traffic and teardown skip them).
   for (size_t i = made; i < creates_.size(); ++i) {
@@ -142,9 +138,7 @@ void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o) {
 bool BringUpProgram::quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
   QpState& q = *op.q;
   const auto& t = q.spec->transitions[op.transition];
-  StepTimer timer;
-  done->err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
-  done->micros = timer.micros();
+  *done = timed_modify(q, t, attr);
   std::string differs;
   if (done->err != 0 || !verify(q, t, attr, &differs) || !differs.empty()) return false;
   q.state = t.to;

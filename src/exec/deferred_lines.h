@@ -61,6 +61,11 @@ class DeferredLines {
 // "max_send_wr 16 -> 31, max_inline_data 0 -> 64": what the device granted beyond the request
 // ("" when it granted exactly what was asked).
 std::string granted_text(const ibv_qp_cap& asked, const ibv_qp_cap& granted);
+// Whether granted_text would be empty, without building it (checked per QP in the window).
+inline bool same_caps(const ibv_qp_cap& a, const ibv_qp_cap& b) {
+  return a.max_send_wr == b.max_send_wr && a.max_recv_wr == b.max_recv_wr && a.max_send_sge == b.max_send_sge &&
+         a.max_recv_sge == b.max_recv_sge && a.max_inline_data == b.max_inline_data;
+}
 
 // Fills a bring-up ibv_modify_qp line's host, phase, verb, object and mask text.
 void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, const scenario::Transition& t,

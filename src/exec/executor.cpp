@@ -62,13 +62,10 @@ void HostSession::fail_after(Channel& ch, const std::string& what) {
 }
 
 template <typename Fn>
-void HostSession::for_steps(Phase phase, int bring_up_half, Fn fn) {
+void HostSession::for_setup_steps(Fn fn) {
   if (!plan_) return;
-  bool seen_exchange = false;
   for (const auto& step : plan_->steps) {
-    if (step.phase == Phase::Exchange) seen_exchange = true;
-    if (step.phase != phase) continue;
-    if (phase == Phase::BringUp && (bring_up_half == 0) == seen_exchange) continue;
+    if (step.phase != Phase::Setup) continue;
     check_stop();
     if (!ok()) return;
     fn(step);
@@ -76,7 +73,7 @@ void HostSession::for_steps(Phase phase, int bring_up_half, Fn fn) {
 }
 
 void HostSession::setup() {
-  for_steps(Phase::Setup, -1, [&](const plan::Step& step) {
+  for_setup_steps([&](const plan::Step& step) {
     if (step.verb == "ibv_open_device") {
       const auto* d = s_.device(step.object);
       auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st_, *d); });
@@ -234,7 +231,6 @@ report::RunReport HostSession::run(Channel& ch) {
   }
   check_stop();
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
-  if (ok() && !program_.compiled() && plan_) program_.compile(st_, *plan_);
   Directory mine = ok() ? program_.publish() : Directory{};
   alive_ = ch.exchange(std::move(mine), ok(), &st_.dir);
   if (!alive_) fail_after(ch, "before the exchange");

@@ -24,7 +24,7 @@ class HostSession {
   void fail_after(Channel& ch, const std::string& what);  // another host failed (or ch timed out)
   void check_stop();
   template <typename Fn>
-  void for_steps(plan::Phase phase, int bring_up_half, Fn fn);
+  void for_setup_steps(Fn fn);  // this host's setup steps while the run is ok
   void setup();
   void bring_up(int half);
   void log_published(size_t at);  // this host's entries of the directory, as report lines at index `at`

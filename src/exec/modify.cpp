@@ -149,6 +149,12 @@ void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t ind
   st.report.fail(why);
 }
 
+ModifyDone timed_modify(QpState& q, const scenario::Transition& t, ibv_qp_attr& attr) {
+  StepTimer timer;
+  int err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
+  return {err, timer.micros()};
+}
+
 bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index, const RunOptions& o) {
   ibv_qp_attr attr{};
   try {
@@ -168,15 +174,9 @@ enum class Attempt { Failed, ExpectedFailure, Succeeded };
 // then ibv_query_qp. Fills `r` (the step's line) and the run's verdict; adds no line.
 Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, ibv_qp_attr& attr, Outcome& r,
                        const ModifyDone* done) {
-  int err = 0;
-  if (done) {
-    err = done->err;
-    r.micros = done->micros;
-  } else {
-    StepTimer timer;
-    err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
-    r.micros = timer.micros();
-  }
+  ModifyDone result = done ? *done : timed_modify(q, t, attr);
+  int err = result.err;
+  r.micros = result.micros;
   r.err = err;
   auto detail = [&]() -> const std::string& { return mask_detail(st, t); };
   bool expected_fail = t.expect && t.expect->errno_value != 0;

@@ -104,6 +104,8 @@ struct ModifyDone {
 };
 bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t transition_index, ibv_qp_attr& attr,
                   const RunOptions& o, DeferredLines* later, const ModifyDone* done = nullptr);
+// ibv_modify_qp with the transition's planned mask, timed.
+ModifyDone timed_modify(QpState& q, const scenario::Transition& t, ibv_qp_attr& attr);
 // ibv_query_qp after a successful modify: false when the state is not the target (or the
 // query failed); attributes set that read back differently go to `differs` (devices may
 // round some up). No string is made unless something differs.
