@@ -26,6 +26,7 @@ class BringUpProgram {
   // QPs' records into st.qps (without a QP until create_qps makes it).
   void compile(RunState& st, const plan::HostPlan& plan);
   bool compiled() const { return compiled_; }
+  bool has_qps() const { return !creates_.empty(); }
 
   // ibv_create_qp for every QP, in plan order, while the run goes on (no failure, no
   // Ctrl-C; the session reports an interruption). A QP whose create failed (and every QP

@@ -25,7 +25,9 @@ class HostSession {
   void check_stop();
   template <typename Fn>
   void for_setup_steps(Fn fn);  // this host's setup steps while the run is ok
-  void setup();
+  void setup();            // every setup step but the QP creates
+  bool check_capabilities();  // false when the device cannot run this scenario (verdict Unsupported)
+  void open_window();      // QP creates and the bring-up steps before the exchange
   void bring_up(int half);
   void log_published(size_t at);  // this host's entries of the directory, as report lines at index `at`
   void extra_transitions(size_t round);

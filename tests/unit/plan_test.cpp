@@ -85,6 +85,22 @@ TEST_CASE("an RC pair plans resources, RESET->INIT, receives, the exchange, RTR,
   CHECK(p.step_count() == want.size());
 }
 
+TEST_CASE("a whole-run fault is applied before the QP creates, which end the setup phase") {
+  const Plan p = plan_of(qpo::test::rc_pair(
+      "{ path_mtu: auto, dest_qp_num: peer, rq_psn: peer, max_dest_rd_atomic: 1, min_rnr_timer: 12, "
+      "ah_attr: { is_global: true, grh: { dgid: peer, sgid_index: auto, hop_limit: 1 } } }",
+      "{ path_mtu: auto }", kWrite + "faults:\n  lossy: { device: da, loss: 1%, during: all }\n"));
+  std::vector<std::string> setup;
+  for (const auto& st : p.hosts[0].steps)
+    if (st.phase == Phase::Setup) setup.push_back(st.verb + " " + st.object);
+  // The bring-up window (bench/qp_rate.sh) opens at the first create: nothing else sits in it.
+  std::vector<std::string> want = {"ibv_open_device da", "ibv_query_port da",         "ibv_query_gid da",
+                                   "ibv_alloc_pd pa",    "ibv_reg_mr ma",             "ibv_reg_mr mb",
+                                   "ibv_create_cq ca",   "tc qdisc replace netem lossy", "ibv_create_qp qa",
+                                   "ibv_create_qp qb"};
+  CHECK(join(setup) == join(want));
+}
+
 TEST_CASE("receives are posted after RESET->INIT and before the exchange and RTR") {
   const Plan p = rc_plan();
   const auto& h = p.hosts[0];
