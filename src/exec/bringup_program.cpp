@@ -42,10 +42,30 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
     ibv_qp_init_attr init{};
     QpState qs = prepare_qp(st, step.object, &init);
     QpState* q = &st.qps.insert_or_assign(step.object, std::move(qs)).first->second;
+    try {
+      make_qp_owner(st, *q);
+    } catch (const verbs::VerbsError& e) {
+      report::StepResult r;
+      r.host = st.host;
+      r.phase = "setup";
+      r.verb = e.verb();
+      r.object = e.object();
+      r.status = report::StepStatus::Failed;
+      r.err = e.error();
+      r.message = e.what();
+      st.report.add(std::move(r));
+      st.report.fail(e.what());
+      st.qps.clear();  // no QP was made; teardown releases the buffers registered so far
+      creates_.clear();
+      return;
+    }
+    if (q->slots) published_.mrs.insert_or_assign(q->slots->name(), published_mr(st.host, *q->slots));
     RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
     if (q->spec->connect) by_peer_name_.emplace_back(q->spec->connect.name, static_cast<uint32_t>(creates_.size()));
     index_of[step.object] = static_cast<uint32_t>(creates_.size());
-    creates_.push_back({&step, q, init, entry});
+    const auto& spec = *q->spec;
+    ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(spec.xrcd.name)->get() : nullptr;
+    creates_.push_back({&step, q, init, q->device->ctx().get(), xrcd, entry});
   }
   std::sort(by_peer_name_.begin(), by_peer_name_.end());
   peers_.assign(creates_.size(), nullptr);
@@ -84,20 +104,22 @@ void BringUpProgram::create_qps(RunState& st) {
   size_t made = 0;
   for (auto& c : creates_) {
     if (!goes_on(st, stop)) break;
-    Outcome r = timed_step(st, c.step->verb, c.step->object, [&] { create_qp(st, *c.q, c.init); });
-    if (r.status == report::StepStatus::Failed) {
-      note_unsupported(st, r.err, r.message);
-      lines_.created(st, *c.step, std::move(r));
+    StepTimer timer;
+    int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
+    double micros = timer.micros();
+    if (err) {
+      create_failed(st, c, err, micros);
       break;
     }
-    lines_.created(st, *c.step, std::move(r));
+    lines_.created(st, *c.step, Outcome{report::StepStatus::Ok, 0, micros, {}});
     ++made;
+    c.q->granted_cap = c.init.cap;
     c.published->qpn = c.q->qp->get()->qp_num;
-    if (c.q->slots) published_.mrs.insert_or_assign("qpo.slots." + c.step->object, published_mr(st.host, *c.q->slots));
-    if (!same_caps(c.q->asked_cap, c.q->granted_cap)) lines_.granted(st, *c.q);
+    if (!same_caps(c.q->asked_cap, c.init.cap)) lines_.granted(st, *c.q);
   }
   // QPs never created have no place in the run (publish, traffic and teardown skip them).
   for (size_t i = made; i < creates_.size(); ++i) {
+    if (creates_[i].q->slots) published_.mrs.erase(creates_[i].q->slots->name());
     st.qps.erase(creates_[i].step->object);
     published_.qps.erase(creates_[i].step->object);
   }
@@ -144,6 +166,13 @@ bool BringUpProgram::quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr,
   q.state = t.to;
   lines_.modified(st, q, op.transition, Outcome{report::StepStatus::Ok, 0, done->micros, {}});
   return true;
+}
+
+void BringUpProgram::create_failed(RunState& st, const Create& c, int err, double micros) {
+  verbs::VerbsError e(c.step->verb, c.step->object, err);
+  st.report.fail(e.what());
+  note_unsupported(st, err, e.what());
+  lines_.created(st, *c.step, Outcome{report::StepStatus::Failed, err, micros, e.what()});
 }
 
 void BringUpProgram::run_receives(RunState& st, const Op& op) {

@@ -23,14 +23,16 @@ class BringUpProgram {
  public:
   // Compiles this host's QP creates and bring-up steps. The objects the QPs use (PDs, CQs,
   // SRQs, XRCDs) must exist: the planner creates them all before the first QP. Inserts the
-  // QPs' records into st.qps (without a QP until create_qps makes it).
+  // QPs' records into st.qps with their owners and slot buffers (make_qp_owner), without a
+  // QP until create_qps makes it. A slot buffer that cannot be registered fails the run
+  // (st.report) with a line naming it; nothing is compiled then.
   void compile(RunState& st, const plan::HostPlan& plan);
   bool compiled() const { return compiled_; }
   bool has_qps() const { return !creates_.empty(); }
 
   // ibv_create_qp for every QP, in plan order, while the run goes on (no failure, no
   // Ctrl-C; the session reports an interruption). A QP whose create failed (and every QP
-  // after it) leaves st.qps.
+  // after it) leaves st.qps; its owner stays empty and teardown skips it.
   void create_qps(RunState& st);
 
   // This host's directory for the exchange: assembled while compiling, the QP numbers and
@@ -51,7 +53,9 @@ class BringUpProgram {
   struct Create {
     const plan::Step* step;
     QpState* q;
-    ibv_qp_init_attr init;
+    ibv_qp_init_attr init;         // the request; the create writes the granted caps into it
+    ibv_context* ctx;
+    ibv_xrcd* xrcd;
     RemoteQp* published;           // its entry in published_
   };
   static constexpr uint32_t kNoQp = ~0u;
@@ -68,6 +72,7 @@ class BringUpProgram {
   };
 
   void run_receives(RunState& st, const Op& op);
+  void create_failed(RunState& st, const Create& c, int err, double micros);
   // The bring-up's common case in as little code as possible: the modify succeeds and the
   // QP reads back in its new state with what was set. False (with the verb's result in
   // `done`) hands anything else to apply_modify's full judgement.

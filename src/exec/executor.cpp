@@ -179,6 +179,7 @@ void HostSession::extra_transitions(size_t round) {
 void HostSession::teardown() {
   for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it) {
     auto& res = **it;
+    if (!res.holds()) continue;  // a QP owner whose create never ran or failed
     StepTimer timer;
     int e = res.release();
     report::StepResult r;

@@ -126,14 +126,14 @@ QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init
   return qs;
 }
 
-void create_qp(RunState& st, QpState& q, ibv_qp_init_attr init) {
+void make_qp_owner(RunState& st, QpState& q) {
   const auto& spec = *q.spec;
-  ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(spec.xrcd.name)->get() : nullptr;
-  q.qp = st.own<verbs::Qp>(spec.name, q.device->ctx().get(), q.pd, xrcd, init);
-  q.granted_cap = init.cap;
+  // The slot buffer first: teardown runs in reverse, so the QP goes before the memory its
+  // receives point into.
   if (q.slot_count)
     q.slots = st.own<verbs::Mr>("qpo.slots." + spec.name, q.pd, static_cast<size_t>(q.slot_size) * q.slot_count,
                                 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+  q.qp = st.own<verbs::Qp>(spec.name);
 }
 
 void note_unsupported(RunState& st, int err, const std::string& message) {
@@ -195,7 +195,7 @@ RemoteQp published_qp(const QpState& q) {
   RemoteQp r;
   r.host = q.host;
   r.type = q.spec->type_name;
-  r.qpn = q.qp ? q.qp->get()->qp_num : 0;
+  r.qpn = q.qp && q.qp->holds() ? q.qp->get()->qp_num : 0;
   r.sq_psn = q.sq_psn;
   r.qkey = q.qkey;
   r.lid = q.device->ctx().port_attr().lid;

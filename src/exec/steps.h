@@ -77,9 +77,10 @@ void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, 
 // A QP's record and ibv_qp_init_attr from the scenario, without a verb: everything the
 // create needs is resolved before the bring-up window (the PDs, CQs, SRQs, XRCDs exist).
 QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init);
-// ibv_create_qp (or _ex) for a prepared QP, then its receive/send slot buffer when it needs
-// one. Records what the device granted in q.granted_cap. Throws VerbsError.
-void create_qp(RunState& st, QpState& q, ibv_qp_init_attr init);
+// A prepared QP's owner, still without a QP (verbs::Qp::create makes it in the bring-up
+// window), and its receive/send slot buffer when it needs one (ibv_reg_mr now: the window
+// holds QP verbs only). Throws VerbsError when the registration fails.
+void make_qp_owner(RunState& st, QpState& q);
 // A failed create whose errno means "this device cannot": the run's verdict becomes Unsupported.
 void note_unsupported(RunState& st, int err, const std::string& message);
 void post_recvs(RunState& st, QpState& q, uint32_t count);  // slots 0..count-1

@@ -119,6 +119,11 @@ int Xrcd::release() {
 
 Qp::Qp(std::string name, ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& init)
     : Resource(std::move(name)) {
+  if (int e = create(ctx, pd, xrcd, init)) throw VerbsError("ibv_create_qp", this->name(), e);
+}
+
+int Qp::create(ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& init) {
+  if (qp_) return EEXIST;
   errno = 0;
   if (init.qp_type == IBV_QPT_XRC_SEND || init.qp_type == IBV_QPT_XRC_RECV) {
     ibv_qp_init_attr_ex ex{};
@@ -139,7 +144,7 @@ Qp::Qp(std::string name, ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_in
   } else {
     qp_ = ibv_create_qp(pd, &init);
   }
-  if (!qp_) throw VerbsError("ibv_create_qp", this->name(), err_or(EINVAL));
+  return qp_ ? 0 : err_or(EINVAL);
 }
 
 int Qp::release() {

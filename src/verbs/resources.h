@@ -22,6 +22,8 @@ class Resource {
   Resource& operator=(const Resource&) = delete;
 
   const std::string& name() const { return name_; }
+  // False for an owner made ahead of its object that never got one (teardown skips it).
+  virtual bool holds() const { return true; }
   virtual const char* destroy_verb() const = 0;
   // Destroys the object; 0 or errno. Safe to call twice.
   virtual int release() = 0;
@@ -128,7 +130,13 @@ class Qp : public Resource {
   // ibv_create_qp for RC/UC/UD/RAW_PACKET, ibv_create_qp_ex for XRC (needs ctx, xrcd).
   // `init` is updated with what the device granted.
   Qp(std::string name, ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& init);
+  // An owner with no QP yet, made before a timed window so that the window holds only the
+  // verb (create below). Until then it holds() nothing and release() does nothing.
+  explicit Qp(std::string name) : Resource(std::move(name)) {}
   ~Qp() override { release(); }
+  // The verb of the constructor above, without throwing: 0, or the errno (once per owner).
+  int create(ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& init);
+  bool holds() const override { return qp_ != nullptr; }
   const char* destroy_verb() const override { return "ibv_destroy_qp"; }
   int release() override;
   ibv_qp* get() const { return qp_; }
