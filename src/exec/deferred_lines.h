@@ -26,6 +26,15 @@ class DeferredLines {
   void modified(const RunState& st, const QpState& q, size_t transition, Outcome&& o) {
     add(st, Kind::Modified, nullptr, &q, transition, std::move(o));
   }
+  // The window's common cases: a step that went as planned, with no Outcome (and no string)
+  // made for it.
+  void created_ok(const RunState& st, const plan::Step& step, double micros) {
+    entries_.push_back({st.report.steps.size(), &step, micros, 0, kNoMessage, 0, Kind::Created, report::StepStatus::Ok});
+  }
+  void modified_ok(const RunState& st, const QpState& q, size_t transition, double micros) {
+    entries_.push_back({st.report.steps.size(), &q, micros, 0, kNoMessage, static_cast<uint16_t>(transition), Kind::Modified,
+                        report::StepStatus::Ok});
+  }
   size_t size() const { return entries_.size(); }
   // Puts every entry into st.report.steps as a named line. Call once the window has closed.
   void name_all(RunState& st);

@@ -107,6 +107,18 @@ bool wait_sq_drained(QpState& q, int timeout_ms, std::string* what) {
 
 }  // namespace
 
+bool reads_back(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent) {
+  ibv_qp_attr got;
+  ibv_qp_init_attr init;
+  int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable);
+  if (ibv_query_qp(q.qp->get(), &got, mask, &init) != 0 || got.qp_state != static_cast<ibv_qp_state>(t.to)) return false;
+  for (auto bits = static_cast<unsigned>(mask & kComparable); bits; bits &= bits - 1) {
+    const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
+    if (read_field(sent, c) != read_field(got, c)) return false;
+  }
+  return true;
+}
+
 bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs) {
   // Not zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response),
   // and only the state and the bits in `mask` are read. This runs for every modify.

@@ -111,6 +111,9 @@ ModifyDone timed_modify(QpState& q, const scenario::Transition& t, ibv_qp_attr& 
 // query failed); attributes set that read back differently go to `differs` (devices may
 // round some up). No string is made unless something differs.
 bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs);
+// The same check when all that matters is "everything as set": no text, for the bring-up
+// window's common case (false sends the step to verify() for the words).
+bool reads_back(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent);
 // A transition whose attr could not be built (a value with no run-time meaning, a missing
 // peer): its failed report line; the run fails with `why`.
 void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const std::string& why);
