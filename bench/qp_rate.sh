@@ -31,7 +31,7 @@ if [ -z "${QPO_IN_LAB:-}" ]; then
     -- bench/qp_rate.sh "$PAIRS" "$ROUNDS"
 fi
 scenario=/tmp/qp-rate-$PAIRS.yaml
-# The same verbs as rts_loop.c: PAIRS RC pairs on rxe0, GID 1, no receives, no traffic.
+# The same verbs as rts_loop_core.c: PAIRS RC pairs on rxe0, GID 1, no receives, no traffic.
 cat > "$scenario" <<YAML
 version: 1
 name: qp-rate-$PAIRS-pairs
