@@ -30,6 +30,10 @@ class PingPong {
       : cfg_(cfg), ep_(*lane.ep), pool_(lane.pool) {
     if (!ep_.qp) usage_error(ep_.qp_name, "has no verbs QP (not brought up?)");
     info_ = &op_info(cfg.op);
+    // Decided once: the loops test a bool and an integer, not a double, per iteration.
+    timed_ = cfg.duration > 0;
+    answer_limit_ = cfg.duration <= 0 ? cfg.iterations : kForever;
+    stop_ = cfg.stop;
     setup();
     send_cq_ = CqHandle(ep_.send_cq, access);
     recv_cq_ = CqHandle(ep_.recv_cq, access);
@@ -38,11 +42,11 @@ class PingPong {
   PingPongResult run() {
     if (cfg_.ready) cfg_.ready();
     uint64_t start = clock::ticks();
-    deadline_ = cfg_.duration > 0 ? start + clock::from_seconds(cfg_.duration) : kForever;
+    deadline_ = timed_ ? start + clock::from_seconds(cfg_.duration) : kForever;
     timeout_ = clock::from_seconds(cfg_.timeout_ms / 1000.0);
     idle_ = clock::from_seconds(cfg_.idle_ms / 1000.0);
     if (cfg_.initiator) {
-      stamps_.reserve(cfg_.duration > 0 ? 1 << 16 : cfg_.iterations + 1);
+      stamps_.reserve(timed_ ? 1 << 16 : cfg_.iterations + 1);
       initiate();
     } else if (cfg_.op == Op::Send || cfg_.op == Op::Write) {
       answer();
@@ -122,32 +126,28 @@ class PingPong {
     }
   }
 
+  bool stopped() const { return stop_ && stop_->load(std::memory_order_relaxed); }
+
   bool more(uint64_t i) const {
-    if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
-    return cfg_.duration > 0 ? clock::ticks() < deadline_ : i < cfg_.iterations;
+    if (stopped()) return false;
+    return timed_ ? clock::ticks() < deadline_ : i < cfg_.iterations;
   }
 
   // The order within an iteration follows ib_send_lat/ib_write_lat: post, reap this post's
   // own completion (when signaled) while the peer works, then wait for the peer. Between
   // noticing the peer's message and posting ours (the critical path, twice per round trip)
   // there is nothing but the stamp and the post: receives are replenished after posting.
+  // One call site of post() (inlined): read, cas and faa post one signaled WR and wait for it
+  // inside post().
   void initiate() {
     for (uint64_t i = 0; more(i); ++i) {
       stamps_.push_back(clock::ticks());
-      switch (cfg_.op) {
-        case Op::Send:
-          post(i);
-          wait_receive(i);
-          break;
-        case Op::Write:
-          *out_flag_ = stamp(i);
-          post(i);
-          wait_flag(i);
-          break;
-        default:  // read, cas, faa: one signaled WR, wait for it
-          post(i);
-          break;
-      }
+      if (cfg_.op == Op::Write) *out_flag_ = stamp(i);
+      post(i);
+      if (cfg_.op == Op::Send)
+        wait_receive(i);
+      else if (cfg_.op == Op::Write)
+        wait_flag(i);
       ++count_;
     }
     stamps_.push_back(clock::ticks());
@@ -155,8 +155,8 @@ class PingPong {
 
   void answer() {
     for (uint64_t i = 0;; ++i) {
-      if (cfg_.duration <= 0 && i >= cfg_.iterations) break;
-      if (cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) break;
+      if (i >= answer_limit_) break;
+      if (stopped()) break;
       bool got = cfg_.op == Op::Send ? wait_receive(i) : wait_flag(i);
       if (!got) break;  // duration mode: the initiator stopped
       if (cfg_.op == Op::Write) *out_flag_ = stamp(i);
@@ -168,7 +168,7 @@ class PingPong {
   // Posts this iteration's WR, then (off the critical path) reaps its completion when it is
   // signaled and tops the receives up. A receive must be posted before the post whose answer
   // it takes, so an empty RQ is refilled first.
-  void post(uint64_t i) {
+  [[gnu::always_inline]] void post(uint64_t i) {
     bool send = cfg_.op == Op::Send;
     if (send && pool_->outstanding() == 0) pool_->fill(ep_, cfg_.rx_depth, kRefillBatch);
     bool signaled = --until_signal_ == 0;
@@ -176,8 +176,7 @@ class PingPong {
     wr_.send_flags = signaled ? (wr_.send_flags | IBV_SEND_SIGNALED) : (wr_.send_flags & ~IBV_SEND_SIGNALED);
     wr_.wr_id = kStreamSendTag | i;
     ibv_send_wr* bad = nullptr;
-    if (int e = ibv_post_send(ep_.qp, &wr_, &bad))
-      post_error(ep_.qp_name, "ibv_post_send", e, std::string("posting ") + info_->name + " #" + std::to_string(i + 1));
+    if (int e = ibv_post_send(ep_.qp, &wr_, &bad)) post_failed(e, i);
     if (signaled) {
       pending_signal_ = true;
       reap_signal(i);
@@ -189,7 +188,7 @@ class PingPong {
   // stop flag and the timeout are looked at once every kCheckEvery empty polls, so the loop
   // notices an arrival as soon as it can. On rxe the completion of a signaled WR is usually
   // there when ibv_post_send returns (the kernel ran the whole exchange inside it).
-  void reap_signal(uint64_t i) {
+  [[gnu::always_inline]] void reap_signal(uint64_t i) {
     uint64_t since = 0;
     for (uint32_t spins = 1; pending_signal_; ++spins) {
       if (poll_once(send_cq_, i) || spins % kCheckEvery) continue;
@@ -201,20 +200,20 @@ class PingPong {
   // True when receive i arrived; false when a duration-mode target went idle. Receives are
   // counted, not waited for one by one: reaping a send on a CQ shared with the receives may
   // already have consumed this one.
-  bool wait_receive(uint64_t i) {
+  [[gnu::always_inline]] bool wait_receive(uint64_t i) {
     uint64_t since = 0;
     for (uint32_t spins = 1; received_ <= i; ++spins) {
       if (poll_once(recv_cq_, i) || spins % kCheckEvery) continue;
       uint64_t now = clock::ticks();
       if (!since) since = now;
-      if (!cfg_.initiator && cfg_.duration > 0 && now > deadline_ && now - since > idle_) return false;
-      if (!cfg_.initiator && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
+      if (!cfg_.initiator && timed_ && now > deadline_ && now - since > idle_) return false;
+      if (!cfg_.initiator && stopped()) return false;
       check_timeout(since, i, "reply", now);
     }
     return true;
   }
 
-  bool wait_flag(uint64_t i) {
+  [[gnu::always_inline]] bool wait_flag(uint64_t i) {
     volatile uint8_t* flag = inbound_ + cfg_.size - 1;
     uint8_t want = stamp(i);
     uint64_t since = 0;
@@ -222,8 +221,8 @@ class PingPong {
       if (spins % kCheckEvery) continue;
       uint64_t now = clock::ticks();
       if (!since) since = now;
-      if (!cfg_.initiator && cfg_.duration > 0 && now > deadline_ && now - since > idle_) return false;
-      if (!cfg_.initiator && cfg_.stop && cfg_.stop->load(std::memory_order_relaxed)) return false;
+      if (!cfg_.initiator && timed_ && now > deadline_ && now - since > idle_) return false;
+      if (!cfg_.initiator && stopped()) return false;
       check_timeout(since, i, "write from the peer", now);
     }
     std::atomic_thread_fence(std::memory_order_acquire);
@@ -232,27 +231,22 @@ class PingPong {
 
   void check_timeout(uint64_t since, uint64_t i, const char* what, uint64_t now = 0) {
     if (!now) now = clock::ticks();
-    if (now - since <= timeout_) return;
-    throw DataplaneError(DataplaneError::Kind::Timeout, ep_.qp_name,
-                         "QP '" + ep_.qp_name + "': no " + what + " for " + std::to_string(cfg_.timeout_ms) +
-                             " ms at iteration " + std::to_string(i + 1) + " (is the peer running?)");
+    if (now - since > timeout_) timed_out(i, what);
   }
 
   // Polls one CQ once; handles send and receive completions whichever CQ they come from.
-  bool poll_once(const CqHandle& cq, uint64_t i) {
+  // A CQ this worker alone polls gives one completion per poll, as perftest's loops take
+  // them (the next poll finds the rest, in order); a shared CQ goes through the router in
+  // batches, which queues what belongs to other workers.
+  [[gnu::always_inline]] bool poll_once(const CqHandle& cq, uint64_t i) {
     ibv_wc wc[8];
-    int n = cq.poll(8, wc);
+    int n = cq.shared ? cq.poll(8, wc) : ibv_poll_cq(cq.cq, 1, wc);
     for (int k = 0; k < n; ++k) handle(wc[k], i);
     return n > 0;
   }
 
-  void handle(const ibv_wc& wc, uint64_t i) {
-    if (wc.status != IBV_WC_SUCCESS) {
-      bool recv = wc.wr_id & kPoolRecvTag;
-      completion_error(ep_.qp_name, wc.status, wc.vendor_err,
-                       std::string(recv ? "receive" : info_->name) + " at iteration " + std::to_string(i + 1) +
-                           (recv && wc.status == IBV_WC_LOC_LEN_ERR ? " (message larger than the receive slot)" : ""));
-    }
+  [[gnu::always_inline]] void handle(const ibv_wc& wc, uint64_t i) {
+    if (wc.status != IBV_WC_SUCCESS) completion_failed(wc, i);
     if (wc.opcode & IBV_WC_RECV) {
       const uint8_t* data = pool_ ? pool_->complete(wc.wr_id) : nullptr;
       if (!data) return;
@@ -260,16 +254,38 @@ class PingPong {
       if (cfg_.check_seed) {
         uint32_t grh = is_ud(ep_) ? kGrhBytes : 0;
         uint32_t len = wc.byte_len - grh;
-        if (len != cfg_.size || std::memcmp(data + grh, expected_.data(), len) != 0)
-          throw DataplaneError(DataplaneError::Kind::Data, ep_.qp_name,
-                               "QP '" + ep_.qp_name + "': receive at iteration " + std::to_string(i + 1) +
-                                   " differs from what was sent (" + std::to_string(len) + " bytes)");
+        if (len != cfg_.size || std::memcmp(data + grh, expected_.data(), len) != 0) receive_differs(i, len);
         ++checked_;
       }
       return;
     }
     if (!(wc.wr_id & kStreamSendTag)) return;  // a script's own WR
     pending_signal_ = false;
+  }
+
+  // The error paths build strings: kept out of line so the hot functions above stay small
+  // enough to inline into the loops.
+  [[noreturn, gnu::cold, gnu::noinline]] void post_failed(int e, uint64_t i) const {
+    post_error(ep_.qp_name, "ibv_post_send", e, std::string("posting ") + info_->name + " #" + std::to_string(i + 1));
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void completion_failed(const ibv_wc& wc, uint64_t i) const {
+    bool recv = wc.wr_id & kPoolRecvTag;
+    completion_error(ep_.qp_name, wc.status, wc.vendor_err,
+                     std::string(recv ? "receive" : info_->name) + " at iteration " + std::to_string(i + 1) +
+                         (recv && wc.status == IBV_WC_LOC_LEN_ERR ? " (message larger than the receive slot)" : ""));
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void receive_differs(uint64_t i, uint32_t len) const {
+    throw DataplaneError(DataplaneError::Kind::Data, ep_.qp_name,
+                         "QP '" + ep_.qp_name + "': receive at iteration " + std::to_string(i + 1) +
+                             " differs from what was sent (" + std::to_string(len) + " bytes)");
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void timed_out(uint64_t i, const char* what) const {
+    throw DataplaneError(DataplaneError::Kind::Timeout, ep_.qp_name,
+                         "QP '" + ep_.qp_name + "': no " + what + " for " + std::to_string(cfg_.timeout_ms) +
+                             " ms at iteration " + std::to_string(i + 1) + " (is the peer running?)");
   }
 
   void finish_checks(PingPongResult& r) {
@@ -311,6 +327,9 @@ class PingPong {
   std::vector<uint64_t> stamps_;
   uint64_t count_ = 0, received_ = 0, checked_ = 0;
   uint64_t deadline_ = kForever, timeout_ = 0, idle_ = 0;
+  bool timed_ = false;                         // cfg_.duration > 0
+  uint64_t answer_limit_ = kForever;           // target: iterations, or none when timed
+  const std::atomic<bool>* stop_ = nullptr;    // cfg_.stop
 };
 
 }  // namespace

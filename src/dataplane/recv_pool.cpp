@@ -82,16 +82,4 @@ void RecvPool::forget_outstanding() {
   for (uint32_t s = gens_.back().count; s-- > 0;) free_.push_back(s);
 }
 
-const uint8_t* RecvPool::complete(uint64_t wr_id) {
-  if (!(wr_id & kPoolRecvTag)) return nullptr;
-  uint64_t gen = (wr_id >> 32) & 0x7FFF;
-  uint32_t slot = static_cast<uint32_t>(wr_id);
-  if (gen >= gens_.size() || slot >= gens_[gen].count) return nullptr;
-  if (outstanding_) --outstanding_;
-  const Generation& g = gens_[gen];
-  // Slots of older layouts are not reused: the current layout's own slots take their place.
-  if (gen == gens_.size() - 1 && !g.shared) free_.push_back(slot);
-  return g.base + static_cast<uint64_t>(slot) * g.slot_size;
-}
-
 }  // namespace qpo::dataplane

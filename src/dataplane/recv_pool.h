@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dataplane/endpoint.h"
+#include "dataplane/post.h"  // kPoolRecvTag
 
 namespace qpo::dataplane {
 
@@ -24,8 +25,8 @@ class RecvPool {
   // Posts receives until `target` are outstanding, in chains of up to `batch`.
   void fill(const Endpoint& ep, uint32_t target, uint32_t batch = 32);
   // A receive completed: the start of its buffer, or nullptr when the id is not the pool's.
-  // Its slot goes back to the free list; call fill() to repost.
-  const uint8_t* complete(uint64_t wr_id);
+  // Its slot goes back to the free list; call fill() to repost. Inline (below).
+  [[gnu::always_inline]] inline const uint8_t* complete(uint64_t wr_id);
   // After a flush (QP in ERR) or RESET: every outstanding receive is gone, and its slot is
   // free again (else a later fill() would find no slot and post nothing).
   void forget_outstanding();
@@ -48,5 +49,20 @@ class RecvPool {
   std::vector<ibv_recv_wr> wrs_;
   std::vector<ibv_sge> sges_;
 };
+
+// Always inlined: the latency loops call it on their critical path (between noticing a
+// message and answering it), where a call and its return cost two lookups on the lab's
+// emulated CPU.
+inline const uint8_t* RecvPool::complete(uint64_t wr_id) {
+  if (!(wr_id & kPoolRecvTag)) return nullptr;
+  uint64_t gen = (wr_id >> 32) & 0x7FFF;
+  uint32_t slot = static_cast<uint32_t>(wr_id);
+  if (gen >= gens_.size() || slot >= gens_[gen].count) return nullptr;
+  if (outstanding_) --outstanding_;
+  const Generation& g = gens_[gen];
+  // Slots of older layouts are not reused: the current layout's own slots take their place.
+  if (gen == gens_.size() - 1 && !g.shared) free_.push_back(slot);
+  return g.base + static_cast<uint64_t>(slot) * g.slot_size;
+}
 
 }  // namespace qpo::dataplane

@@ -31,6 +31,7 @@ struct TxLane {
   uint64_t posted = 0, completed = 0, quota = 0, bytes = 0;
   uint32_t outstanding = 0;
   uint32_t unsignaled = 0;  // WRs since the last signaled one
+  uint32_t until_every = 0; // WRs until the next signal_every-th one (counts down, no `%` per WR)
   // Hook mode: WRs the hook chose that are not posted yet (a ring of up to `depth`).
   std::vector<ibv_send_wr> staged_wr;
   std::vector<ibv_sge> staged_sge;
@@ -134,6 +135,7 @@ class Engine {
         lane.wrs[k].next = k + 1 < n ? &lane.wrs[k + 1] : nullptr;
       }
       lane.quota = cfg_.duration > 0 ? kForever : cfg_.iterations;
+      lane.until_every = cfg_.signal_every;
       if (hooked()) {
         lane.staged_wr.resize(cfg_.depth);
         lane.staged_sge.resize(cfg_.depth);
@@ -293,7 +295,11 @@ class Engine {
         break;
       }
       ++lane.unsignaled;
-      bool signaled = (index + 1) % cfg_.signal_every == 0 || index + 1 == lane.quota;
+      // Every signal_every-th WR of the lane ((index + 1) % signal_every == 0: WRs are taken
+      // here once each, in index order) and the last one.
+      bool every = --lane.until_every == 0;
+      if (every) lane.until_every = cfg_.signal_every;
+      bool signaled = every || index + 1 == lane.quota;
       wr.send_flags = signaled ? (wr.send_flags | IBV_SEND_SIGNALED) : (wr.send_flags & ~IBV_SEND_SIGNALED);
       wr.wr_id = kStreamSendTag | static_cast<uint64_t>(li) << 32 | lane.unsignaled;
       if (signaled) lane.unsignaled = 0;
@@ -319,7 +325,7 @@ class Engine {
     *sge = lane.staged_sge[lane.staged_head];
     wr.sg_list = sge;
     wr.next = next;
-    lane.staged_head = (lane.staged_head + 1) % cap;
+    if (++lane.staged_head == cap) lane.staged_head = 0;
     --lane.staged_count;
     return true;
   }
@@ -335,8 +341,7 @@ class Engine {
     for (size_t k = 0; k < got; ++k) {
       check_edit(lane, edits[k], lane.hook_next);
       const WrEdit& e = edits[k];
-      build(lane, request(lane, e.op, e.size, e.local_offset, e.remote_offset),
-            (lane.staged_head + lane.staged_count) % cap);
+      build(lane, request(lane, e.op, e.size, e.local_offset, e.remote_offset), staged_tail(lane));
       ++lane.hook_next;
     }
     if (got == want) return;
@@ -345,10 +350,16 @@ class Engine {
     // Everything chosen is already posted and the last WR went unsignaled: one more WR, the
     // template, carries the signal so the run drains.
     if (lane.staged_count == 0 && lane.unsignaled > 0) {
-      build(lane, request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset),
-            (lane.staged_head + lane.staged_count) % cap);
+      build(lane, request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset), staged_tail(lane));
       lane.quota = lane.hook_next + 1;
     }
+  }
+
+  // The ring slot after the last staged WR: (head + count) % cap without a division, as
+  // head < cap and count <= cap.
+  static size_t staged_tail(const TxLane& lane) {
+    size_t slot = lane.staged_head + lane.staged_count;
+    return slot >= lane.staged_wr.size() ? slot - lane.staged_wr.size() : slot;
   }
 
   bool hooked() const { return cfg_.hook_run || cfg_.hook; }
