@@ -131,10 +131,10 @@ void HostSession::open_window() {
   if (ok()) program_.run_half(st_, 0, o_);
 }
 
-void HostSession::bring_up(int half) {
-  if (!plan_) return;
-  if (!program_.compiled()) program_.compile(st_, *plan_);  // a host with SRQs but no QP
-  program_.run_half(st_, half, o_);
+// The bring-up steps after the exchange (open_window compiled the program and ran the half
+// before it).
+void HostSession::close_window() {
+  if (plan_ && program_.compiled()) program_.run_half(st_, 1, o_);
 }
 
 // The published values become report lines at the position of the exchange, but are
@@ -251,7 +251,7 @@ report::RunReport HostSession::run(Channel& ch) {
   bool exchanged = alive_;
   size_t published_at = program_.lines_so_far(st_);
   stage(ch, "bring-up", [&] {
-    bring_up(1);
+    close_window();
     if (ok() && create_started_) {
       st_.report.bringup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_create_).count();
       for (const auto& [name, q] : st_.qps) st_.report.qps_at_rts += q.state == spec::QpState::RTS;

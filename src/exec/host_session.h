@@ -28,7 +28,7 @@ class HostSession {
   void setup();            // every setup step but the QP creates
   bool check_capabilities();  // false when the device cannot run this scenario (verdict Unsupported)
   void open_window();      // QP creates and the bring-up steps before the exchange
-  void bring_up(int half);
+  void close_window();     // the bring-up steps after it
   void log_published(size_t at);  // this host's entries of the directory, as report lines at index `at`
   void extra_transitions(size_t round);
   void teardown();
