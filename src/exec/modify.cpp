@@ -107,25 +107,40 @@ bool wait_sq_drained(QpState& q, int timeout_ms, std::string* what) {
 
 }  // namespace
 
+namespace {
+
+// ibv_query_qp for the state and the attributes the transition set; 0 or the errno. Not
+// zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response), and
+// only the state and the bits in the mask are read. This runs for every modify.
+int query_back(const QpState& q, const scenario::Transition& t, ibv_qp_attr* got) {
+  ibv_qp_init_attr init;
+  return ibv_query_qp(q.qp->get(), got, IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable), &init);
+}
+
+// Calls differs(field, set, read) for each attribute the transition set that reads back
+// otherwise; visits only the bits the transition set.
+template <typename Fn>
+void for_each_difference(const scenario::Transition& t, const ibv_qp_attr& sent, const ibv_qp_attr& got, Fn differs) {
+  for (auto bits = static_cast<unsigned>(static_cast<int>(t.mask) & kComparable); bits; bits &= bits - 1) {
+    const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
+    uint32_t want = read_field(sent, c), have = read_field(got, c);
+    if (want != have) differs(c, want, have);
+  }
+}
+
+}  // namespace
+
 bool reads_back(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent) {
   ibv_qp_attr got;
-  ibv_qp_init_attr init;
-  int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable);
-  if (ibv_query_qp(q.qp->get(), &got, mask, &init) != 0 || got.qp_state != static_cast<ibv_qp_state>(t.to)) return false;
-  for (auto bits = static_cast<unsigned>(mask & kComparable); bits; bits &= bits - 1) {
-    const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
-    if (read_field(sent, c) != read_field(got, c)) return false;
-  }
-  return true;
+  if (query_back(q, t, &got) != 0 || got.qp_state != static_cast<ibv_qp_state>(t.to)) return false;
+  bool same = true;
+  for_each_difference(t, sent, got, [&](const Checked&, uint32_t, uint32_t) { same = false; });
+  return same;
 }
 
 bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs) {
-  // Not zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response),
-  // and only the state and the bits in `mask` are read. This runs for every modify.
   ibv_qp_attr got;
-  ibv_qp_init_attr init;
-  int mask = IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable);
-  if (int e = ibv_query_qp(q.qp->get(), &got, mask, &init)) {
+  if (int e = query_back(q, t, &got)) {
     *differs = "ibv_query_qp failed: " + verbs::errno_name(e);
     return false;
   }
@@ -133,12 +148,9 @@ bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& 
   if (!state_ok)
     *differs += std::string("state reads ") + spec::state_name(static_cast<spec::QpState>(got.qp_state)) +
                 ", expected " + spec::state_name(t.to) + "; ";
-  for (auto bits = static_cast<unsigned>(mask & kComparable); bits; bits &= bits - 1) {
-    const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
-    uint32_t want = read_field(sent, c), have = read_field(got, c);
-    if (want != have)
-      *differs += std::string(c.name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
-  }
+  for_each_difference(t, sent, got, [&](const Checked& c, uint32_t want, uint32_t have) {
+    *differs += std::string(c.name) + " set " + std::to_string(want) + " reads " + std::to_string(have) + "; ";
+  });
   if (!differs->empty()) differs->resize(differs->size() - 2);
   return state_ok;
 }

@@ -45,8 +45,7 @@ inline void set_outcome(report::StepResult& r, Outcome&& o) {
 }
 
 // Runs fn() timed; a VerbsError or another exception becomes a failed Outcome and fails the
-// run (the message names the verb and object when the error does not). A template, not a
-// std::function: the bring-up window calls it per QP.
+// run (the message names the verb and object when the error does not). run_step's core.
 template <typename Fn>
 Outcome timed_step(RunState& st, const std::string& verb, const std::string& object, Fn&& fn) {
   Outcome r;
