@@ -3,7 +3,7 @@
 // (lua::run_workload with an initiator and a target worker).
 //
 //   qpo_bench_lua [--device rxe0] [--gid N] [--type RC|UC|UD] [--mr BYTES]
-//                 [--cq-depth N] [--recv-cq-depth N] WORKLOAD [key=value...]
+//                 [--cq-depth N] [--recv-cq-depth N] [--context-per-side] WORKLOAD [key=value...]
 //
 // Each QP gets one CQ of --cq-depth entries (default 8192) for its sends and receives, or with
 // --recv-cq-depth a second CQ of that many entries for its receives: perftest's send tests
@@ -37,7 +37,7 @@ qpo::lua::Value parse_value(const std::string& v) {
 int usage() {
   std::fprintf(stderr,
                "usage: qpo_bench_lua [--device D] [--gid N] [--type RC|UC|UD] [--mr BYTES] [--cq-depth N] "
-               "[--recv-cq-depth N] WORKLOAD [key=value...]\n");
+               "[--recv-cq-depth N] [--context-per-side] WORKLOAD [key=value...]\n");
   return 2;
 }
 
@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   int gid = -1;
   size_t mr = 16 << 20;
   int cq_depth = 8192, recv_cq_depth = 0;
+  bool context_per_side = false;
   qpo::dataplane::TestbedQp qp;
   qpo::lua::Value args = qpo::lua::Value::table();
   for (int i = 1; i < argc; ++i) {
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
     else if (a == "--mr") mr = std::strtoull(next().c_str(), nullptr, 0);
     else if (a == "--cq-depth") cq_depth = std::atoi(next().c_str());
     else if (a == "--recv-cq-depth") recv_cq_depth = std::atoi(next().c_str());
+    else if (a == "--context-per-side") context_per_side = true;
     else if (a == "--max-send-wr") qp.max_send_wr = std::atoi(next().c_str());
     else if (a == "--max-recv-wr") qp.max_recv_wr = std::atoi(next().c_str());
     else if (a == "--max-inline") qp.max_inline = std::atoi(next().c_str());
@@ -69,22 +71,21 @@ int main(int argc, char** argv) {
   if (workload.empty() || cq_depth <= 0 || recv_cq_depth < 0) return usage();
   try {
     qpo::dataplane::Testbed tb(device, gid);
-    tb.add_mr("ma", mr);
-    tb.add_mr("mb", mr);
-    // Separate CQs, as perftest's two processes have: no routing between the workers.
-    tb.add_cq("ca", cq_depth);
-    tb.add_cq("cb", cq_depth);
-    if (recv_cq_depth) {
-      tb.add_cq("ra", recv_cq_depth);
-      tb.add_cq("rb", recv_cq_depth);
+    // Side a's MR, CQs and QP, then side b's: in one device context by default (as `qpo run`
+    // has for a loopback pair on one host), or with --context-per-side in a context each (as
+    // perftest's two processes, or qpo on two hosts). Separate CQs either way: no routing
+    // between the workers.
+    for (const char* side : {"a", "b"}) {
+      if (context_per_side && side[0] == 'b') tb.new_side();
+      std::string s = side;
+      tb.add_mr("m" + s, mr);
+      tb.add_cq("c" + s, cq_depth);
+      if (recv_cq_depth) tb.add_cq("r" + s, recv_cq_depth);
+      qp.type = type;
+      qp.send_cq = "c" + s;
+      qp.recv_cq = (recv_cq_depth ? "r" : "c") + s;
+      tb.add_qp(s, qp);
     }
-    qp.type = type;
-    qp.send_cq = "ca";
-    qp.recv_cq = recv_cq_depth ? "ra" : "ca";
-    tb.add_qp("a", qp);
-    qp.send_cq = "cb";
-    qp.recv_cq = recv_cq_depth ? "rb" : "cb";
-    tb.add_qp("b", qp);
     tb.connect("a", "b");
     args["local_mr"] = "ma";
     args["remote_mr"] = "mb";

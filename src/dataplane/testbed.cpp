@@ -26,47 +26,57 @@ void modify(ibv_qp* qp, ibv_qp_attr& a, int mask, const std::string& name, const
 
 }  // namespace
 
-Testbed::Testbed(const std::string& device, int gid_index) {
-  ctx_ = std::make_unique<verbs::Context>(device, 1, "testbed");
-  gid_index_ = gid_index >= 0 ? gid_index : ctx_->auto_gid_index();
-  auto pd = std::make_unique<verbs::Pd>("testbed.pd", ctx_->get());
-  pd_ = pd->get();
+Testbed::Testbed(const std::string& device, int gid_index) : device_(device) {
+  new_side();
+  gid_index_ = gid_index >= 0 ? gid_index : ctx().auto_gid_index();
+}
+
+void Testbed::new_side() {
+  std::string name = "testbed" + (sides_.empty() ? std::string() : "." + std::to_string(sides_.size()));
+  Side side;
+  side.ctx = std::make_unique<verbs::Context>(device_, 1, name);
+  auto pd = std::make_unique<verbs::Pd>(name + ".pd", side.ctx->get());
+  side.pd = pd->get();
+  sides_.push_back(std::move(side));
   owned_.push_back(std::move(pd));
 }
+
+ibv_context* Testbed::current_ctx() const { return sides_.back().ctx->get(); }
 
 Testbed::~Testbed() {
   eps_.clear();
   while (!owned_.empty()) owned_.pop_back();  // reverse creation order: QPs before CQs, MRs before the PD
 }
 
-const std::string& Testbed::device_name() const { return ctx_->device_name(); }
+const std::string& Testbed::device_name() const { return ctx().device_name(); }
 
 void Testbed::add_mr(const std::string& name, size_t size) {
   int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-  auto mr = std::make_unique<verbs::Mr>(name, pd_, size, access);
-  mrs_[name] = {mr->get(), mr->data(), mr->length()};
+  auto mr = std::make_unique<verbs::Mr>(name, current_pd(), size, access);
+  LocalMr local{mr->get(), mr->data(), mr->length()};
+  mrs_[name] = {local, sides_.size() - 1};
   owned_.push_back(std::move(mr));
   for (auto& [qp, ep] : eps_) {
-    ep.local_mrs[name] = mrs_[name];
-    ep.remote_mrs[name] = {reinterpret_cast<uintptr_t>(mrs_[name].data), mrs_[name].mr->rkey, size};
+    if (qp_side_.at(qp) == sides_.size() - 1) ep.local_mrs[name] = local;
+    ep.remote_mrs[name] = {reinterpret_cast<uintptr_t>(local.data), local.mr->rkey, size};
   }
 }
 
 void Testbed::add_cq(const std::string& name, int depth, bool channel) {
   ibv_comp_channel* ch = nullptr;
   if (channel) {
-    auto c = std::make_unique<verbs::CompChannel>(name + ".channel", ctx_->get());
+    auto c = std::make_unique<verbs::CompChannel>(name + ".channel", current_ctx());
     ch = c->get();
     owned_.push_back(std::move(c));
   }
-  auto cq = std::make_unique<verbs::Cq>(name, ctx_->get(), depth, ch);
+  auto cq = std::make_unique<verbs::Cq>(name, current_ctx(), depth, ch);
   cqs_[name] = cq->get();
   channels_[name] = ch;
   owned_.push_back(std::move(cq));
 }
 
 void Testbed::add_srq(const std::string& name, uint32_t max_wr) {
-  auto srq = std::make_unique<verbs::Srq>(name, pd_, max_wr, 1);
+  auto srq = std::make_unique<verbs::Srq>(name, current_pd(), max_wr, 1);
   srqs_[name] = srq->get();
   owned_.push_back(std::move(srq));
 }
@@ -82,12 +92,12 @@ void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
   init.cap.max_send_sge = 1;
   init.cap.max_recv_sge = 1;
   init.cap.max_inline_data = q.max_inline;
-  auto qp = std::make_unique<verbs::Qp>(name, ctx_->get(), pd_, nullptr, init);
+  auto qp = std::make_unique<verbs::Qp>(name, current_ctx(), current_pd(), nullptr, init);
   Endpoint ep;
   ep.qp_name = name;
   ep.qp_type = q.type;
   ep.qp = qp->get();
-  ep.pd = pd_;
+  ep.pd = current_pd();
   ep.send_cq = init.send_cq;
   ep.recv_cq = init.recv_cq;
   ep.srq = init.srq;
@@ -98,10 +108,11 @@ void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
   ep.recv_limited = !ep.srq;
   ep.max_inline_data = init.cap.max_inline_data;
   for (const auto& [mr, m] : mrs_) {
-    ep.local_mrs[mr] = m;
-    ep.remote_mrs[mr] = {reinterpret_cast<uintptr_t>(m.data), m.mr->rkey, m.length};
+    if (m.side == sides_.size() - 1) ep.local_mrs[mr] = m.mr;
+    ep.remote_mrs[mr] = {reinterpret_cast<uintptr_t>(m.mr.data), m.mr.mr->rkey, m.mr.length};
   }
   owned_.push_back(std::move(qp));
+  qp_side_[name] = sides_.size() - 1;
   eps_[name] = std::move(ep);
 }
 
@@ -114,11 +125,11 @@ void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, u
   // Connected again (a UD receiver in a fan-in is connected to each sender): already up.
   if (ibv_query_qp(qp, &q, IBV_QP_STATE, &qi) == 0 && q.qp_state != IBV_QPS_RESET) return;
   // As perftest -o defaults: as many outstanding reads/atomics as the device allows.
-  int rd_atom = std::max(1, std::min(ctx_->device_attr().max_qp_rd_atom, 255));
+  int rd_atom = std::max(1, std::min(ctx().device_attr().max_qp_rd_atom, 255));
   ibv_qp_attr a{};
   a.qp_state = IBV_QPS_INIT;
   a.pkey_index = 0;
-  a.port_num = ctx_->port();
+  a.port_num = ctx().port();
   int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
   if (ud) {
     a.qkey = kQkey;
@@ -133,12 +144,12 @@ void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, u
   a.qp_state = IBV_QPS_RTR;
   mask = IBV_QP_STATE;
   if (!ud) {
-    a.path_mtu = ctx_->port_attr().active_mtu;
+    a.path_mtu = ctx().port_attr().active_mtu;
     a.dest_qp_num = dest_qpn;
     a.rq_psn = dest_psn;
     a.ah_attr.is_global = 1;
-    a.ah_attr.port_num = ctx_->port();
-    a.ah_attr.grh.dgid = ctx_->gid(gid_index_);
+    a.ah_attr.port_num = ctx().port();
+    a.ah_attr.grh.dgid = ctx().gid(gid_index_);
     a.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index_);
     a.ah_attr.grh.hop_limit = 1;
     mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
@@ -178,11 +189,11 @@ void Testbed::connect(const std::string& a, const std::string& b) {
     if (from.qp_type != "UD") return;
     ibv_ah_attr ah{};
     ah.is_global = 1;
-    ah.port_num = ctx_->port();
-    ah.grh.dgid = ctx_->gid(gid_index_);
+    ah.port_num = ctx().port();
+    ah.grh.dgid = ctx().gid(gid_index_);
     ah.grh.sgid_index = static_cast<uint8_t>(gid_index_);
     ah.grh.hop_limit = 1;
-    auto res = std::make_unique<verbs::Ah>(from.qp_name + "->" + to.qp_name, pd_, ah);
+    auto res = std::make_unique<verbs::Ah>(from.qp_name + "->" + to.qp_name, from.pd, ah);
     from.peer_ah = res->get();
     owned_.push_back(std::move(res));
   };

@@ -1,7 +1,10 @@
 #pragma once
 // A few QPs on one device, connected by hand with raw verbs, filling Endpoints the way the
 // executor will: for tests and benches of the data path and the Lua layer without a scenario.
-// One PD; every MR is registered with local/remote write, remote read and atomic access.
+// Objects are made in the current side: one device context and one PD. By default there is one
+// side; new_side() opens another context on the same device, as a second process or host
+// would have (perftest's two sides are two processes). Every MR is registered with local/remote
+// write, remote read and atomic access, is local to the QPs of its side and remote to all.
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +34,9 @@ class Testbed {
   Testbed(const Testbed&) = delete;
   Testbed& operator=(const Testbed&) = delete;
 
+  // Opens another device context and PD; later add_* calls make their objects there.
+  void new_side();
+
   void add_mr(const std::string& name, size_t size);
   void add_cq(const std::string& name, int depth, bool channel = false);
   void add_srq(const std::string& name, uint32_t max_wr);
@@ -39,22 +45,35 @@ class Testbed {
   // twice keeps the latest peer (a UD receiver in a fan-in).
   void connect(const std::string& a, const std::string& b);
 
-  // Endpoints by QP name; every MR is local to each (one PD) and remote to each.
+  // Endpoints by QP name; an MR is local to the QPs of its side and remote to every QP.
   std::map<std::string, Endpoint>& endpoints() { return eps_; }
   Endpoint& operator[](const std::string& qp) { return eps_.at(qp); }
   const std::string& device_name() const;
   int gid_index() const { return gid_index_; }
 
  private:
+  struct Side {
+    std::unique_ptr<verbs::Context> ctx;
+    ibv_pd* pd = nullptr;
+  };
+  struct NamedMr {
+    LocalMr mr;
+    size_t side = 0;
+  };
   void to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, uint32_t dest_psn);
-  std::unique_ptr<verbs::Context> ctx_;
+  const verbs::Context& ctx() const { return *sides_.front().ctx; }  // every side: the same device and port
+  ibv_context* current_ctx() const;
+  ibv_pd* current_pd() const { return sides_.back().pd; }
+  std::string device_;
+  // Declared before owned_: the contexts close after every object made in them.
+  std::vector<Side> sides_;
   std::vector<std::unique_ptr<verbs::Resource>> owned_;  // creation order; destroyed in reverse
-  ibv_pd* pd_ = nullptr;
   int gid_index_ = 0;
+  std::map<std::string, size_t> qp_side_;
   std::map<std::string, ibv_cq*> cqs_;
   std::map<std::string, ibv_comp_channel*> channels_;
   std::map<std::string, ibv_srq*> srqs_;
-  std::map<std::string, LocalMr> mrs_;
+  std::map<std::string, NamedMr> mrs_;
   std::map<std::string, Endpoint> eps_;
 };
 

@@ -25,23 +25,26 @@ struct PairOptions {
   bool shared_cq = false;
   bool channels = false;
   bool srq = false;
+  bool context_per_side = false;  // b in a device context and PD of its own, as on another host
 };
 
 // a <-> b, MRs ma (a's) and mb (b's), one PD as the executor would have for one host.
 struct Pair {
   Testbed tb;
   explicit Pair(PairOptions o = {}) {
+    // a's objects, then b's: with context_per_side, b's are made in the second side.
     tb.add_mr("ma", kMr);
-    tb.add_mr("mb", kMr);
     tb.add_cq("ca", 8192, o.channels);
+    tb.add_qp("a", {o.type, "ca", "ca"});
+    if (o.context_per_side) tb.new_side();
+    tb.add_mr("mb", kMr);
     if (!o.shared_cq) tb.add_cq("cb", 8192, o.channels);
     std::string cb = o.shared_cq ? "ca" : "cb";
-    TestbedQp qa{o.type, "ca", "ca"}, qb{o.type, cb, cb};
+    TestbedQp qb{o.type, cb, cb};
     if (o.srq) {
       tb.add_srq("s", 1024);
       qb.srq = "s";
     }
-    tb.add_qp("a", qa);
     tb.add_qp("b", qb);
     tb.connect("a", "b");
   }
@@ -177,6 +180,22 @@ TEST_CASE("send_lat, write_lat, read_lat: percentiles, data checked") {
   auto r = run(p.tb, "builtin:send_lat", args({{"size", 32}, {"duration", 0.5}}));
   require_ok(r);
   CHECK(r.summary.number_or("iterations", 0) > 10);
+}
+
+TEST_CASE("a context per side: each QP sees only its own side's MR as local, and traffic is checked") {
+  Pair p({.context_per_side = true});
+  CHECK(p.tb["a"].local_mrs.count("ma") == 1);
+  CHECK(p.tb["a"].local_mrs.count("mb") == 0);
+  CHECK(p.tb["b"].local_mrs.count("mb") == 1);
+  CHECK(p.tb["b"].local_mrs.count("ma") == 0);
+  CHECK(p.tb["a"].remote_mrs.count("mb") == 1);
+  CHECK(p.tb["a"].pd != p.tb["b"].pd);
+  for (std::string test : {"builtin:write_lat", "builtin:send_bw"}) {
+    CAPTURE(test);
+    auto r = run(p.tb, test, args({{"size", 64}, {"iterations", 300}}));
+    require_ok(r);
+    CHECK(r.summary.number_or("iterations", 0) == 300);
+  }
 }
 
 TEST_CASE("UD: send_bw and send_lat with GRH room") {
