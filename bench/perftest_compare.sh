@@ -14,12 +14,17 @@ ROUNDS=${1:-5}
 [ $# -gt 0 ] && shift
 TESTS=${*:-"write64 write64k send read send_lat write_lat hook"}
 if [ -z "${QPO_IN_LAB:-}" ]; then
+  # QPO_* variables (QPO_BENCH_BIN, QPO_BENCH_CONTEXTS) reach the guest.
   exec scripts/lab/lab.sh run --timeout 3600 --env QPO_IN_LAB=1 -- bench/perftest_compare.sh "$ROUNDS" $TESTS
 fi
 
 DEV=rxe0
 GID=${QPO_BENCH_GID:-1}
 QPO=${QPO_BENCH_BIN:-build/bench/qpo_bench_lua}
+# QPO_BENCH_CONTEXTS=2: qpo's two sides in a device context each, as perftest's two processes
+# have (and qpo on two hosts); the default, one context, is what `qpo run` has for a loopback
+# pair on one host.
+[ "${QPO_BENCH_CONTEXTS:-1}" = 2 ] && QPO="$QPO --context-per-side"
 OUT=$(mktemp -d /tmp/perftest-compare.XXXXXX)
 PORT=18515
 
@@ -112,7 +117,7 @@ run_test() {
   esac
 }
 
-echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null || echo '?') vs qpo on $DEV (gid $GID), $ROUNDS rounds, alternating"
+echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null || echo '?') vs qpo on $DEV (gid $GID), $ROUNDS rounds, alternating, qpo: ${QPO_BENCH_CONTEXTS:-1} device context(s)"
 r=1
 while [ $r -le "$ROUNDS" ]; do
   echo "round $r"
