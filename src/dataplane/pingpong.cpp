@@ -144,10 +144,14 @@ class PingPong {
       stamps_.push_back(clock::ticks());
       if (cfg_.op == Op::Write) *out_flag_ = stamp(i);
       post(i);
+      bool answered = true;
       if (cfg_.op == Op::Send)
-        wait_receive(i);
+        answered = wait_receive(i);
       else if (cfg_.op == Op::Write)
-        wait_flag(i);
+        answered = wait_flag(i);
+      // Stopped while the peer, stopped too, never answered: the stamp just taken closes the
+      // last whole iteration.
+      if (!answered) return;
       ++count_;
     }
     stamps_.push_back(clock::ticks());
@@ -207,7 +211,7 @@ class PingPong {
       uint64_t now = clock::ticks();
       if (!since) since = now;
       if (!cfg_.initiator && timed_ && now > deadline_ && now - since > idle_) return false;
-      if (!cfg_.initiator && stopped()) return false;
+      if (gave_up(since, now)) return false;
       check_timeout(since, i, "reply", now);
     }
     return true;
@@ -222,11 +226,19 @@ class PingPong {
       uint64_t now = clock::ticks();
       if (!since) since = now;
       if (!cfg_.initiator && timed_ && now > deadline_ && now - since > idle_) return false;
-      if (!cfg_.initiator && stopped()) return false;
+      if (gave_up(since, now)) return false;
       check_timeout(since, i, "write from the peer", now);
     }
     std::atomic_thread_fence(std::memory_order_acquire);
     return true;
+  }
+
+  // The stop flag while waiting for the peer: the target stops at once. The initiator's
+  // message is out and the answer usually follows, but a peer that saw the flag before
+  // answering never sends it, so the initiator gives up after idle_ms rather than timing out.
+  bool gave_up(uint64_t since, uint64_t now) const {
+    if (!stopped()) return false;
+    return !cfg_.initiator || now - since > idle_;
   }
 
   void check_timeout(uint64_t since, uint64_t i, const char* what, uint64_t now = 0) {

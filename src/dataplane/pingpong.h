@@ -35,7 +35,8 @@ struct PingPongConfig {
   uint32_t rx_depth = 16;          // send: receives kept posted
   std::optional<uint64_t> check_seed;  // data check (see run_pingpong)
   int timeout_ms = 10000;          // waiting this long for one reply = error
-  int idle_ms = 500;               // duration-mode target: stop this long after the last message
+  int idle_ms = 500;               // duration-mode target: stop this long after the last message;
+                                   // a stopped initiator: give up on the answer after this long
   const std::atomic<bool>* stop = nullptr;
   std::function<void()> ready;     // after receives are posted, before the first message
 };
