@@ -210,7 +210,6 @@ class PingPong {
       if (poll_once(recv_cq_, i) || spins % kCheckEvery) continue;
       uint64_t now = clock::ticks();
       if (!since) since = now;
-      if (!cfg_.initiator && timed_ && now > deadline_ && now - since > idle_) return false;
       if (gave_up(since, now)) return false;
       check_timeout(since, i, "reply", now);
     }
@@ -225,7 +224,6 @@ class PingPong {
       if (spins % kCheckEvery) continue;
       uint64_t now = clock::ticks();
       if (!since) since = now;
-      if (!cfg_.initiator && timed_ && now > deadline_ && now - since > idle_) return false;
       if (gave_up(since, now)) return false;
       check_timeout(since, i, "write from the peer", now);
     }
@@ -233,10 +231,13 @@ class PingPong {
     return true;
   }
 
-  // The stop flag while waiting for the peer: the target stops at once. The initiator's
-  // message is out and the answer usually follows, but a peer that saw the flag before
-  // answering never sends it, so the initiator gives up after idle_ms rather than timing out.
+  // Whether a wait for the peer ends without its message. A duration-mode target stops once
+  // the peer has been quiet for idle_ms past the deadline. On the stop flag the target stops
+  // at once; the initiator's message is out and the answer usually follows, but a peer that saw
+  // the flag before answering never sends it, so the initiator gives up after idle_ms rather
+  // than timing out.
   bool gave_up(uint64_t since, uint64_t now) const {
+    if (!cfg_.initiator && timed_ && now > deadline_ && now - since > idle_) return true;
     if (!stopped()) return false;
     return !cfg_.initiator || now - since > idle_;
   }

@@ -54,10 +54,10 @@ void Testbed::add_mr(const std::string& name, size_t size) {
   int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
   auto mr = std::make_unique<verbs::Mr>(name, current_pd(), size, access);
   LocalMr local{mr->get(), mr->data(), mr->length()};
-  mrs_[name] = {local, sides_.size() - 1};
+  mrs_[name] = {local, current_side()};
   owned_.push_back(std::move(mr));
   for (auto& [qp, ep] : eps_) {
-    if (qp_side_.at(qp) == sides_.size() - 1) ep.local_mrs[name] = local;
+    if (qp_side_.at(qp) == current_side()) ep.local_mrs[name] = local;
     ep.remote_mrs[name] = {reinterpret_cast<uintptr_t>(local.data), local.mr->rkey, size};
   }
 }
@@ -108,11 +108,11 @@ void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
   ep.recv_limited = !ep.srq;
   ep.max_inline_data = init.cap.max_inline_data;
   for (const auto& [mr, m] : mrs_) {
-    if (m.side == sides_.size() - 1) ep.local_mrs[mr] = m.mr;
+    if (m.side == current_side()) ep.local_mrs[mr] = m.mr;
     ep.remote_mrs[mr] = {reinterpret_cast<uintptr_t>(m.mr.data), m.mr.mr->rkey, m.mr.length};
   }
   owned_.push_back(std::move(qp));
-  qp_side_[name] = sides_.size() - 1;
+  qp_side_[name] = current_side();
   eps_[name] = std::move(ep);
 }
 

@@ -64,6 +64,7 @@ class Testbed {
   const verbs::Context& ctx() const { return *sides_.front().ctx; }  // every side: the same device and port
   ibv_context* current_ctx() const;
   ibv_pd* current_pd() const { return sides_.back().pd; }
+  size_t current_side() const { return sides_.size() - 1; }
   std::string device_;
   // Declared before owned_: the contexts close after every object made in them.
   std::vector<Side> sides_;
