@@ -17,6 +17,7 @@ local BW = {
 }
 local LAT = {
   size = 2, iterations = 1000, rx_depth = 16, inline = true, cq_mod = 1, check = true, seed = 1,
+  histogram = false, unsorted = false,
 }
 perf.BW, perf.LAT = BW, LAT
 
@@ -73,6 +74,8 @@ function perf.setup(args, defaults, extra)
     error("duration is a number of seconds > 0", 0)
   end
   if args.iterations then args.iterations = qpo.size(args.iterations) end
+  -- setup() and report() both run in the control state: report_* read the options from here.
+  perf.options = args
   return args
 end
 
@@ -157,6 +160,10 @@ function perf.rx_depth(w, lay, size)
 end
 
 -- inline: a byte threshold, true (whenever the QP allows), or 0/false.
+-- Whether a latency run keeps every iteration's time: perftest's -H (histogram, printed
+-- sorted) and -U (unsorted, in iteration order).
+function perf.times(a) return a.histogram or a.unsorted or nil end
+
 function perf.inline(a)
   if a.inline == true or a.inline == false then return a.inline end
   return qpo.size(a.inline)
@@ -194,12 +201,27 @@ function perf.bw_text(runs)
   return table.concat(t, "\n")
 end
 
-function perf.lat_text(runs)
+-- Every iteration's time as perftest -U / -H print them: "#, usec", then "i, value" lines.
+local function times_text(t, times, sorted)
+  if sorted then
+    times = table.move(times, 1, #times, 1, {})
+    table.sort(times)
+  end
+  t[#t + 1] = "#, usec"
+  for i, v in ipairs(times) do t[#t + 1] = string.format("%d, %g", i, v) end
+end
+
+-- a: the workload's options (unsorted/histogram), when the report has them.
+function perf.lat_text(runs, a)
   local t = { LAT_HEAD }
   for _, r in ipairs(runs) do
     t[#t + 1] = line(" %-7d %-10d     %-10.2f     %-10.2f   %-10.2f       %-10.2f     %-10.2f      %-10.2f             %-10.2f",
       r.size, r.iterations, r.t_min or 0, r.t_max or 0, r.t_typical or 0, r.t_avg or 0, r.t_stdev or 0,
       r.p99 or 0, r.p999 or 0)
+  end
+  for _, r in ipairs(runs) do
+    if r.times and a and a.unsorted then times_text(t, r.times, false) end
+    if r.times and a and a.histogram then times_text(t, r.times, true) end
   end
   return table.concat(t, "\n")
 end
@@ -247,7 +269,7 @@ function perf.report_lat(test, results)
   end
   table.sort(runs, function(x, y) return x.size < y.size end)
   local summary = perf.result(test, runs)
-  summary.text = perf.lat_text(runs)
+  summary.text = perf.lat_text(runs, perf.options)
   return summary
 end
 

@@ -61,6 +61,7 @@ class PingPong {
       us.reserve(stamps_.size() - 1);
       double div = r.halved ? 2.0 : 1.0;
       for (size_t i = 1; i < stamps_.size(); ++i) us.push_back(clock::to_us(stamps_[i] - stamps_[i - 1]) / div);
+      if (cfg_.keep_times) r.times_us = us;  // before latency_stats sorts them
       r.lat = latency_stats(us);
     }
     return r;

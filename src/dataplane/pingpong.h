@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dataplane/cq_router.h"
 #include "dataplane/op.h"
@@ -37,6 +38,7 @@ struct PingPongConfig {
   int timeout_ms = 10000;          // waiting this long for one reply = error
   int idle_ms = 500;               // duration-mode target: stop this long after the last message;
                                    // a stopped initiator: give up on the answer after this long
+  bool keep_times = false;         // initiator: return every iteration's time (perftest -U)
   const std::atomic<bool>* stop = nullptr;
   std::function<void()> ready;     // after receives are posted, before the first message
 };
@@ -47,6 +49,7 @@ struct PingPongResult {
   double seconds = 0;
   bool halved = false;             // lat is RTT/2
   uint64_t checked = 0;            // messages whose data was compared
+  std::vector<double> times_us;    // keep_times: each iteration's latency, in order (halved as lat)
 };
 
 // Data check with check_seed: the caller fills its source region with fill_pattern(seed)

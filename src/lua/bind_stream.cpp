@@ -1,5 +1,7 @@
 // qp:stream{...} and qp:pingpong{...}: one call from Lua runs a whole bandwidth or latency
 // test in the C++ engines (dataplane/stream.h, dataplane/pingpong.h).
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <span>
 #include <vector>
@@ -322,7 +324,7 @@ int l_pingpong(lua_State* L) {
     WorkerCtx& w = ctx(L);
     Fields f(L, 2, "qp:pingpong{}");
     f.only({"op", "size", "iterations", "duration", "initiator", "inline", "signal_every", "mr", "offset", "remote",
-            "remote_offset", "recv_offset", "rx_depth", "check", "timeout", "idle", "ready", "errors"});
+            "remote_offset", "recv_offset", "rx_depth", "check", "timeout", "idle", "times", "ready", "errors"});
     dp::PingPongConfig c;
     c.op = op_field(f, "send");
     c.size = u32(f, "size", c.op == dp::Op::CmpSwap || c.op == dp::Op::FetchAdd ? 8 : 2);
@@ -341,6 +343,7 @@ int l_pingpong(lua_State* L) {
     c.check_seed = check_seed(f);
     c.timeout_ms = timeout_ms(f, "timeout", w.timeout_ms);
     c.idle_ms = timeout_ms(f, "idle", c.idle_ms);
+    c.keep_times = f.boolean("times").value_or(false);
     c.stop = w.shared ? &w.shared->stop : nullptr;
     bool soft = errors_return(f);
     Slots s = push_callbacks(L, f);
@@ -374,6 +377,15 @@ int l_pingpong(lua_State* L) {
       set(L, "t_stdev", r.lat.t_stdev);
       set(L, "p99", r.lat.p99);
       set(L, "p999", r.lat.p999);
+    }
+    if (c.keep_times) {
+      // Every iteration's latency in order (usec), as perftest -U prints them.
+      lua_createtable(L, static_cast<int>(std::min<size_t>(r.times_us.size(), INT32_MAX)), 0);
+      for (size_t i = 0; i < r.times_us.size(); ++i) {
+        lua_pushnumber(L, r.times_us[i]);
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      lua_setfield(L, -2, "times");
     }
     return 1;
   });

@@ -3,9 +3,12 @@
 // carry the script's file:line, the QP name and the status name.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "dataplane/testbed.h"
 #include "lua/workload.h"
@@ -180,6 +183,41 @@ TEST_CASE("send_lat, write_lat, read_lat: percentiles, data checked") {
   auto r = run(p.tb, "builtin:send_lat", args({{"size", 32}, {"duration", 0.5}}));
   require_ok(r);
   CHECK(r.summary.number_or("iterations", 0) > 10);
+}
+
+// The "i, value" lines after each "#, usec" header of a report text, one list per header.
+std::vector<std::vector<double>> time_lists(const std::string& text) {
+  std::vector<std::vector<double>> lists;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line == "#, usec") {
+      lists.emplace_back();
+    } else if (!lists.empty() && line.find(", ") != std::string::npos && line[0] != ' ') {
+      lists.back().push_back(std::stod(line.substr(line.find(", ") + 2)));
+    }
+  }
+  return lists;
+}
+
+TEST_CASE("write_lat unsorted and histogram: every iteration's time, in order, then sorted, as perftest -U/-H") {
+  Pair p;
+  auto r = run(p.tb, "builtin:write_lat", args({{"size", 8}, {"iterations", 300}, {"unsorted", true}, {"histogram", true}}));
+  require_ok(r);
+  auto lists = time_lists(r.summary.string_or("text", ""));
+  REQUIRE(lists.size() == 2);
+  CHECK(lists[0].size() == 300);
+  auto sorted = lists[0];
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(lists[1] == sorted);
+  CHECK(sorted.front() == doctest::Approx(r.summary.number_or("t_min", 0)).epsilon(1e-5));
+  CHECK(sorted.back() == doctest::Approx(r.summary.number_or("t_max", 0)).epsilon(1e-5));
+}
+
+TEST_CASE("without unsorted or histogram, a latency report has no per-iteration lines") {
+  Pair p;
+  auto r = run(p.tb, "builtin:send_lat", args({{"size", 8}, {"iterations", 50}}));
+  require_ok(r);
+  CHECK_FALSE(contains(r.summary.string_or("text", ""), "#, usec"));
 }
 
 TEST_CASE("a context per side: each QP sees only its own side's MR as local, and traffic is checked") {
