@@ -52,8 +52,11 @@ perftest() {
 
 # A header value from perftest's output: "TX depth        : 128" -> 128.
 header() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$OUT/client" | head -1; }
-# Column N of the result row (the line after the "#bytes" header).
-column() { awk -v n="$1" '/#bytes/ { getline; print $n; exit }' "$OUT/client"; }
+# Column N of the result row: the first line of numbers after the "#bytes" header (-U puts
+# its "#, usec" listing, "1, 10.7" lines, in between).
+column() { awk -v n="$1" '/#bytes/ { h = 1; next } h && /^ *[0-9]+ +[0-9]/ { print $n; exit }' "$OUT/client"; }
+# The first "#, usec" listing (perftest -U, qpo unsorted=true): one time per line.
+iteration_times() { awk '/^#, usec/ { n++; next } n == 1 && /^[0-9]+, / { print $2 }'; }
 qpo_value() { sed -n "s/.* $1=\([0-9.e+-]*\).*/\1/p" "$OUT/qpo" | head -1; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 
@@ -69,6 +72,9 @@ run_qpo() {
   [ "$metric" = bw ] && extra="$extra $1 $2"
   extra=$(echo "$extra" | sed 's/inline= /inline=0 /; s/inline=$/inline=0/; s/cq_mod= /cq_mod=1 /; s/cq_mod=$/cq_mod=1/')
   shape="--cq-depth ${txd:-128} --max-send-wr ${txd:-128} --max-recv-wr ${rxd:-1} --max-inline ${inl:-0}"
+  # The latency tests get perftest's memory too: a page per direction (its cycle buffer), not
+  # qpo_bench_lua's 16 MiB (its default sizes the bandwidth tests).
+  [ "$metric" = lat ] && shape="$shape --mr 8192"
   case $tool in ib_send_*) shape="$shape --recv-cq-depth ${rxd:-512}" ;; esac
   if ! $QPO $shape $workload $qargs $extra check=false >"$OUT/qpo" 2>&1; then
     echo "qpo $workload failed:" >&2
@@ -101,6 +107,10 @@ pair() {
   fi
   echo "$p" >>"$OUT/$name.perftest"
   echo "$q" >>"$OUT/$name.qpo"
+  if [ "$metric" = lat ]; then
+    iteration_times <"$OUT/client" >"$OUT/$name.perftest.$r"
+    iteration_times <"$OUT/qpo" >"$OUT/$name.qpo.$r"
+  fi
   printf '  %-10s perftest %-10s qpo %s\n' "$name" "$p" "$q"
 }
 
@@ -110,8 +120,8 @@ run_test() {
     write64k)  pair write64k bw ib_write_bw "-s 65536 -n 2000" write_bw "size=65536 iterations=2000" ;;
     send)      pair send bw ib_send_bw "-s 65536 -n 2000" send_bw "size=65536 iterations=2000" ;;
     read)      pair read bw ib_read_bw "-s 65536 -n 2000" read_bw "size=65536 iterations=2000" ;;
-    send_lat)  pair send_lat lat ib_send_lat "-s 2 -n 2000" send_lat "size=2 iterations=2000" ;;
-    write_lat) pair write_lat lat ib_write_lat "-s 2 -n 2000" write_lat "size=2 iterations=2000" ;;
+    send_lat)  pair send_lat lat ib_send_lat "-s 2 -n 2000 -U" send_lat "size=2 iterations=2000 unsorted=true" ;;
+    write_lat) pair write_lat lat ib_write_lat "-s 2 -n 2000 -U" write_lat "size=2 iterations=2000 unsorted=true" ;;
     hook)      pair hook bw ib_write_bw "-s 64 -n 5000" examples/write_bw_hook "size=64 iterations=5000" ;;
     *) echo "unknown test $1" >&2; exit 2 ;;
   esac
@@ -130,31 +140,37 @@ done
 # failed (0, inf, empty) is left out and counted.
 #
 # Latency in the 2-vCPU TCG guest is bimodal for both tools (docs/lua.md, Performance): each
-# iteration takes either ~11 us or ~19 us, and the share of slow ones drifts over tens of
-# milliseconds, so a run's median lands in one mode or the other whichever tool runs. A round's
-# ratio then compares modes, not tools. For the latency tests the script also prints the
-# within-mode comparison: a run is "fast" when its median is within 25% of the lowest median
-# either tool reached in this series; the ratio of the two tools' medians over their fast runs
-# compares like with like, and the fast-run counts show whether one tool falls into the slow
-# mode more often (which would be a real difference, not noise).
-fast_mode() {
-  awk -v p="$1" -v q="$2" '
-    function med(a, n,   i, j, t) {
-      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-      return n ? a[int((n + 1) / 2)] : 0
-    }
-    FILENAME == p && $1 + 0 > 0 && $1 != "inf" { pv[++np] = $1 + 0 }
-    FILENAME == q && $1 + 0 > 0 && $1 != "inf" { qv[++nq] = $1 + 0 }
-    END {
-      lo = 0
-      for (i = 1; i <= np; i++) if (!lo || pv[i] < lo) lo = pv[i]
-      for (i = 1; i <= nq; i++) if (!lo || qv[i] < lo) lo = qv[i]
-      for (i = 1; i <= np; i++) if (pv[i] <= 1.25 * lo) pf[++npf] = pv[i]
-      for (i = 1; i <= nq; i++) if (qv[i] <= 1.25 * lo) qf[++nqf] = qv[i]
-      mp = med(pf, npf); mq = med(qf, nqf)
-      printf "fast runs: perftest %d/%d qpo %d/%d, medians %s / %s usec, ratio %s", npf, np, nqf, nq,
-        mp, mq, (mp > 0 && mq > 0) ? sprintf("%.3f", mq / mp) : "-"
-    }' "$1" "$2"
+# iteration takes either ~11 us or ~19-21 us, and the share of slow ones drifts over tens of
+# milliseconds, so a run's median lands in one mode or the other whichever tool runs, and a
+# round's ratio may compare modes, not tools. So the latency tests also look at every
+# iteration (perftest -U, qpo unsorted=true): an iteration is "fast" when it is within 40% of
+# the lowest run median of the series. Printed: the ratio of the medians of each tool's fast
+# iterations over the whole series (the tools' own cost, like with like; both tools meet the
+# same drift, alternating), and each tool's share of slow iterations and of runs that were
+# mostly slow (whether one tool falls into the slow mode more often: a difference a user sees).
+per_iteration() {
+  t=$1
+  lo=$(cat "$OUT/$t.perftest" "$OUT/$t.qpo" | awk '$1 + 0 > 0 && $1 != "inf"' | sort -g | head -1)
+  [ -n "$lo" ] || return 0
+  cut=$(awk -v l="$lo" 'BEGIN { printf "%.2f", 1.4 * l }')
+  for tool in perftest qpo; do
+    : >"$OUT/$t.$tool.shares"
+    : >"$OUT/$t.$tool.fast"
+    i=1
+    while [ $i -le "$ROUNDS" ]; do
+      if [ -s "$OUT/$t.$tool.$i" ]; then
+        awk -v c="$cut" '{ n++; if ($1 > c) s++ } END { printf "%.4f\n", s / n }' "$OUT/$t.$tool.$i" >>"$OUT/$t.$tool.shares"
+        awk -v c="$cut" '$1 <= c' "$OUT/$t.$tool.$i" >>"$OUT/$t.$tool.fast"
+      fi
+      i=$((i + 1))
+    done
+  done
+  fp=$(median <"$OUT/$t.perftest.fast") fq=$(median <"$OUT/$t.qpo.fast")
+  share() { awk '{ s += $1; n++; if ($1 > 0.5) m++ } END { printf "%.3f (mostly slow: %d/%d runs)", n ? s / n : 0, m, n }' "$1"; }
+  printf '           per iteration (fast <= %s usec): fast-iteration medians %s / %s usec, ratio %s (%s / %s iterations)\n' \
+    "$cut" "$fp" "$fq" "$(awk -v p="$fp" -v q="$fq" 'BEGIN { if (p > 0 && q > 0) printf "%.3f", q / p; else print "-" }')" \
+    "$(wc -l <"$OUT/$t.perftest.fast" | tr -d ' ')" "$(wc -l <"$OUT/$t.qpo.fast" | tr -d ' ')"
+  printf '           slow share perftest %s, qpo %s\n' "$(share "$OUT/$t.perftest.shares")" "$(share "$OUT/$t.qpo.shares")"
 }
 
 echo
@@ -172,7 +188,7 @@ for t in $TESTS; do
   ratio=$(median <"$OUT/$t.ratios" | awk '{ printf "%.3f", $1 }')
   pairs="$(wc -l <"$OUT/$t.ratios" | tr -d ' ')/$ROUNDS"
   printf '%-10s %-14s %-14s %-8s %-8s %-6s %s\n' "$t" "$p$unit" "$q$unit" "$ratio" "$target" "$pairs" "$(cat "$OUT/$t.settings")"
-  case $t in send_lat|write_lat) echo "           $(fast_mode "$OUT/$t.perftest" "$OUT/$t.qpo")" ;; esac
+  case $t in send_lat|write_lat) per_iteration "$t" ;; esac
 done
 # Every run's figure, for the record (docs/lua.md quotes them).
 echo
