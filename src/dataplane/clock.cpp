@@ -1,5 +1,7 @@
 #include "dataplane/clock.h"
 
+#include <atomic>
+#include <mutex>
 #include <thread>
 
 namespace qpo::dataplane::clock {
@@ -30,9 +32,25 @@ double calibrate() {
 
 }  // namespace
 
+namespace {
+std::atomic<double> g_rate{0};  // 0 = not calibrated yet
+std::mutex g_calibrating;
+}  // namespace
+
 double ticks_per_second() {
-  static const double rate = calibrate();
+  double rate = g_rate.load(std::memory_order_acquire);
+  if (rate > 0) return rate;
+  std::lock_guard lock(g_calibrating);
+  rate = g_rate.load(std::memory_order_relaxed);
+  if (rate == 0) {
+    rate = calibrate();
+    g_rate.store(rate, std::memory_order_release);
+  }
   return rate;
 }
+
+bool calibrated() { return g_rate.load(std::memory_order_acquire) > 0; }
+
+void forget_calibration_for_tests() { g_rate.store(0, std::memory_order_release); }
 
 }  // namespace qpo::dataplane::clock

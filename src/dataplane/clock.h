@@ -19,8 +19,14 @@ inline uint64_t ticks() {
 #endif
 }
 
-// Ticks per second (calibrated on first use, ~20 ms; thread-safe).
+// Ticks per second, calibrated on first use: that call sleeps ~20 ms (thread-safe). Code that
+// times something calls it before its timed window starts (the engines do, before their
+// `ready` callback), so the sleep never lands inside a measurement.
 double ticks_per_second();
+// Whether the rate is known yet, i.e. the next ticks_per_second() returns at once.
+bool calibrated();
+// Tests only: forget the rate, so that the next ticks_per_second() calibrates again.
+void forget_calibration_for_tests();
 inline double to_seconds(uint64_t t) { return static_cast<double>(t) / ticks_per_second(); }
 inline double to_us(uint64_t t) { return static_cast<double>(t) * 1e6 / ticks_per_second(); }
 inline uint64_t from_seconds(double s) { return static_cast<uint64_t>(s * ticks_per_second()); }

@@ -72,6 +72,7 @@ class Engine {
 
   StreamResult run() {
     if (rx_) post_initial_receives();
+    clock::ticks_per_second();  // calibrated before the window: the first call sleeps ~20 ms
     if (cfg_.ready) cfg_.ready();
     start_ = clock::ticks();
     last_activity_ = start_;

@@ -8,6 +8,7 @@
 #include <span>
 #include <thread>
 
+#include "dataplane/clock.h"
 #include "dataplane/error.h"
 #include "dataplane/pattern.h"
 #include "dataplane/pingpong.h"
@@ -70,6 +71,39 @@ TEST_CASE("write stream: depth, moderation, post lists; data lands") {
   c.inline_size = 64;
   r = stream1(p.a(), nullptr, c);
   CHECK(r.tx.ops == 13);
+}
+
+TEST_CASE("stream: the clock is calibrated before ready, so the ~20 ms calibration is never inside the timed window") {
+  Pair p;
+  qpo::dataplane::clock::forget_calibration_for_tests();
+  StreamConfig c;
+  c.op = Op::Write;
+  c.size = 64;
+  c.iterations = 20;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  bool calibrated_at_ready = false;
+  c.ready = [&] { calibrated_at_ready = qpo::dataplane::clock::calibrated(); };
+  StreamResult r = stream1(p.a(), nullptr, c);
+  CHECK(r.tx.ops == 20);
+  CHECK(calibrated_at_ready);
+}
+
+TEST_CASE("ping-pong: the clock is calibrated before ready (the barrier), not after it") {
+  Pair p;
+  qpo::dataplane::clock::forget_calibration_for_tests();
+  RecvPool pa;
+  PingPongConfig c;
+  c.op = Op::Read;  // the initiator alone
+  c.size = 64;
+  c.iterations = 20;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  bool calibrated_at_ready = false;
+  c.ready = [&] { calibrated_at_ready = qpo::dataplane::clock::calibrated(); };
+  PingPongResult r = run_pingpong({&p.a(), &pa}, c);
+  CHECK(r.iterations == 20);
+  CHECK(calibrated_at_ready);
 }
 
 TEST_CASE("send stream with a receiver thread, data checked per receive") {
