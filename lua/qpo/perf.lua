@@ -159,11 +159,11 @@ function perf.rx_depth(w, lay, size)
   return math.min(depth, fit)
 end
 
--- inline: a byte threshold, true (whenever the QP allows), or 0/false.
 -- Whether a latency run keeps every iteration's time: perftest's -H (histogram, printed
 -- sorted) and -U (unsorted, in iteration order).
 function perf.times(a) return a.histogram or a.unsorted or nil end
 
+-- inline: a byte threshold, true (whenever the QP allows), or 0/false.
 function perf.inline(a)
   if a.inline == true or a.inline == false then return a.inline end
   return qpo.size(a.inline)

@@ -30,11 +30,9 @@ double calibrate() {
 #endif
 }
 
-}  // namespace
-
-namespace {
 std::atomic<double> g_rate{0};  // 0 = not calibrated yet
 std::mutex g_calibrating;
+
 }  // namespace
 
 double ticks_per_second() {
