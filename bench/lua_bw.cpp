@@ -3,11 +3,16 @@
 // (lua::run_workload with an initiator and a target worker).
 //
 //   qpo_bench_lua [--device rxe0] [--gid N] [--type RC|UC|UD] [--mr BYTES]
-//                 [--cq-depth N] [--recv-cq-depth N] [--context-per-side] WORKLOAD [key=value...]
+//                 [--cq-depth N] [--recv-cq-depth N] [--context-per-side] [--warmup]
+//                 WORKLOAD [key=value...]
 //
 // Each QP gets one CQ of --cq-depth entries (default 8192) for its sends and receives, or with
 // --recv-cq-depth a second CQ of that many entries for its receives: perftest's send tests
 // (ib_send_bw, ib_send_lat) create their CQs that way (send CQ tx_depth, receive CQ rx_depth).
+//
+// --warmup runs the workload once, unreported, before the run that is reported: in the lab
+// guest the first ~100 ms of a fresh qpo process are more often in the emulator's slow mode
+// (docs/lua.md, Performance), so this measures the engine in steady state.
 //
 // WORKLOAD is a built-in name (write_bw, examples/write_bw_hook, ...) or a .lua path; the
 // key=value pairs are its args (integers, numbers, true/false, else strings). Prints the
@@ -37,7 +42,7 @@ qpo::lua::Value parse_value(const std::string& v) {
 int usage() {
   std::fprintf(stderr,
                "usage: qpo_bench_lua [--device D] [--gid N] [--type RC|UC|UD] [--mr BYTES] [--cq-depth N] "
-               "[--recv-cq-depth N] [--context-per-side] WORKLOAD [key=value...]\n");
+               "[--recv-cq-depth N] [--context-per-side] [--warmup] WORKLOAD [key=value...]\n");
   return 2;
 }
 
@@ -48,7 +53,7 @@ int main(int argc, char** argv) {
   int gid = -1;
   size_t mr = 16 << 20;
   int cq_depth = 8192, recv_cq_depth = 0;
-  bool context_per_side = false;
+  bool context_per_side = false, warmup = false;
   qpo::dataplane::TestbedQp qp;
   qpo::lua::Value args = qpo::lua::Value::table();
   for (int i = 1; i < argc; ++i) {
@@ -61,6 +66,7 @@ int main(int argc, char** argv) {
     else if (a == "--cq-depth") cq_depth = std::atoi(next().c_str());
     else if (a == "--recv-cq-depth") recv_cq_depth = std::atoi(next().c_str());
     else if (a == "--context-per-side") context_per_side = true;
+    else if (a == "--warmup") warmup = true;
     else if (a == "--max-send-wr") qp.max_send_wr = std::atoi(next().c_str());
     else if (a == "--max-recv-wr") qp.max_recv_wr = std::atoi(next().c_str());
     else if (a == "--max-inline") qp.max_inline = std::atoi(next().c_str());
@@ -95,6 +101,13 @@ int main(int argc, char** argv) {
     spec.args = args;
     spec.timeout_ms = 60000;
     spec.workers = {{"a", "initiator", {"a"}}, {"b", "target", {"b"}}};
+    if (warmup) {
+      auto w = qpo::lua::run_workload(spec, tb.endpoints());
+      if (!w.ok) {
+        std::fprintf(stderr, "qpo_bench_lua: warm-up: %s\n", w.error.c_str());
+        return 1;
+      }
+    }
     auto r = qpo::lua::run_workload(spec, tb.endpoints());
     if (!r.ok) {
       std::fprintf(stderr, "qpo_bench_lua: %s\n", r.error.c_str());
