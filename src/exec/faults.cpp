@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "exec/stall_watch.h"
 #include "exec/steps.h"
 
 namespace qpo::exec {
@@ -106,18 +107,13 @@ Faults::~Faults() {
     run_tc({"qdisc", "del", "dev", a.netdev, "root"}, &out);
     // What the faults did, as the device counted it: retransmissions, sequence errors, ...
     auto after = read_hw_counters(st_.devices.at(a.device));
-    std::string deltas;
-    for (const auto& [name, v] : after) {
-      uint64_t before = a.before.count(name) ? a.before.at(name) : 0;
-      if (v > before) deltas += (deltas.empty() ? "" : ", ") + name + " +" + std::to_string(v - before);
-    }
     report::StepResult r;
     r.host = st_.host;
     r.phase = phase_;
     r.verb = "tc qdisc del";
     r.object = a.fault;
     r.detail = "dev " + a.netdev;
-    r.message = "hw_counters: " + (deltas.empty() ? std::string("no change") : deltas);
+    r.message = "hw_counters: " + describe_growth(a.before, after);
     st_.report.add(r);
   }
 }

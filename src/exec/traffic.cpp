@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exec/roles.h"
+#include "exec/stall_watch.h"
 #include "exec/steps.h"
 #include "util/strings.h"
 
@@ -407,6 +408,7 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
   // One loop drives every task: a host can be initiator of one workload and responder of
   // another at the same time without threads sharing a CQ.
   auto last_progress = Clock::now();
+  StallWatch stall(st);
   bool all_done = tasks.empty();
   while (!all_done) {
     if (stop_requested()) {
@@ -424,6 +426,7 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
     bool failed = false;
     for (auto& t : tasks) failed |= !t->error.empty();
     if (failed) break;
+    stall.observe(progress, Clock::now());
     if (progress) last_progress = Clock::now();
     else if (Clock::now() - last_progress > std::chrono::milliseconds(o.timeout_ms)) break;
     else std::this_thread::yield();
@@ -442,7 +445,11 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
       else if (!t->done)
         r.message = "no progress for " + std::to_string(o.timeout_ms) + " ms (" +
                     (init ? std::to_string(init->completed) : std::to_string(recv->received)) + " of " +
-                    std::to_string(w.iterations) + " done)";
+                    std::to_string(w.iterations) + " done" +
+                    (init ? ", " + std::to_string(init->posted - init->completed) + " posted and not completed; " +
+                                stall.describe(init->q)
+                          : "") +
+                    ")";
       if (!r.message.empty()) {
         r.status = report::StepStatus::Failed;
         st.report.fail("workload '" + w.name + "': " + r.message);

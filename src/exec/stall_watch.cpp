@@ -1,0 +1,80 @@
+#include "exec/stall_watch.h"
+
+#include <infiniband/verbs.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "exec/faults.h"
+#include "spec/rules.h"
+
+namespace qpo::exec {
+
+namespace {
+
+// Long enough that a loop waiting on a slow peer does not keep reading sysfs, short enough
+// that the snapshot covers nearly all of a stall.
+constexpr auto kQuietBeforeSnapshot = std::chrono::milliseconds(500);
+
+std::map<std::string, uint64_t> netdev_statistics(const std::string& netdev) {
+  std::map<std::string, uint64_t> out;
+  if (netdev.empty()) return out;
+  for (const char* name : {"tx_packets", "tx_dropped", "tx_errors", "rx_packets", "rx_dropped"}) {
+    std::ifstream in("/sys/class/net/" + netdev + "/statistics/" + name);
+    uint64_t v = 0;
+    if (in >> v) out[name] = v;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe_growth(const std::map<std::string, uint64_t>& before,
+                            const std::map<std::string, uint64_t>& after) {
+  std::string out;
+  for (const auto& [name, v] : after) {
+    auto it = before.find(name);
+    uint64_t b = it == before.end() ? 0 : it->second;
+    if (v > b) out += (out.empty() ? "" : ", ") + name + " +" + std::to_string(v - b);
+  }
+  return out.empty() ? "no change" : out;
+}
+
+StallWatch::DeviceCounters StallWatch::read(const DeviceState& d) const {
+  return {read_hw_counters(d), netdev_statistics(netdev_of(d))};
+}
+
+void StallWatch::observe(bool progress, Clock::time_point now) {
+  if (progress) {
+    quiet_since_ = now;
+    taken_at_.reset();
+    return;
+  }
+  if (taken_at_ || now - quiet_since_ < kQuietBeforeSnapshot) return;
+  before_.clear();
+  for (const auto& [name, d] : st_.devices)
+    if (d.res) before_[name] = read(d);
+  taken_at_ = now;
+}
+
+std::string StallWatch::describe(const QpState& q) const {
+  std::string out = "QP '" + q.spec->name + "'";
+  ibv_qp_attr attr{};
+  ibv_qp_init_attr init{};
+  if (q.qp && ibv_query_qp(q.qp->get(), &attr, IBV_QP_STATE, &init) == 0)
+    out += " is in " + std::string(spec::state_name(static_cast<spec::QpState>(attr.qp_state)));
+  if (!taken_at_ || !q.device || !q.device->spec) return out;
+  auto it = before_.find(q.device->spec->name);
+  if (it == before_.end()) return out;
+  const DeviceState& d = *q.device;
+  DeviceCounters now = read(d);
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.1f", std::chrono::duration<double>(Clock::now() - *taken_at_).count());
+  out += "; during the last " + std::string(secs) + " s " + d.ctx().device_name() + " port " +
+         std::to_string(d.ctx().port()) + " hw_counters: " + describe_growth(it->second.hw, now.hw);
+  std::string netdev = netdev_of(d);
+  if (!netdev.empty()) out += "; " + netdev + ": " + describe_growth(it->second.net, now.net);
+  return out;
+}
+
+}  // namespace qpo::exec
