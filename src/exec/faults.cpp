@@ -4,19 +4,13 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
-#include "exec/stall_watch.h"
+#include "exec/device_counters.h"
 #include "exec/steps.h"
 
 namespace qpo::exec {
 
 namespace {
-
-std::string port_dir(const DeviceState& d) {
-  return "/sys/class/infiniband/" + d.ctx().device_name() + "/ports/" + std::to_string(d.ctx().port());
-}
 
 // Runs tc with arguments (no shell); returns its exit status and output.
 int run_tc(const std::vector<std::string>& args, std::string* output) {
@@ -52,24 +46,6 @@ std::string pct(double v) {
 }
 
 }  // namespace
-
-std::map<std::string, uint64_t> read_hw_counters(const DeviceState& d) {
-  std::map<std::string, uint64_t> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(port_dir(d) + "/hw_counters", ec)) {
-    std::ifstream in(e.path());
-    uint64_t v = 0;
-    if (in >> v) out[e.path().filename().string()] = v;
-  }
-  return out;
-}
-
-std::string netdev_of(const DeviceState& d) {
-  std::ifstream in(port_dir(d) + "/gid_attrs/ndevs/" + std::to_string(d.gid_index));
-  std::string name;
-  in >> name;
-  return name;
-}
 
 Faults::Faults(RunState& st, const std::string& window, const std::string& phase) : st_(st), phase_(phase) {
   for (const auto& f : st.scenario->faults) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/device_counters.h"
 #include "exec/run_state.h"
 
 namespace qpo::exec {
@@ -23,17 +24,12 @@ class Faults {
  private:
   struct Applied {
     std::string fault, device, netdev;
-    std::map<std::string, uint64_t> before;
+    Counters before;
   };
   RunState& st_;
   std::string phase_;
   std::vector<Applied> applied_;
   bool ok_ = true;
 };
-
-// /sys/class/infiniband/<dev>/ports/<port>/hw_counters, by name.
-std::map<std::string, uint64_t> read_hw_counters(const DeviceState& d);
-// The netdev under the device's GID (rxe: the one given to `rdma link add`).
-std::string netdev_of(const DeviceState& d);
 
 }  // namespace qpo::exec

@@ -3,9 +3,7 @@
 #include <infiniband/verbs.h>
 
 #include <cstdio>
-#include <fstream>
 
-#include "exec/faults.h"
 #include "spec/rules.h"
 
 namespace qpo::exec {
@@ -16,32 +14,10 @@ namespace {
 // that the snapshot covers nearly all of a stall.
 constexpr auto kQuietBeforeSnapshot = std::chrono::milliseconds(500);
 
-std::map<std::string, uint64_t> netdev_statistics(const std::string& netdev) {
-  std::map<std::string, uint64_t> out;
-  if (netdev.empty()) return out;
-  for (const char* name : {"tx_packets", "tx_dropped", "tx_errors", "rx_packets", "rx_dropped"}) {
-    std::ifstream in("/sys/class/net/" + netdev + "/statistics/" + name);
-    uint64_t v = 0;
-    if (in >> v) out[name] = v;
-  }
-  return out;
-}
-
 }  // namespace
 
-std::string describe_growth(const std::map<std::string, uint64_t>& before,
-                            const std::map<std::string, uint64_t>& after) {
-  std::string out;
-  for (const auto& [name, v] : after) {
-    auto it = before.find(name);
-    uint64_t b = it == before.end() ? 0 : it->second;
-    if (v > b) out += (out.empty() ? "" : ", ") + name + " +" + std::to_string(v - b);
-  }
-  return out.empty() ? "no change" : out;
-}
-
 StallWatch::DeviceCounters StallWatch::read(const DeviceState& d) const {
-  return {read_hw_counters(d), netdev_statistics(netdev_of(d))};
+  return {read_hw_counters(d), read_netdev_statistics(netdev_of(d))};
 }
 
 void StallWatch::observe(bool progress, Clock::time_point now) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "exec/device_counters.h"
 #include "exec/run_state.h"
 
 namespace qpo::exec {
@@ -23,7 +24,6 @@ class StallWatch {
   std::string describe(const QpState& q) const;
 
  private:
-  using Counters = std::map<std::string, uint64_t>;
   struct DeviceCounters {
     Counters hw, net;  // the port's hw_counters; the statistics of the netdev under its GID
   };
@@ -33,9 +33,5 @@ class StallWatch {
   std::optional<Clock::time_point> taken_at_;
   std::map<std::string, DeviceCounters> before_;  // by scenario device name
 };
-
-// "name +delta, ..." for the counters that grew; "no change" when none did.
-std::string describe_growth(const std::map<std::string, uint64_t>& before,
-                            const std::map<std::string, uint64_t>& after);
 
 }  // namespace qpo::exec
