@@ -3,8 +3,11 @@
 // (lua::run_workload with an initiator and a target worker).
 //
 //   qpo_bench_lua [--device rxe0] [--gid N] [--type RC|UC|UD] [--mr BYTES]
-//                 [--cq-depth N] [--recv-cq-depth N] [--context-per-side] [--warmup]
-//                 WORKLOAD [key=value...]
+//                 [--cq-depth N] [--recv-cq-depth N] [--context-per-side] [--old-post-send]
+//                 [--warmup] WORKLOAD [key=value...]
+//
+// Sends go through the extended post API (ibv_wr_*) as in `qpo run` and perftest's default;
+// --old-post-send takes ibv_post_send instead (perftest --use_old_post_send).
 //
 // Each QP gets one CQ of --cq-depth entries (default 8192) for its sends and receives, or with
 // --recv-cq-depth a second CQ of that many entries for its receives: perftest's send tests
@@ -42,7 +45,7 @@ qpo::lua::Value parse_value(const std::string& v) {
 int usage() {
   std::fprintf(stderr,
                "usage: qpo_bench_lua [--device D] [--gid N] [--type RC|UC|UD] [--mr BYTES] [--cq-depth N] "
-               "[--recv-cq-depth N] [--context-per-side] [--warmup] WORKLOAD [key=value...]\n");
+               "[--recv-cq-depth N] [--context-per-side] [--old-post-send] [--warmup] WORKLOAD [key=value...]\n");
   return 2;
 }
 
@@ -53,7 +56,7 @@ int main(int argc, char** argv) {
   int gid = -1;
   size_t mr = 16 << 20;
   int cq_depth = 8192, recv_cq_depth = 0;
-  bool context_per_side = false, warmup = false;
+  bool context_per_side = false, warmup = false, old_post_send = false;
   qpo::dataplane::TestbedQp qp;
   qpo::lua::Value args = qpo::lua::Value::table();
   for (int i = 1; i < argc; ++i) {
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
     else if (a == "--recv-cq-depth") recv_cq_depth = std::atoi(next().c_str());
     else if (a == "--context-per-side") context_per_side = true;
     else if (a == "--warmup") warmup = true;
+    else if (a == "--old-post-send") old_post_send = true;
     else if (a == "--max-send-wr") qp.max_send_wr = std::atoi(next().c_str());
     else if (a == "--max-recv-wr") qp.max_recv_wr = std::atoi(next().c_str());
     else if (a == "--max-inline") qp.max_inline = std::atoi(next().c_str());
@@ -77,6 +81,7 @@ int main(int argc, char** argv) {
   if (workload.empty() || cq_depth <= 0 || recv_cq_depth < 0) return usage();
   try {
     qpo::dataplane::Testbed tb(device, gid);
+    tb.use_old_post_send(old_post_send);
     // Side a's MR, CQs and QP, then side b's: in one device context by default (as `qpo run`
     // has for a loopback pair on one host), or with --context-per-side in a context each (as
     // perftest's two processes, or qpo on two hosts). Separate CQs either way: no routing

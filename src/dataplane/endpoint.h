@@ -29,6 +29,9 @@ struct Endpoint {
   std::string qp_name;          // scenario name, for messages
   std::string qp_type;          // RC UC UD ...
   ibv_qp* qp = nullptr;
+  // Set when the QP takes the extended post API (ibv_wr_*): sends go that way, as perftest's
+  // do; null means ibv_post_send (a provider without it, or --old-post-send).
+  ibv_qp_ex* qpx = nullptr;
   ibv_pd* pd = nullptr;
   ibv_cq* send_cq = nullptr;
   ibv_cq* recv_cq = nullptr;

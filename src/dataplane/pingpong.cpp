@@ -9,6 +9,7 @@
 #include "dataplane/error.h"
 #include "dataplane/pattern.h"
 #include "dataplane/post.h"
+#include "dataplane/send_path.h"
 
 namespace qpo::dataplane {
 
@@ -182,7 +183,7 @@ class PingPong {
     wr_.send_flags = signaled ? (wr_.send_flags | IBV_SEND_SIGNALED) : (wr_.send_flags & ~IBV_SEND_SIGNALED);
     wr_.wr_id = kStreamSendTag | i;
     ibv_send_wr* bad = nullptr;
-    if (int e = ibv_post_send(ep_.qp, &wr_, &bad)) post_failed(e, i);
+    if (int e = post_send_chain(ep_, &wr_, &bad)) post_failed(e, i);
     if (signaled) {
       pending_signal_ = true;
       reap_signal(i);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dataplane/error.h"
+#include "dataplane/send_path.h"
 
 namespace qpo::dataplane {
 
@@ -142,7 +143,7 @@ void post_sends(const Endpoint& ep, std::span<const SendRequest> reqs) {
   // Checked last: a script's mistakes are reported the same with or without a device.
   if (!ep.qp) usage_error(ep.qp_name, "has no verbs QP (not brought up?)");
   ibv_send_wr* bad = nullptr;
-  if (int e = ibv_post_send(ep.qp, wrs.data(), &bad))
+  if (int e = post_send_chain(ep, wrs.data(), &bad))
     post_error(ep.qp_name, "ibv_post_send", e,
                "at WR " + std::to_string(bad ? bad - wrs.data() + 1 : 0) + " of " + std::to_string(reqs.size()));
 }

@@ -10,6 +10,7 @@
 #include "dataplane/names.h"
 #include "dataplane/pattern.h"
 #include "dataplane/post.h"
+#include "dataplane/send_path.h"
 #include "dataplane/wait.h"
 
 namespace qpo::dataplane {
@@ -273,7 +274,7 @@ class Engine {
           uint64_t t = clock::ticks();
           for (uint32_t k = 0; k < n && posted_total_ + k < tposted_.size(); ++k) tposted_[posted_total_ + k] = t;
         }
-        if (int e = ibv_post_send(lane.ep->qp, lane.wrs.data(), &bad))
+        if (int e = post_send_chain(*lane.ep, lane.wrs.data(), &bad))
           post_error(lane.ep->qp_name, "ibv_post_send", e,
                      "posting " + std::string(op_name(cfg_.op)) + " #" + std::to_string(lane.posted + 1) + " (" +
                          std::to_string(lane.outstanding) + " outstanding)");

@@ -97,6 +97,7 @@ void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
   ep.qp_name = name;
   ep.qp_type = q.type;
   ep.qp = qp->get();
+  ep.qpx = old_post_send_ ? nullptr : qp->extended();
   ep.pd = current_pd();
   ep.send_cq = init.send_cq;
   ep.recv_cq = init.recv_cq;

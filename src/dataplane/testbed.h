@@ -41,6 +41,9 @@ class Testbed {
   void add_cq(const std::string& name, int depth, bool channel = false);
   void add_srq(const std::string& name, uint32_t max_wr);
   void add_qp(const std::string& name, const TestbedQp& q);
+  // QPs added after this post with ibv_post_send even where the extended API is there
+  // (perftest --use_old_post_send).
+  void use_old_post_send(bool on) { old_post_send_ = on; }
   // RC/UC: both QPs to RTS, each other's dest. UD: both to RTS, an AH each way. A QP connected
   // twice keeps the latest peer (a UD receiver in a fan-in).
   void connect(const std::string& a, const std::string& b);
@@ -70,6 +73,7 @@ class Testbed {
   std::vector<Side> sides_;
   std::vector<std::unique_ptr<verbs::Resource>> owned_;  // creation order; destroyed in reverse
   int gid_index_ = 0;
+  bool old_post_send_ = false;
   std::map<std::string, size_t> qp_side_;
   std::map<std::string, ibv_cq*> cqs_;
   std::map<std::string, ibv_comp_channel*> channels_;

@@ -44,6 +44,7 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
   e.qp_name = q.spec->name;
   e.qp_type = q.spec->type_name;
   e.qp = q.qp->get();
+  e.qpx = q.qp->extended();
   e.pd = q.pd;
   e.send_cq = q.send_cq;
   e.recv_cq = q.recv_cq;

@@ -122,23 +122,63 @@ Qp::Qp(std::string name, ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_in
   if (int e = create(ctx, pd, xrcd, init)) throw VerbsError("ibv_create_qp", this->name(), e);
 }
 
+namespace {
+
+// The ibv_wr_* builders each QP type can use (what rxe and mlx5 accept for it).
+uint64_t send_ops_for(ibv_qp_type type) {
+  uint64_t two_sided = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+  uint64_t writes = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+  switch (type) {
+    case IBV_QPT_RC:
+      return two_sided | writes | IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+             IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+    case IBV_QPT_UC:
+      return two_sided | writes;
+    case IBV_QPT_UD:
+      return two_sided;
+    default:
+      return 0;
+  }
+}
+
+ibv_qp_init_attr_ex extended_attr(const ibv_qp_init_attr& init) {
+  ibv_qp_init_attr_ex ex{};
+  ex.qp_context = init.qp_context;
+  ex.qp_type = init.qp_type;
+  ex.send_cq = init.send_cq;
+  ex.recv_cq = init.recv_cq;
+  ex.srq = init.srq;
+  ex.cap = init.cap;
+  ex.sq_sig_all = init.sq_sig_all;
+  return ex;
+}
+
+}  // namespace
+
 int Qp::create(ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& init) {
   if (qp_) return EEXIST;
-  errno = 0;
-  if (init.qp_type == IBV_QPT_XRC_SEND || init.qp_type == IBV_QPT_XRC_RECV) {
-    ibv_qp_init_attr_ex ex{};
-    ex.qp_type = init.qp_type;
-    ex.send_cq = init.send_cq;
-    ex.recv_cq = init.recv_cq;
-    ex.cap = init.cap;
-    ex.sq_sig_all = init.sq_sig_all;
-    if (init.qp_type == IBV_QPT_XRC_SEND) {
-      ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-      ex.pd = pd;
-    } else {
-      ex.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-      ex.xrcd = xrcd;
+  ibv_qp_init_attr_ex ex = extended_attr(init);
+  if (init.qp_type == IBV_QPT_XRC_SEND) {
+    ex.comp_mask = IBV_QP_INIT_ATTR_PD;
+    ex.pd = pd;
+  } else if (init.qp_type == IBV_QPT_XRC_RECV) {
+    ex.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+    ex.xrcd = xrcd;
+  } else if (uint64_t ops = send_ops_for(init.qp_type)) {
+    ex.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    ex.pd = pd;
+    ex.send_ops_flags = ops;
+    // A provider without the extended API fails this (EOPNOTSUPP); the plain verb below is
+    // then the one whose answer counts.
+    if ((qp_ = ibv_create_qp_ex(ctx, &ex))) {
+      init.cap = ex.cap;
+      ex_ = ibv_qp_to_qp_ex(qp_);
+      return 0;
     }
+    ex.comp_mask = 0;
+  }
+  errno = 0;
+  if (ex.comp_mask) {
     qp_ = ibv_create_qp_ex(ctx, &ex);
     if (qp_) init.cap = ex.cap;
   } else {
@@ -150,7 +190,10 @@ int Qp::create(ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& i
 int Qp::release() {
   if (!qp_) return 0;
   int e = verb_errno(ibv_destroy_qp(qp_));
-  if (e == 0) qp_ = nullptr;
+  if (e == 0) {
+    qp_ = nullptr;
+    ex_ = nullptr;
+  }
   return e;
 }
 

@@ -127,8 +127,10 @@ class Xrcd : public Resource {
 
 class Qp : public Resource {
  public:
-  // ibv_create_qp for RC/UC/UD/RAW_PACKET, ibv_create_qp_ex for XRC (needs ctx, xrcd).
-  // `init` is updated with what the device granted.
+  // ibv_create_qp_ex for every type. RC, UC and UD ask for the extended post API
+  // (ibv_wr_*, what perftest posts with) and fall back to plain ibv_create_qp where the
+  // provider has no such thing; XRC needs ctx and xrcd. `init` is updated with what the device
+  // granted.
   Qp(std::string name, ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& init);
   // An owner with no QP yet, made before a timed window so that the window holds only the
   // verb (create below). Until then it holds() nothing and release() does nothing.
@@ -140,9 +142,12 @@ class Qp : public Resource {
   const char* destroy_verb() const override { return "ibv_destroy_qp"; }
   int release() override;
   ibv_qp* get() const { return qp_; }
+  // The ibv_wr_* handle when the QP was created with send ops, else null (ibv_post_send only).
+  ibv_qp_ex* extended() const { return ex_; }
 
  private:
   ibv_qp* qp_ = nullptr;
+  ibv_qp_ex* ex_ = nullptr;
 };
 
 class Ah : public Resource {
