@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exec/roles.h"
+#include "exec/send_queue_nudge.h"
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
 #include "util/strings.h"
@@ -202,6 +203,7 @@ struct InitiatorTask : Task {
   Clock::time_point start = Clock::now();
   double seconds = 0;
   std::string outcome;
+  SendQueueNudge nudge;
 
   // IBV_WC_RETRY_EXC_ERR arrives after retry_cnt retransmissions, each after the local ACK
   // timeout 4.096 us * 2^timeout: compare what the device took with that prediction.
@@ -216,7 +218,8 @@ struct InitiatorTask : Task {
     return buf;
   }
 
-  InitiatorTask(RunState& st, const scenario::Workload& wl) : w(wl), q(st.qps.at(wl.qp.name)), op(opcode_of(wl.op)) {
+  InitiatorTask(RunState& st, const scenario::Workload& wl)
+      : w(wl), q(st.qps.at(wl.qp.name)), op(opcode_of(wl.op)), nudge(q.qp->extended(), q.spec->type_name) {
     verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
     sge = {reinterpret_cast<uintptr_t>(local->data()), static_cast<uint32_t>(w.size), local->get()->lkey};
     fill_pattern(local->data(), w.size, data_seed(w));
@@ -255,6 +258,7 @@ struct InitiatorTask : Task {
     auto wc = st.completions.try_take(q.send_cq, [&](const ibv_wc& c) {
       return (c.wr_id & 0xFFFFFFFF00000000ULL) == make_wr_id(WrKind::Work, ord, 0);
     });
+    nudge.observe(posted - completed, wc.has_value(), Clock::now());
     if (!wc) return progress;
     if (wc->status != IBV_WC_SUCCESS) {
       std::string status = wc_status_name(wc->status);
@@ -339,6 +343,12 @@ report::StepResult step_result(const RunState& st, const std::string& verb, cons
   r.object = object;
   r.detail = detail;
   return r;
+}
+
+// "; the device left a send unprocessed ..." when the nudge rang, else "".
+std::string nudged(const InitiatorTask& t) {
+  std::string d = t.nudge.describe();
+  return d.empty() ? d : "; " + d;
 }
 
 std::string workload_detail(const scenario::Workload& w) {
@@ -447,7 +457,7 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
                     (init ? std::to_string(init->completed) : std::to_string(recv->received)) + " of " +
                     std::to_string(w.iterations) + " done" +
                     (init ? ", " + std::to_string(init->posted - init->completed) + " posted and not completed; " +
-                                stall.describe(init->q)
+                                stall.describe(init->q) + nudged(*init)
                           : "") +
                     ")";
       if (!r.message.empty()) {
@@ -461,7 +471,7 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "%.3f s, %.1f kmsg/s, %.2f MB/s", init->seconds,
                       w.iterations / init->seconds / 1e3, static_cast<double>(w.iterations) * w.size / init->seconds / 1e6);
-        r.message = buf;
+        r.message = buf + nudged(*init);
         r.micros = init->seconds * 1e6;
       } else if (recv->received < w.iterations) {
         char buf[200];

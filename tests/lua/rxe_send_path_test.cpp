@@ -1,6 +1,7 @@
-// How the data path hands sends to the device (dataplane/send_path.h), against rxe in the
-// lab: the extended post API (ibv_wr_*) and ibv_post_send move the same bytes for every
-// opcode, and an empty doorbell ring is harmless.
+// How the data path hands sends to the device (dataplane/send_path.h) and the traffic loop's
+// doorbell nudge (exec/send_queue_nudge.h), against rxe in the lab: the extended post API
+// (ibv_wr_*) and ibv_post_send move the same bytes for every opcode, and an empty doorbell
+// ring is harmless.
 #include <arpa/inet.h>
 #include <doctest/doctest.h>
 
@@ -12,8 +13,10 @@
 #include "dataplane/post.h"
 #include "dataplane/send_path.h"
 #include "dataplane/testbed.h"
+#include "exec/send_queue_nudge.h"
 
 using namespace qpo::dataplane;
+using qpo::exec::SendQueueNudge;
 
 namespace {
 
@@ -161,4 +164,51 @@ TEST_CASE("ringing the doorbell with nothing queued succeeds and the QP goes on"
   CHECK(reap(l.b().recv_cq).status == IBV_WC_SUCCESS);
   ibv_wc none;
   CHECK(ibv_poll_cq(l.a().send_cq, 1, &none) == 0);  // the empty rings completed nothing
+}
+
+TEST_CASE("the nudge rings a UD send queue quiet for 1 s, at most once a second, and counts the restart") {
+  Loopback l("UD");
+  REQUIRE(l.a().qpx != nullptr);
+  using Clock = SendQueueNudge::Clock;
+  auto t0 = Clock::now();
+  SendQueueNudge n(l.a().qpx, "UD");
+  n.observe(1, false, t0);
+  n.observe(1, false, t0 + std::chrono::milliseconds(900));
+  CHECK(n.rings() == 0);
+  n.observe(1, false, t0 + std::chrono::milliseconds(1100));
+  CHECK(n.rings() == 1);
+  n.observe(1, false, t0 + std::chrono::milliseconds(1500));
+  CHECK(n.rings() == 1);
+  n.observe(1, true, t0 + std::chrono::milliseconds(1600));
+  CHECK(n.restarts() == 1);
+  CHECK(n.describe() ==
+        "the device left a send unprocessed for 1000 ms; rang the send queue's doorbell again 1 time, and it went on "
+        "(1 restart)");
+}
+
+TEST_CASE("the nudge stays silent for RC (its retransmit timer runs the requester) and for an idle queue") {
+  Loopback l("RC");
+  using Clock = SendQueueNudge::Clock;
+  auto t0 = Clock::now();
+  SendQueueNudge rc(l.a().qpx, "RC");
+  rc.observe(1, false, t0 + std::chrono::seconds(5));
+  CHECK(rc.rings() == 0);
+  CHECK(rc.describe() == "");
+
+  SendQueueNudge idle(l.a().qpx, "UC");
+  idle.observe(0, false, t0 + std::chrono::seconds(5));
+  CHECK(idle.rings() == 0);
+  idle.observe(1, false, t0 + std::chrono::milliseconds(5500));  // quiet since the last idle pass only
+  CHECK(idle.rings() == 0);
+}
+
+TEST_CASE("a nudge that does not help says so") {
+  Loopback l("UD");
+  auto t0 = SendQueueNudge::Clock::now();
+  SendQueueNudge n(l.a().qpx, "UD");
+  n.observe(1, false, t0 + std::chrono::milliseconds(1100));
+  n.observe(1, false, t0 + std::chrono::milliseconds(2200));
+  CHECK(n.rings() == 2);
+  CHECK(n.describe() ==
+        "the device left a send unprocessed for 1000 ms; rang the send queue's doorbell again 2 times, without effect");
 }
