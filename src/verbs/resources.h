@@ -127,10 +127,10 @@ class Xrcd : public Resource {
 
 class Qp : public Resource {
  public:
-  // ibv_create_qp_ex for every type. RC, UC and UD ask for the extended post API
-  // (ibv_wr_*, what perftest posts with) and fall back to plain ibv_create_qp where the
-  // provider has no such thing; XRC needs ctx and xrcd. `init` is updated with what the device
-  // granted.
+  // RC, UC and UD: ibv_create_qp_ex with send ops, for the extended post API (ibv_wr_*, what
+  // perftest posts with), or plain ibv_create_qp where the provider has no such thing.
+  // RAW_PACKET: ibv_create_qp. XRC: ibv_create_qp_ex (needs ctx, xrcd). `init` is updated with
+  // what the device granted.
   Qp(std::string name, ibv_context* ctx, ibv_pd* pd, ibv_xrcd* xrcd, ibv_qp_init_attr& init);
   // An owner with no QP yet, made before a timed window so that the window holds only the
   // verb (create below). Until then it holds() nothing and release() does nothing.

@@ -58,6 +58,14 @@ SendRequest request(Loopback& l, Op op, uint64_t offset, uint32_t length) {
   return r;
 }
 
+// One receive on b for a UD message of `bytes`, at the start of mb (GRH room first).
+void post_receive(Loopback& l, uint32_t bytes) {
+  RecvRequest rr;
+  rr.num_sge = 1;
+  rr.sge[0] = {&l.b().local_mrs["mb"], 0, bytes + kGrhBytes};
+  post_recvs(l.b(), std::span<const RecvRequest>(&rr, 1));
+}
+
 void post_and_reap(Loopback& l, const SendRequest& r) {
   CAPTURE(op_name(r.op));
   CAPTURE(r.num_sge);
@@ -133,10 +141,7 @@ TEST_CASE("a UD send with immediate data through ibv_wr_* arrives with its GRH r
   Loopback l("UD");
   REQUIRE(l.a().qpx != nullptr);
   fill_pattern(l.mem("ma"), 256, 3);
-  RecvRequest rr;
-  rr.num_sge = 1;
-  rr.sge[0] = {&l.b().local_mrs["mb"], 0, 256 + kGrhBytes};
-  post_recvs(l.b(), std::span<const RecvRequest>(&rr, 1));
+  post_receive(l, 256);
   SendRequest s = request(l, Op::SendImm, 0, 256);
   s.remote = nullptr;
   s.imm = 0x1234;
@@ -154,10 +159,7 @@ TEST_CASE("ringing the doorbell with nothing queued succeeds and the QP goes on"
   REQUIRE(l.a().qpx != nullptr);
   CHECK(ring_doorbell(l.a().qpx) == 0);
   CHECK(ring_doorbell(l.a().qpx) == 0);
-  RecvRequest rr;
-  rr.num_sge = 1;
-  rr.sge[0] = {&l.b().local_mrs["mb"], 0, 64 + kGrhBytes};
-  post_recvs(l.b(), std::span<const RecvRequest>(&rr, 1));
+  post_receive(l, 64);
   SendRequest s = request(l, Op::Send, 0, 64);
   s.remote = nullptr;
   post_and_reap(l, s);
