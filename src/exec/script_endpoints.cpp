@@ -6,6 +6,7 @@
 #include "dataplane/recv_pool.h"
 
 #include "scenario/script_qps.h"
+#include "exec/async_events.h"
 #include "exec/steps.h"
 
 namespace qpo::exec {
@@ -89,7 +90,8 @@ std::string send_empty(RunState& st, QpState& from, const std::string& to, uint3
     return "ibv_post_send on '" + from.spec->name + "' failed: " + verbs::errno_name(e);
   auto sent = st.completions.wait(from.send_cq, wr.wr_id, timeout_ms);
   if (!sent || sent->status != IBV_WC_SUCCESS)
-    return "'" + from.spec->name + "': " + (sent ? std::string(wc_status_name(sent->status)) : "no send completion");
+    return "'" + from.spec->name + "': " +
+           (sent ? std::string(wc_status_name(sent->status)) : "no send completion" + describe_async_events(st));
   return "";
 }
 
@@ -99,7 +101,8 @@ std::string await_receive(RunState& st, QpState& to, int timeout_ms) {
   auto got = st.completions.wait_if(
       to.recv_cq, [&](const ibv_wc& c) { return c.qp_num == qpn && (c.opcode & IBV_WC_RECV); }, timeout_ms);
   if (!got || got->status != IBV_WC_SUCCESS)
-    return "'" + to.spec->name + "': " + (got ? std::string(wc_status_name(got->status)) : "no receive completion");
+    return "'" + to.spec->name + "': " +
+           (got ? std::string(wc_status_name(got->status)) : "no receive completion" + describe_async_events(st));
   return "";
 }
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exec/roles.h"
+#include "exec/async_events.h"
 #include "exec/send_queue_nudge.h"
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
@@ -101,7 +102,9 @@ std::string consume_receive(RunState& st, QpState& receiver, const ibv_wc& wc, C
 
 std::string wait_send(RunState& st, QpState& q, uint64_t wr_id, int timeout_ms) {
   auto wc = st.completions.wait(q.send_cq, wr_id, timeout_ms);
-  if (!wc) return "no send completion on '" + q.spec->name + "' within " + std::to_string(timeout_ms) + " ms";
+  if (!wc)
+    return "no send completion on '" + q.spec->name + "' within " + std::to_string(timeout_ms) + " ms" +
+           describe_async_events(st);
   if (wc->status != IBV_WC_SUCCESS) return std::string("send completed with ") + wc_status_name(wc->status);
   return "";
 }
@@ -135,7 +138,9 @@ std::string smoke_receive(RunState& st, const SmokePair& pair, int round, int ti
   auto& b = st.qps.at(pair.receiver);
   uint32_t qpn = b.qp->get()->qp_num;
   auto wc = st.completions.wait_if(b.recv_cq, [&](const ibv_wc& w) { return is_receive_of(w, qpn); }, timeout_ms);
-  if (!wc) return "no receive completion on '" + b.spec->name + "' within " + std::to_string(timeout_ms) + " ms";
+  if (!wc)
+    return "no receive completion on '" + b.spec->name + "' within " + std::to_string(timeout_ms) + " ms" +
+           describe_async_events(st);
   auto problem = consume_receive(st, b, *wc, [&](const ibv_wc& w, const uint8_t* data) -> std::string {
     uint32_t expect_len = kSmokeBytes + (is_ud(b) ? 40 : 0);
     if (w.byte_len != expect_len) return "received " + std::to_string(w.byte_len) + " bytes, expected " + std::to_string(expect_len);
@@ -457,7 +462,7 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
                     (init ? std::to_string(init->completed) : std::to_string(recv->received)) + " of " +
                     std::to_string(w.iterations) + " done" +
                     (init ? ", " + std::to_string(init->posted - init->completed) + " posted and not completed; " +
-                                stall.describe(init->q) + nudged(*init)
+                                stall.describe(init->q) + nudged(*init) + describe_async_events(st)
                           : "") +
                     ")";
       if (!r.message.empty()) {

@@ -1,0 +1,70 @@
+#include "exec/async_events.h"
+
+#include <fcntl.h>
+#include <poll.h>
+
+#include "exec/completions.h"
+
+namespace qpo::exec {
+
+namespace {
+
+std::string cq_named(const RunState& st, const ibv_cq* cq) {
+  for (const auto& [name, c] : st.cqs)
+    if (c->get() == cq) return "CQ '" + name + "' (a completion did not fit: it holds " + std::to_string(cq->cqe) + ")";
+  return "a CQ of another owner";
+}
+
+std::string qp_named(const RunState& st, const ibv_qp* qp) {
+  for (const auto& [name, q] : st.qps)
+    if (q.qp && q.qp->get() == qp) return "QP '" + name + "'";
+  return "a QP of another owner";
+}
+
+std::string srq_named(const RunState& st, const ibv_srq* srq) {
+  for (const auto& [name, s] : st.srqs)
+    if (s.srq && s.srq->get() == srq) return "SRQ '" + name + "'";
+  return "an SRQ of another owner";
+}
+
+// What the event is about, from the element its type fills in (ibv_get_async_event(3)).
+std::string element_of(const RunState& st, const ibv_async_event& ev) {
+  switch (ev.event_type) {
+    case IBV_EVENT_CQ_ERR: return cq_named(st, ev.element.cq);
+    case IBV_EVENT_SRQ_ERR:
+    case IBV_EVENT_SRQ_LIMIT_REACHED: return srq_named(st, ev.element.srq);
+    case IBV_EVENT_PORT_ACTIVE:
+    case IBV_EVENT_PORT_ERR:
+    case IBV_EVENT_LID_CHANGE:
+    case IBV_EVENT_PKEY_CHANGE:
+    case IBV_EVENT_SM_CHANGE:
+    case IBV_EVENT_CLIENT_REREGISTER:
+    case IBV_EVENT_GID_CHANGE: return "port " + std::to_string(ev.element.port_num);
+    case IBV_EVENT_DEVICE_FATAL: return "the device";
+    default: return qp_named(st, ev.element.qp);
+  }
+}
+
+}  // namespace
+
+std::string describe_async_events(const RunState& st) {
+  std::string out;
+  for (const auto& [name, d] : st.devices) {
+    if (!d.res) continue;
+    ibv_context* ctx = d.ctx().get();
+    int flags = fcntl(ctx->async_fd, F_GETFL);
+    if (!(flags & O_NONBLOCK)) fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+    for (;;) {
+      pollfd pfd{ctx->async_fd, POLLIN, 0};
+      if (poll(&pfd, 1, 0) <= 0) break;
+      ibv_async_event ev{};
+      if (ibv_get_async_event(ctx, &ev) != 0) break;
+      out += std::string(out.empty() ? "; the device raised " : ", ") + event_name(ev.event_type) + " on " +
+             element_of(st, ev);
+      ibv_ack_async_event(&ev);
+    }
+  }
+  return out;
+}
+
+}  // namespace qpo::exec
