@@ -49,11 +49,13 @@ function target(w)
 end
 
 function report(results)
-  local sent, rates, receiver = 0, {}, nil
+  local sent, rates, receiver, notes = 0, {}, nil, {}
   for _, res in pairs(results) do
     if res.role == "initiator" and res.ok then
       sent = sent + res.result.iterations
       rates[#rates + 1] = res.result.msg_rate
+      -- A sender whose send queue the data path restarted (qpo's send-queue nudge).
+      for _, note in ipairs(res.result.notes or {}) do notes[#notes + 1] = "note: " .. note end
     elseif res.role == "target" and res.ok then
       receiver = res.result
     end
@@ -71,5 +73,6 @@ function report(results)
   s.bw_avg, s.msg_rate = s.rx_bw_avg, s.rx_msg_rate
   s.text = string.format(" senders %d  sent %d  received %d  lost %d (%.2f%%)  rx %.4f Mpps %.2f MB/sec  fairness %.2f",
     s.senders, s.sent, s.received, s.lost, 100 * s.loss, s.rx_msg_rate, s.rx_bw_avg, s.fairness)
+  if #notes > 0 then s.text = s.text .. "\n" .. table.concat(notes, "\n") end
   return s
 end

@@ -229,11 +229,12 @@ end
 -- report(results) for bandwidth workloads: per size, the sum over every worker that sent
 -- (initiators, and targets in bidirectional runs), like perftest's bidirectional totals.
 function perf.report_bw(test, results)
-  local by_size, sizes = {}, {}
+  local by_size, sizes, notes = {}, {}, {}
   for _, name in ipairs(sorted_keys(results)) do
     local res = results[name]
     local runs = res.ok and res.result and res.result.runs or {}
     for _, r in ipairs(runs) do
+      for _, note in ipairs(r.notes or {}) do notes[#notes + 1] = "note: " .. note end
       if r.bw_avg then
         local s = by_size[r.size]
         if not s then
@@ -255,6 +256,9 @@ function perf.report_bw(test, results)
   for _, size in ipairs(sizes) do runs[#runs + 1] = by_size[size] end
   local summary = perf.result(test, runs)
   summary.text = perf.bw_text(runs)
+  -- A send queue the data path had to restart (dataplane/send_queue_nudge.h): the numbers
+  -- stand, and the engineer learns the device needed the nudge.
+  if #notes > 0 then summary.text = summary.text .. "\n" .. table.concat(notes, "\n") end
   return summary
 end
 

@@ -11,6 +11,7 @@
 #include "dataplane/pattern.h"
 #include "dataplane/post.h"
 #include "dataplane/send_path.h"
+#include "dataplane/send_queue_nudge.h"
 #include "dataplane/wait.h"
 
 namespace qpo::dataplane {
@@ -39,6 +40,9 @@ struct TxLane {
   size_t staged_head = 0, staged_count = 0;
   uint64_t hook_next = 0;  // the next WR to ask the hook about
   bool hook_ended = false;
+  // UD/UC: rings the doorbell again when the device leaves the queue alone (send_queue_nudge.h).
+  SendQueueNudge nudge{nullptr, ""};
+  uint64_t nudge_seen = 0;  // `completed` at the nudge's last look
 };
 
 struct RxUnit {  // one receive queue: a QP's RQ, or an SRQ shared by several lanes
@@ -138,6 +142,8 @@ class Engine {
       }
       lane.quota = cfg_.duration > 0 ? kForever : cfg_.iterations;
       lane.until_every = cfg_.signal_every;
+      lane.nudge = SendQueueNudge(ep.qpx, ep.qp_type);
+      nudging_ |= lane.nudge.active();
       if (hooked()) {
         lane.staged_wr.resize(cfg_.depth);
         lane.staged_sge.resize(cfg_.depth);
@@ -511,6 +517,7 @@ class Engine {
   }
 
   void idle() {
+    if (nudging_) nudge();
     if (now_ - last_activity_ > clock::from_seconds(cfg_.timeout_ms / 1000.0)) timeout();
     if (cfg_.events) {
       arm_cqs(events_, eps_[0]->qp_name);
@@ -526,6 +533,22 @@ class Engine {
     }
   }
 
+  // Only on passes that found no completion anywhere: a lane that completes is not looked at.
+  void nudge() {
+    for (auto& lane : tx_lanes_) {
+      lane.nudge.observe(lane.outstanding, lane.completed != lane.nudge_seen, now_);
+      lane.nudge_seen = lane.completed;
+    }
+  }
+
+  // "QP 'ua': the device left a send unprocessed ..." per lane whose nudge rang.
+  std::vector<std::string> nudge_notes() const {
+    std::vector<std::string> notes;
+    for (const auto& lane : tx_lanes_)
+      if (auto d = lane.nudge.describe(); !d.empty()) notes.push_back("QP '" + lane.ep->qp_name + "': " + d);
+    return notes;
+  }
+
   [[noreturn]] void timeout() {
     const Endpoint& ep = *eps_[0];
     std::string what;
@@ -536,6 +559,7 @@ class Engine {
                  lane.ep->qp_name + "' (" + std::to_string(lane.completed) + " completed)";
     if (what.empty() && rx_)
       what = "received " + std::to_string(received_) + " of " + std::to_string(rx_quota_) + " messages";
+    for (const auto& note : nudge_notes()) what += "; " + note;
     throw DataplaneError(DataplaneError::Kind::Timeout, ep.qp_name,
                          "QP '" + ep.qp_name + "': no completion for " + std::to_string(cfg_.timeout_ms) + " ms: " +
                              what + " (is the peer receiving? are QPs in RTS?)");
@@ -558,6 +582,8 @@ class Engine {
   StreamResult finish() {
     StreamResult r;
     r.hook_calls = hook_calls_;
+    if (nudging_) nudge();  // the completions since its last look (a restart ends in a busy pass)
+    r.notes = nudge_notes();
     r.rx_checked = checked_;
     if (tx_) {
       for (const auto& lane : tx_lanes_) {
@@ -592,6 +618,7 @@ class Engine {
   const StreamConfig& cfg_;
   CqAccess access_;
   bool tx_ = false, rx_ = false;
+  bool nudging_ = false;  // some lane has a nudge that can ring
   std::vector<Endpoint*> eps_;
   std::vector<TxLane> tx_lanes_;
   std::vector<RxUnit> rx_units_;

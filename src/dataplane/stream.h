@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "dataplane/cq_router.h"
 #include "dataplane/endpoint.h"
@@ -93,6 +94,8 @@ struct StreamResult {
   BandwidthStats rx;              // receives
   uint64_t rx_checked = 0;        // receives whose data was compared
   uint64_t hook_calls = 0;
+  // One line per QP whose send queue the stream had to restart (SendQueueNudge).
+  std::vector<std::string> notes;
 };
 
 // Throws DataplaneError; outstanding WRs are left to the QP's teardown (or its next ERR flush).

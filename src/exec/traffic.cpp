@@ -13,8 +13,9 @@
 #include <thread>
 
 #include "exec/roles.h"
+#include "dataplane/clock.h"
+#include "dataplane/send_queue_nudge.h"
 #include "exec/async_events.h"
-#include "exec/send_queue_nudge.h"
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
 #include "util/strings.h"
@@ -208,7 +209,7 @@ struct InitiatorTask : Task {
   Clock::time_point start = Clock::now();
   double seconds = 0;
   std::string outcome;
-  SendQueueNudge nudge;
+  dataplane::SendQueueNudge nudge;
 
   // IBV_WC_RETRY_EXC_ERR arrives after retry_cnt retransmissions, each after the local ACK
   // timeout 4.096 us * 2^timeout: compare what the device took with that prediction.
@@ -263,7 +264,7 @@ struct InitiatorTask : Task {
     auto wc = st.completions.try_take(q.send_cq, [&](const ibv_wc& c) {
       return (c.wr_id & 0xFFFFFFFF00000000ULL) == make_wr_id(WrKind::Work, ord, 0);
     });
-    nudge.observe(posted - completed, wc.has_value(), Clock::now());
+    nudge.observe(posted - completed, wc.has_value(), dataplane::clock::ticks());
     if (!wc) return progress;
     if (wc->status != IBV_WC_SUCCESS) {
       std::string status = wc_status_name(wc->status);

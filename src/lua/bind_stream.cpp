@@ -313,6 +313,14 @@ int l_stream(lua_State* L) {
       set_int(L, "checked", r.rx_checked);
     }
     if (s.hook) set_int(L, "hook_calls", r.hook_calls);
+    if (!r.notes.empty()) {
+      lua_createtable(L, static_cast<int>(r.notes.size()), 0);
+      for (size_t i = 0; i < r.notes.size(); ++i) {
+        lua_pushstring(L, r.notes[i].c_str());
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      lua_setfield(L, -2, "notes");
+    }
     return 1;
   });
 }

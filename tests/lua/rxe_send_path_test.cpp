@@ -1,5 +1,5 @@
-// How the data path hands sends to the device (dataplane/send_path.h) and the traffic loop's
-// doorbell nudge (exec/send_queue_nudge.h), against rxe in the lab: the extended post API
+// How the data path hands sends to the device (dataplane/send_path.h) and the doorbell nudge
+// of the traffic loop and the stream (dataplane/send_queue_nudge.h), against rxe in the lab: the extended post API
 // (ibv_wr_*) and ibv_post_send move the same bytes for every opcode, and an empty doorbell
 // ring is harmless.
 #include <arpa/inet.h>
@@ -8,15 +8,18 @@
 #include <chrono>
 #include <cstring>
 #include <span>
+#include <thread>
 
 #include "dataplane/pattern.h"
 #include "dataplane/post.h"
 #include "dataplane/send_path.h"
 #include "dataplane/testbed.h"
-#include "exec/send_queue_nudge.h"
+#include "dataplane/clock.h"
+#include "dataplane/send_queue_nudge.h"
+#include "dataplane/stream.h"
+#include "dataplane/error.h"
 
 using namespace qpo::dataplane;
-using qpo::exec::SendQueueNudge;
 
 namespace {
 
@@ -171,17 +174,16 @@ TEST_CASE("ringing the doorbell with nothing queued succeeds and the QP goes on"
 TEST_CASE("the nudge rings a UD send queue quiet for 1 s, at most once a second, and counts the restart") {
   Loopback l("UD");
   REQUIRE(l.a().qpx != nullptr);
-  using Clock = SendQueueNudge::Clock;
-  auto t0 = Clock::now();
+  auto at = [t0 = clock::ticks()](int ms) { return t0 + clock::from_seconds(ms / 1000.0); };
   SendQueueNudge n(l.a().qpx, "UD");
-  n.observe(1, false, t0);
-  n.observe(1, false, t0 + std::chrono::milliseconds(900));
+  n.observe(1, false, at(0));
+  n.observe(1, false, at(900));
   CHECK(n.rings() == 0);
-  n.observe(1, false, t0 + std::chrono::milliseconds(1100));
+  n.observe(1, false, at(1100));
   CHECK(n.rings() == 1);
-  n.observe(1, false, t0 + std::chrono::milliseconds(1500));
+  n.observe(1, false, at(1500));
   CHECK(n.rings() == 1);
-  n.observe(1, true, t0 + std::chrono::milliseconds(1600));
+  n.observe(1, true, at(1600));
   CHECK(n.restarts() == 1);
   CHECK(n.describe() ==
         "the device left a send unprocessed for 1000 ms; rang the send queue's doorbell again 1 time, and it went on "
@@ -190,27 +192,80 @@ TEST_CASE("the nudge rings a UD send queue quiet for 1 s, at most once a second,
 
 TEST_CASE("the nudge stays silent for RC (its retransmit timer runs the requester) and for an idle queue") {
   Loopback l("RC");
-  using Clock = SendQueueNudge::Clock;
-  auto t0 = Clock::now();
+  auto at = [t0 = clock::ticks()](int ms) { return t0 + clock::from_seconds(ms / 1000.0); };
   SendQueueNudge rc(l.a().qpx, "RC");
-  rc.observe(1, false, t0 + std::chrono::seconds(5));
+  CHECK_FALSE(rc.active());
+  rc.observe(1, false, at(0));
+  rc.observe(1, false, at(5000));
   CHECK(rc.rings() == 0);
   CHECK(rc.describe() == "");
 
   SendQueueNudge idle(l.a().qpx, "UC");
-  idle.observe(0, false, t0 + std::chrono::seconds(5));
+  idle.observe(0, false, at(0));
+  idle.observe(0, false, at(5000));
   CHECK(idle.rings() == 0);
-  idle.observe(1, false, t0 + std::chrono::milliseconds(5500));  // quiet since the last idle pass only
+  idle.observe(1, false, at(5500));  // quiet since the last idle pass only
   CHECK(idle.rings() == 0);
 }
 
 TEST_CASE("a nudge that does not help says so") {
   Loopback l("UD");
-  auto t0 = SendQueueNudge::Clock::now();
+  auto at = [t0 = clock::ticks()](int ms) { return t0 + clock::from_seconds(ms / 1000.0); };
   SendQueueNudge n(l.a().qpx, "UD");
-  n.observe(1, false, t0 + std::chrono::milliseconds(1100));
-  n.observe(1, false, t0 + std::chrono::milliseconds(2200));
+  n.observe(1, false, at(0));
+  n.observe(1, false, at(1000));
+  n.observe(1, false, at(2000));
   CHECK(n.rings() == 2);
   CHECK(n.describe() ==
         "the device left a send unprocessed for 1000 ms; rang the send queue's doorbell again 2 times, without effect");
+}
+
+TEST_CASE("a UD stream whose queue the device does not work on rings its doorbell each second and says so when it gives up") {
+  // A QP in SQD takes posts but its requester sends nothing: a stand-in for rxe's lost wake-up
+  // that the nudge cannot cure, so the stream times out with the rings in its message.
+  Loopback l("UD");
+  ibv_qp_attr attr{};
+  attr.qp_state = IBV_QPS_SQD;
+  REQUIRE(ibv_modify_qp(l.a().qp, &attr, IBV_QP_STATE) == 0);
+  StreamConfig c;
+  c.op = Op::Send;
+  c.size = 64;
+  c.iterations = 4;
+  c.depth = 4;
+  c.timeout_ms = 2500;
+  c.local_mr = "ma";
+  StreamLane lane{&l.a(), nullptr};
+  CHECK_THROWS_WITH_AS(run_stream(std::span<const StreamLane>(&lane, 1), c),
+                       doctest::Contains("4 send WRs outstanding on 'a' (0 completed); QP 'a': the device left a send "
+                                         "unprocessed for 1000 ms; rang the send queue's doorbell again 2 times, "
+                                         "without effect"),
+                       DataplaneError);
+}
+
+TEST_CASE("a UD stream that goes on after a ring reports the restart in its result's notes") {
+  Loopback l("UD");
+  ibv_qp_attr attr{};
+  attr.qp_state = IBV_QPS_SQD;
+  REQUIRE(ibv_modify_qp(l.a().qp, &attr, IBV_QP_STATE) == 0);
+  // Back to RTS after the first ring (at ~1 s): the queued sends go out, then the rest.
+  std::thread resume([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    ibv_qp_attr rts{};
+    rts.qp_state = IBV_QPS_RTS;
+    ibv_modify_qp(l.a().qp, &rts, IBV_QP_STATE);
+  });
+  StreamConfig c;
+  c.op = Op::Send;
+  c.size = 64;
+  c.iterations = 8;
+  c.depth = 4;
+  c.timeout_ms = 5000;
+  c.local_mr = "ma";
+  StreamLane lane{&l.a(), nullptr};
+  StreamResult r = run_stream(std::span<const StreamLane>(&lane, 1), c);
+  resume.join();
+  CHECK(r.tx.ops == 8);
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].rfind("QP 'a': the device left a send unprocessed for 1000 ms; rang the send queue's doorbell again ", 0) == 0);
+  CHECK(r.notes[0].find(", and it went on (1 restart)") != std::string::npos);
 }

@@ -10,25 +10,26 @@
 // doorbell again (dataplane::ring_doorbell, the extended post API) makes rxe run the
 // requester over what is queued; on hardware it is a no-op. The run reports every restart:
 // the traffic passed, but the lab engineer learns that the device needed a nudge.
+// Used by the executor's traffic loop and by the data path's stream.
 #include <infiniband/verbs.h>
 
-#include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
-namespace qpo::exec {
+namespace qpo::dataplane {
 
 class SendQueueNudge {
  public:
-  using Clock = std::chrono::steady_clock;
-  static constexpr std::chrono::milliseconds kQuiet{1000};
+  static constexpr int kQuietMs = 1000;
 
   // Inactive (never rings) for reliable QPs - their retransmit timer runs the requester - and
   // without the extended API.
-  SendQueueNudge(ibv_qp_ex* qx, const std::string& qp_type);
-  // Once per pass of the traffic loop: how many sends are outstanding, and whether one of
-  // them completed in this pass.
-  void observe(uint64_t outstanding, bool completed, Clock::time_point now);
+  SendQueueNudge(ibv_qp_ex* qx, std::string_view qp_type);
+  // Once per pass of the loop (or per pass without a completion anywhere): how many sends are
+  // outstanding, whether one of them completed since the last call, and clock::ticks().
+  void observe(uint64_t outstanding, bool completed, uint64_t now);
+  bool active() const { return qx_ != nullptr; }
   int rings() const { return rings_; }
   int restarts() const { return restarts_; }
   // "" when it never rang; else what happened, for the workload's result line.
@@ -36,10 +37,11 @@ class SendQueueNudge {
 
  private:
   ibv_qp_ex* qx_ = nullptr;
-  Clock::time_point last_completion_ = Clock::now();
-  Clock::time_point last_ring_{};
+  uint64_t quiet_ = 0;             // kQuietMs in ticks
+  uint64_t last_completion_ = 0;   // 0 until the first observe(): the clock starts there
+  uint64_t last_ring_ = 0;
   bool rang_since_completion_ = false;
   int rings_ = 0, restarts_ = 0, ring_errno_ = 0;
 };
 
-}  // namespace qpo::exec
+}  // namespace qpo::dataplane
