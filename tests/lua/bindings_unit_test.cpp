@@ -337,3 +337,28 @@ TEST_CASE("qp.max_recv_wr: the room left when known (0 = full), nil when not") {
   REQUIRE_MESSAGE(r.ok, r.error);
   CHECK(r.workers[0].result.as_string() == "nil");
 }
+
+TEST_CASE("perf.report_bw prints a stream's notes (a restarted send queue) under the table") {
+  FakeEndpoints f;
+  auto r = run_inline(f,
+                      "local perf = require 'qpo.perf'\n"
+                      "function initiator(w)\n"
+                      "  return { runs = { { size = 64, iterations = 10, bw_peak = 1, bw_avg = 1, msg_rate = 0.5,\n"
+                      "                      notes = { \"QP 'qa': the device left a send unprocessed\" } } } }\n"
+                      "end\n"
+                      "function report(res) return perf.report_bw('write_bw', res) end\n");
+  REQUIRE_MESSAGE(r.ok, r.error);
+  std::string text = r.summary.string_or("text", "");
+  CHECK(contains(text, " #bytes     #iterations"));
+  CHECK(contains(text, "\nnote: QP 'qa': the device left a send unprocessed"));
+}
+
+TEST_CASE("perf.report_bw prints no note line when no stream had one") {
+  FakeEndpoints f;
+  auto r = run_inline(f,
+                      "local perf = require 'qpo.perf'\n"
+                      "function initiator(w) return { runs = { { size = 64, iterations = 10, bw_avg = 1, msg_rate = 0.5 } } } end\n"
+                      "function report(res) return perf.report_bw('write_bw', res) end\n");
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK_FALSE(contains(r.summary.string_or("text", ""), "note:"));
+}
