@@ -78,6 +78,25 @@ void post_and_reap(Loopback& l, const SendRequest& r) {
   REQUIRE(wc.status == IBV_WC_SUCCESS);
 }
 
+// a's QP to `state` with only IBV_QP_STATE (RTS <-> SQD); the errno or 0.
+int move_a_to(Loopback& l, ibv_qp_state state) {
+  ibv_qp_attr attr{};
+  attr.qp_state = state;
+  return ibv_modify_qp(l.a().qp, &attr, IBV_QP_STATE);
+}
+
+// A stream of 64-byte sends from ma, 4 outstanding.
+StreamConfig sends_of_64(uint64_t iterations, int timeout_ms) {
+  StreamConfig c;
+  c.op = Op::Send;
+  c.size = 64;
+  c.iterations = iterations;
+  c.depth = 4;
+  c.timeout_ms = timeout_ms;
+  c.local_mr = "ma";
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("RC, UC and UD QPs on rxe take the extended post API; --old-post-send keeps ibv_post_send") {
@@ -224,18 +243,9 @@ TEST_CASE("a UD stream whose queue the device does not work on rings its doorbel
   // A QP in SQD takes posts but its requester sends nothing: a stand-in for rxe's lost wake-up
   // that the nudge cannot cure, so the stream times out with the rings in its message.
   Loopback l("UD");
-  ibv_qp_attr attr{};
-  attr.qp_state = IBV_QPS_SQD;
-  REQUIRE(ibv_modify_qp(l.a().qp, &attr, IBV_QP_STATE) == 0);
-  StreamConfig c;
-  c.op = Op::Send;
-  c.size = 64;
-  c.iterations = 4;
-  c.depth = 4;
-  c.timeout_ms = 2500;
-  c.local_mr = "ma";
+  REQUIRE(move_a_to(l, IBV_QPS_SQD) == 0);
   StreamLane lane{&l.a(), nullptr};
-  CHECK_THROWS_WITH_AS(run_stream(std::span<const StreamLane>(&lane, 1), c),
+  CHECK_THROWS_WITH_AS(run_stream(std::span<const StreamLane>(&lane, 1), sends_of_64(4, 2500)),
                        doctest::Contains("4 send WRs outstanding on 'a' (0 completed); QP 'a': the device left a send "
                                          "unprocessed for 1000 ms; rang the send queue's doorbell again 2 times, "
                                          "without effect"),
@@ -244,25 +254,14 @@ TEST_CASE("a UD stream whose queue the device does not work on rings its doorbel
 
 TEST_CASE("a UD stream that goes on after a ring reports the restart in its result's notes") {
   Loopback l("UD");
-  ibv_qp_attr attr{};
-  attr.qp_state = IBV_QPS_SQD;
-  REQUIRE(ibv_modify_qp(l.a().qp, &attr, IBV_QP_STATE) == 0);
+  REQUIRE(move_a_to(l, IBV_QPS_SQD) == 0);
   // Back to RTS after the first ring (at ~1 s): the queued sends go out, then the rest.
   std::thread resume([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    ibv_qp_attr rts{};
-    rts.qp_state = IBV_QPS_RTS;
-    ibv_modify_qp(l.a().qp, &rts, IBV_QP_STATE);
+    move_a_to(l, IBV_QPS_RTS);
   });
-  StreamConfig c;
-  c.op = Op::Send;
-  c.size = 64;
-  c.iterations = 8;
-  c.depth = 4;
-  c.timeout_ms = 5000;
-  c.local_mr = "ma";
   StreamLane lane{&l.a(), nullptr};
-  StreamResult r = run_stream(std::span<const StreamLane>(&lane, 1), c);
+  StreamResult r = run_stream(std::span<const StreamLane>(&lane, 1), sends_of_64(8, 5000));
   resume.join();
   CHECK(r.tx.ops == 8);
   REQUIRE(r.notes.size() == 1);
