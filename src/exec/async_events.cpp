@@ -47,22 +47,25 @@ std::string element_of(const RunState& st, const ibv_async_event& ev) {
 
 }  // namespace
 
+std::optional<ibv_async_event> take_async_event(ibv_context* ctx, int wait_ms) {
+  int flags = fcntl(ctx->async_fd, F_GETFL);
+  if (!(flags & O_NONBLOCK)) fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+  pollfd pfd{ctx->async_fd, POLLIN, 0};
+  if (poll(&pfd, 1, wait_ms) <= 0) return std::nullopt;
+  ibv_async_event ev{};
+  if (ibv_get_async_event(ctx, &ev) != 0) return std::nullopt;
+  ibv_async_event copy = ev;  // the type and the element pointer stay valid to read
+  ibv_ack_async_event(&ev);
+  return copy;
+}
+
 std::string describe_async_events(const RunState& st) {
   std::string out;
   for (const auto& [name, d] : st.devices) {
     if (!d.res) continue;
-    ibv_context* ctx = d.ctx().get();
-    int flags = fcntl(ctx->async_fd, F_GETFL);
-    if (!(flags & O_NONBLOCK)) fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
-    for (;;) {
-      pollfd pfd{ctx->async_fd, POLLIN, 0};
-      if (poll(&pfd, 1, 0) <= 0) break;
-      ibv_async_event ev{};
-      if (ibv_get_async_event(ctx, &ev) != 0) break;
-      out += std::string(out.empty() ? "; the device raised " : ", ") + event_name(ev.event_type) + " on " +
-             element_of(st, ev);
-      ibv_ack_async_event(&ev);
-    }
+    while (auto ev = take_async_event(d.ctx().get(), 0))
+      out += std::string(out.empty() ? "; the device raised " : ", ") + event_name(ev->event_type) + " on " +
+             element_of(st, *ev);
   }
   return out;
 }

@@ -5,11 +5,18 @@
 // events, such a run only sees "no completion". describe_async_events() is called when a wait
 // gives up: it takes every event the devices have queued, without blocking, and names the
 // scenario object each one concerns.
+#include <infiniband/verbs.h>
+
+#include <optional>
 #include <string>
 
 #include "exec/run_state.h"
 
 namespace qpo::exec {
+
+// The next event queued on the device's async fd, acknowledged, waiting at most wait_ms
+// (0: only what is already there); nullopt when none came. Puts the fd in non-blocking mode.
+std::optional<ibv_async_event> take_async_event(ibv_context* ctx, int wait_ms);
 
 // "" when no device has an event queued; else, e.g.
 // "; the device raised IBV_EVENT_CQ_ERR on CQ 'scq' (a completion did not fit: it holds 1)".

@@ -1,7 +1,6 @@
 // One ibv_modify_qp: the scenario's attributes with run-time values resolved, exactly the
 // planned attr_mask, the rule tables' prediction compared with what the kernel said, then
 // ibv_query_qp to check the QP is where it should be.
-#include <poll.h>
 
 #include <cerrno>
 #include <array>
@@ -9,9 +8,9 @@
 #include <cstddef>
 #include <cstring>
 #include <chrono>
-#include <fcntl.h>
 
 #include "dataplane/recv_pool.h"
+#include "exec/async_events.h"
 #include "exec/attr_template.h"
 #include "exec/deferred_lines.h"
 #include "exec/steps.h"
@@ -83,19 +82,13 @@ uint32_t read_field(const ibv_qp_attr& a, const Checked& c) {
 // After RTS->SQD with en_sqd_async_notify: the device reports IBV_EVENT_SQ_DRAINED.
 bool wait_sq_drained(QpState& q, int timeout_ms, std::string* what) {
   ibv_context* ctx = q.device->ctx().get();
-  int flags = fcntl(ctx->async_fd, F_GETFL);
-  fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   std::string seen;
   while (std::chrono::steady_clock::now() < deadline) {
-    pollfd pfd{ctx->async_fd, POLLIN, 0};
-    if (poll(&pfd, 1, 50) <= 0) continue;
-    ibv_async_event ev{};
-    if (ibv_get_async_event(ctx, &ev) != 0) continue;
-    bool mine = ev.event_type == IBV_EVENT_SQ_DRAINED && ev.element.qp == q.qp->get();
-    seen += std::string(seen.empty() ? "" : ", ") + event_name(ev.event_type);
-    ibv_ack_async_event(&ev);
-    if (mine) {
+    auto ev = take_async_event(ctx, 50);
+    if (!ev) continue;
+    seen += std::string(seen.empty() ? "" : ", ") + event_name(ev->event_type);
+    if (ev->event_type == IBV_EVENT_SQ_DRAINED && ev->element.qp == q.qp->get()) {
       *what = "IBV_EVENT_SQ_DRAINED received";
       return true;
     }

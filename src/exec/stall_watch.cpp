@@ -17,7 +17,8 @@ constexpr auto kQuietBeforeSnapshot = std::chrono::milliseconds(500);
 }  // namespace
 
 StallWatch::DeviceCounters StallWatch::read(const DeviceState& d) const {
-  return {read_hw_counters(d), read_netdev_statistics(netdev_of(d))};
+  std::string netdev = netdev_of(d);
+  return {read_hw_counters(d), read_netdev_statistics(netdev), netdev};
 }
 
 void StallWatch::observe(bool progress, Clock::time_point now) {
@@ -48,8 +49,7 @@ std::string StallWatch::describe(const QpState& q) const {
   std::snprintf(secs, sizeof secs, "%.1f", std::chrono::duration<double>(Clock::now() - *taken_at_).count());
   out += "; during the last " + std::string(secs) + " s " + d.ctx().device_name() + " port " +
          std::to_string(d.ctx().port()) + " hw_counters: " + describe_growth(it->second.hw, now.hw);
-  std::string netdev = netdev_of(d);
-  if (!netdev.empty()) out += "; " + netdev + ": " + describe_growth(it->second.net, now.net);
+  if (!now.netdev.empty()) out += "; " + now.netdev + ": " + describe_growth(it->second.net, now.net);
   return out;
 }
 

@@ -25,7 +25,8 @@ class StallWatch {
 
  private:
   struct DeviceCounters {
-    Counters hw, net;  // the port's hw_counters; the statistics of the netdev under its GID
+    Counters hw, net;    // the port's hw_counters; the statistics of the netdev under its GID
+    std::string netdev;  // "" when the GID has none
   };
   DeviceCounters read(const DeviceState& d) const;
   const RunState& st_;
