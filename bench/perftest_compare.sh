@@ -25,6 +25,13 @@ QPO=${QPO_BENCH_BIN:-build/bench/qpo_bench_lua}
 # have (and qpo on two hosts); the default, one context, is what `qpo run` has for a loopback
 # pair on one host.
 [ "${QPO_BENCH_CONTEXTS:-1}" = 2 ] && QPO="$QPO --context-per-side"
+# QPO_BENCH_PROCESSES=2: the latency tests run qpo as a two-host scenario on this one machine
+# (`qpo run --agents`: an agent process per host, each with its own device context and worker),
+# which is perftest's structure - a server and a client process - and qpo's own across two
+# hosts. The default, one process with a thread per side, is what `qpo run` does for a
+# loopback pair on one host. The bandwidth tests stay in one process either way.
+PROCESSES=${QPO_BENCH_PROCESSES:-1}
+QPO_RUN=${QPO_BENCH_RUN:-build/qpo}
 OUT=$(mktemp -d /tmp/perftest-compare.XXXXXX)
 PORT=18515
 
@@ -54,9 +61,10 @@ perftest() {
 header() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$OUT/client" | head -1; }
 # Column N of the result row: the first line of numbers after the "#bytes" header (-U puts
 # its "#, usec" listing, "1, 10.7" lines, in between).
-column() { awk -v n="$1" '/#bytes/ { h = 1; next } h && /^ *[0-9]+ +[0-9]/ { print $n; exit }' "$OUT/client"; }
+# `qpo run` prints the same table, indented, in its report.
+column() { awk -v n="$1" '/#bytes/ { h = 1; next } h && /^ *[0-9]+ +[0-9]/ { print $n; exit }' "${2:-$OUT/client}"; }
 # The first "#, usec" listing (perftest -U, qpo unsorted=true): one time per line.
-iteration_times() { awk '/^#, usec/ { n++; next } n == 1 && /^[0-9]+, / { print $2 }'; }
+iteration_times() { awk '/^ *#, usec/ { n++; next } n == 1 && /^ *[0-9]+, / { print $2 }'; }
 qpo_value() { sed -n "s/.* $1=\([0-9.e+-]*\).*/\1/p" "$OUT/qpo" | head -1; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 
@@ -76,11 +84,65 @@ run_qpo() {
   # qpo_bench_lua's 16 MiB (its default sizes the bandwidth tests).
   [ "$metric" = lat ] && shape="$shape --mr 8192"
   case $tool in ib_send_*) shape="$shape --recv-cq-depth ${rxd:-512}" ;; esac
+  if [ "$metric" = lat ] && [ "$PROCESSES" = 2 ]; then
+    two_host_scenario "${txd:-128}" "${rxd:-1}" "${inl:-0}" >"$OUT/two-host.yaml"
+    if ! $QPO_RUN run --agents --no-smoke --no-lab "$OUT/two-host.yaml" >"$OUT/qpo" 2>&1; then
+      echo "qpo run --agents $workload failed:" >&2
+      cat "$OUT/qpo" >&2
+      echo 0
+    else
+      column 5 "$OUT/qpo"
+    fi
+    return
+  fi
   if ! $QPO $shape $workload $qargs $extra check=false >"$OUT/qpo" 2>&1; then
     echo "qpo $workload failed:" >&2
     cat "$OUT/qpo" >&2
     echo 0
   elif [ "$metric" = bw ]; then qpo_value bw_avg; else qpo_value t_typical; fi
+}
+
+# The latency test as a two-host scenario, both hosts this machine, with perftest's queue
+# shapes (as run_qpo gives the in-process pair): TX_DEPTH RX_DEPTH INLINE. The send test gets a
+# receive CQ of its own, as ib_send_lat has; the write test one CQ per side.
+two_host_scenario() {
+  txd=$1 rxd=$2 inl=$3
+  case $workload in
+    send_lat) access="[local_write]" qp_access="[]" ;;
+    *) access="[local_write, remote_write]" qp_access="[remote_write]" ;;
+  esac
+  cat <<YAML
+version: 1
+name: bench-$workload-two-processes
+hosts: { a: { address: localhost }, b: { address: localhost } }
+devices:
+  da: { host: a, name: $DEV, port: 1, gid_index: $GID }
+  db: { host: b, name: $DEV, port: 1, gid_index: $GID }
+mrs:
+  ma: { pd: da, size: 8192, access: $access }
+  mb: { pd: db, size: 8192, access: $access }
+cqs:
+  ca: { device: da, depth: $((txd + rxd)) }
+  cb: { device: db, depth: $((txd + rxd)) }
+  ra: { device: da, depth: $rxd }
+  rb: { device: db, depth: $rxd }
+qps:
+YAML
+  case $workload in send_lat) ra=ra rb=rb ;; *) ra=ca rb=cb ;; esac
+  for q in a:b:$ra b:a:$rb; do
+    me=${q%%:*} rest=${q#*:}
+    peer=${rest%%:*} rcq=${rest#*:}
+    echo "  q$me: { pd: d$me, type: RC, send_cq: c$me, recv_cq: $rcq, connect: q$peer,"
+    echo "        cap: { max_send_wr: $txd, max_recv_wr: $rxd, max_inline_data: $inl },"
+    echo "        states: { INIT: { qp_access_flags: $qp_access }, RTR: {}, RTS: {} } }"
+  done
+  echo "workloads:"
+  echo "  $workload:"
+  echo "    qp: qa"
+  echo "    script: \"builtin:$workload\""
+  echo "    local_mr: ma"
+  echo "    remote_mr: mb"
+  echo "    args: { $(echo "$qargs inline=$inl check=false" | sed 's/=/: /g; s/ \([a-z_]*:\)/, \1/g') }"
 }
 
 # One pair of runs: perftest TOOL/ARGS, then qpo WORKLOAD/ARGS with perftest's effective
@@ -127,7 +189,7 @@ run_test() {
   esac
 }
 
-echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null || echo '?') vs qpo on $DEV (gid $GID), $ROUNDS rounds, alternating, qpo: ${QPO_BENCH_CONTEXTS:-1} device context(s)"
+echo "perftest $(dpkg-query -W -f '${Version}' perftest 2>/dev/null || echo '?') vs qpo on $DEV (gid $GID), $ROUNDS rounds, alternating, qpo: ${QPO_BENCH_CONTEXTS:-1} device context(s), latency tests in $PROCESSES process(es)"
 r=1
 while [ $r -le "$ROUNDS" ]; do
   echo "round $r"
