@@ -15,8 +15,10 @@
 #include "dataplane/post.h"
 #include "dataplane/stream.h"
 #include "dataplane/testbed.h"
+#include "pingpong_pair.h"
 
 using namespace qpo::dataplane;
+using qpo::dataplane::testing::run_pingpong_pair;
 
 namespace {
 
@@ -333,11 +335,6 @@ TEST_CASE("ping-pong latency: send, write, read") {
     fill_pattern(p.b().local_mrs["mb"].data + 4096, 64, 21);
     if (op == Op::Read) fill_pattern(p.b().local_mrs["mb"].data, 64, 21);
     RecvPool pa, pb;
-    std::atomic<int> ready{0};
-    auto barrier = [&] {
-      ready.fetch_add(1);
-      while (ready.load() < 2) std::this_thread::yield();
-    };
     auto cfg = [&](bool initiator, const char* local, const char* remote) {
       PingPongConfig c;
       c.op = op;
@@ -350,23 +347,10 @@ TEST_CASE("ping-pong latency: send, write, read") {
       c.local_offset = op == Op::Read ? 0 : 4096;   // source (send/write) or destination (read)
       c.recv_offset = 0;
       c.check_seed = 21;
-      c.ready = barrier;
       return c;
     };
-    PingPongConfig ct = cfg(false, "mb", "ma"), ci = cfg(true, "ma", "mb");
-    if (op == Op::Read) ct.ready = barrier;
-    PingPongResult rt;
-    std::string err;
-    std::thread t([&] {
-      try {
-        rt = run_pingpong({&p.b(), &pb}, ct);
-      } catch (const std::exception& e) {
-        err = e.what();
-      }
-    });
-    PingPongResult ri = run_pingpong({&p.a(), &pa}, ci);
-    t.join();
-    CHECK(err == "");
+    // The target answers send and write; for read it only meets the initiator at the barrier.
+    auto [ri, rt] = run_pingpong_pair({&p.a(), &pa}, cfg(true, "ma", "mb"), {&p.b(), &pb}, cfg(false, "mb", "ma"));
     CHECK(ri.iterations == 200);
     CHECK(ri.lat.samples == 200);
     CHECK(ri.lat.t_min > 0);
@@ -395,7 +379,6 @@ TEST_CASE("send ping-pong on separate send and receive CQs has a receive posted 
     fill_pattern(tb["a"].local_mrs["ma"].data + 4096, 32, 5);
     fill_pattern(tb["b"].local_mrs["mb"].data + 4096, 32, 5);
     RecvPool pa, pb;
-    std::atomic<int> ready{0};
     auto cfg = [&](bool initiator, const char* local) {
       PingPongConfig c;
       c.op = Op::Send;
@@ -409,25 +392,9 @@ TEST_CASE("send ping-pong on separate send and receive CQs has a receive posted 
       c.recv_offset = 0;
       c.check_seed = 5;
       c.timeout_ms = 5000;
-      c.ready = [&] {
-        ready.fetch_add(1);
-        while (ready.load() < 2) std::this_thread::yield();
-      };
       return c;
     };
-    PingPongConfig ct = cfg(false, "mb"), ci = cfg(true, "ma");
-    PingPongResult rt;
-    std::string err;
-    std::thread t([&] {
-      try {
-        rt = run_pingpong({&tb["b"], &pb}, ct);
-      } catch (const std::exception& e) {
-        err = e.what();
-      }
-    });
-    PingPongResult ri = run_pingpong({&tb["a"], &pa}, ci);
-    t.join();
-    CHECK(err == "");
+    auto [ri, rt] = run_pingpong_pair({&tb["a"], &pa}, cfg(true, "ma"), {&tb["b"], &pb}, cfg(false, "mb"));
     CHECK(ri.iterations == 300);
     CHECK(rt.iterations == 300);
     CHECK(ri.checked == 300);

@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <doctest/doctest.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <span>
@@ -20,6 +19,7 @@
 #include "dataplane/stream.h"
 #include "dataplane/error.h"
 #include "dataplane/pingpong.h"
+#include "pingpong_pair.h"
 
 using namespace qpo::dataplane;
 
@@ -100,12 +100,10 @@ StreamConfig sends_of_64(uint64_t iterations, int timeout_ms) {
 }
 
 // A write ping-pong between a (initiator) and b, data checked at the end: both sources hold
-// fill_pattern(seed 9) at 4096, the peer's writes land at 0. Returns {initiator, target}.
-std::pair<PingPongResult, PingPongResult> write_pingpong(Loopback& l, uint32_t size, uint32_t signal_every,
-                                                         uint32_t inline_size) {
+// fill_pattern(seed 9) at 4096, the peer's writes land at 0.
+testing::PingPongPair write_pingpong(Loopback& l, uint32_t size, uint32_t signal_every, uint32_t inline_size) {
   fill_pattern(l.mem("ma") + 4096, size, 9);
   fill_pattern(l.mem("mb") + 4096, size, 9);
-  std::atomic<int> ready{0};
   auto cfg = [&](bool initiator, const char* local, const char* remote) {
     PingPongConfig c;
     c.op = Op::Write;
@@ -120,26 +118,10 @@ std::pair<PingPongResult, PingPongResult> write_pingpong(Loopback& l, uint32_t s
     c.recv_offset = 0;
     c.check_seed = 9;
     c.timeout_ms = 5000;
-    c.ready = [&] {
-      ready.fetch_add(1);
-      while (ready.load() < 2) std::this_thread::yield();
-    };
     return c;
   };
-  PingPongConfig ct = cfg(false, "mb", "ma"), ci = cfg(true, "ma", "mb");
-  PingPongResult rt;
-  std::string err;
-  std::thread t([&] {
-    try {
-      rt = run_pingpong({&l.b(), nullptr}, ct);
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-  });
-  PingPongResult ri = run_pingpong({&l.a(), nullptr}, ci);
-  t.join();
-  REQUIRE(err == "");
-  return {ri, rt};
+  return testing::run_pingpong_pair({&l.a(), nullptr}, cfg(true, "ma", "mb"), {&l.b(), nullptr},
+                                    cfg(false, "mb", "ma"));
 }
 
 }  // namespace
