@@ -112,9 +112,7 @@ int l_size(lua_State* L) {
       return 1;
     }
     std::string text = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : "";
-    auto v = parse_size(text);
-    if (!v) throw ArgError("qpo.size('" + text + "'): not a size (e.g. 4096, \"64KiB\", \"1MiB\")");
-    lua_pushinteger(L, static_cast<lua_Integer>(*v));
+    lua_pushinteger(L, static_cast<lua_Integer>(parse_size(text, "qpo.size('" + text + "')")));
     return 1;
   });
 }

@@ -8,6 +8,7 @@
 #include "dataplane/error.h"
 #include "dataplane/names.h"
 #include "lua/runtime.h"
+#include "util/units.h"
 
 namespace qpo::lua {
 
@@ -28,23 +29,11 @@ void push_exception(lua_State* L, const std::exception& e) {
 
 const char* type_name(lua_State* L, int index) { return lua_typename(L, lua_type(L, index)); }
 
-std::optional<uint64_t> parse_size(const std::string& text) {
-  size_t i = 0;
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  size_t start = i;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  if (i == start) return std::nullopt;
-  uint64_t n = std::stoull(text.substr(start, i - start));
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  std::string unit = text.substr(i);
-  for (auto& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  uint64_t mult = 1;
-  if (unit.empty() || unit == "b") mult = 1;
-  else if (unit == "k" || unit == "kb" || unit == "kib") mult = 1ull << 10;
-  else if (unit == "m" || unit == "mb" || unit == "mib") mult = 1ull << 20;
-  else if (unit == "g" || unit == "gb" || unit == "gib") mult = 1ull << 30;
-  else return std::nullopt;
-  return n * mult;
+uint64_t parse_size(const std::string& text, const std::string& what) {
+  auto r = util::parse_size(text);
+  if (auto* n = std::get_if<uint64_t>(&r)) return *n;
+  const auto& e = std::get<util::SizeError>(r);
+  throw ArgError(what + ": " + e.message + (e.hint.empty() ? "" : " (" + e.hint + ")"));
 }
 
 Fields::Fields(lua_State* L, int index, std::string call) : L_(L), index_(lua_absindex(L, index)), call_(std::move(call)) {
@@ -87,8 +76,9 @@ std::optional<uint64_t> Fields::size(const char* key) const {
     if (ok && v >= 0) out = static_cast<uint64_t>(v);
     else bad = "must be a non-negative integer";
   } else if (t == LUA_TSTRING) {
-    out = parse_size(lua_tostring(L_, -1));
-    if (!out) bad = "'" + std::string(lua_tostring(L_, -1)) + "' is not a size (e.g. 4096, \"64KiB\", \"1MiB\")";
+    std::string text = lua_tostring(L_, -1);
+    lua_pop(L_, 1);
+    return parse_size(text, call_ + ": '" + key + "'");
   } else if (t != LUA_TNIL) {
     bad = std::string("must be a size, got ") + lua_typename(L_, t);
   }

@@ -66,8 +66,9 @@ class Fields {
   std::string call_;
 };
 
-// Unit-aware size parsing shared by Fields::size and qpo.size(): nullopt when malformed.
-std::optional<uint64_t> parse_size(const std::string& text);
+// Sizes in scripts mean what they mean in scenario files (util::parse_size: 64KiB = 65536,
+// 64KB = 64000, 0x1000); a malformed one throws ArgError "WHAT: <the rule> (<a hint>)".
+uint64_t parse_size(const std::string& text, const std::string& what);
 const char* type_name(lua_State* L, int index);
 
 }  // namespace qpo::lua

@@ -45,7 +45,8 @@ TEST_CASE("binding errors name the script line, the call and the QP") {
   CHECK(contains(e, "unknown field 'sizee'"));
   CHECK(contains(e, "did you mean 'size'"));
   CHECK(contains(error_of("  qp:stream{op = 'wrtie'}"), "unknown op 'wrtie'"));
-  CHECK(contains(error_of("  qp:stream{size = '12 parsecs'}"), "is not a size"));
+  CHECK(contains(error_of("  qp:stream{size = '12 parsecs'}"), "qp:stream{}: 'size': unknown size unit 'parsecs' (units: B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB (powers of 1000))"));
+  CHECK(contains(error_of("  qp:stream{size = 'big'}"), "qp:stream{}: 'size': 'big' is not a size (write e.g. 4096, 64KiB or 1MiB)"));
   CHECK(contains(error_of("  qp:stream{depth = 'x'}"), "'depth'"));
   CHECK(contains(error_of("  qp:stream{check = 'yes'}"), "'check' is a seed"));
   CHECK(contains(error_of("  qp:stream{ready = 3}"), "'ready' must be a function"));
@@ -113,7 +114,7 @@ TEST_CASE("qp fields, MR lists and buffers") {
 }
 
 TEST_CASE("qpo.* helpers") {
-  CHECK(error_of("  assert(qpo.size('64KiB') == 65536 and qpo.size('1M') == 1048576 and qpo.size(12) == 12)\n"
+  CHECK(error_of("  assert(qpo.size('64KiB') == 65536 and qpo.size('1MiB') == 1048576 and qpo.size(12) == 12)\n"
                  "  local s = qpo.stats({3, 1, 2, 4})\n"
                  "  assert(s.samples == 4 and s.t_min == 1 and s.t_max == 4 and s.t_typical == 3)\n"
                  "  assert(qpo.op.write == 2 and qpo.ops[1] == 'send')\n"
@@ -122,6 +123,16 @@ TEST_CASE("qpo.* helpers") {
                  "  assert(qpo.ticks() > 0 and qpo.ticks_per_second() > 0)\n"
                  "  assert(qpo.defaults({a = 1}, {a = 2, b = 3}).b == 3)") == "");
   CHECK(contains(error_of("  qpo.size('lots')"), "not a size"));
+}
+
+TEST_CASE("sizes in scripts mean what they mean in scenario files: KiB are 1024 bytes, KB 1000") {
+  CHECK(error_of("  assert(qpo.size('64KiB') == 65536)\n"
+                 "  assert(qpo.size('64KB') == 64000)\n"
+                 "  assert(qpo.size('2MiB') == 2097152 and qpo.size('2MB') == 2000000)\n"
+                 "  assert(qpo.size('0x1000') == 4096 and qpo.size('8B') == 8)") == "");
+  // A bare K, M or G is ambiguous: refused with both spellings, as in a scenario file.
+  CHECK(contains(error_of("  qpo.size('1M')"),
+                 "qpo.size('1M'): unknown size unit 'M' (write 1MiB (powers of 1024) or 1MB (powers of 1000))"));
   CHECK(contains(error_of("  qpo.stats({1, 'x'})"), "element 2 is not a number"));
 }
 
