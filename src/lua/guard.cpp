@@ -1,8 +1,6 @@
 #include "lua/guard.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
 #include <vector>
 
 #include "dataplane/error.h"
