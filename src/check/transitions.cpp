@@ -2,8 +2,10 @@
 // defaults for required attributes, computes the attr_mask qpo will pass, and reports what
 // ib_modify_qp_is_ok() would reject - unless the scenario expects exactly that failure.
 #include <cerrno>
+#include <unordered_map>
 
 #include "check/validate.h"
+#include "scenario/timeline.h"
 #include "util/strings.h"
 
 namespace qpo::check {
@@ -85,24 +87,32 @@ class TransitionChecker {
  public:
   TransitionChecker(diag::DiagSink& sink) : sink_(sink) {}
 
-  void run(scenario::Qp& q) {
-    if (q.type < 0) return;
+  // False for a QP whose type cannot be created from user space (reported here).
+  bool creatable(const scenario::Qp& q) {
+    if (q.type < 0) return false;
     const auto& info = rules().types()[static_cast<size_t>(q.type)];
-    if (!info.user) {
-      auto& d = sink_.error("Q304", q.type_loc, "qps." + q.name + ".type",
-                            info.name + " QPs are created by the kernel, not with ibv_create_qp");
-      d.hint = "use RC, UC, UD, XRC_SEND, XRC_RECV or RAW_PACKET";
-      return;
-    }
-    QpState cur = QpState::RESET;
-    for (auto& t : q.transitions) cur = step(q, t, cur);
+    if (info.user) return true;
+    auto& d = sink_.error("Q304", q.type_loc, "qps." + q.name + ".type",
+                          info.name + " QPs are created by the kernel, not with ibv_create_qp");
+    d.hint = "use RC, UC, UD, XRC_SEND, XRC_RECV or RAW_PACKET";
+    return false;
   }
 
- private:
+  // The bring-up path from RESET; returns where it leaves the QP.
+  QpState bring_up(scenario::Qp& q) {
+    QpState cur = QpState::RESET;
+    for (auto& t : q.transitions)
+      if (t.bring_up) cur = step(q, t, cur);
+    return cur;
+  }
+
   QpState step(scenario::Qp& q, scenario::Transition& t, QpState cur) {
     t.from = cur;
     const auto& cell = rules().cell(cur, t.to);
-    if (cell.valid && t.use_defaults) fill_defaults(q, t, rules().required(q.type, cur, t.to));
+    if (cell.valid && t.use_defaults) {
+      if (!t.bring_up) inherit_own_states(q, t, cur);
+      fill_defaults(q, t, rules().required(q.type, cur, t.to));
+    }
     for (auto& a : t.attrs)
       if (a.field == "ah_attr" || a.field == "alt_ah_attr") fill_ah_defaults(a);
     Mask mask = 1u << 0;  // IBV_QP_STATE: qpo always names the target state
@@ -113,7 +123,7 @@ class TransitionChecker {
     t.predicted_ok = t.verdict.ok;
     for (const auto& a : t.attrs)
       if (uses_peer(a) && !q.connect) {
-        auto& d = sink_.error("Q502", a.from_default ? t.loc : a.loc, a.path,
+        auto& d = sink_.error("Q502", a.from_default ? t.loc : a.key_loc, a.path,
                               a.field + " is 'peer', but QP '" + q.name + "' has no 'connect:'");
         d.rule = "'peer' values come from the connected QP after the out-of-band exchange";
         d.hint = a.from_default ? "give " + a.field + " explicitly, or add 'connect: <peer QP>'"
@@ -134,6 +144,19 @@ class TransitionChecker {
     if (expects_failure && t.expect->errno_value == EINVAL) return cur;  // predicted and expected
     report(q, t, cur);
     return cur;
+  }
+
+ private:
+  // A recovery path re-enters a bring-up state (RESET->INIT, INIT->RTR, RTR->RTS) with the
+  // QP's own `states:` attributes for it, unless the step writes them itself: a bare
+  // `- INIT` after RESET keeps the QP's qp_access_flags instead of the type's default 0.
+  void inherit_own_states(const scenario::Qp& q, scenario::Transition& t, QpState cur) {
+    const scenario::Transition* own = nullptr;
+    for (const auto& b : q.transitions)
+      if (b.bring_up && b.to == t.to && b.from == cur && b.predicted_ok && !(b.expect && b.expect->errno_value)) own = &b;
+    if (!own) return;
+    for (const auto& a : own->attrs)
+      if (!t.attr(a.field)) t.attrs.push_back(a);
   }
 
   void fill_defaults(scenario::Qp& q, scenario::Transition& t, Mask required) {
@@ -207,9 +230,27 @@ class TransitionChecker {
 
 }  // namespace
 
+// Bring-up first (every QP from RESET), then the timeline in order, so a QP's state at each
+// step is what the steps before it left, whichever QP or workload they were about.
 void check_transitions(scenario::Scenario& s, diag::DiagSink& sink) {
   TransitionChecker checker(sink);
-  for (auto& q : s.qps) checker.run(q);
+  std::unordered_map<std::string, QpState> cur;
+  for (auto& q : s.qps)
+    if (checker.creatable(q)) cur[q.name] = checker.bring_up(q);
+  for (const auto& step : s.timeline) {
+    if (step.kind == scenario::TimelineStep::Kind::Transition) {
+      for (const auto& [name, index] : step.transitions) {
+        auto it = cur.find(name);
+        if (it == cur.end()) continue;
+        auto& q = s.qps[static_cast<size_t>(s.qp_ordinal(name))];
+        it->second = checker.step(q, q.transitions[index], it->second);
+      }
+    } else if (step.kind == scenario::TimelineStep::Kind::Workloads) {
+      for (const auto& ref : step.workloads)
+        if (const auto* w = s.workload(ref.name))
+          for (const auto& [qp, state] : scenario::states_after_expected_error(s, *w)) cur[qp] = state;
+    }
+  }
 }
 
 }  // namespace qpo::check

@@ -1,6 +1,5 @@
 // A run is one HostSession per host, meeting through a Channel at fixed stages:
-//   setup + RESET->INIT + receives | exchange | RTR/RTS | smoke | workloads ready |
-//   workloads done | one stage per round of extra transitions | recovered | teardown.
+//   setup + RESET->INIT + receives | exchange | RTR/RTS | the plan's timeline stages | teardown.
 // Every host passes the same stages in the same order; a host that fails arrives at its
 // next stage with ok=false, every host learns it there, and all tear down. Teardown always
 // runs, in reverse creation order. Here the sessions are threads of one process; the agent
@@ -18,7 +17,6 @@
 #include "exec/bringup_program.h"
 #include "exec/faults.h"
 #include "exec/host_session.h"
-#include "exec/roles.h"
 #include "exec/script_receives.h"
 #include "exec/steps.h"
 #include "util/strings.h"
@@ -39,9 +37,13 @@ HostSession::HostSession(const scenario::Scenario& s, const plan::Plan& p, std::
   st_.host = std::move(host);
   st_.report.scenario = s.name;
   st_.report.file = s.file;
-  st_.want_slots = o.smoke || !s.workloads.empty();
   for (const auto& h : p.hosts)
     if (h.host == st_.host) plan_ = &h;
+  // Slot buffers only when a smoke exchange or a workload will use them.
+  st_.want_slots = !s.workloads.empty();
+  for (const auto& h : p.hosts)
+    for (const auto& step : h.steps)
+      st_.want_slots |= step.kind == plan::StepKind::SmokeSend || step.kind == plan::StepKind::SmokeReceive;
   // Every step adds a report line: reserve them so the vector never copies mid-bring-up.
   if (plan_) st_.report.steps.reserve(plan_->steps.size() * 2 + 64);
   dataplane::clock::ticks_per_second();  // calibrate now, outside any timed step
@@ -74,7 +76,7 @@ void HostSession::for_setup_steps(Fn fn) {
 
 void HostSession::setup() {
   for_setup_steps([&](const plan::Step& step) {
-    if (step.verb == "ibv_open_device") {
+    if (step.kind == plan::StepKind::OpenDevice) {
       const auto* d = s_.device(step.object);
       auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st_, *d); });
       if (r.status == report::StepStatus::Ok) {
@@ -88,9 +90,9 @@ void HostSession::setup() {
       }
       return;
     }
-    if (step.verb == "ibv_query_port" || step.verb == "ibv_query_gid") return;  // done with the open
-    if (step.verb.rfind("tc ", 0) == 0) return;  // faults are applied by the session (faults.cpp)
-    if (step.verb.rfind("ibv_create_qp", 0) == 0) return;  // the bring-up program's (open_window)
+    if (step.kind == plan::StepKind::QueryPort || step.kind == plan::StepKind::QueryGid) return;  // done with the open
+    if (step.kind == plan::StepKind::Fault) return;  // faults are applied by the session (faults.cpp)
+    if (step.kind == plan::StepKind::CreateQp) return;  // the bring-up program's (open_window)
     if (!check_capabilities()) return;
     auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
     if (r.status == report::StepStatus::Failed) note_unsupported(st_, r.err, r.message);
@@ -162,17 +164,55 @@ void HostSession::log_published(size_t at) {
                std::make_move_iterator(lines.end()));
 }
 
-void HostSession::extra_transitions(size_t round) {
-  for (const auto& qp : s_.qps) {
-    auto it = st_.qps.find(qp.name);
-    if (it == st_.qps.end() || !ok()) continue;
-    size_t k = 0;
-    for (size_t i = 0; i < qp.transitions.size(); ++i) {
-      if (qp.transitions[i].bring_up) continue;
-      if (k++ != round) continue;
-      modify_qp(st_, "transitions", it->second, i, o_);
-      check_stop();
+// One step of the timeline on this host. Workload steps of a stage run together (run_stage).
+bool HostSession::run_timeline_step(const plan::Step& step) {
+  using plan::StepKind;
+  auto qp = [&]() -> QpState& { return st_.qps.at(step.object); };
+  switch (step.kind) {
+    case StepKind::Modify: return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index), o_);
+    case StepKind::FlushPoll: return flush_after_err(st_, qp());
+    case StepKind::RepostRecv: return repost_after_reset(st_, qp());
+    case StepKind::WaitEvent: return wait_drained(st_, qp(), o_);
+    case StepKind::ReadState: return read_state(st_, qp(), step.args.empty() ? "" : step.args[0].value);
+    case StepKind::SmokeSend:
+    case StepKind::SmokeReceive: return smoke_step(st_, o_, step);
+    case StepKind::PrepareData: return prepare_workload(st_, step);
+    case StepKind::Verify: return verify_workload(st_, step);
+    case StepKind::Fault:
+      // Faults `during: traffic`: all of this host's at its first fault step, off after the
+      // last workload stage (run()).
+      if (!traffic_faults_) {
+        traffic_faults_ = std::make_unique<Faults>(st_, "traffic", "traffic");
+        if (!traffic_faults_->ok()) st_.report.fail("fault injection failed");
+      }
+      return ok();
+    case StepKind::Pause: {
+      auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.pause_ms);
+      while (std::chrono::steady_clock::now() < until && !g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return true;
     }
+    case StepKind::Barrier: return true;  // the stage's meeting is the barrier
+    default:
+      st_.report.fail("internal error: plan step " + std::to_string(step.index) + " (" + step.verb + ") is not a timeline step");
+      return false;
+  }
+}
+
+// A stage's steps on this host, in plan order; its workloads start together at the first.
+void HostSession::run_stage(const std::vector<const plan::Step*>& steps) {
+  std::vector<const plan::Step*> workloads;
+  for (const auto* step : steps)
+    if (step->kind == plan::StepKind::Workload) workloads.push_back(step);
+  bool workloads_ran = false;
+  for (const auto* step : steps) {
+    check_stop();
+    if (!ok()) return;
+    if (step->kind == plan::StepKind::Workload) {
+      if (!workloads_ran) run_workloads(st_, o_, workloads);
+      workloads_ran = true;
+      continue;
+    }
+    run_timeline_step(*step);
   }
 }
 
@@ -220,16 +260,6 @@ bool HostSession::stage(Channel& ch, const std::string& name, const std::functio
   return alive_;
 }
 
-size_t extra_rounds(const scenario::Scenario& s) {
-  size_t rounds = 0;
-  for (const auto& q : s.qps) {
-    size_t n = 0;
-    for (const auto& t : q.transitions) n += !t.bring_up;
-    rounds = std::max(rounds, n);
-  }
-  return rounds;
-}
-
 report::RunReport HostSession::run(Channel& ch) {
   st_.channel = &ch;
   stop_request_ = ch.stop_request();
@@ -259,36 +289,31 @@ report::RunReport HostSession::run(Channel& ch) {
   });
   program_.name_lines(st_);  // before log_published inserts lines in the middle
   if (exchanged) log_published(published_at);
-  stage(ch, "smoke", [&] {
-    if (o_.smoke) smoke_exchange(st_, o_, "traffic", 0);
-  });
-  stage(ch, "workloads ready", [&] { prepare_workloads(st_); });
-  auto waves = workload_waves(s_);
-  int wave_count = waves.empty() ? 0 : *std::max_element(waves.begin(), waves.end()) + 1;
-  {
-    // Faults for the traffic window: on for the workloads only (the smoke exchange above
-    // proved the path clean), always removed, with the counters' story reported.
-    std::unique_ptr<Faults> faults;
-    if (alive_ && ok()) faults = std::make_unique<Faults>(st_, "traffic", "traffic");
-    if (faults && !faults->ok()) st_.report.fail("fault injection failed");
-    for (int k = 0; k < wave_count; ++k)
-      stage(ch, "workloads wave " + std::to_string(k + 1), [&] { run_workloads(st_, o_, k); });
+  // The timeline, stage by stage, as the plan lists it: this host's steps, then the meeting.
+  std::vector<std::vector<const plan::Step*>> by_stage(p_.stages.size());
+  if (plan_)
+    for (const auto& step : plan_->steps)
+      if (step.stage >= 0) by_stage[static_cast<size_t>(step.stage)].push_back(&step);
+  size_t faults_off = last_workload_stage(p_);
+  for (size_t k = 0; k < by_stage.size(); ++k) {
+    stage(ch, p_.stages[k], [&] { run_stage(by_stage[k]); });
+    if (k == faults_off) traffic_faults_.reset();
   }
-  stage(ch, "verified", [&] { verify_workloads(st_); });
-  size_t rounds = extra_rounds(s_);
-  for (size_t k = 0; k < rounds; ++k) stage(ch, "transitions " + std::to_string(k + 1), [&] { extra_transitions(k); });
-  // After a recovery path back to RTS, traffic must flow again.
-  if (rounds) stage(ch, "recovered", [&] {
-    if (o_.smoke) smoke_exchange(st_, o_, "transitions", 1);
-  });
+  traffic_faults_.reset();
   whole_run_faults.reset();  // before the devices close: it reads their counters
   teardown();
   return st_.report;
 }
 
-namespace {
-
-}  // namespace
+// Faults `during: traffic` come off after this stage (any host's last workload).
+size_t last_workload_stage(const plan::Plan& p) {
+  size_t last = SIZE_MAX;
+  for (const auto& h : p.hosts)
+    for (const auto& step : h.steps)
+      if (step.kind == plan::StepKind::Workload && (last == SIZE_MAX || static_cast<size_t>(step.stage) > last))
+        last = static_cast<size_t>(step.stage);
+  return last;
+}
 
 // Hosts that own at least one device take part; others have nothing to do.
 std::vector<std::string> active_hosts(const scenario::Scenario& s) {

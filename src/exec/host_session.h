@@ -3,10 +3,13 @@
 // meets the other hosts through a Channel (see executor.cpp for the stage list).
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <vector>
 #include <string>
 
 #include "exec/bringup_program.h"
 #include "exec/exchange.h"
+#include "exec/faults.h"
 #include "exec/executor.h"
 #include "exec/run_state.h"
 
@@ -30,7 +33,8 @@ class HostSession {
   void open_window();      // QP creates and the bring-up steps before the exchange
   void close_window();     // the bring-up steps after it
   void log_published(size_t at);  // this host's entries of the directory, as report lines at index `at`
-  void extra_transitions(size_t round);
+  void run_stage(const std::vector<const plan::Step*>& steps);  // this host's steps of one timeline stage
+  bool run_timeline_step(const plan::Step& step);
   void teardown();
   // Local work (skipped once failed), then the barrier; false once any host failed.
   bool stage(Channel& ch, const std::string& name, const std::function<void()>& work);
@@ -46,6 +50,7 @@ class HostSession {
   bool capability_checked_ = false;
   bool create_started_ = false;
   std::chrono::steady_clock::time_point first_create_;
+  std::unique_ptr<Faults> traffic_faults_;  // on from the first workload stage to the last
 };
 
 // Hosts that own at least one device: the ones that take part in a run.
@@ -54,7 +59,7 @@ std::vector<std::string> active_hosts(const scenario::Scenario& s);
 report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report::RunReport>& parts,
                                 const std::vector<std::string>& hosts);
 
-// Rounds of extra transitions (the longest `transitions:` list of any QP).
-size_t extra_rounds(const scenario::Scenario& s);
+// The last stage with a workload step on any host (SIZE_MAX when none).
+size_t last_workload_stage(const plan::Plan& p);
 
 }  // namespace qpo::exec

@@ -261,10 +261,12 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
     report::StepResult line;
     name_modify_line(st, line, q, t, phase);
     set_outcome(line, std::move(r));
+    // After bring-up the log shows where the QP is, as ibv_query_qp read it (verify()).
+    if (result == Attempt::Succeeded && line.message.empty() && !t.bring_up)
+      line.message = std::string("state read back: IBV_QPS_") + spec::state_name(t.to);
     st.report.add(std::move(line));
   }
   if (result != Attempt::Succeeded) return result == Attempt::ExpectedFailure;
-  spec::QpState before = q.state;
   q.state = t.to;
 
   // What each state change implies for the queues.
@@ -275,58 +277,93 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
     for (ibv_cq* cq : {q.send_cq, q.recv_cq})
       if (cq) st.completions.drain(cq, q.qp->get()->qp_num, 0);
   }
-  if (t.to == spec::QpState::INIT && before == spec::QpState::RESET && !t.bring_up) {
-    return run_step(st, q.host, phase, "ibv_post_recv", q.spec->name, "re-post receives after RESET", [&] {
-             post_recvs(st, q, q.spec->cap.max_recv_wr);
-           }).status != report::StepStatus::Failed;
+  return true;
+}
+
+// The follow-ups a transition implies: the plan lists each as its own step.
+
+bool repost_after_reset(RunState& st, QpState& q) {
+  return run_step(st, q.host, "transitions", "ibv_post_recv", q.spec->name, "re-post receives after RESET", [&] {
+           post_recvs(st, q, q.spec->cap.max_recv_wr);
+         }).status != report::StepStatus::Failed;
+}
+
+bool flush_after_err(RunState& st, QpState& q) {
+  const std::string phase = "transitions";
+  // Every outstanding WR completes with IBV_WC_WR_FLUSH_ERR.
+  // The executor's receives and those a script left posted (send_bw's target keeps its
+  // pool stocked on purpose) are flushed alike.
+  uint32_t scripts = q.recv_pool ? q.recv_pool->outstanding() : 0;
+  uint32_t expected = q.posted_recvs + scripts;
+  auto flushed = q.recv_cq ? st.completions.drain(q.recv_cq, q.qp->get()->qp_num, 200) : std::deque<ibv_wc>{};
+  if (q.send_cq && q.send_cq != q.recv_cq) st.completions.drain(q.send_cq, q.qp->get()->qp_num, 20);
+  uint32_t flush_count = 0, other = 0;
+  for (const auto& wc : flushed) (wc.status == IBV_WC_WR_FLUSH_ERR ? flush_count : other)++;
+  report::StepResult f;
+  f.host = q.host;
+  f.phase = phase;
+  f.verb = "ibv_poll_cq";
+  f.object = q.spec->name;
+  f.detail = "flush after ->ERR";
+  f.message = std::to_string(flush_count) + " of " + std::to_string(expected) +
+              " outstanding receives completed with IBV_WC_WR_FLUSH_ERR";
+  if (q.srq) f.message = std::to_string(flush_count) + " flushed (receives live on SRQ " + q.spec->srq.name + ")";
+  bool ok = q.srq || flush_count == expected;
+  f.status = ok && other == 0 ? report::StepStatus::Ok : report::StepStatus::Failed;
+  if (other) f.message += "; " + std::to_string(other) + " completions had another status";
+  q.posted_recvs = 0;
+  if (q.recv_pool) q.recv_pool->forget_outstanding();  // a later script must not count them
+  st.report.add(f);
+  if (f.status == report::StepStatus::Failed) {
+    st.report.fail("QP '" + q.spec->name + "': " + f.message);
+    return false;
   }
-  if (t.to == spec::QpState::ERR) {
-    // Every outstanding WR completes with IBV_WC_WR_FLUSH_ERR.
-    // The executor's receives and those a script left posted (send_bw's target keeps its
-    // pool stocked on purpose) are flushed alike.
-    uint32_t scripts = q.recv_pool ? q.recv_pool->outstanding() : 0;
-    uint32_t expected = q.posted_recvs + scripts;
-    auto flushed = q.recv_cq ? st.completions.drain(q.recv_cq, q.qp->get()->qp_num, 200) : std::deque<ibv_wc>{};
-    if (q.send_cq && q.send_cq != q.recv_cq) st.completions.drain(q.send_cq, q.qp->get()->qp_num, 20);
-    uint32_t flush_count = 0, other = 0;
-    for (const auto& wc : flushed) (wc.status == IBV_WC_WR_FLUSH_ERR ? flush_count : other)++;
-    report::StepResult f;
-    f.host = q.host;
-    f.phase = phase;
-    f.verb = "ibv_poll_cq";
-    f.object = q.spec->name;
-    f.detail = "flush after ->ERR";
-    f.message = std::to_string(flush_count) + " of " + std::to_string(expected) +
-                " outstanding receives completed with IBV_WC_WR_FLUSH_ERR";
-    if (q.srq) f.message = std::to_string(flush_count) + " flushed (receives live on SRQ " + q.spec->srq.name + ")";
-    bool ok = q.srq || flush_count == expected;
-    f.status = ok && other == 0 ? report::StepStatus::Ok : report::StepStatus::Failed;
-    if (other) f.message += "; " + std::to_string(other) + " completions had another status";
-    q.posted_recvs = 0;
-    if (q.recv_pool) q.recv_pool->forget_outstanding();  // a later script must not count them
-    st.report.add(f);
-    if (f.status == report::StepStatus::Failed) {
-      st.report.fail("QP '" + q.spec->name + "': " + f.message);
-      return false;
-    }
+  return true;
+}
+
+bool wait_drained(RunState& st, QpState& q, const RunOptions& o) {
+  report::StepResult e;
+  e.host = q.host;
+  e.phase = "transitions";
+  e.verb = "ibv_get_async_event";
+  e.object = q.spec->name;
+  auto start_ev = std::chrono::steady_clock::now();
+  bool ok = wait_sq_drained(q, o.timeout_ms, &e.message);
+  e.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_ev).count();
+  e.status = ok ? report::StepStatus::Ok : report::StepStatus::Failed;
+  st.report.add(e);
+  if (!ok) st.report.fail("QP '" + q.spec->name + "': " + e.message);
+  return ok;
+}
+
+bool read_state(RunState& st, QpState& q, const std::string& expected) {
+  report::StepResult r;
+  r.host = q.host;
+  r.phase = "traffic";
+  r.verb = "ibv_query_qp";
+  r.object = q.spec->name;
+  r.detail = "after the expected completion error";
+  ibv_qp_attr attr{};
+  ibv_qp_init_attr init{};
+  StepTimer timer;
+  int err = ibv_query_qp(q.qp->get(), &attr, IBV_QP_STATE, &init);
+  r.micros = timer.micros();
+  if (err) {
+    r.status = report::StepStatus::Failed;
+    r.err = err;
+    r.message = "ibv_query_qp failed: " + verbs::errno_name(err);
+    st.report.fail("ibv_query_qp(" + q.spec->name + "): " + verbs::errno_name(err));
+    st.report.add(r);
+    return false;
   }
-  if (t.to == spec::QpState::SQD && before == spec::QpState::RTS && t.attr("en_sqd_async_notify") &&
-      t.attr("en_sqd_async_notify")->number) {
-    report::StepResult e;
-    e.host = q.host;
-    e.phase = phase;
-    e.verb = "ibv_get_async_event";
-    e.object = q.spec->name;
-    auto start_ev = std::chrono::steady_clock::now();
-    bool ok = wait_sq_drained(q, o.timeout_ms, &e.message);
-    e.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_ev).count();
-    e.status = ok ? report::StepStatus::Ok : report::StepStatus::Failed;
-    st.report.add(e);
-    if (!ok) {
-      st.report.fail("QP '" + q.spec->name + "': " + e.message);
-      return false;
-    }
+  q.state = static_cast<spec::QpState>(attr.qp_state);
+  std::string got = std::string("IBV_QPS_") + spec::state_name(q.state);
+  r.message = "state read back: " + got;
+  if (got != expected) {
+    r.status = report::StepStatus::Warning;
+    r.message += " (the plan modelled " + expected + ")";
   }
+  st.report.add(r);
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "exec/executor.h"
 #include "dataplane/clock.h"
@@ -117,12 +118,20 @@ bool reads_back(const QpState& q, const scenario::Transition& t, const ibv_qp_at
 // peer): its failed report line; the run fails with `why`.
 void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const std::string& why);
 
-// Traffic (traffic.cpp). Each host plays its role: sender or receiver of each smoke pair,
-// initiator or responder of each workload. Return false on failure.
-bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase, int round);
-bool prepare_workloads(RunState& st);  // responders fill/zero their MRs
-bool run_workloads(RunState& st, const RunOptions& o, int wave);  // workloads of one wave
-bool verify_workloads(RunState& st);   // responders check what arrived
+// A transition's follow-ups, each its own plan step (modify.cpp): receives re-posted after
+// RESET->INIT, the flush after ->ERR, IBV_EVENT_SQ_DRAINED after RTS->SQD, and the state read
+// back after an expected completion error. Return false when the run must stop.
+bool repost_after_reset(RunState& st, QpState& q);
+bool flush_after_err(RunState& st, QpState& q);
+bool wait_drained(RunState& st, QpState& q, const RunOptions& o);
+bool read_state(RunState& st, QpState& q, const std::string& expected);
+
+// Traffic (traffic.cpp), one plan step each; each host plays its own role: sender or
+// receiver of a smoke pair, initiator or responder of a workload. Return false on failure.
+bool smoke_step(RunState& st, const RunOptions& o, const plan::Step& step);       // SmokeSend, SmokeReceive
+bool prepare_workload(RunState& st, const plan::Step& step);                       // PrepareData
+bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps);  // together
+bool verify_workload(RunState& st, const plan::Step& step);                        // Verify
 bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOptions& o);  // script: workloads
 
 // What the exchange says about a QP's peer (nullptr when it has no connect: or was not published).

@@ -12,7 +12,6 @@
 #include <memory>
 #include <thread>
 
-#include "exec/roles.h"
 #include "dataplane/clock.h"
 #include "dataplane/send_queue_nudge.h"
 #include "exec/async_events.h"
@@ -110,22 +109,22 @@ std::string wait_send(RunState& st, QpState& q, uint64_t wr_id, int timeout_ms) 
   return "";
 }
 
-uint32_t smoke_seed(const SmokePair& p, int round) { return static_cast<uint32_t>(p.index * 16 + round * 100000); }
+using plan::SmokePair;
 
-std::string smoke_send(RunState& st, const SmokePair& pair, int round, int timeout_ms) {
+std::string smoke_send(RunState& st, const SmokePair& pair, int timeout_ms) {
   auto& a = st.qps.at(pair.sender);
   const RemoteQp& b = st.dir.qps.at(pair.receiver);
   uint8_t* buf = send_buffer(a);
-  fill_pattern(buf, kSmokeBytes, smoke_seed(pair, round));
+  fill_pattern(buf, kSmokeBytes, pair.seed);
   ibv_sge sge{reinterpret_cast<uintptr_t>(buf), kSmokeBytes, a.slots->get()->lkey};
   SendArgs args;
   args.sge = &sge;
-  args.wr_id = make_wr_id(WrKind::Smoke, ordinal_of(st, a.spec->name), smoke_seed(pair, round));
+  args.wr_id = make_wr_id(WrKind::Smoke, ordinal_of(st, a.spec->name), pair.seed);
   if (int e = post_one(st, a, pair.receiver, b, args)) return "ibv_post_send(SEND) failed: " + verbs::errno_name(e);
   if (auto p = wait_send(st, a, args.wr_id, timeout_ms); !p.empty()) return p;
   if (!pair.rdma_write) return "";
   const auto& target = st.dir.mrs.at("qpo.slots." + pair.receiver);
-  fill_pattern(buf, kSmokeBytes, smoke_seed(pair, round) + 7);
+  fill_pattern(buf, kSmokeBytes, pair.seed + 7);
   args.op = IBV_WR_RDMA_WRITE;
   args.wr_id += 1;
   // Into the receiver's last slot (its send buffer), which no receive uses.
@@ -135,7 +134,7 @@ std::string smoke_send(RunState& st, const SmokePair& pair, int round, int timeo
   return wait_send(st, a, args.wr_id, timeout_ms);
 }
 
-std::string smoke_receive(RunState& st, const SmokePair& pair, int round, int timeout_ms) {
+std::string smoke_receive(RunState& st, const SmokePair& pair, int timeout_ms) {
   auto& b = st.qps.at(pair.receiver);
   uint32_t qpn = b.qp->get()->qp_num;
   auto wc = st.completions.wait_if(b.recv_cq, [&](const ibv_wc& w) { return is_receive_of(w, qpn); }, timeout_ms);
@@ -145,14 +144,14 @@ std::string smoke_receive(RunState& st, const SmokePair& pair, int round, int ti
   auto problem = consume_receive(st, b, *wc, [&](const ibv_wc& w, const uint8_t* data) -> std::string {
     uint32_t expect_len = kSmokeBytes + (is_ud(b) ? 40 : 0);
     if (w.byte_len != expect_len) return "received " + std::to_string(w.byte_len) + " bytes, expected " + std::to_string(expect_len);
-    if (!matches_pattern(data, kSmokeBytes, smoke_seed(pair, round))) return "received data differs from what was sent";
+    if (!matches_pattern(data, kSmokeBytes, pair.seed)) return "received data differs from what was sent";
     return "";
   });
   if (!problem.empty() || !pair.rdma_write) return problem;
   // UC completes at the sender before the data lands, and the sender may be another
   // process: poll the target memory until the pattern shows up.
   auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (!matches_pattern(send_buffer(b), kSmokeBytes, smoke_seed(pair, round) + 7)) {
+  while (!matches_pattern(send_buffer(b), kSmokeBytes, pair.seed + 7)) {
     if (Clock::now() > deadline) return "RDMA WRITE data did not arrive intact within " + std::to_string(timeout_ms) + " ms";
     std::this_thread::yield();
   }
@@ -175,14 +174,6 @@ bool consumes_receive(ibv_wr_opcode op) {
   return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
 }
 bool is_atomic(ibv_wr_opcode op) { return op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD; }
-
-// The data a workload moves is a pattern seeded by the buffer it comes from, so workloads
-// sharing a local MR agree on its contents: send/write data by the local MR, read data by
-// the remote MR (the responder fills it), slot-buffer sends by the QP.
-uint32_t data_seed(const scenario::Workload& w) {
-  if (w.op == "rdma_read") return pattern_seed("mr:" + w.remote_mr.name);
-  return pattern_seed(w.local_mr ? "mr:" + w.local_mr.name : "qp:" + w.qp.name);
-}
 
 // One side of one workload, advanced without blocking so several run interleaved.
 struct Task {
@@ -224,11 +215,12 @@ struct InitiatorTask : Task {
     return buf;
   }
 
-  InitiatorTask(RunState& st, const scenario::Workload& wl)
+  // `seed`: the pattern the plan gave this workload's bytes (plan/timeline_planner.h).
+  InitiatorTask(RunState& st, const scenario::Workload& wl, uint32_t seed)
       : w(wl), q(st.qps.at(wl.qp.name)), op(opcode_of(wl.op)), nudge(q.qp->extended(), q.spec->type_name) {
     verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
     sge = {reinterpret_cast<uintptr_t>(local->data()), static_cast<uint32_t>(w.size), local->get()->lkey};
-    fill_pattern(local->data(), w.size, data_seed(w));
+    fill_pattern(local->data(), w.size, seed);
     if (op == IBV_WR_RDMA_READ) std::memset(local->data(), 0, w.size);
     depth = std::max(1u, std::min(q.spec->cap.max_send_wr, 16u));
     // Unreliable transports drop what finds no receive: stay within what the peer pre-posted.
@@ -294,6 +286,7 @@ struct ReceiverTask : Task {
   uint64_t received = 0;
   uint32_t expect_len;
   bool with_data;
+  uint32_t seed;
 
   uint32_t sender_qpn = 0;  // UD fan-in: several senders share one receiver; src_qp tells them apart
   // UD and UC drop what they cannot deliver: once the stream has gone quiet for `idle`, the
@@ -302,8 +295,8 @@ struct ReceiverTask : Task {
   std::chrono::milliseconds idle{2000};
   Clock::time_point last_rx = Clock::now();
 
-  ReceiverTask(RunState& st, const scenario::Workload& wl)
-      : w(wl), q(st.qps.at(st.scenario->qp(wl.qp.name)->connect.name)) {
+  ReceiverTask(RunState& st, const scenario::Workload& wl, uint32_t data_seed)
+      : w(wl), q(st.qps.at(st.scenario->qp(wl.qp.name)->connect.name)), seed(data_seed) {
     with_data = opcode_of(w.op) != IBV_WR_RDMA_WRITE_WITH_IMM;
     expect_len = with_data ? static_cast<uint32_t>(w.size) + (is_ud(q) ? 40 : 0) : 0;
     sender_qpn = st.dir.qps.at(w.qp.name).qpn;
@@ -327,7 +320,7 @@ struct ReceiverTask : Task {
       if (!with_data) return "";
       if (c.byte_len != expect_len)
         return "received " + std::to_string(c.byte_len) + " bytes, expected " + std::to_string(expect_len);
-      return matches_pattern(data, w.size, data_seed(w)) ? "" : "received data differs from what was sent";
+      return matches_pattern(data, w.size, seed) ? "" : "received data differs from what was sent";
     });
     if (!error.empty() || ++received == w.iterations) done = true;
     return true;
@@ -363,60 +356,49 @@ std::string workload_detail(const scenario::Workload& w) {
 
 }  // namespace
 
-bool smoke_exchange(RunState& st, const RunOptions& o, const char* phase, int round) {
-  for (const auto& pair : smoke_pairs(*st.scenario, round > 0)) {
-    bool send_here = st.qps.count(pair.sender) > 0, recv_here = st.qps.count(pair.receiver) > 0;
-    std::string detail = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + pair.sender + " -> " +
-                         pair.receiver + ", " + std::to_string(kSmokeBytes) + " B";
-    if (send_here) {
-      auto& r = run_step(st, st.host, phase, "smoke send", pair.sender, detail, [&] {
-        auto problem = smoke_send(st, pair, round, o.timeout_ms);
-        if (!problem.empty()) throw std::runtime_error(problem);
-      });
-      if (r.status == report::StepStatus::Failed) return false;
-    }
-    if (recv_here) {
-      auto& r = run_step(st, st.host, phase, "smoke receive", pair.receiver, detail, [&] {
-        auto problem = smoke_receive(st, pair, round, o.timeout_ms);
-        if (!problem.empty()) throw std::runtime_error(problem);
-      });
-      if (r.status == report::StepStatus::Failed) return false;
-      r.message = "data checked";
-    }
-  }
+bool smoke_step(RunState& st, const RunOptions& o, const plan::Step& step) {
+  const auto& pair = step.smoke;
+  bool send = step.kind == plan::StepKind::SmokeSend;
+  std::string detail = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + pair.sender + " -> " +
+                       pair.receiver + ", " + std::to_string(kSmokeBytes) + " B";
+  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, detail, [&] {
+    auto problem = send ? smoke_send(st, pair, o.timeout_ms) : smoke_receive(st, pair, o.timeout_ms);
+    if (!problem.empty()) throw std::runtime_error(problem);
+  });
+  if (r.status == report::StepStatus::Failed) return false;
+  if (!send) r.message = "data checked";
   return true;
 }
 
-bool prepare_workloads(RunState& st) {
-  for (const auto& w : st.scenario->workloads) {
-    if (!responder_here(st, w) || !w.remote_mr || w.op.empty() || !w.script.empty()) continue;
-    auto* m = st.mrs.at(w.remote_mr.name);
-    ibv_wr_opcode op = opcode_of(w.op);
-    if (op == IBV_WR_RDMA_READ) fill_pattern(m->data(), std::min<size_t>(m->length(), w.size), data_seed(w));
-    else std::memset(m->data(), 0, std::min<size_t>(m->length(), std::max<uint64_t>(w.size, 8)));
-  }
+bool prepare_workload(RunState& st, const plan::Step& step) {
+  const auto* w = st.scenario->workload(step.workload);
+  auto* m = st.mrs.at(step.object);
+  auto& r = run_step(st, st.host, "traffic", "prepare", step.object, w->name, [&] {
+    size_t n = std::min<size_t>(m->length(), std::max<uint64_t>(w->size, 8));
+    if (step.fill_remote) fill_pattern(m->data(), std::min<size_t>(m->length(), w->size), step.data_seed);
+    else std::memset(m->data(), 0, n);
+  });
+  r.message = step.fill_remote ? "filled with the pattern the read expects" : "zeroed";
   return true;
 }
 
-bool run_workloads(RunState& st, const RunOptions& o, int wave) {
+bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps) {
   std::vector<std::unique_ptr<Task>> tasks;
   std::vector<InitiatorTask*> initiators;
-  auto waves = workload_waves(*st.scenario);
-  for (size_t wi = 0; wi < st.scenario->workloads.size(); ++wi) {
-    const auto& w = st.scenario->workloads[wi];
-    if (waves[wi] != wave) continue;
+  for (const plan::Step* step : steps) {
+    const auto& w = *st.scenario->workload(step->workload);
     if (!w.script.empty()) {
       // Every host takes part, with or without workers in it: the hosts meet at its barriers.
       if (!run_lua_workload(st, w, o)) return false;
       continue;
     }
     if (initiator_here(st, w)) {
-      auto t = std::make_unique<InitiatorTask>(st, w);
+      auto t = std::make_unique<InitiatorTask>(st, w, step->data_seed);
       initiators.push_back(t.get());
       tasks.push_back(std::move(t));
     }
     if (responder_here(st, w) && consumes_receive(opcode_of(w.op)) && !w.expect_status) {
-      auto t = std::make_unique<ReceiverTask>(st, w);
+      auto t = std::make_unique<ReceiverTask>(st, w, step->data_seed);
       t->idle = std::chrono::milliseconds(std::max(2000, o.timeout_ms / 4));
       tasks.push_back(std::move(t));
     }
@@ -448,9 +430,8 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
     else std::this_thread::yield();
   }
   bool ok = true;
-  for (size_t wi = 0; wi < st.scenario->workloads.size(); ++wi) {
-    const auto& w = st.scenario->workloads[wi];
-    if (waves[wi] != wave) continue;
+  for (const plan::Step* step : steps) {
+    const auto& w = *st.scenario->workload(step->workload);
     for (auto& t : tasks) {
       auto* init = dynamic_cast<InitiatorTask*>(t.get());
       auto* recv = dynamic_cast<ReceiverTask*>(t.get());
@@ -496,43 +477,32 @@ bool run_workloads(RunState& st, const RunOptions& o, int wave) {
   return ok;
 }
 
-bool verify_workloads(RunState& st) {
-  bool ok = true;
-  for (const auto& w : st.scenario->workloads) {
-    if (w.op.empty() || !w.script.empty() || w.expect_status) continue;
-    ibv_wr_opcode op = opcode_of(w.op);
-    std::string problem;
-    std::string where;
-    if (op == IBV_WR_RDMA_READ && initiator_here(st, w)) {
-      auto& q = st.qps.at(w.qp.name);
-      verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
-      if (!matches_pattern(local->data(), w.size, data_seed(w))) problem = "read data differs from the remote MR";
-      where = w.local_mr.name;
-    } else if ((op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM) && responder_here(st, w)) {
-      if (!matches_pattern(st.mrs.at(w.remote_mr.name)->data(), w.size, data_seed(w)))
-        problem = "remote MR does not hold the written data";
-      where = w.remote_mr.name;
-    } else if (is_atomic(op) && responder_here(st, w)) {
-      uint64_t v;
-      std::memcpy(&v, st.mrs.at(w.remote_mr.name)->data(), 8);
-      if (v != w.iterations)
-        problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
-      where = w.remote_mr.name;
-    } else {
-      continue;
-    }
-    auto r = step_result(st, "verify", where, w.name + ": " + workload_detail(w));
-    r.phase = "verify";
-    if (problem.empty()) r.message = "data checked";
-    else {
-      r.status = report::StepStatus::Failed;
-      r.message = problem;
-      st.report.fail("workload '" + w.name + "': " + problem);
-      ok = false;
-    }
-    st.report.add(r);
+bool verify_workload(RunState& st, const plan::Step& step) {
+  const auto& w = *st.scenario->workload(step.workload);
+  ibv_wr_opcode op = opcode_of(w.op);
+  std::string problem;
+  if (op == IBV_WR_RDMA_READ) {
+    auto& q = st.qps.at(w.qp.name);
+    verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
+    if (!matches_pattern(local->data(), w.size, step.data_seed)) problem = "read data differs from the remote MR";
+  } else if (is_atomic(op)) {
+    uint64_t v;
+    std::memcpy(&v, st.mrs.at(w.remote_mr.name)->data(), 8);
+    if (v != w.iterations)
+      problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
+  } else if (!matches_pattern(st.mrs.at(w.remote_mr.name)->data(), w.size, step.data_seed)) {
+    problem = "remote MR does not hold the written data";
   }
-  return ok;
+  auto r = step_result(st, "verify", step.object, w.name + ": " + workload_detail(w));
+  r.phase = "verify";
+  if (problem.empty()) r.message = "data checked";
+  else {
+    r.status = report::StepStatus::Failed;
+    r.message = problem;
+    st.report.fail("workload '" + w.name + "': " + problem);
+  }
+  st.report.add(r);
+  return problem.empty();
 }
 
 }  // namespace qpo::exec

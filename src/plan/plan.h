@@ -22,8 +22,38 @@ struct Arg {
 enum class Phase { Setup, BringUp, Exchange, Traffic, Transitions, Teardown };
 const char* phase_name(Phase p);
 
+// What a step does; the executor dispatches on this, never on the verb's text.
+enum class StepKind {
+  OpenDevice, QueryPort, QueryGid, AllocPd, OpenXrcd, RegMr, CreateCompChannel, CreateCq, CreateSrq, CreateQp,
+  Fault,          // tc netem under a device
+  Modify,         // ibv_modify_qp (transition_index)
+  PostRecv, PostSrqRecv,
+  Publish, Resolve,  // the out-of-band exchange
+  Barrier,        // every host meets here
+  FlushPoll,      // after ->ERR: every outstanding receive completes with IBV_WC_WR_FLUSH_ERR
+  RepostRecv,     // after RESET->INIT on a recovery path: the receive queue is empty again
+  WaitEvent,      // IBV_EVENT_SQ_DRAINED after RTS->SQD with en_sqd_async_notify
+  SmokeSend, SmokeReceive,
+  PrepareData,    // a workload's responder zeroes (or fills) the remote MR before it runs
+  Workload,       // an op loop or a script, with the other workloads of its stage
+  Verify,         // the bytes a workload moved, checked where they landed
+  ReadState,      // ibv_query_qp after an expected completion error
+  Pause,
+  Destroy,
+};
+
+const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...
+
+// One smoke exchange: a SEND (and an RDMA WRITE where the receiver grants it), data checked.
+struct SmokePair {
+  std::string sender, receiver;
+  bool rdma_write = false;
+  uint32_t seed = 0;  // the data pattern
+};
+
 struct Step {
   int index = 0;            // 1-based within the host
+  StepKind kind = StepKind::OpenDevice;
   Phase phase = Phase::Setup;
   std::string verb;         // ibv_open_device, ibv_modify_qp, ..., or qpo's own (exchange, barrier)
   std::string object;       // scenario name of the object it creates or acts on
@@ -35,6 +65,16 @@ struct Step {
   std::string prediction;   // "ok", "EINVAL (expected)", "EINVAL"
   std::string expect;       // expected errno name, empty for success
   int transition_index = -1;  // index into the QP's transitions
+  // After bring-up every step belongs to a stage: the hosts meet (Plan::stages) once all of
+  // a stage's steps ran on every host.
+  int stage = -1;
+  SmokePair smoke;            // SmokeSend, SmokeReceive
+  std::string workload;       // PrepareData, Workload, Verify: the workload's name
+  // PrepareData, Workload, Verify: the pattern the workload's bytes follow, and whether the
+  // responder writes it into the remote MR first (a read of an MR nothing wrote yet).
+  uint32_t data_seed = 0;
+  bool fill_remote = false;
+  uint64_t pause_ms = 0;      // Pause
 };
 
 struct HostPlan {
@@ -45,10 +85,14 @@ struct HostPlan {
 struct Plan {
   std::string scenario, file;
   std::vector<HostPlan> hosts;
+  std::vector<std::string> stages;  // after bring-up, in order: every host meets at each
   size_t step_count() const;
 };
 
-Plan build_plan(const scenario::Scenario& s);
+struct PlanOptions {
+  bool smoke = true;  // the smoke exchanges of the default order (`qpo run --no-smoke` drops them)
+};
+Plan build_plan(const scenario::Scenario& s, const PlanOptions& o = {});
 
 // Human-readable, one line per call; masks as IBV_QP_* names and hex.
 std::string render_text(const Plan& p);

@@ -1,9 +1,10 @@
-// Scenario -> per-host ordered verbs calls. Order follows the bring-up guidance in
-// ibv_modify_qp(3) and the RDMA programming manuals: resources, RESET->INIT, receives posted
-// before RTR, out-of-band exchange, RTR, RTS, traffic, extra transitions, teardown in reverse.
+// Scenario -> per-host ordered steps. Order follows the bring-up guidance in ibv_modify_qp(3)
+// and the RDMA programming manuals: resources, RESET->INIT, receives posted before RTR,
+// out-of-band exchange, RTR, RTS; then the timeline (timeline_planner.cpp); teardown in reverse.
 #include <algorithm>
 
 #include "plan/plan.h"
+#include "plan/timeline_planner.h"
 #include "scenario/script_qps.h"
 #include "util/strings.h"
 
@@ -17,7 +18,7 @@ class Planner {
  public:
   explicit Planner(const Scenario& s) : s_(s) {}
 
-  Plan build() {
+  Plan build(const PlanOptions& o) {
     Plan p;
     p.scenario = s_.name;
     p.file = s_.file;
@@ -27,21 +28,24 @@ class Planner {
       hp.address = h.address;
       host_ = &hp;
       setup(h.name);
-      faults(h.name, "all");  // before the QPs: the bring-up window holds nothing but QP verbs
+      faults(h.name);  // before the QPs: the bring-up window holds nothing but QP verbs
       qp_creates(h.name);
       bring_up(h.name);
-      traffic(h.name);
-      extra_transitions(h.name);
-      teardown(h.name);
       p.hosts.push_back(std::move(hp));
+    }
+    plan_timeline(s_, o, p);
+    for (auto& hp : p.hosts) {
+      host_ = &hp;
+      teardown(hp.host);
     }
     return p;
   }
 
  private:
-  Step& add(Phase phase, std::string verb, std::string object) {
+  Step& add(StepKind kind, Phase phase, std::string verb, std::string object) {
     Step st;
     st.index = static_cast<int>(host_->steps.size()) + 1;
+    st.kind = kind;
     st.phase = phase;
     st.verb = std::move(verb);
     st.object = std::move(object);
@@ -66,11 +70,11 @@ class Planner {
   void setup(const std::string& host) {
     for (const auto& d : s_.devices) {
       if (d.host.name != host) continue;
-      auto& st = add(Phase::Setup, "ibv_open_device", d.name);
+      auto& st = add(StepKind::OpenDevice, Phase::Setup, "ibv_open_device", d.name);
       st.args.push_back(arg("name", d.dev_name == "auto" ? "auto (first active device)" : d.dev_name));
-      auto& port = add(Phase::Setup, "ibv_query_port", d.name);
+      auto& port = add(StepKind::QueryPort, Phase::Setup, "ibv_query_port", d.name);
       port.args.push_back(arg("port_num", std::to_string(d.port)));
-      auto& gid = add(Phase::Setup, "ibv_query_gid", d.name);
+      auto& gid = add(StepKind::QueryGid, Phase::Setup, "ibv_query_gid", d.name);
       Arg gi = arg("gid_index", d.gid_symbol == scenario::Symbol::Auto ? "auto" : std::to_string(d.gid_index));
       if (d.gid_symbol == scenario::Symbol::Auto) {
         gi.runtime = true;
@@ -79,12 +83,12 @@ class Planner {
       gid.args.push_back(gi);
     }
     for (const auto& pd : s_.pds)
-      if (on_host(pd.device.name, host)) add(Phase::Setup, "ibv_alloc_pd", pd.name).args.push_back(arg("device", pd.device.name));
+      if (on_host(pd.device.name, host)) add(StepKind::AllocPd, Phase::Setup, "ibv_alloc_pd", pd.name).args.push_back(arg("device", pd.device.name));
     for (const auto& x : s_.xrcds)
-      if (on_host(x.device.name, host)) add(Phase::Setup, "ibv_open_xrcd", x.name).args.push_back(arg("device", x.device.name));
+      if (on_host(x.device.name, host)) add(StepKind::OpenXrcd, Phase::Setup, "ibv_open_xrcd", x.name).args.push_back(arg("device", x.device.name));
     for (const auto& m : s_.mrs) {
       if (!on_host(device_of_pd(m.pd.name), host)) continue;
-      auto& st = add(Phase::Setup, "ibv_reg_mr", m.name);
+      auto& st = add(StepKind::RegMr, Phase::Setup, "ibv_reg_mr", m.name);
       st.args.push_back(arg("pd", m.pd.name));
       st.args.push_back(arg("length", std::to_string(m.size)));
       Arg access = describe_attr(scenario::Attr{"qp_access_flags", {}, {}, "", "", scenario::Symbol::None, m.access});
@@ -93,14 +97,14 @@ class Planner {
     }
     for (const auto& c : s_.cqs) {
       if (!on_host(c.device.name, host)) continue;
-      if (c.channel) add(Phase::Setup, "ibv_create_comp_channel", c.name + ".channel");
-      auto& st = add(Phase::Setup, "ibv_create_cq", c.name);
+      if (c.channel) add(StepKind::CreateCompChannel, Phase::Setup, "ibv_create_comp_channel", c.name + ".channel");
+      auto& st = add(StepKind::CreateCq, Phase::Setup, "ibv_create_cq", c.name);
       st.args.push_back(arg("cqe", std::to_string(c.depth)));
       if (c.channel) st.args.push_back(arg("channel", c.name + ".channel"));
     }
     for (const auto& sr : s_.srqs) {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
-      auto& st = add(Phase::Setup, "ibv_create_srq", sr.name);
+      auto& st = add(StepKind::CreateSrq, Phase::Setup, "ibv_create_srq", sr.name);
       st.args.push_back(arg("pd", sr.pd.name));
       st.args.push_back(arg("max_wr", std::to_string(sr.max_wr)));
       st.args.push_back(arg("max_sge", std::to_string(sr.max_sge)));
@@ -110,7 +114,7 @@ class Planner {
   // The last setup steps: the bring-up window opens at the first of them.
   void qp_creates(const std::string& host) {
     for (const auto* q : qps_on(host)) {
-      auto& st = add(Phase::Setup, q->type_name.rfind("XRC", 0) == 0 ? "ibv_create_qp_ex" : "ibv_create_qp", q->name);
+      auto& st = add(StepKind::CreateQp, Phase::Setup, q->type_name.rfind("XRC", 0) == 0 ? "ibv_create_qp_ex" : "ibv_create_qp", q->name);
       st.args.push_back(arg("qp_type", "IBV_QPT_" + q->type_name));
       if (q->type_name != "XRC_RECV") st.args.push_back(arg("pd", q->pd.name));
       if (q->send_cq) st.args.push_back(arg("send_cq", q->send_cq.name));
@@ -129,20 +133,7 @@ class Planner {
   }
 
   void modify(const scenario::Qp& q, size_t index, Phase phase) {
-    const auto& t = q.transitions[index];
-    auto& st = add(phase, "ibv_modify_qp", q.name);
-    st.has_mask = true;
-    st.mask = t.mask;
-    st.from_state = spec::state_name(t.from);
-    st.to_state = spec::state_name(t.to);
-    st.transition_index = static_cast<int>(index);
-    st.args.push_back(arg("qp_state", std::string("IBV_QPS_") + spec::state_name(t.to)));
-    for (const auto& a : t.attrs)
-      for (auto& d : describe_attr_tree(a)) st.args.push_back(std::move(d));
-    bool expects_fail = t.expect && t.expect->errno_value != 0;
-    if (expects_fail) st.expect = t.expect->errno_name;
-    if (t.predicted_ok) st.prediction = expects_fail ? "ok (but " + t.expect->errno_name + " expected)" : "ok";
-    else st.prediction = expects_fail ? "EINVAL (expected " + t.expect->errno_name + ")" : "EINVAL";
+    describe_modify(add(StepKind::Modify, phase, "ibv_modify_qp", q.name), q, index);
   }
 
   // Transitions up to (not including) the first one that needs the peer, then receives,
@@ -164,7 +155,7 @@ class Planner {
       for (const auto& t : q->transitions)
         if (t.bring_up && t.predicted_ok && t.to == spec::QpState::INIT) reaches_init = true;
       if (!reaches_init) continue;
-      auto& st = add(Phase::BringUp, "ibv_post_recv", q->name);
+      auto& st = add(StepKind::PostRecv, Phase::BringUp, "ibv_post_recv", q->name);
       uint32_t count = scenario::bringup_receives(s_, *q);
       st.args.push_back(arg("wr_count", std::to_string(count)));
       st.args.back().note = count == q->cap.max_recv_wr ? "fill the receive queue before RTR"
@@ -172,14 +163,14 @@ class Planner {
     }
     for (const auto& sr : s_.srqs) {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
-      add(Phase::BringUp, "ibv_post_srq_recv", sr.name)
+      add(StepKind::PostSrqRecv, Phase::BringUp, "ibv_post_srq_recv", sr.name)
           .args.push_back(arg("wr_count", std::to_string(scenario::bringup_srq_receives(s_, sr))));
     }
     if (!qps.empty()) {
-      auto& pub = add(Phase::Exchange, "publish", host);
+      auto& pub = add(StepKind::Publish, Phase::Exchange, "publish", host);
       pub.args.push_back(arg("per QP", "qp_num, sq_psn, port lid, gid, active_mtu"));
       pub.args.push_back(arg("per MR", "addr, length, rkey"));
-      auto& res = add(Phase::Exchange, "resolve", host);
+      auto& res = add(StepKind::Resolve, Phase::Exchange, "resolve", host);
       res.args.push_back(arg("peer values", "dest_qp_num, rq_psn, ah_attr.dlid, ah_attr.grh.dgid, path_mtu"));
       res.args.back().runtime = true;
       res.args.back().note = "waits for every peer host to publish";
@@ -191,67 +182,35 @@ class Planner {
         ++next[i];
       }
     }
-    if (!qps.empty() && s_.hosts.size() > 1) add(Phase::Exchange, "barrier", "all hosts").args.push_back(arg("after", "bring-up"));
+    if (!qps.empty() && s_.hosts.size() > 1) add(StepKind::Barrier, Phase::Exchange, "barrier", "all hosts").args.push_back(arg("after", "bring-up"));
   }
 
-  void faults(const std::string& host, const std::string& window) {
-    for (const auto& f : s_.faults) {
-      if (!on_host(f.device.name, host) || f.during != window) continue;
-      auto& st = add(window == "all" ? Phase::Setup : Phase::Traffic, "tc qdisc replace netem", f.name);
-      st.args.push_back(arg("device", f.device.name + " (its netdev)"));
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "loss %.3g%% delay %lluus corrupt %.3g%% duplicate %.3g%% reorder %.3g%%", f.loss,
-                    static_cast<unsigned long long>(f.delay_us), f.corrupt, f.duplicate, f.reorder);
-      st.args.push_back(arg("netem", buf));
-      st.args.push_back(arg("during", f.during));
-    }
-  }
-
-  void traffic(const std::string& host) {
-    faults(host, "traffic");
-    for (const auto& w : s_.workloads) {
-      const auto* q = s_.qp(w.qp.name);
-      if (!q || s_.host_of_qp(*q) != host) continue;
-      auto& st = add(Phase::Traffic, w.script.empty() ? "workload" : "script", w.name);
-      st.args.push_back(arg("qp", w.qp.name));
-      if (!w.op.empty()) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w.op)));
-      if (w.local_mr) st.args.push_back(arg("local_mr", w.local_mr.name));
-      if (w.remote_mr) {
-        st.args.push_back(arg("remote_mr", w.remote_mr.name));
-        st.args.push_back(Arg{"remote addr/rkey", "peer", true, false, "known after exchange"});
-      }
-      st.args.push_back(arg("size", std::to_string(w.size)));
-      st.args.push_back(arg("iterations", std::to_string(w.iterations)));
-      if (!w.script.empty()) st.args.push_back(arg("script", w.script));
-      if (w.expect_status) st.expect = *w.expect_status;
-    }
-  }
-
-  void extra_transitions(const std::string& host) {
-    for (const auto* q : qps_on(host))
-      for (size_t i = 0; i < q->transitions.size(); ++i)
-        if (!q->transitions[i].bring_up) modify(*q, i, Phase::Transitions);
+  // Faults for the whole run (`during: all`); the timeline plans those of the traffic.
+  void faults(const std::string& host) {
+    for (const auto& f : s_.faults)
+      if (on_host(f.device.name, host) && f.during == "all")
+        describe_fault(add(StepKind::Fault, Phase::Setup, "tc qdisc replace netem", f.name), f);
   }
 
   void teardown(const std::string& host) {
     // Reverse creation order: QPs, SRQs, CQs (then their channels), MRs, XRCDs, PDs, devices.
     auto qps = qps_on(host);
-    for (auto it = qps.rbegin(); it != qps.rend(); ++it) add(Phase::Teardown, "ibv_destroy_qp", (*it)->name);
+    for (auto it = qps.rbegin(); it != qps.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_qp", (*it)->name);
     for (auto it = s_.srqs.rbegin(); it != s_.srqs.rend(); ++it)
-      if (on_host(device_of_pd(it->pd.name), host)) add(Phase::Teardown, "ibv_destroy_srq", it->name);
+      if (on_host(device_of_pd(it->pd.name), host)) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_srq", it->name);
     for (auto it = s_.cqs.rbegin(); it != s_.cqs.rend(); ++it) {
       if (!on_host(it->device.name, host)) continue;
-      add(Phase::Teardown, "ibv_destroy_cq", it->name);
-      if (it->channel) add(Phase::Teardown, "ibv_destroy_comp_channel", it->name + ".channel");
+      add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_cq", it->name);
+      if (it->channel) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_comp_channel", it->name + ".channel");
     }
     for (auto it = s_.mrs.rbegin(); it != s_.mrs.rend(); ++it)
-      if (on_host(device_of_pd(it->pd.name), host)) add(Phase::Teardown, "ibv_dereg_mr", it->name);
+      if (on_host(device_of_pd(it->pd.name), host)) add(StepKind::Destroy, Phase::Teardown, "ibv_dereg_mr", it->name);
     for (auto it = s_.xrcds.rbegin(); it != s_.xrcds.rend(); ++it)
-      if (on_host(it->device.name, host)) add(Phase::Teardown, "ibv_close_xrcd", it->name);
+      if (on_host(it->device.name, host)) add(StepKind::Destroy, Phase::Teardown, "ibv_close_xrcd", it->name);
     for (auto it = s_.pds.rbegin(); it != s_.pds.rend(); ++it)
-      if (on_host(it->device.name, host)) add(Phase::Teardown, "ibv_dealloc_pd", it->name);
+      if (on_host(it->device.name, host)) add(StepKind::Destroy, Phase::Teardown, "ibv_dealloc_pd", it->name);
     for (auto it = s_.devices.rbegin(); it != s_.devices.rend(); ++it)
-      if (it->host.name == host) add(Phase::Teardown, "ibv_close_device", it->name);
+      if (it->host.name == host) add(StepKind::Destroy, Phase::Teardown, "ibv_close_device", it->name);
   }
 
   const Scenario& s_;
@@ -272,12 +231,71 @@ const char* phase_name(Phase p) {
   return "?";
 }
 
+const char* step_kind_name(StepKind k) {
+  switch (k) {
+    case StepKind::OpenDevice: return "open_device";
+    case StepKind::QueryPort: return "query_port";
+    case StepKind::QueryGid: return "query_gid";
+    case StepKind::AllocPd: return "alloc_pd";
+    case StepKind::OpenXrcd: return "open_xrcd";
+    case StepKind::RegMr: return "reg_mr";
+    case StepKind::CreateCompChannel: return "create_comp_channel";
+    case StepKind::CreateCq: return "create_cq";
+    case StepKind::CreateSrq: return "create_srq";
+    case StepKind::CreateQp: return "create_qp";
+    case StepKind::Fault: return "fault";
+    case StepKind::Modify: return "modify";
+    case StepKind::PostRecv: return "post_recv";
+    case StepKind::PostSrqRecv: return "post_srq_recv";
+    case StepKind::Publish: return "publish";
+    case StepKind::Resolve: return "resolve";
+    case StepKind::Barrier: return "barrier";
+    case StepKind::FlushPoll: return "flush_poll";
+    case StepKind::RepostRecv: return "repost_recv";
+    case StepKind::WaitEvent: return "wait_event";
+    case StepKind::SmokeSend: return "smoke_send";
+    case StepKind::SmokeReceive: return "smoke_receive";
+    case StepKind::PrepareData: return "prepare_data";
+    case StepKind::Workload: return "workload";
+    case StepKind::Verify: return "verify";
+    case StepKind::ReadState: return "read_state";
+    case StepKind::Pause: return "pause";
+    case StepKind::Destroy: return "destroy";
+  }
+  return "?";
+}
+
 size_t Plan::step_count() const {
   size_t n = 0;
   for (const auto& h : hosts) n += h.steps.size();
   return n;
 }
 
-Plan build_plan(const Scenario& s) { return Planner(s).build(); }
+Plan build_plan(const Scenario& s, const PlanOptions& o) { return Planner(s).build(o); }
+
+void describe_modify(Step& st, const scenario::Qp& q, size_t index) {
+  const auto& t = q.transitions[index];
+  st.has_mask = true;
+  st.mask = t.mask;
+  st.from_state = spec::state_name(t.from);
+  st.to_state = spec::state_name(t.to);
+  st.transition_index = static_cast<int>(index);
+  st.args.push_back(Arg{"qp_state", std::string("IBV_QPS_") + spec::state_name(t.to), false, false, ""});
+  for (const auto& a : t.attrs)
+    for (auto& d : describe_attr_tree(a)) st.args.push_back(std::move(d));
+  bool expects_fail = t.expect && t.expect->errno_value != 0;
+  if (expects_fail) st.expect = t.expect->errno_name;
+  if (t.predicted_ok) st.prediction = expects_fail ? "ok (but " + t.expect->errno_name + " expected)" : "ok";
+  else st.prediction = expects_fail ? "EINVAL (expected " + t.expect->errno_name + ")" : "EINVAL";
+}
+
+void describe_fault(Step& st, const scenario::Fault& f) {
+  st.args.push_back(Arg{"device", f.device.name + " (its netdev)", false, false, ""});
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "loss %.3g%% delay %lluus corrupt %.3g%% duplicate %.3g%% reorder %.3g%%", f.loss,
+                static_cast<unsigned long long>(f.delay_us), f.corrupt, f.duplicate, f.reorder);
+  st.args.push_back(Arg{"netem", buf, false, false, ""});
+  st.args.push_back(Arg{"during", f.during, false, false, ""});
+}
 
 }  // namespace qpo::plan

@@ -20,11 +20,17 @@ std::string render_text(const Plan& p) {
   for (const auto& h : p.hosts) {
     out += "\nhost " + h.host + " (" + h.address + ")\n";
     Phase last = Phase::Teardown;
+    int last_stage = -1;
     bool first = true;
     for (const auto& st : h.steps) {
-      if (first || st.phase != last) out += "  -- " + std::string(phase_name(st.phase)) + "\n";
+      // After bring-up: a header per stage (the hosts meet at its end); before, per phase.
+      if (st.stage >= 0 && st.stage != last_stage)
+        out += "  -- stage " + std::to_string(st.stage + 1) + ": " + p.stages[static_cast<size_t>(st.stage)] + "\n";
+      else if (st.stage < 0 && (first || st.phase != last || last_stage >= 0))
+        out += "  -- " + std::string(phase_name(st.phase)) + "\n";
       first = false;
       last = st.phase;
+      last_stage = st.stage;
       char num[16];
       std::snprintf(num, sizeof num, "%4d  ", st.index);
       out += num + st.verb + " " + st.object;
@@ -47,6 +53,9 @@ void render_json(util::JsonWriter& w, const Plan& p) {
   w.begin_object();
   w.field("scenario", p.scenario);
   w.field("file", p.file);
+  w.key("stages").begin_array();
+  for (const auto& name : p.stages) w.value(name);
+  w.end_array();
   w.key("hosts").begin_array();
   for (const auto& h : p.hosts) {
     w.begin_object();
@@ -56,7 +65,9 @@ void render_json(util::JsonWriter& w, const Plan& p) {
     for (const auto& st : h.steps) {
       w.begin_object();
       w.field("index", st.index);
+      w.field("kind", step_kind_name(st.kind));
       w.field("phase", phase_name(st.phase));
+      if (st.stage >= 0) w.field("stage", st.stage + 1);
       w.field("verb", st.verb);
       w.field("object", st.object);
       if (st.has_mask) {

@@ -11,7 +11,7 @@ namespace qpo::scenario::keys {
   }
 
 QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts", "devices", "pds", "mrs",
-         "cqs", "srqs", "xrcds", "qps", "workloads", "faults")
+         "cqs", "srqs", "xrcds", "qps", "workloads", "faults", "timeline")
 QPO_KEYS(host, "address")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")

@@ -383,6 +383,8 @@ std::optional<double> percent(YamlReader& r, const YAML::Node& n, const std::str
   return v;
 }
 
+}  // namespace
+
 // "1ms", "250us", "0", "2s" -> microseconds
 std::optional<uint64_t> duration_us(YamlReader& r, const YAML::Node& n, const std::string& path) {
   if (n.IsScalar()) {
@@ -398,8 +400,6 @@ std::optional<uint64_t> duration_us(YamlReader& r, const YAML::Node& n, const st
   d.hint = "write e.g. 250us, 1ms or 2s";
   return std::nullopt;
 }
-
-}  // namespace
 
 void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "faults", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {

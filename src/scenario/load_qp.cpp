@@ -167,6 +167,8 @@ std::vector<std::string> attribute_field_names() {
   return names;
 }
 
+}  // namespace
+
 void parse_expect(YamlReader& r, const YAML::Node& v, const std::string& path, Transition& t) {
   Expectation e;
   e.loc = r.loc(v);
@@ -282,6 +284,8 @@ std::optional<spec::QpState> state_or_report(YamlReader& r, const YAML::Node& n,
   }
   return st;
 }
+
+namespace {
 
 void load_states(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q) {
   for (auto& [key, body] : r.entries(n, path, nullptr, "the bring-up states")) {

@@ -8,6 +8,7 @@
 
 #include "scenario/keys.h"
 #include "scenario/loader_internal.h"
+#include "scenario/timeline.h"
 #include "util/strings.h"
 
 namespace qpo::scenario {
@@ -125,7 +126,8 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     return s;
   }
   const YAML::Node* qps = nullptr;
-  YAML::Node qps_node;
+  YAML::Node qps_node, timeline_node;
+  bool have_timeline = false;
   bool have_version = false;
   for (auto& [key, value] : r.entries(root, "", &keys::top_level(), "the scenario")) {
     if (key == "version") {
@@ -179,9 +181,14 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
       detail::load_workloads(r, value, s);
     } else if (key == "faults") {
       detail::load_faults(r, value, s);
+    } else if (key == "timeline") {
+      timeline_node = value;
+      have_timeline = true;
     }
   }
   if (qps) detail::load_qps(r, *qps, s);
+  if (have_timeline) detail::load_timeline(r, timeline_node, s);
+  else write_default_timeline(s);
   if (!have_version) {
     auto& d = sink.error("Q104", r.loc(root), "version", "missing required key 'version'");
     d.hint = "add 'version: 1' at the top";

@@ -15,12 +15,21 @@ void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s);
+// `timeline:` (load_timeline.cpp), after the QPs: its transition steps join their QPs' lists.
+void load_timeline(YamlReader& r, const YAML::Node& n, Scenario& s);
+
+// One transition's parts (load_qp.cpp), shared by `states:`, `transitions:` and the timeline.
+void parse_expect(YamlReader& r, const YAML::Node& v, const std::string& path, Transition& t);
+void load_transition_body(YamlReader& r, const YAML::Node& body, const std::string& path, Transition& t, bool in_list);
+std::optional<spec::QpState> state_or_report(YamlReader& r, const YAML::Node& n, const std::string& path);
 // A script workload's `args:` and `thresholds:` (load_script.cpp).
 void load_script_args(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w);
 void load_thresholds(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w);
 
 // IBV_ACCESS_* flags from a list or "a|b" string; names with or without the prefix.
 std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const std::string& path);
+// 250us, 1ms, 2s (up to 60 s) in microseconds; reports Q103 otherwise.
+std::optional<uint64_t> duration_us(YamlReader& r, const YAML::Node& n, const std::string& path);
 // errno name -> value (EINVAL -> 22); 0 when unknown.
 int errno_from_name(std::string_view name);
 std::vector<std::string> known_errno_names();

@@ -204,6 +204,27 @@ struct Fault : Object {
   std::string during = "traffic";
 };
 
+// One step of the run after bring-up. The scenario's `timeline:` lists them in order; without
+// one the loader writes today's default order (scenario/timeline.h): smoke, the workloads in
+// waves, the extra transitions in rounds, smoke again after a recovery path.
+struct TimelineStep {
+  enum class Kind { Smoke, Workloads, Transition, Barrier, Pause };
+  struct QpTransition {
+    std::string qp;
+    size_t index = 0;  // into that QP's `transitions`
+  };
+  Kind kind = Kind::Smoke;
+  SourceLoc loc;
+  std::string path;                       // "timeline[3]"
+  std::vector<Ref> workloads;             // Workloads: these run together
+  std::vector<Ref> qps;                   // Transition: the QPs as written
+  std::vector<QpTransition> transitions;  // Transition: one ibv_modify_qp per QP named
+  std::string label;                      // Barrier: its name in the run log
+  uint64_t pause_ms = 0;                  // Pause
+  bool after_recovery = false;            // the default order's last smoke: pairs that went through RESET
+};
+const char* timeline_kind_name(TimelineStep::Kind k);
+
 struct Scenario {
   std::string file;
   int version = 1;
@@ -221,6 +242,8 @@ struct Scenario {
   std::vector<Qp> qps;
   std::vector<Workload> workloads;
   std::vector<Fault> faults;
+  std::vector<TimelineStep> timeline;  // what runs after bring-up, in order
+  bool timeline_given = false;         // the file wrote `timeline:` (else the loader wrote the default)
 
   // Name lookups are indexed: scenarios with 10,000s of QPs must validate in linear time.
   // Sections only grow (push_back) while loading, so an index catches up incrementally.

@@ -1,0 +1,325 @@
+#include "plan/timeline_planner.h"
+
+#include <map>
+#include <set>
+
+#include "scenario/timeline.h"
+#include "util/strings.h"
+
+namespace qpo::plan {
+
+uint32_t pattern_seed(const std::string& name) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+namespace {
+
+using scenario::Scenario;
+using scenario::TimelineStep;
+using spec::QpState;
+
+bool is_read(const scenario::Workload& w) { return w.op == "rdma_read"; }
+bool is_write(const scenario::Workload& w) { return w.op == "rdma_write" || w.op == "rdma_write_with_imm"; }
+bool is_atomic(const scenario::Workload& w) { return w.op == "atomic_cmp_swp" || w.op == "atomic_fetch_add"; }
+bool expects_error(const scenario::Workload& w) { return w.expect_status && *w.expect_status != "IBV_WC_SUCCESS"; }
+
+Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
+
+class TimelinePlanner {
+ public:
+  TimelinePlanner(const Scenario& s, const PlanOptions& o, Plan& p) : s_(s), o_(o), p_(p) {
+    for (auto& h : p_.hosts) hosts_[h.host] = &h;
+    for (const auto& q : s_.qps) {
+      QpState st = QpState::RESET;
+      uint64_t access = 0;
+      for (const auto& t : q.transitions) {
+        if (!t.bring_up || !succeeds(t)) continue;
+        st = t.to;
+        if (const auto* f = t.attr("qp_access_flags")) access = f->number;
+      }
+      qps_[q.name] = {st, access, false};
+    }
+  }
+
+  void run() {
+    int smoke_round = 0;
+    for (const auto& step : s_.timeline) {
+      switch (step.kind) {
+        case TimelineStep::Kind::Smoke:
+          if (step.path != "(default order)" || o_.smoke) smoke(step, smoke_round++);
+          break;
+        case TimelineStep::Kind::Workloads: workloads(step); break;
+        case TimelineStep::Kind::Transition: transitions(step); break;
+        case TimelineStep::Kind::Barrier: {
+          int k = stage("barrier " + step.label);
+          for (const auto& h : active_hosts()) add(h, StepKind::Barrier, Phase::Traffic, "barrier", step.label, k);
+          break;
+        }
+        case TimelineStep::Kind::Pause: {
+          int k = stage("pause " + std::to_string(step.pause_ms) + " ms");
+          for (const auto& h : active_hosts()) add(h, StepKind::Pause, Phase::Traffic, "pause", std::to_string(step.pause_ms) + " ms", k).pause_ms = step.pause_ms;
+          break;
+        }
+      }
+    }
+  }
+
+ private:
+  struct QpModel {
+    QpState state;
+    uint64_t access;      // qp_access_flags as they stand
+    bool went_through_reset;
+  };
+  struct Content {        // what an MR's first `length` bytes hold, as far as the plan knows
+    uint32_t seed;
+    uint64_t length;
+  };
+
+  static bool succeeds(const scenario::Transition& t) { return t.predicted_ok && !(t.expect && t.expect->errno_value); }
+
+  std::vector<std::string> active_hosts() const {
+    std::vector<std::string> out;
+    for (const auto& h : s_.hosts)
+      for (const auto& d : s_.devices)
+        if (d.host.name == h.name) {
+          out.push_back(h.name);
+          break;
+        }
+    return out;
+  }
+
+  int stage(std::string name) {
+    p_.stages.push_back(std::move(name));
+    return static_cast<int>(p_.stages.size()) - 1;
+  }
+  // Drops a stage nobody has a step in (the last one added).
+  void drop_empty_stage(int k) {
+    for (const auto& [name, h] : hosts_)
+      for (const auto& st : h->steps)
+        if (st.stage == k) return;
+    p_.stages.pop_back();
+  }
+
+  Step& add(const std::string& host, StepKind kind, Phase phase, std::string verb, std::string object, int k) {
+    // A host the scenario's references do not lead to (validation reported it) gets nothing.
+    auto it = hosts_.find(host);
+    auto& steps = it == hosts_.end() ? nowhere_.steps : it->second->steps;
+    Step st;
+    st.index = static_cast<int>(steps.size()) + 1;
+    st.kind = kind;
+    st.phase = phase;
+    st.verb = std::move(verb);
+    st.object = std::move(object);
+    st.stage = k;
+    steps.push_back(std::move(st));
+    return steps.back();
+  }
+
+  std::string host_of(const std::string& qp) const {
+    const auto* q = s_.qp(qp);
+    return q ? s_.host_of_qp(*q) : "";
+  }
+
+  // Connected RC/UC/UD pairs whose QPs can exchange now: the sender at RTS, the receiver at
+  // RTS (UD: RTR is enough). The default order's last smoke keeps to pairs that went
+  // through RESET (the recovery it proves).
+  void smoke(const TimelineStep& step, int round) {
+    int k = stage(round == 0 && step.path == "(default order)" ? "smoke" : "smoke " + std::to_string(round + 1));
+    int index = 0;
+    for (const auto& a : s_.qps) {
+      const auto* b = s_.qp(a.connect.name);
+      if (!b || b == &a) continue;
+      bool ud = a.type_name == "UD";
+      if ((!ud && a.type_name != "RC" && a.type_name != "UC") || b->type_name != a.type_name) continue;
+      if (!ud && a.cap.max_send_wr == 0) continue;
+      if (b->cap.max_recv_wr == 0 && !b->srq) continue;
+      const auto &sa = qps_.at(a.name), &sb = qps_.at(b->name);
+      if (sa.state != QpState::RTS) continue;
+      if (ud ? (sb.state != QpState::RTR && sb.state != QpState::RTS) : sb.state != QpState::RTS) continue;
+      if (step.after_recovery && !sa.went_through_reset && !sb.went_through_reset) continue;
+      SmokePair pair{a.name, b->name, !ud && (sb.access & 0x2) != 0,
+                     static_cast<uint32_t>(++index * 16 + round * 100000)};
+      std::string what = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + a.name + " -> " + b->name;
+      auto& send = add(host_of(a.name), StepKind::SmokeSend, Phase::Traffic, "smoke send", a.name, k);
+      send.smoke = pair;
+      send.args.push_back(arg("exchange", what));
+      auto& recv = add(host_of(b->name), StepKind::SmokeReceive, Phase::Traffic, "smoke receive", b->name, k);
+      recv.smoke = pair;
+      recv.args.push_back(arg("exchange", what));
+      recv.args.push_back(arg("check", "data"));
+    }
+    drop_empty_stage(k);
+  }
+
+  // The pattern a workload's bytes follow, and whether the responder must write it first.
+  std::pair<uint32_t, bool> data_of(const scenario::Workload& w) {
+    if (is_read(w)) {
+      auto it = content_.find(w.remote_mr.name);
+      if (it != content_.end() && it->second.length >= w.size) return {it->second.seed, false};
+      return {pattern_seed("mr:" + w.remote_mr.name), true};
+    }
+    return {pattern_seed(w.local_mr ? "mr:" + w.local_mr.name : "qp:" + w.qp.name), false};
+  }
+
+  void workloads(const TimelineStep& step) {
+    std::vector<const scenario::Workload*> ws;
+    for (const auto& ref : step.workloads)
+      if (const auto* w = s_.workload(ref.name)) ws.push_back(w);
+    std::string names;
+    for (const auto* w : ws) names += (names.empty() ? "" : ", ") + w->name;
+    std::map<std::string, std::pair<uint32_t, bool>> data;
+    for (const auto* w : ws) data[w->name] = data_of(*w);
+
+    // The responder's MR first: zeroed for writes and atomics (so a lost write shows), the
+    // pattern for a read of bytes nothing wrote yet.
+    int k = stage("prepare " + names);
+    for (const auto* w : ws) {
+      if (!w->script.empty() || w->op.empty() || !w->remote_mr) continue;
+      const auto* q = s_.qp(w->qp.name);
+      if (!q) continue;
+      auto& st = add(host_of(q->connect.name), StepKind::PrepareData, Phase::Traffic, "prepare", w->remote_mr.name, k);
+      st.workload = w->name;
+      st.data_seed = data[w->name].first;
+      st.fill_remote = data[w->name].second;
+      st.args.push_back(arg("workload", w->name));
+      st.args.push_back(arg("remote_mr", st.fill_remote ? "filled with the read's pattern" : "zeroed"));
+    }
+    drop_empty_stage(k);
+
+    k = stage("workload " + names);
+    if (!faults_planned_) traffic_faults(k);
+    for (const auto* w : ws) {
+      std::set<std::string> on;
+      if (!w->script.empty()) {
+        for (const auto& h : active_hosts()) on.insert(h);  // every host meets at a script's barriers
+      } else {
+        // The responder takes part only where it receives (send-type ops it re-posts for).
+        const auto* q = s_.qp(w->qp.name);
+        on.insert(host_of(w->qp.name));
+        bool receives = w->op == "send" || w->op == "send_with_imm" || w->op == "rdma_write_with_imm";
+        if (q && q->connect && receives && !w->expect_status) on.insert(host_of(q->connect.name));
+      }
+      for (const auto& h : on) {
+        if (h.empty()) continue;
+        auto& st = add(h, StepKind::Workload, Phase::Traffic, w->script.empty() ? "workload" : "script", w->name, k);
+        st.workload = w->name;
+        st.data_seed = data[w->name].first;
+        st.args.push_back(arg("qp", w->qp.name));
+        if (!w->op.empty()) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op)));
+        if (w->local_mr) st.args.push_back(arg("local_mr", w->local_mr.name));
+        if (w->remote_mr) {
+          st.args.push_back(arg("remote_mr", w->remote_mr.name));
+          st.args.push_back(Arg{"remote addr/rkey", "peer", true, false, "known after exchange"});
+        }
+        st.args.push_back(arg("size", std::to_string(w->size)));
+        st.args.push_back(arg("iterations", std::to_string(w->iterations)));
+        if (!w->script.empty()) st.args.push_back(arg("script", w->script));
+        if (w->expect_status) st.expect = *w->expect_status;
+      }
+      // An expected completion error has moved QPs to ERR: read back where they are.
+      for (const auto& [qp, state] : scenario::states_after_expected_error(s_, *w)) {
+        auto& st = add(host_of(qp), StepKind::ReadState, Phase::Traffic, "ibv_query_qp", qp, k);
+        st.args.push_back(arg("expected qp_state", std::string("IBV_QPS_") + spec::state_name(state)));
+        qps_[qp].state = state;
+      }
+    }
+
+    k = stage("verify " + names);
+    for (const auto* w : ws) {
+      if (w->op.empty() || !w->script.empty() || expects_error(*w)) continue;
+      std::string host, mr;
+      if (is_read(*w)) host = host_of(w->qp.name), mr = w->local_mr.name;
+      else if ((is_write(*w) || is_atomic(*w)) && s_.qp(w->qp.name)) host = host_of(s_.qp(w->qp.name)->connect.name), mr = w->remote_mr.name;
+      if (host.empty()) continue;
+      auto& st = add(host, StepKind::Verify, Phase::Traffic, "verify", mr, k);
+      st.workload = w->name;
+      st.data_seed = data[w->name].first;
+      st.args.push_back(arg("workload", w->name));
+      st.args.push_back(arg("expect", is_atomic(*w) ? "the counter at " + std::to_string(w->iterations)
+                                                    : std::to_string(w->size) + " B of the pattern"));
+    }
+    drop_empty_stage(k);
+
+    // What the MRs hold now, for the reads that follow.
+    for (const auto* w : ws) {
+      if (w->op.empty() || !w->script.empty()) continue;
+      if (expects_error(*w)) {
+        if (w->remote_mr) content_.erase(w->remote_mr.name);
+        continue;
+      }
+      auto [seed, fill] = data[w->name];
+      if (is_write(*w)) content_[w->remote_mr.name] = {seed, w->size};
+      else if (is_read(*w)) {
+        if (fill) content_[w->remote_mr.name] = {seed, w->size};
+        if (w->local_mr) content_[w->local_mr.name] = {seed, w->size};
+      } else if (is_atomic(*w)) {
+        content_.erase(w->remote_mr.name);
+      }
+    }
+  }
+
+  // Faults `during: traffic` go on with the first workload and come off after the last
+  // (the smoke before proved the path clean).
+  void traffic_faults(int k) {
+    faults_planned_ = true;
+    for (const auto& f : s_.faults) {
+      if (f.during != "traffic") continue;
+      auto& st = add(s_.host_of_device(f.device.name), StepKind::Fault, Phase::Traffic, "tc qdisc replace netem", f.name, k);
+      describe_fault(st, f);
+    }
+  }
+
+  void transitions(const TimelineStep& step) {
+    std::string what;
+    for (const auto& [qp, index] : step.transitions) {
+      const auto* q = s_.qp(qp);
+      if (!q) continue;
+      what += (what.empty() ? "" : ", ") + qp + "->" + spec::state_name(q->transitions[index].to);
+    }
+    int k = stage("transition " + what);
+    for (const auto& [qp, index] : step.transitions) {
+      const auto* q = s_.qp(qp);
+      if (!q || q->type < 0) continue;
+      const auto& t = q->transitions[index];
+      std::string host = host_of(qp);
+      if (host.empty()) continue;
+      auto& st = add(host, StepKind::Modify, Phase::Transitions, "ibv_modify_qp", qp, k);
+      describe_modify(st, *q, index);
+      if (!succeeds(t)) continue;
+      auto& m = qps_[qp];
+      QpState before = m.state;
+      m.state = t.to;
+      if (const auto* f = t.attr("qp_access_flags")) m.access = f->number;
+      if (t.to == QpState::RESET) m.went_through_reset = true;
+      if (t.to == QpState::ERR)
+        add(host, StepKind::FlushPoll, Phase::Transitions, "ibv_poll_cq", qp, k)
+            .args.push_back(arg("expect", "every outstanding receive completes with IBV_WC_WR_FLUSH_ERR"));
+      bool own_rq = !q->srq && q->cap.max_recv_wr > 0 && q->type_name.rfind("XRC", 0) != 0;
+      if (t.to == QpState::INIT && before == QpState::RESET && own_rq)
+        add(host, StepKind::RepostRecv, Phase::Transitions, "ibv_post_recv", qp, k)
+            .args.push_back(arg("wr_count", std::to_string(q->cap.max_recv_wr) + " (re-post receives after RESET)"));
+      const auto* notify = t.attr("en_sqd_async_notify");
+      if (t.to == QpState::SQD && before == QpState::RTS && notify && notify->number)
+        add(host, StepKind::WaitEvent, Phase::Transitions, "ibv_get_async_event", qp, k)
+            .args.push_back(arg("event", "IBV_EVENT_SQ_DRAINED"));
+    }
+    drop_empty_stage(k);
+  }
+
+  const Scenario& s_;
+  const PlanOptions& o_;
+  Plan& p_;
+  std::map<std::string, HostPlan*> hosts_;
+  std::map<std::string, QpModel> qps_;
+  std::map<std::string, Content> content_;
+  bool faults_planned_ = false;
+  HostPlan nowhere_;
+};
+
+}  // namespace
+
+void plan_timeline(const Scenario& s, const PlanOptions& o, Plan& p) { TimelinePlanner(s, o, p).run(); }
+
+}  // namespace qpo::plan

@@ -1,0 +1,157 @@
+// Loading of `timeline:`: the ordered steps that run after bring-up. Transition steps become
+// entries of their QPs' `transitions` (so every pass sees one list per QP) and the step keeps
+// their indexes; without a timeline the default order is written (scenario/timeline.h).
+#include <map>
+
+#include "scenario/keys.h"
+#include "scenario/loader_internal.h"
+#include "util/strings.h"
+
+namespace qpo::scenario::detail {
+
+namespace {
+
+const std::vector<std::string>& step_keys() {
+  static const std::vector<std::string> k{"smoke", "workload", "workloads", "qp", "qps", "to", "attrs", "expect",
+                                          "defaults", "barrier", "pause"};
+  return k;
+}
+
+// The names a step lists: one scalar or a list of them.
+std::vector<Ref> refs(YamlReader& r, const YAML::Node& n, const std::string& path) {
+  std::vector<Ref> out;
+  if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); ++i)
+      if (Ref x = r.ref(n[i], path + "[" + std::to_string(i) + "]")) out.push_back(x);
+  } else if (Ref x = r.ref(n, path)) {
+    out.push_back(x);
+  }
+  return out;
+}
+
+class TimelineLoader {
+ public:
+  TimelineLoader(YamlReader& r, Scenario& s) : r_(r), s_(s) {}
+
+  void load(const YAML::Node& n) {
+    if (!n.IsSequence()) {
+      r_.wrong_type(n, "timeline", "a list of steps (smoke, workload:, {qp:, to:}, barrier:, pause:)");
+      return;
+    }
+    for (size_t i = 0; i < n.size(); ++i) step(n[i], "timeline[" + std::to_string(i) + "]");
+  }
+
+ private:
+  void step(const YAML::Node& item, const std::string& path) {
+    TimelineStep t;
+    t.loc = r_.loc(item);
+    t.path = path;
+    if (item.IsScalar() && item.Scalar() == "smoke") {  // "- smoke" is short for "- {smoke: true}"
+      s_.timeline.push_back(std::move(t));
+      return;
+    }
+    if (!item.IsMap()) {
+      auto& d = r_.wrong_type(item, path, "a step: smoke, {workload: NAME}, {qp: NAME, to: STATE}, {barrier: NAME}, {pause: 1ms}");
+      d.hint = "e.g. '- {qp: qa, to: SQD, attrs: {en_sqd_async_notify: 1}}'";
+      return;
+    }
+    auto entries = r_.entries(item, path, &step_keys(), "a timeline step");
+    std::map<std::string, YAML::Node> by_key(entries.begin(), entries.end());
+    auto has = [&](const char* k) { return by_key.count(k) > 0; };
+    int kinds = has("smoke") + (has("workload") || has("workloads")) + (has("qp") || has("qps")) + has("barrier") +
+                has("pause");
+    if (kinds != 1) {
+      auto& d = r_.sink().error("Q104", t.loc, path,
+                                kinds ? "a timeline step does one thing; this one names " + std::to_string(kinds)
+                                      : "a timeline step needs one of: smoke, workload, qp, barrier, pause");
+      d.hint = "split it into one step per line";
+      return;
+    }
+    if (has("smoke")) {
+      if (auto b = r_.boolean(by_key["smoke"], join_path(path, "smoke")); b && !*b) return;  // smoke: false
+    } else if (has("workload") || has("workloads")) {
+      if (has("workload") && has("workloads")) {
+        r_.sink().error("Q105", t.loc, path, "write either 'workload' or 'workloads'");
+        return;
+      }
+      t.kind = TimelineStep::Kind::Workloads;
+      const char* key = has("workload") ? "workload" : "workloads";
+      t.workloads = refs(r_, by_key[key], join_path(path, key));
+      if (t.workloads.empty()) return;
+    } else if (has("qp") || has("qps")) {
+      if (!transition_step(t, by_key, path)) return;
+    } else if (has("barrier")) {
+      t.kind = TimelineStep::Kind::Barrier;
+      if (auto x = r_.string(by_key["barrier"], join_path(path, "barrier"))) t.label = *x;
+    } else {
+      t.kind = TimelineStep::Kind::Pause;
+      auto us = duration_us(r_, by_key["pause"], join_path(path, "pause"));
+      if (!us) return;
+      t.pause_ms = (*us + 999) / 1000;
+    }
+    for (const char* k : {"to", "attrs", "expect", "defaults"})
+      if (has(k) && t.kind != TimelineStep::Kind::Transition)
+        r_.sink().error("Q101", r_.loc(by_key[k]), join_path(path, k),
+                        std::string("'") + k + "' belongs to a transition step ({qp: NAME, to: STATE})");
+    s_.timeline.push_back(std::move(t));
+  }
+
+  // {qp: qa, to: RTS, attrs: {...}, expect: EINVAL, defaults: false}: one Transition per QP
+  // named, appended to that QP's list (after its bring-up and any earlier timeline steps).
+  bool transition_step(TimelineStep& t, std::map<std::string, YAML::Node>& by_key, const std::string& path) {
+    t.kind = TimelineStep::Kind::Transition;
+    if (by_key.count("qp") && by_key.count("qps")) {
+      r_.sink().error("Q105", t.loc, path, "write either 'qp' or 'qps'");
+      return false;
+    }
+    const char* key = by_key.count("qp") ? "qp" : "qps";
+    auto names = refs(r_, by_key[key], join_path(path, key));
+    if (!by_key.count("to")) {
+      auto& d = r_.sink().error("Q104", t.loc, path, "a transition step needs 'to'");
+      d.hint = "e.g. '- {qp: qa, to: SQD}'";
+      return false;
+    }
+    auto to = state_or_report(r_, by_key["to"], join_path(path, "to"));
+    if (!to) return false;
+    Transition proto;
+    proto.to = *to;
+    proto.bring_up = false;
+    proto.loc = t.loc;
+    proto.path = path;
+    if (by_key.count("attrs")) load_transition_body(r_, by_key["attrs"], join_path(path, "attrs"), proto, false);
+    if (by_key.count("expect")) parse_expect(r_, by_key["expect"], join_path(path, "expect"), proto);
+    if (by_key.count("defaults"))
+      if (auto b = r_.boolean(by_key["defaults"], join_path(path, "defaults"))) proto.use_defaults = *b;
+    for (const auto& name : names) {
+      const Qp* q = s_.qp(name.name);
+      if (!q) continue;  // check/timeline reports the unknown name
+      auto& qp = s_.qps[static_cast<size_t>(q - s_.qps.data())];
+      t.transitions.push_back({name.name, qp.transitions.size()});
+      qp.transitions.push_back(proto);
+    }
+    t.qps = std::move(names);
+    return !t.qps.empty();
+  }
+
+  YamlReader& r_;
+  Scenario& s_;
+};
+
+}  // namespace
+
+void load_timeline(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  s.timeline_given = true;
+  TimelineLoader(r, s).load(n);
+  // A QP's `transitions:` list has no place in a written timeline: it would never run.
+  for (const auto& q : s.qps)
+    for (const auto& t : q.transitions)
+      if (!t.bring_up && t.path.rfind("timeline", 0) != 0) {
+        auto& d = r.sink().error("Q306", t.loc, t.path,
+                                 "QP '" + q.name + "' lists 'transitions:' but the scenario has a 'timeline:'");
+        d.rule = "with a timeline, every transition after bring-up is a timeline step, in the order it runs";
+        d.hint = "move it into the timeline as '- {qp: " + q.name + ", to: " + spec::state_name(t.to) + "}'";
+        break;
+      }
+}
+
+}  // namespace qpo::scenario::detail
