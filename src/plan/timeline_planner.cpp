@@ -177,6 +177,8 @@ class TimelinePlanner {
     int k = stage("prepare " + names);
     for (const auto* w : ws) {
       if (!w->script.empty() || w->op.empty() || !w->remote_mr) continue;
+      if (is_read(*w) && !data[w->name].second) continue;  // reads what an earlier workload wrote
+      if (!is_read(*w) && !is_write(*w) && !is_atomic(*w)) continue;
       const auto* q = s_.qp(w->qp.name);
       if (!q) continue;
       auto& st = add(host_of(q->connect.name), StepKind::PrepareData, Phase::Traffic, "prepare", w->remote_mr.name, k);
