@@ -45,6 +45,7 @@ class RefChecker {
   bool exists(const std::vector<scenario::Srq>&, const std::string& n) { return s_.srq(n); }
   bool exists(const std::vector<scenario::Xrcd>&, const std::string& n) { return s_.xrcd(n); }
   bool exists(const std::vector<scenario::Qp>&, const std::string& n) { return s_.qp(n); }
+  bool exists(const std::vector<scenario::Workload>&, const std::string& n) { return s_.workload(n); }
 
   template <typename T>
   bool resolve(const Ref& ref, const std::vector<T>& section, const char* section_name, const std::string& path) {
@@ -96,6 +97,11 @@ class RefChecker {
     for (const auto& q : s_.qps) qp(q);
     for (const auto& w : s_.workloads) workload(w);
     for (const auto& f : s_.faults) resolve(f.device, s_.devices, "devices", "faults." + f.name + ".device");
+    for (const auto& step : s_.timeline) {
+      for (size_t i = 0; i < step.workloads.size(); ++i)
+        resolve(step.workloads[i], s_.workloads, "workloads", step.path + ".workload");
+      for (const auto& q : step.qps) resolve(q, s_.qps, "qps", step.path + ".qp");
+    }
   }
 
  private:

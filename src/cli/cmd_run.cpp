@@ -87,7 +87,7 @@ Action add_run(CLI::App& app) {
       args.push_back(opts->file);
       return run_in_lab(args);
     }
-    auto p = plan::build_plan(*l->scenario);
+    auto p = plan::build_plan(*l->scenario, {!opts->no_smoke});
     exec::RunOptions ro;
     ro.timeout_ms = opts->timeout_ms;
     ro.smoke = !opts->no_smoke;

@@ -208,7 +208,7 @@ int serve_controller(int in, int out, const AgentOptions& o) {
   ro.timeout_ms = (*run)["timeout_ms"] ? (*run)["timeout_ms"].as<int>() : 5000;
   ro.smoke = (*run)["smoke"] ? (*run)["smoke"].as<bool>() : true;
   ro.all_hosts_local = true;
-  auto p = plan::build_plan(*s);
+  auto p = plan::build_plan(*s, {ro.smoke});
   PipeChannel channel(in, out, host, o.reply_timeout_ms);
   auto report = exec::HostSession(*s, p, host, ro).run(channel);
   if (!channel.problem().empty() && report.reason.find("another host failed") != std::string::npos)

@@ -1,0 +1,254 @@
+// The timeline: what runs after bring-up, as the loader reads it, the validator follows it
+// and the planner turns it into stages of steps.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+#include "scenario_fixture.h"
+
+using qpo::plan::Plan;
+using qpo::plan::Step;
+using qpo::plan::StepKind;
+using qpo::scenario::TimelineStep;
+using qpo::spec::QpState;
+using qpo::test::load_only;
+using qpo::test::load_validate;
+
+namespace {
+
+// An RC pair on one device; `qa_extra` goes under qa (e.g. a transitions: list), `tail` at
+// the end (workloads:, timeline:).
+std::string pair(const std::string& qa_extra, const std::string& tail) {
+  return "version: 1\n"
+         "devices: { d: { name: auto } }\n"
+         "mrs:\n"
+         "  ma:  { pd: d, size: 64KiB, access: [local_write] }\n"
+         "  mb:  { pd: d, size: 64KiB, access: [local_write, remote_write, remote_read] }\n"
+         "  mro: { pd: d, size: 4KiB, access: [local_write, remote_read] }\n"
+         "cqs: { c: { device: d, depth: 1024 } }\n"
+         "qps:\n"
+         "  qa:\n"
+         "    pd: d\n"
+         "    type: RC\n"
+         "    send_cq: c\n"
+         "    recv_cq: c\n"
+         "    connect: qb\n"
+         "    states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: { max_rd_atomic: 4 } }\n" +
+         qa_extra +
+         "  qb:\n"
+         "    pd: d\n"
+         "    type: RC\n"
+         "    send_cq: c\n"
+         "    recv_cq: c\n"
+         "    connect: qa\n"
+         "    states: { INIT: { qp_access_flags: [remote_write, remote_read] }, RTR: { max_dest_rd_atomic: 4 }, RTS: {} }\n" +
+         tail;
+}
+
+const std::string kWriteRead =
+    "workloads:\n"
+    "  write: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 4KiB, iterations: 10 }\n"
+    "  read:  { qp: qa, op: rdma_read,  local_mr: ma, remote_mr: mb, size: 4KiB, iterations: 10 }\n";
+
+const std::string kDenied =
+    "workloads:\n"
+    "  denied: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mro, size: 64, iterations: 1,\n"
+    "            expect: { status: IBV_WC_REM_ACCESS_ERR } }\n";
+
+Plan plan_of(const std::string& yaml) {
+  auto l = load_validate(yaml);
+  REQUIRE_MESSAGE(l.scenario, l.dump());
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  return qpo::plan::build_plan(*l.scenario);
+}
+
+std::vector<const Step*> steps_of(const Plan& p, StepKind kind) {
+  std::vector<const Step*> out;
+  for (const auto& h : p.hosts)
+    for (const auto& st : h.steps)
+      if (st.kind == kind) out.push_back(&st);
+  return out;
+}
+
+const Step* step_for(const Plan& p, StepKind kind, const std::string& workload) {
+  for (const auto* st : steps_of(p, kind))
+    if (st->workload == workload) return st;
+  return nullptr;
+}
+
+std::vector<TimelineStep::Kind> kinds(const qpo::scenario::Scenario& s) {
+  std::vector<TimelineStep::Kind> out;
+  for (const auto& t : s.timeline) out.push_back(t.kind);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("without a timeline the loader writes the default order: smoke, workload waves, transition rounds, smoke") {
+  auto l = load_validate(pair("    transitions: [ERR, RESET]\n", kWriteRead));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  using K = TimelineStep::Kind;
+  // write and read share qa: two waves. ERR and RESET: two rounds. Then the recovery smoke.
+  CHECK(kinds(*l.scenario) == std::vector<K>{K::Smoke, K::Workloads, K::Workloads, K::Transition, K::Transition, K::Smoke});
+  CHECK_FALSE(l.scenario->timeline_given);
+  CHECK(l.scenario->timeline.back().after_recovery);
+  CHECK(l.scenario->timeline[1].workloads.at(0).name == "write");
+  CHECK(l.scenario->timeline[2].workloads.at(0).name == "read");
+}
+
+TEST_CASE("a transition step joins its QP's transitions, after bring-up, with the step's path") {
+  auto l = load_validate(pair("", "timeline:\n  - { qp: qa, to: SQD, attrs: { en_sqd_async_notify: 1 } }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  const auto& tr = l.qp("qa")->transitions;
+  REQUIRE(tr.size() == 4);
+  CHECK_FALSE(tr[3].bring_up);
+  CHECK(tr[3].path == "timeline[0]");
+  CHECK(tr[3].from == QpState::RTS);
+  CHECK(tr[3].predicted_ok);
+  REQUIRE(tr[3].attr("en_sqd_async_notify"));
+  CHECK(tr[3].attr("en_sqd_async_notify")->number == 1);
+  REQUIRE(l.scenario->timeline.size() == 1);
+  CHECK(l.scenario->timeline[0].transitions.at(0).index == 3);
+}
+
+TEST_CASE("a timeline step that names two things is Q104 at the step") {
+  auto l = load_only(pair("", "workloads:\n  w: { qp: qa, op: send, size: 64 }\ntimeline:\n  - { qp: qa, to: SQD, workload: w }\n"));
+  const auto* d = l.one("Q104");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "a timeline step does one thing; this one names 2");
+  CHECK(d->path == "timeline[0]");
+}
+
+TEST_CASE("a transitions: list beside a timeline is Q306: it would never run") {
+  auto l = load_only(pair("    transitions: [ERR]\n", "timeline:\n  - smoke\n"));
+  const auto* d = l.one("Q306");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "QP 'qa' lists 'transitions:' but the scenario has a 'timeline:'");
+  CHECK(d->hint == "move it into the timeline as '- {qp: qa, to: ERR}'");
+}
+
+TEST_CASE("a timeline naming an unknown workload or QP is Q201 with a suggestion") {
+  auto l = load_validate(pair("", kWriteRead + "timeline:\n  - workload: wrte\n  - { qp: qx, to: ERR }\n"));
+  auto q201 = l.with_code("Q201");
+  REQUIRE_MESSAGE(q201.size() == 2, l.dump());
+  CHECK(q201[0]->message == "'wrte' is not defined in workloads");
+  CHECK(q201[0]->hint == "did you mean 'write'?");
+  CHECK(q201[1]->message == "'qx' is not defined in qps");
+}
+
+TEST_CASE("an expected remote completion error moves both RC QPs to ERR for the steps after it") {
+  auto l = load_validate(pair("", kDenied + "timeline:\n  - workload: denied\n  - { qps: [qa, qb], to: RESET }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  for (const char* name : {"qa", "qb"}) {
+    CAPTURE(name);
+    const auto* t = l.transition(name, QpState::RESET);
+    REQUIRE(t);
+    CHECK(t->from == QpState::ERR);
+  }
+}
+
+TEST_CASE("a transition the timeline makes impossible is reported at its own line, once") {
+  // SQD after the expected error: ERR->SQD is not a transition; the RESET after it is fine.
+  std::string y = pair("", kDenied + "timeline:\n  - workload: denied\n  - { qp: qa, to: SQD }\n  - { qp: qa, to: RESET }\n");
+  auto l = load_validate(y);
+  auto q301 = l.with_code("Q301");
+  REQUIRE_MESSAGE(q301.size() == 1, l.dump());
+  CHECK(q301[0]->message == "RC ERR->SQD is not a valid transition");
+  CHECK(q301[0]->loc.line == qpo::test::line_of(y, "to: SQD"));
+}
+
+TEST_CASE("a bare recovery path re-enters INIT with the QP's own qp_access_flags, not the default 0") {
+  auto l = load_validate(pair("    transitions: [ERR, RESET, INIT]\n", ""));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  const auto& tr = l.qp("qa")->transitions;
+  REQUIRE(tr.size() == 6);
+  CHECK(tr[5].to == QpState::INIT);
+  const auto* f = tr[5].attr("qp_access_flags");
+  REQUIRE(f);
+  CHECK(f->number == 0x2);  // IBV_ACCESS_REMOTE_WRITE, from states.INIT
+  CHECK_FALSE(f->from_default);
+}
+
+TEST_CASE("attributes a recovery step writes win over the QP's own states:") {
+  auto l = load_validate(pair("", "timeline:\n  - { qp: qa, to: RESET }\n  - { qp: qa, to: INIT, attrs: { qp_access_flags: [remote_read] } }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  const auto* f = l.qp("qa")->transitions.back().attr("qp_access_flags");
+  REQUIRE(f);
+  CHECK(f->number == 0x4);  // IBV_ACCESS_REMOTE_READ
+}
+
+TEST_CASE("a read after a write on the same MR expects the written bytes and gets no prepare step") {
+  Plan p = plan_of(pair("", kWriteRead + "timeline:\n  - workload: write\n  - workload: read\n"));
+  const auto* write = step_for(p, StepKind::Workload, "write");
+  const auto* read = step_for(p, StepKind::Workload, "read");
+  const auto* verify_read = step_for(p, StepKind::Verify, "read");
+  REQUIRE(write);
+  REQUIRE(read);
+  REQUIRE(verify_read);
+  CHECK(read->data_seed == write->data_seed);
+  CHECK(verify_read->data_seed == write->data_seed);
+  CHECK(step_for(p, StepKind::PrepareData, "write"));
+  CHECK_FALSE(step_for(p, StepKind::PrepareData, "read"));
+}
+
+TEST_CASE("a read of bytes nothing wrote has the responder fill them first") {
+  Plan p = plan_of(pair("", kWriteRead + "timeline:\n  - workload: read\n"));
+  const auto* prep = step_for(p, StepKind::PrepareData, "read");
+  REQUIRE(prep);
+  CHECK(prep->fill_remote);
+  CHECK(prep->data_seed == step_for(p, StepKind::Verify, "read")->data_seed);
+}
+
+TEST_CASE("each workload is verified in its own stage, before the next workload runs") {
+  Plan p = plan_of(pair("", kWriteRead + "timeline:\n  - workload: write\n  - workload: read\n"));
+  const auto* verify_write = step_for(p, StepKind::Verify, "write");
+  const auto* read = step_for(p, StepKind::Workload, "read");
+  REQUIRE(verify_write);
+  REQUIRE(read);
+  CHECK(verify_write->stage < read->stage);
+  CHECK(verify_write->index < read->index);
+}
+
+TEST_CASE("a transition's follow-ups are plan steps: flush after ERR, receives after RESET->INIT, SQ drained") {
+  Plan p = plan_of(pair("", "timeline:\n"
+                            "  - { qp: qa, to: SQD, attrs: { en_sqd_async_notify: 1 } }\n"
+                            "  - { qp: qa, to: ERR }\n"
+                            "  - { qp: qa, to: RESET }\n"
+                            "  - { qp: qa, to: INIT }\n"));
+  auto waits = steps_of(p, StepKind::WaitEvent);
+  REQUIRE(waits.size() == 1);
+  CHECK(waits[0]->args.at(0).value == "IBV_EVENT_SQ_DRAINED");
+  CHECK(steps_of(p, StepKind::FlushPoll).size() == 1);
+  auto reposts = steps_of(p, StepKind::RepostRecv);
+  REQUIRE(reposts.size() == 1);
+  CHECK(reposts[0]->object == "qa");
+}
+
+TEST_CASE("an expected completion error is followed by a state read-back of both RC QPs") {
+  Plan p = plan_of(pair("", kDenied + "timeline:\n  - workload: denied\n"));
+  auto reads = steps_of(p, StepKind::ReadState);
+  REQUIRE(reads.size() == 2);
+  CHECK(reads[0]->object == "qa");
+  CHECK(reads[1]->object == "qb");
+  CHECK(reads[0]->args.at(0).value == "IBV_QPS_ERR");
+  CHECK_FALSE(step_for(p, StepKind::Verify, "denied"));
+}
+
+TEST_CASE("a barrier and a pause are stages of their own, in timeline order") {
+  Plan p = plan_of(pair("", kWriteRead + "timeline:\n  - workload: write\n  - barrier: half\n  - pause: 5ms\n  - workload: read\n"));
+  std::vector<std::string> want = {"prepare write", "workload write", "verify write", "barrier half", "pause 5 ms",
+                                   "workload read", "verify read"};
+  CHECK(p.stages == want);
+  auto pauses = steps_of(p, StepKind::Pause);
+  REQUIRE(pauses.size() == 1);
+  CHECK(pauses[0]->pause_ms == 5);
+}
+
+TEST_CASE("`qpo run --no-smoke` drops the default order's smoke, not a timeline's own") {
+  auto plain = load_validate(pair("", ""));
+  CHECK(steps_of(qpo::plan::build_plan(*plain.scenario, {false}), StepKind::SmokeSend).empty());
+  auto written = load_validate(pair("", "timeline:\n  - smoke\n"));
+  CHECK(steps_of(qpo::plan::build_plan(*written.scenario, {false}), StepKind::SmokeSend).size() == 2);
+}
