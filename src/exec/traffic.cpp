@@ -17,6 +17,7 @@
 #include "exec/async_events.h"
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
+#include "exec/workload_results.h"
 #include "util/strings.h"
 
 namespace qpo::exec {
@@ -197,6 +198,11 @@ struct InitiatorTask : Task {
   ibv_sge sge{};
   uint32_t depth = 1, ord = 0;
   uint64_t posted = 0, completed = 0;
+  // Each WR's time from post to completion (a QP completes its sends in order, so a ring of
+  // `depth` post times is enough); the first kMaxSamples make the latency figures.
+  static constexpr size_t kMaxSamples = 1 << 20;
+  std::vector<uint64_t> posted_at;
+  std::vector<double> latency_us;
   Clock::time_point start = Clock::now();
   double seconds = 0;
   std::string outcome;
@@ -227,6 +233,8 @@ struct InitiatorTask : Task {
     if (consumes_receive(op) && q.spec->type_name != "RC") depth = 1;
     if (is_atomic(op)) depth = 1;  // cmp_swp i -> i+1 must run in order
     ord = ordinal_of(st, q.spec->name);
+    posted_at.resize(depth);
+    latency_us.reserve(std::min<uint64_t>(w.iterations, kMaxSamples));
   }
 
   bool step(RunState& st) override {
@@ -250,6 +258,7 @@ struct InitiatorTask : Task {
         done = true;
         return true;
       }
+      posted_at[posted % depth] = dataplane::clock::ticks();
       ++posted;
       progress = true;
     }
@@ -270,6 +279,8 @@ struct InitiatorTask : Task {
       done = true;
       return true;
     }
+    if (latency_us.size() < kMaxSamples)
+      latency_us.push_back(dataplane::clock::to_us(dataplane::clock::ticks() - posted_at[completed % depth]));
     if (++completed == w.iterations) {
       seconds = std::chrono::duration<double>(Clock::now() - start).count();
       if (w.expect_status) error = "all completions succeeded; expected " + *w.expect_status;
@@ -460,6 +471,10 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
                       w.iterations / init->seconds / 1e3, static_cast<double>(w.iterations) * w.size / init->seconds / 1e6);
         r.message = buf + nudged(*init);
         r.micros = init->seconds * 1e6;
+        auto result = std::make_shared<report::WorkloadResult>();
+        result->name = w.name;
+        result->summary = op_summary(w.size, w.iterations, init->seconds, init->latency_us);
+        r.workload = std::move(result);
       } else if (recv->received < w.iterations) {
         char buf[200];
         std::snprintf(buf, sizeof buf, "%llu of %llu received (%.1f%% lost: %s is unreliable), data of each checked",

@@ -26,4 +26,10 @@ std::string missed_thresholds(const scenario::Workload& w, const std::vector<rep
 // Mpps" or "t_typical 10.2 usec, p99 14.1 usec"), or "ok" when the summary has neither.
 std::string headline(const lua::Value& summary);
 
+// An op workload's results in the fields script workloads report (perftest's units: MB =
+// 2^20 bytes, Mpps, usec): size, iterations, bytes, seconds, bw_avg, msg_rate, and each WR's
+// post-to-completion time as t_min, t_max, t_typical (median), t_avg, p99, p999.
+// `latency_us` is sorted in place.
+report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us);
+
 }  // namespace qpo::exec

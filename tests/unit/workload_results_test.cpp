@@ -166,3 +166,28 @@ TEST_CASE("the JSON report carries the results as objects and numbers, not a str
                  "\"passed\":false,") != std::string::npos);
   CHECK(out.find("\"thresholds_passed\":false") != std::string::npos);
 }
+
+TEST_CASE("an op workload's summary has the script workloads' fields, in perftest's units") {
+  std::vector<double> lat = {30, 10, 20, 40};  // usec, unsorted
+  auto f = qpo::exec::op_summary(1048576, 4, 2.0, lat);
+  auto get = [&](const std::string& k) -> qpo::report::Scalar {
+    for (const auto& [name, v] : f)
+      if (name == k) return v;
+    FAIL("no field " << k);
+    return {};
+  };
+  CHECK(std::get<int64_t>(get("bytes")) == 4194304);
+  CHECK(std::get<double>(get("bw_avg")) == doctest::Approx(2.0));  // 4 MiB in 2 s, MB = 2^20
+  CHECK(std::get<double>(get("msg_rate")) == doctest::Approx(2e-6));
+  CHECK(std::get<double>(get("t_min")) == 10);
+  CHECK(std::get<double>(get("t_max")) == 40);
+  CHECK(std::get<double>(get("t_typical")) == 30);  // the upper median of 4 samples
+  CHECK(std::get<double>(get("t_avg")) == 25);
+  CHECK(std::get<double>(get("p99")) == 40);
+}
+
+TEST_CASE("an op workload without completions timed reports no latency fields") {
+  std::vector<double> none;
+  auto f = qpo::exec::op_summary(64, 0, 0.0, none);
+  for (const auto& [name, v] : f) CHECK(name.rfind("t_", 0) != 0);
+}
