@@ -11,7 +11,7 @@ namespace qpo::exec {
 
 namespace {
 
-bool is_create(const plan::Step& step) { return step.verb == "ibv_create_qp" || step.verb == "ibv_create_qp_ex"; }
+bool is_create(const plan::Step& step) { return step.kind == plan::StepKind::CreateQp; }
 
 // What stops the program between two verbs: Ctrl-C, and the channel telling this host to
 // stop (another host waited for it past --phase-timeout). Read once per loop.
@@ -37,15 +37,31 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
   lines_.reserve(steps * 2);           // a create may add a "device granted" line
   st.owned.reserve(st.owned.size() + steps * 2);  // a QP and its slot buffer
   std::map<std::string_view, uint32_t> index_of;  // QP name -> its index in creates_
+  std::map<std::string, int> slot_step;           // "qpo.slots.qa" -> its plan step
+  for (const auto& step : plan.steps)
+    if (step.kind == plan::StepKind::RegSlots) slot_step[step.object] = step.index;
   for (const auto& step : plan.steps) {
     if (step.phase != plan::Phase::Setup || !is_create(step)) continue;
     ibv_qp_init_attr init{};
-    QpState qs = prepare_qp(st, step.object, &init);
+    auto slots = slot_step.find("qpo.slots." + step.object);
+    QpState qs = prepare_qp(st, step.object, &init, slots != slot_step.end());
     QpState* q = &st.qps.insert_or_assign(step.object, std::move(qs)).first->second;
     try {
+      StepTimer timer;
       make_qp_owner(st, *q);
+      if (q->slots) {
+        report::StepResult r;
+        r.plan_step = slots->second;
+        r.host = st.host;
+        r.phase = "setup";
+        r.verb = "ibv_reg_mr";
+        r.object = q->slots->name();
+        r.micros = timer.micros();
+        st.report.add(std::move(r));
+      }
     } catch (const verbs::VerbsError& e) {
       report::StepResult r;
+      if (slots != slot_step.end()) r.plan_step = slots->second;
       r.host = st.host;
       r.phase = "setup";
       r.verb = e.verb();
@@ -75,10 +91,10 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
     if (step.phase == plan::Phase::Exchange) half = 1;
     if (step.phase != plan::Phase::BringUp) continue;
     Op op{&step};
-    op.kind = step.verb == "ibv_modify_qp"       ? OpKind::Modify
-              : step.verb == "ibv_post_recv"     ? OpKind::PostRecv
-              : step.verb == "ibv_post_srq_recv" ? OpKind::PostSrqRecv
-                                                 : OpKind::Other;
+    op.kind = step.kind == plan::StepKind::Modify        ? OpKind::Modify
+              : step.kind == plan::StepKind::PostRecv    ? OpKind::PostRecv
+              : step.kind == plan::StepKind::PostSrqRecv ? OpKind::PostSrqRecv
+                                                         : OpKind::Other;
     if (op.kind == OpKind::Modify || op.kind == OpKind::PostRecv) {
       auto it = index_of.find(step.object);
       if (it == index_of.end()) continue;  // not this host's (the planner only lists its own)
@@ -104,6 +120,7 @@ void BringUpProgram::create_qps(RunState& st) {
   size_t made = 0;
   for (auto& c : creates_) {
     if (!goes_on(st, stop)) break;
+    st.report.current_step = c.step->index;  // a "device granted" line reports on the create
     StepTimer timer;
     int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
     double micros = timer.micros();
@@ -132,6 +149,7 @@ void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o) {
   if (half == 1) resolve_peers(st);
   for (const auto& op : halves_[half]) {
     if (!goes_on(st, stop)) return;
+    st.report.current_step = op.step->index;
     if (op.kind != OpKind::Modify) {
       run_receives(st, op);
       continue;

@@ -19,6 +19,7 @@ void DeferredLines::name_all(RunState& st) {
   for (auto& e : entries_) {
     for (; next < e.position && next < direct.size(); ++next) merged.push_back(std::move(direct[next]));
     auto& r = merged.emplace_back();
+    r.plan_step = e.plan_step;
     r.status = e.status;
     r.err = e.err;
     r.micros = e.micros;

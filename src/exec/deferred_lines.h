@@ -29,11 +29,12 @@ class DeferredLines {
   // The window's common cases: a step that went as planned, with no Outcome (and no string)
   // made for it.
   void created_ok(const RunState& st, const plan::Step& step, double micros) {
-    entries_.push_back({st.report.steps.size(), &step, micros, 0, kNoMessage, 0, Kind::Created, report::StepStatus::Ok});
+    entries_.push_back({st.report.steps.size(), &step, micros, 0, kNoMessage, 0, Kind::Created, report::StepStatus::Ok,
+                        step.index});
   }
   void modified_ok(const RunState& st, const QpState& q, size_t transition, double micros) {
     entries_.push_back({st.report.steps.size(), &q, micros, 0, kNoMessage, static_cast<uint16_t>(transition), Kind::Modified,
-                        report::StepStatus::Ok});
+                        report::StepStatus::Ok, st.report.current_step});
   }
   size_t size() const { return entries_.size(); }
   // Puts every entry into st.report.steps as a named line. Call once the window has closed.
@@ -53,6 +54,7 @@ class DeferredLines {
     uint16_t transition;
     Kind kind;
     report::StepStatus status;
+    int plan_step;           // the plan step the line reports on
   };
   void add(const RunState& st, Kind kind, const plan::Step* step, const QpState* qp, size_t transition, Outcome&& o) {
     uint32_t message = kNoMessage;
@@ -61,7 +63,7 @@ class DeferredLines {
       messages_.push_back(std::move(o.message));
     }
     entries_.push_back({st.report.steps.size(), step ? static_cast<const void*>(step) : qp, o.micros, o.err, message,
-                        static_cast<uint16_t>(transition), kind, o.status});
+                        static_cast<uint16_t>(transition), kind, o.status, step ? step->index : st.report.current_step});
   }
   std::vector<Entry> entries_;
   std::vector<std::string> messages_;

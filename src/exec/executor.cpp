@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "exec/bringup_program.h"
@@ -39,11 +40,6 @@ HostSession::HostSession(const scenario::Scenario& s, const plan::Plan& p, std::
   st_.report.file = s.file;
   for (const auto& h : p.hosts)
     if (h.host == st_.host) plan_ = &h;
-  // Slot buffers only when a smoke exchange or a workload will use them.
-  st_.want_slots = !s.workloads.empty();
-  for (const auto& h : p.hosts)
-    for (const auto& step : h.steps)
-      st_.want_slots |= step.kind == plan::StepKind::SmokeSend || step.kind == plan::StepKind::SmokeReceive;
   // Every step adds a report line: reserve them so the vector never copies mid-bring-up.
   if (plan_) st_.report.steps.reserve(plan_->steps.size() * 2 + 64);
   dataplane::clock::ticks_per_second();  // calibrate now, outside any timed step
@@ -70,6 +66,7 @@ void HostSession::for_setup_steps(Fn fn) {
     if (step.phase != Phase::Setup) continue;
     check_stop();
     if (!ok()) return;
+    st_.report.current_step = step.index;
     fn(step);
   }
 }
@@ -81,22 +78,52 @@ void HostSession::setup() {
       auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st_, *d); });
       if (r.status == report::StepStatus::Ok) {
         auto& ds = st_.devices.at(d->name);
-        r.message = ds.ctx().device_name() + " port " + std::to_string(d->port) + " " +
-                    (ds.ctx().port_attr().state == IBV_PORT_ACTIVE ? "ACTIVE" : "not active") + ", gid[" +
-                    std::to_string(ds.gid_index) + "]=" + verbs::gid_text(ds.gid) + ", active_mtu " +
-                    std::to_string(128 << ds.ctx().port_attr().active_mtu);
+        r.message = ds.ctx().device_name();
         if (!st_.report.device.empty()) st_.report.device += ", ";
         st_.report.device += ds.ctx().device_name();
       }
       return;
     }
-    if (step.kind == plan::StepKind::QueryPort || step.kind == plan::StepKind::QueryGid) return;  // done with the open
+    if (step.kind == plan::StepKind::QueryPort || step.kind == plan::StepKind::QueryGid) {
+      // Done with the open (verbs::Context queries the port and the GID table); the lines say what they read.
+      report_device_query(step);
+      return;
+    }
     if (step.kind == plan::StepKind::Fault) return;  // faults are applied by the session (faults.cpp)
     if (step.kind == plan::StepKind::CreateQp) return;  // the bring-up program's (open_window)
+    if (step.kind == plan::StepKind::RegSlots && !s_.srq(step.object.substr(std::string("qpo.slots.").size())))
+      return;  // a QP's: registered with the QP (BringUpProgram::compile)
     if (!check_capabilities()) return;
     auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
     if (r.status == report::StepStatus::Failed) note_unsupported(st_, r.err, r.message);
   });
+}
+
+// The first step of `kind` before bring-up (0 when the plan has none).
+int HostSession::setup_step(plan::StepKind kind) const {
+  if (plan_)
+    for (const auto& step : plan_->steps)
+      if (step.kind == kind && step.stage < 0) return step.index;
+  return 0;
+}
+
+// The port and GID lines of an opened device: what the open read (verbs::Context).
+void HostSession::report_device_query(const plan::Step& step) {
+  auto it = st_.devices.find(step.object);
+  if (it == st_.devices.end()) return;
+  const auto& ds = it->second;
+  report::StepResult r;
+  r.host = st_.host;
+  r.phase = "setup";
+  r.verb = step.verb;
+  r.object = step.object;
+  if (step.kind == plan::StepKind::QueryPort)
+    r.message = "port " + std::to_string(ds.spec->port) + " " +
+                (ds.ctx().port_attr().state == IBV_PORT_ACTIVE ? "ACTIVE" : "not active") + ", active_mtu " +
+                std::to_string(128 << ds.ctx().port_attr().active_mtu);
+  else
+    r.message = "gid[" + std::to_string(ds.gid_index) + "]=" + verbs::gid_text(ds.gid);
+  st_.report.add(std::move(r));
 }
 
 // Once per host, before the first object that depends on what the device can do.
@@ -158,10 +185,36 @@ void HostSession::log_published(size_t at) {
                 ", gid " + verbs::gid_text(g);
     lines.push_back(std::move(r));
   }
+  for (auto& line : lines) line.plan_step = setup_step(plan::StepKind::Publish);
+  if (int resolve = setup_step(plan::StepKind::Resolve)) {
+    report::StepResult r;
+    r.plan_step = resolve;
+    r.host = st_.host;
+    r.phase = "exchange";
+    r.verb = "resolve";
+    r.object = st_.host;
+    r.status = report::StepStatus::Info;
+    r.message = std::to_string(st_.dir.qps.size()) + " QPs and " + std::to_string(st_.dir.mrs.size()) +
+                " MRs in the directory";
+    lines.push_back(std::move(r));
+  }
   auto& steps = st_.report.steps;
   at = std::min(at, steps.size());
   steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(lines.begin()),
                std::make_move_iterator(lines.end()));
+}
+
+// A barrier's line, once every host arrived at it.
+void HostSession::report_barrier(int plan_step) {
+  if (!plan_step) return;
+  report::StepResult r;
+  r.plan_step = plan_step;
+  r.host = st_.host;
+  r.phase = "exchange";
+  r.verb = "barrier";
+  r.object = plan_->steps[static_cast<size_t>(plan_step - 1)].object;
+  r.message = "every host arrived";
+  st_.report.add(std::move(r));
 }
 
 // One step of the timeline on this host. Workload steps of a stage run together (run_stage).
@@ -177,6 +230,10 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::SmokeSend:
     case StepKind::SmokeReceive: return smoke_step(st_, o_, step);
     case StepKind::PrepareData: return prepare_workload(st_, step);
+    case StepKind::CreateAh:
+      return run_step(st_, st_.host, "traffic", step.verb, step.object, "", [&] {
+               peer_ah(st_, st_.qps.at(step.smoke.sender), step.smoke.receiver, st_.dir.qps.at(step.smoke.receiver));
+             }).status != report::StepStatus::Failed;
     case StepKind::Verify: return verify_workload(st_, step);
     case StepKind::Fault:
       // Faults `during: traffic`: all of this host's at its first fault step, off after the
@@ -187,11 +244,13 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
       }
       return ok();
     case StepKind::Pause: {
-      auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.pause_ms);
-      while (std::chrono::steady_clock::now() < until && !g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      run_step(st_, st_.host, "traffic", "pause", step.object, "", [&] {
+        auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.pause_ms);
+        while (std::chrono::steady_clock::now() < until && !g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      });
       return true;
     }
-    case StepKind::Barrier: return true;  // the stage's meeting is the barrier
+    case StepKind::Barrier: return true;  // the stage's meeting is the barrier: its line comes after it
     default:
       st_.report.fail("internal error: plan step " + std::to_string(step.index) + " (" + step.verb + ") is not a timeline step");
       return false;
@@ -207,6 +266,7 @@ void HostSession::run_stage(const std::vector<const plan::Step*>& steps) {
   for (const auto* step : steps) {
     check_stop();
     if (!ok()) return;
+    st_.report.current_step = step->index;
     if (step->kind == plan::StepKind::Workload) {
       if (!workloads_ran) run_workloads(st_, o_, workloads);
       workloads_ran = true;
@@ -216,27 +276,57 @@ void HostSession::run_stage(const std::vector<const plan::Step*>& steps) {
   }
 }
 
+// Teardown in the plan's order: each destroy step releases the resource of that name (one the
+// run never made is skipped); anything the plan did not name goes last, in reverse creation
+// order (a plan-equals-run test catches that).
 void HostSession::teardown() {
-  for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it) {
-    auto& res = **it;
-    if (!res.holds()) continue;  // a QP owner whose create never ran or failed
-    StepTimer timer;
-    int e = res.release();
-    report::StepResult r;
-    r.host = st_.host;
-    r.phase = "teardown";
-    r.verb = res.destroy_verb();
-    r.object = res.name();
-    r.err = e;
-    r.micros = timer.micros();
-    r.status = e ? report::StepStatus::Failed : report::StepStatus::Ok;
-    if (e) {
-      r.message = verbs::errno_name(e) + ": the object stays allocated";
-      st_.report.fail(std::string(res.destroy_verb()) + "(" + res.name() + "): " + verbs::errno_name(e));
+  std::map<std::pair<std::string, std::string>, verbs::Resource*> by_name;
+  for (auto& res : st_.owned) by_name[{res->destroy_verb(), res->name()}] = res.get();
+  std::set<const verbs::Resource*> done;
+  // An address handle the plan did not name (a script's lazy one) must still go before its PD.
+  std::set<std::string> planned;
+  if (plan_)
+    for (const auto& step : plan_->steps)
+      if (step.kind == plan::StepKind::Destroy) planned.insert(step.object);
+  st_.report.current_step = 0;
+  for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it)
+    if (std::string((*it)->destroy_verb()) == "ibv_destroy_ah" && !planned.count((*it)->name())) {
+      release(**it);
+      done.insert(it->get());
     }
-    st_.report.add(r);
-  }
+  if (plan_)
+    for (const auto& step : plan_->steps) {
+      if (step.kind != plan::StepKind::Destroy) continue;
+      auto it = by_name.find({step.verb, step.object});
+      if (it == by_name.end()) continue;
+      st_.report.current_step = step.index;
+      release(*it->second);
+      done.insert(it->second);
+    }
+  st_.report.current_step = 0;
+  for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it)  // nothing, unless the plan missed one
+    if (!done.count(it->get())) release(**it);
+
   st_.owned.clear();
+}
+
+void HostSession::release(verbs::Resource& res) {
+  if (!res.holds()) return;  // released already, or a QP owner whose create never ran or failed
+  StepTimer timer;
+  int e = res.release();
+  report::StepResult r;
+  r.host = st_.host;
+  r.phase = "teardown";
+  r.verb = res.destroy_verb();
+  r.object = res.name();
+  r.err = e;
+  r.micros = timer.micros();
+  r.status = e ? report::StepStatus::Failed : report::StepStatus::Ok;
+  if (e) {
+    r.message = verbs::errno_name(e) + ": the object stays allocated";
+    st_.report.fail(std::string(res.destroy_verb()) + "(" + res.name() + "): " + verbs::errno_name(e));
+  }
+  st_.report.add(r);
 }
 
 bool HostSession::stage(Channel& ch, const std::string& name, const std::function<void()>& work) {
@@ -266,7 +356,11 @@ report::RunReport HostSession::run(Channel& ch) {
   std::unique_ptr<Faults> whole_run_faults;
   try {
     setup();
-    if (ok()) whole_run_faults = std::make_unique<Faults>(st_, "all", "setup");
+    int fault_step = setup_step(plan::StepKind::Fault);
+    if (ok() && fault_step) {
+      st_.report.current_step = fault_step;
+      whole_run_faults = std::make_unique<Faults>(st_, "all", "setup");
+    }
     if (whole_run_faults && !whole_run_faults->ok()) st_.report.fail("fault injection failed");
     if (ok()) open_window();
   } catch (const std::exception& e) {
@@ -289,6 +383,7 @@ report::RunReport HostSession::run(Channel& ch) {
   });
   program_.name_lines(st_);  // before log_published inserts lines in the middle
   if (exchanged) log_published(published_at);
+  if (alive_) report_barrier(setup_step(plan::StepKind::Barrier));
   // The timeline, stage by stage, as the plan lists it: this host's steps, then the meeting.
   std::vector<std::vector<const plan::Step*>> by_stage(p_.stages.size());
   if (plan_)
@@ -296,7 +391,9 @@ report::RunReport HostSession::run(Channel& ch) {
       if (step.stage >= 0) by_stage[static_cast<size_t>(step.stage)].push_back(&step);
   size_t faults_off = last_workload_stage(p_);
   for (size_t k = 0; k < by_stage.size(); ++k) {
-    stage(ch, p_.stages[k], [&] { run_stage(by_stage[k]); });
+    if (stage(ch, p_.stages[k], [&] { run_stage(by_stage[k]); }))
+      for (const auto* step : by_stage[k])
+        if (step->kind == plan::StepKind::Barrier) report_barrier(step->index);
     if (k == faults_off) traffic_faults_.reset();
   }
   traffic_faults_.reset();

@@ -32,10 +32,14 @@ class HostSession {
   bool check_capabilities();  // false when the device cannot run this scenario (verdict Unsupported)
   void open_window();      // QP creates and the bring-up steps before the exchange
   void close_window();     // the bring-up steps after it
-  void log_published(size_t at);  // this host's entries of the directory, as report lines at index `at`
+  void log_published(size_t at);
+  void report_device_query(const plan::Step& step);  // ibv_query_port / ibv_query_gid lines
+  int setup_step(plan::StepKind kind) const;  // this host's entries of the directory, as report lines at index `at`
   void run_stage(const std::vector<const plan::Step*>& steps);  // this host's steps of one timeline stage
   bool run_timeline_step(const plan::Step& step);
   void teardown();
+  void release(verbs::Resource& res);  // one destroy, with its line
+  void report_barrier(int plan_step);
   // Local work (skipped once failed), then the barrier; false once any host failed.
   bool stage(Channel& ch, const std::string& name, const std::function<void()>& work);
 

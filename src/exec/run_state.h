@@ -78,9 +78,6 @@ struct RunState {
   std::map<std::string, verbs::Xrcd*> xrcds;
   std::map<std::string, QpState> qps;
   Completions completions;
-  // Receive/send slots per QP are only registered when something will use them (smoke
-  // exchange, workloads, initial receives); a bare bring-up makes only the scenario's verbs.
-  bool want_slots = true;
   report::RunReport report;
   // The run's channel, for script workloads that meet other hosts (workload_meeting.h).
   Channel* channel = nullptr;

@@ -62,36 +62,56 @@ void open_device(RunState& st, const scenario::Device& d) {
 void create_object(RunState& st, const plan::Step& step) {
   const auto& s = *st.scenario;
   const std::string& name = step.object;
-  if (step.verb == "ibv_alloc_pd") {
-    const auto* pd = s.pd(name);
-    st.pds[name] = st.own<verbs::Pd>(name, st.devices.at(pd->device.name).ctx().get());
-  } else if (step.verb == "ibv_open_xrcd") {
-    const auto* x = s.xrcd(name);
-    st.xrcds[name] = st.own<verbs::Xrcd>(name, st.devices.at(x->device.name).ctx().get());
-  } else if (step.verb == "ibv_reg_mr") {
-    const auto* m = s.mr(name);
-    st.mrs[name] = st.own<verbs::Mr>(name, st.pds.at(m->pd.name)->get(), m->size, static_cast<int>(m->access));
-  } else if (step.verb == "ibv_create_comp_channel") {
-    const auto* c = s.cq(name.substr(0, name.size() - std::string(".channel").size()));
-    st.channels[c->name] = st.own<verbs::CompChannel>(name, st.devices.at(c->device.name).ctx().get());
-  } else if (step.verb == "ibv_create_cq") {
-    const auto* c = s.cq(name);
-    ibv_comp_channel* ch = c->channel ? st.channels.at(name)->get() : nullptr;
-    st.cqs[name] = st.own<verbs::Cq>(name, st.devices.at(c->device.name).ctx().get(), static_cast<int>(c->depth), ch);
-  } else if (step.verb == "ibv_create_srq") {
-    const auto* sr = s.srq(name);
-    ibv_pd* pd = st.pds.at(sr->pd.name)->get();
-    SrqState ss;
-    ss.srq = st.own<verbs::Srq>(name, pd, sr->max_wr, sr->max_sge);
-    ss.slot_size = 4096 + 64;
-    ss.slot_count = sr->max_wr;
-    ss.slots = st.own<verbs::Mr>("qpo.slots." + name, pd, static_cast<size_t>(ss.slot_size) * ss.slot_count,
-                                 IBV_ACCESS_LOCAL_WRITE);
-    st.srqs[name] = ss;
+  switch (step.kind) {
+    case plan::StepKind::AllocPd: {
+      const auto* pd = s.pd(name);
+      st.pds[name] = st.own<verbs::Pd>(name, st.devices.at(pd->device.name).ctx().get());
+      break;
+    }
+    case plan::StepKind::OpenXrcd: {
+      const auto* x = s.xrcd(name);
+      st.xrcds[name] = st.own<verbs::Xrcd>(name, st.devices.at(x->device.name).ctx().get());
+      break;
+    }
+    case plan::StepKind::RegMr: {
+      const auto* m = s.mr(name);
+      st.mrs[name] = st.own<verbs::Mr>(name, st.pds.at(m->pd.name)->get(), m->size, static_cast<int>(m->access));
+      break;
+    }
+    case plan::StepKind::CreateCompChannel: {
+      const auto* c = s.cq(name.substr(0, name.size() - std::string(".channel").size()));
+      st.channels[c->name] = st.own<verbs::CompChannel>(name, st.devices.at(c->device.name).ctx().get());
+      break;
+    }
+    case plan::StepKind::CreateCq: {
+      const auto* c = s.cq(name);
+      ibv_comp_channel* ch = c->channel ? st.channels.at(name)->get() : nullptr;
+      st.cqs[name] = st.own<verbs::Cq>(name, st.devices.at(c->device.name).ctx().get(), static_cast<int>(c->depth), ch);
+      break;
+    }
+    case plan::StepKind::CreateSrq: {
+      const auto* sr = s.srq(name);
+      SrqState ss;
+      ss.srq = st.own<verbs::Srq>(name, st.pds.at(sr->pd.name)->get(), sr->max_wr, sr->max_sge);
+      st.srqs[name] = ss;
+      break;
+    }
+    case plan::StepKind::RegSlots: {  // an SRQ's receive buffers (a QP's are made with the QP)
+      const std::string srq = name.substr(std::string("qpo.slots.").size());
+      const auto* sr = s.srq(srq);
+      auto& ss = st.srqs.at(srq);
+      ss.slot_size = 4096 + 64;
+      ss.slot_count = sr->max_wr;
+      ss.slots = st.own<verbs::Mr>(name, st.pds.at(sr->pd.name)->get(), static_cast<size_t>(ss.slot_size) * ss.slot_count,
+                                   IBV_ACCESS_LOCAL_WRITE);
+      break;
+    }
+    default:
+      throw std::logic_error("plan step " + std::to_string(step.index) + " (" + step.verb + ") creates nothing");
   }
 }
 
-QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init) {
+QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init, bool slots) {
   const auto& s = *st.scenario;
   const auto* q = s.qp(name);
   QpState qs;
@@ -116,10 +136,12 @@ QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init
   qs.asked_cap = init->cap;
   qs.sq_psn = literal_sq_psn(*q).value_or(random_psn());
   qs.qkey = literal_qkey(*q);
-  if (qs.pd && !q->srq && q->type_name != "XRC_SEND" && q->cap.max_recv_wr > 0) {
+  if (!slots || !qs.pd) {
+    // no buffer of qpo's own: the plan lists none for this QP
+  } else if (!q->srq && q->type_name != "XRC_SEND" && q->cap.max_recv_wr > 0) {
     qs.slot_size = slot_size_for(s, *q);
     qs.slot_count = q->cap.max_recv_wr + 1;  // the last slot is the send buffer
-  } else if (qs.pd && q->type_name != "XRC_RECV" && st.want_slots) {
+  } else {
     qs.slot_size = slot_size_for(s, *q);
     qs.slot_count = 1;
   }

@@ -73,10 +73,11 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
 
 // Setup (setup.cpp)
 void open_device(RunState& st, const scenario::Device& d);
-void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, create_cq/srq, open_xrcd
+void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, create_cq/srq, open_xrcd, an SRQ's slots
 // A QP's record and ibv_qp_init_attr from the scenario, without a verb: everything the
 // create needs is resolved before the bring-up window (the PDs, CQs, SRQs, XRCDs exist).
-QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init);
+// `slots`: the plan registers a slot buffer for it (plan::StepKind::RegSlots).
+QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init, bool slots);
 // A prepared QP's owner, still without a QP (verbs::Qp::create makes it in the bring-up
 // window), and its receive/send slot buffer when it needs one (ibv_reg_mr now: the window
 // holds QP verbs only). Throws VerbsError when the registration fails.

@@ -400,6 +400,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     const auto& w = *st.scenario->workload(step->workload);
     if (!w.script.empty()) {
       // Every host takes part, with or without workers in it: the hosts meet at its barriers.
+      st.report.current_step = step->index;
       if (!run_lua_workload(st, w, o)) return false;
       continue;
     }
@@ -449,6 +450,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       if (!(init && &init->w == &w) && !(recv && &recv->w == &w)) continue;
       auto r = step_result(st, init ? "workload" : "workload receive", init ? w.qp.name : recv->q.spec->name,
                            w.name + ": " + workload_detail(w));
+      r.plan_step = step->index;
       if (!t->error.empty()) r.message = t->error;
       else if (!t->done)
         r.message = "no progress for " + std::to_string(o.timeout_ms) + " ms (" +

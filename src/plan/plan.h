@@ -2,6 +2,7 @@
 // A Plan is the ordered list of verbs calls each host will make for a validated scenario.
 // `qpo plan` prints it; the executor runs it. Values that only exist after the out-of-band
 // exchange (peer QPN, GID, PSN, rkey) are marked runtime and shown as such.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ const char* phase_name(Phase p);
 // What a step does; the executor dispatches on this, never on the verb's text.
 enum class StepKind {
   OpenDevice, QueryPort, QueryGid, AllocPd, OpenXrcd, RegMr, CreateCompChannel, CreateCq, CreateSrq, CreateQp,
+  RegSlots,       // ibv_reg_mr of qpo's own buffer for a QP's (or SRQ's) receives and smoke sends
+  CreateAh,       // a UD QP's address handle for a peer ("qpo.ah.FROM->TO"), before its first send
   Fault,          // tc netem under a device
   Modify,         // ibv_modify_qp (transition_index)
   PostRecv, PostSrqRecv,
@@ -68,7 +71,7 @@ struct Step {
   // After bring-up every step belongs to a stage: the hosts meet (Plan::stages) once all of
   // a stage's steps ran on every host.
   int stage = -1;
-  SmokePair smoke;            // SmokeSend, SmokeReceive
+  SmokePair smoke;            // SmokeSend, SmokeReceive; CreateAh: sender -> receiver
   std::string workload;       // PrepareData, Workload, Verify: the workload's name
   // PrepareData, Workload, Verify: the pattern the workload's bytes follow, and whether the
   // responder writes it into the remote MR first (a read of an MR nothing wrote yet).
@@ -86,6 +89,8 @@ struct Plan {
   std::string scenario, file;
   std::vector<HostPlan> hosts;
   std::vector<std::string> stages;  // after bring-up, in order: every host meets at each
+  // Per host, the address handles the timeline creates, in creation order (teardown: reverse).
+  std::map<std::string, std::vector<std::string>> address_handles;
   size_t step_count() const;
 };
 

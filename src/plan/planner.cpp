@@ -19,6 +19,11 @@ class Planner {
   explicit Planner(const Scenario& s) : s_(s) {}
 
   Plan build(const PlanOptions& o) {
+    // qpo's slot buffers: every QP with its own receive queue has one; the others only when a
+    // smoke exchange or a workload may send from it.
+    want_slots_ = !s_.workloads.empty();
+    for (const auto& t : s_.timeline)
+      want_slots_ |= t.kind == scenario::TimelineStep::Kind::Smoke && (o.smoke || t.path != "(default order)");
     Plan p;
     p.scenario = s_.name;
     p.file = s_.file;
@@ -36,6 +41,8 @@ class Planner {
     plan_timeline(s_, o, p);
     for (auto& hp : p.hosts) {
       host_ = &hp;
+      const auto& ahs = p.address_handles[hp.host];
+      for (auto it = ahs.rbegin(); it != ahs.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_ah", *it);
       teardown(hp.host);
     }
     return p;
@@ -108,11 +115,26 @@ class Planner {
       st.args.push_back(arg("pd", sr.pd.name));
       st.args.push_back(arg("max_wr", std::to_string(sr.max_wr)));
       st.args.push_back(arg("max_sge", std::to_string(sr.max_sge)));
+      add(StepKind::RegSlots, Phase::Setup, "ibv_reg_mr", "qpo.slots." + sr.name)
+          .args.push_back(arg("slots", std::to_string(sr.max_wr) + " receives"));
     }
   }
 
   // The last setup steps: the bring-up window opens at the first of them.
+  static bool own_rq(const scenario::Qp& q) {
+    return !q.srq && q.type_name != "XRC_SEND" && q.type_name != "XRC_RECV" && q.cap.max_recv_wr > 0;
+  }
+  bool has_slots(const scenario::Qp& q) const { return q.type_name != "XRC_RECV" && (own_rq(q) || want_slots_); }
+
   void qp_creates(const std::string& host) {
+    for (const auto* q : qps_on(host)) {
+      if (!has_slots(*q)) continue;
+      auto& st = add(StepKind::RegSlots, Phase::Setup, "ibv_reg_mr", "qpo.slots." + q->name);
+      st.args.push_back(arg("pd", q->pd.name));
+      st.args.push_back(arg("slots", own_rq(*q) ? std::to_string(q->cap.max_recv_wr) + " receives + 1 send buffer"
+                                                : "1 send buffer"));
+      st.args.push_back(arg("access", "local_write, remote_write, remote_read"));
+    }
     for (const auto* q : qps_on(host)) {
       auto& st = add(StepKind::CreateQp, Phase::Setup, q->type_name.rfind("XRC", 0) == 0 ? "ibv_create_qp_ex" : "ibv_create_qp", q->name);
       st.args.push_back(arg("qp_type", "IBV_QPT_" + q->type_name));
@@ -196,8 +218,13 @@ class Planner {
     // Reverse creation order: QPs, SRQs, CQs (then their channels), MRs, XRCDs, PDs, devices.
     auto qps = qps_on(host);
     for (auto it = qps.rbegin(); it != qps.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_qp", (*it)->name);
+    for (auto it = qps.rbegin(); it != qps.rend(); ++it)
+      if (has_slots(**it)) add(StepKind::Destroy, Phase::Teardown, "ibv_dereg_mr", "qpo.slots." + (*it)->name);
     for (auto it = s_.srqs.rbegin(); it != s_.srqs.rend(); ++it)
-      if (on_host(device_of_pd(it->pd.name), host)) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_srq", it->name);
+      if (on_host(device_of_pd(it->pd.name), host)) {
+        add(StepKind::Destroy, Phase::Teardown, "ibv_dereg_mr", "qpo.slots." + it->name);
+        add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_srq", it->name);
+      }
     for (auto it = s_.cqs.rbegin(); it != s_.cqs.rend(); ++it) {
       if (!on_host(it->device.name, host)) continue;
       add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_cq", it->name);
@@ -215,6 +242,7 @@ class Planner {
 
   const Scenario& s_;
   HostPlan* host_ = nullptr;
+  bool want_slots_ = false;
 };
 
 }  // namespace
@@ -243,6 +271,8 @@ const char* step_kind_name(StepKind k) {
     case StepKind::CreateCq: return "create_cq";
     case StepKind::CreateSrq: return "create_srq";
     case StepKind::CreateQp: return "create_qp";
+    case StepKind::RegSlots: return "reg_slots";
+    case StepKind::CreateAh: return "create_ah";
     case StepKind::Fault: return "fault";
     case StepKind::Modify: return "modify";
     case StepKind::PostRecv: return "post_recv";

@@ -1,5 +1,6 @@
 #include "plan/timeline_planner.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -142,6 +143,7 @@ class TimelinePlanner {
       SmokePair pair{a.name, b->name, !ud && (sb.access & 0x2) != 0,
                      static_cast<uint32_t>(++index * 16 + round * 100000)};
       std::string what = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + a.name + " -> " + b->name;
+      if (ud) address_handle(a.name, b->name, k);
       auto& send = add(host_of(a.name), StepKind::SmokeSend, Phase::Traffic, "smoke send", a.name, k);
       send.smoke = pair;
       send.args.push_back(arg("exchange", what));
@@ -203,6 +205,14 @@ class TimelinePlanner {
         bool receives = w->op == "send" || w->op == "send_with_imm" || w->op == "rdma_write_with_imm";
         if (q && q->connect && receives && !w->expect_status) on.insert(host_of(q->connect.name));
       }
+      // UD senders need an address handle for their peer before the first send.
+      // A script's target answers its initiators too (its meetings' wake-ups).
+      for (const auto& ref : w->initiators()) {
+        const auto* q = s_.qp(ref.name);
+        if (!q || q->type_name != "UD" || !q->connect) continue;
+        address_handle(q->name, q->connect.name, k);
+        if (!w->script.empty() && s_.qp(q->connect.name)) address_handle(q->connect.name, q->name, k);
+      }
       for (const auto& h : on) {
         if (h.empty()) continue;
         auto& st = add(h, StepKind::Workload, Phase::Traffic, w->script.empty() ? "workload" : "script", w->name, k);
@@ -260,6 +270,20 @@ class TimelinePlanner {
         content_.erase(w->remote_mr.name);
       }
     }
+  }
+
+  // "qpo.ah.FROM->TO" on FROM's host, once per run (exec::peer_ah keeps and reuses it).
+  void address_handle(const std::string& from, const std::string& to, int k) {
+    std::string name = "qpo.ah." + from + "->" + to;
+    std::string host = host_of(from);
+    auto& made = p_.address_handles[host];
+    if (std::find(made.begin(), made.end(), name) != made.end()) return;
+    made.push_back(name);
+    auto& st = add(host, StepKind::CreateAh, Phase::Traffic, "ibv_create_ah", name, k);
+    st.smoke.sender = from;
+    st.smoke.receiver = to;
+    st.args.push_back(arg("from", from));
+    st.args.push_back(Arg{"to", to + " (its LID and GID, known after exchange)", true, false, ""});
   }
 
   // Faults `during: traffic` go on with the first workload and come off after the last

@@ -30,12 +30,13 @@ const char* verdict_name(Verdict v) {
 
 std::string render_text(const RunReport& r, bool verbose) {
   std::string out;
-  int n = 0;
   for (const auto& s : r.steps) {
-    ++n;
     if (!verbose && s.status == StepStatus::Info) continue;
+    // Numbered as `qpo plan` numbers the step (per host); a step may report several lines.
+    char num[16] = "   -";
+    if (s.plan_step > 0) std::snprintf(num, sizeof num, "%4d", s.plan_step);
     char head[160];
-    std::snprintf(head, sizeof head, "%4d %-11s %-24s %-14s ", n, s.phase.c_str(), s.verb.c_str(), s.object.c_str());
+    std::snprintf(head, sizeof head, "%s %-11s %-24s %-14s ", num, s.phase.c_str(), s.verb.c_str(), s.object.c_str());
     out += head;
     if (!s.detail.empty()) out += s.detail + "  ";
     out += status_name(s.status);
@@ -77,7 +78,7 @@ void render_json(util::JsonWriter& w, const RunReport& r) {
   w.key("steps").begin_array();
   for (const auto& s : r.steps) {
     w.begin_object();
-    w.field("host", s.host).field("phase", s.phase).field("verb", s.verb).field("object", s.object);
+    w.field("step", s.plan_step).field("host", s.host).field("phase", s.phase).field("verb", s.verb).field("object", s.object);
     w.field("detail", s.detail).field("status", status_name(s.status)).field("errno", s.err);
     w.field("micros", s.micros).field("message", s.message);
     w.end_object();

@@ -42,6 +42,7 @@ struct WorkloadResult {
 };
 
 struct StepResult {
+  int plan_step = 0;       // the plan step this line reports on (`qpo plan` numbers); 0 = none
   std::string host;
   std::string phase;
   std::string verb;
@@ -69,7 +70,11 @@ struct RunReport {
   size_t qps_at_rts = 0;
   double bringup_seconds = 0;
 
+  // The plan step the executor is on: lines added without one report on it.
+  int current_step = 0;
+
   StepResult& add(StepResult s) {
+    if (!s.plan_step) s.plan_step = current_step;
     steps.push_back(std::move(s));
     return steps.back();
   }

@@ -73,14 +73,16 @@ TEST_CASE("an RC pair plans resources, RESET->INIT, receives, the exchange, RTR,
   std::vector<std::string> want = {
       "ibv_open_device da",           "ibv_query_port da",           "ibv_query_gid da",
       "ibv_alloc_pd pa",              "ibv_reg_mr ma",               "ibv_reg_mr mb",
-      "ibv_create_cq ca",             "ibv_create_qp qa",            "ibv_create_qp qb",
+      "ibv_create_cq ca",             "ibv_reg_mr qpo.slots.qa",     "ibv_reg_mr qpo.slots.qb",
+      "ibv_create_qp qa",             "ibv_create_qp qb",
       "ibv_modify_qp qa RESET->INIT", "ibv_modify_qp qb RESET->INIT", "ibv_post_recv qa",
       "ibv_post_recv qb",             "publish a",                   "resolve a",
       "ibv_modify_qp qa INIT->RTR",   "ibv_modify_qp qa RTR->RTS",   "ibv_modify_qp qb INIT->RTR",
       "ibv_modify_qp qb RTR->RTS",    "smoke send qa",               "smoke receive qb",
       "smoke send qb",                "smoke receive qa",            "prepare mb",
       "workload write",               "verify mb",                   "ibv_destroy_qp qb",
-      "ibv_destroy_qp qa",            "ibv_destroy_cq ca",           "ibv_dereg_mr mb",
+      "ibv_destroy_qp qa",            "ibv_dereg_mr qpo.slots.qb",   "ibv_dereg_mr qpo.slots.qa",
+      "ibv_destroy_cq ca",            "ibv_dereg_mr mb",
       "ibv_dereg_mr ma",              "ibv_dealloc_pd pa",           "ibv_close_device da"};
   CHECK(join(outline(p.hosts[0])) == join(want));
   for (size_t i = 0; i < p.hosts[0].steps.size(); ++i) CHECK(p.hosts[0].steps[i].index == static_cast<int>(i) + 1);
@@ -98,8 +100,8 @@ TEST_CASE("a whole-run fault is applied before the QP creates, which end the set
   // The bring-up window (bench/qp_rate.sh) opens at the first create: nothing else sits in it.
   std::vector<std::string> want = {"ibv_open_device da", "ibv_query_port da",         "ibv_query_gid da",
                                    "ibv_alloc_pd pa",    "ibv_reg_mr ma",             "ibv_reg_mr mb",
-                                   "ibv_create_cq ca",   "tc qdisc replace netem lossy", "ibv_create_qp qa",
-                                   "ibv_create_qp qb"};
+                                   "ibv_create_cq ca",   "tc qdisc replace netem lossy", "ibv_reg_mr qpo.slots.qa",
+                                   "ibv_reg_mr qpo.slots.qb", "ibv_create_qp qa", "ibv_create_qp qb"};
   CHECK(join(setup) == join(want));
 }
 
@@ -235,8 +237,8 @@ TEST_CASE("a two-host scenario yields two host plans, each with only its own obj
   CHECK(p.hosts[0].address == "node-a");
   CHECK(p.hosts[1].host == "b");
   CHECK(p.hosts[1].address == "node-b");
-  const std::set<std::string> own[2] = {{"da", "ma", "ca", "qa", "w", "a", "all hosts"},
-                                        {"db", "mb", "cb", "qb", "b", "all hosts", "mb"}};
+  const std::set<std::string> own[2] = {{"da", "ma", "ca", "qa", "w", "a", "all hosts", "qpo.slots.qa"},
+                                        {"db", "mb", "cb", "qb", "b", "all hosts", "qpo.slots.qb"}};
   for (size_t i = 0; i < 2; ++i) {
     CAPTURE(p.hosts[i].host);
     for (const auto& st : p.hosts[i].steps) {
@@ -270,7 +272,7 @@ TEST_CASE("render_json spells each ibv_modify_qp mask in hex as attr_mask_hex") 
 
 TEST_CASE("render_text shows masks in hex and names, and marks defaults") {
   std::string text = qpo::plan::render_text(rc_plan());
-  CHECK(text.rfind("plan for rc-pair (33 steps)\n", 0) == 0);
+  CHECK(text.rfind("plan for rc-pair (37 steps)\n", 0) == 0);
   CHECK(text.find("INIT->RTR  attr_mask=0x129181 (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_RQ_PSN | "
                   "IBV_QP_MIN_RNR_TIMER | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN)  => ok") != std::string::npos);
   CHECK(text.find("min_rnr_timer=12 [default]") != std::string::npos);
