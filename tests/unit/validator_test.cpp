@@ -153,6 +153,71 @@ TEST_CASE("a rejected transition that was expected leaves the QP where it was") 
   CHECK(tr[1].predicted_ok);
 }
 
+TEST_CASE("after a rejected RTR the validator goes on from RTR: UC INIT, RTR, RTS reports only RTR's missing attributes") {
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [] }\n"
+                            "      RTR: { path_mtu: 1024 }\n"
+                            "      RTS: { sq_psn: 0 }\n");
+  y.replace(y.find("type: RC"), 8, "type: UC");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.with_code("Q301").empty(), l.dump());
+  REQUIRE_MESSAGE(l.errors() > 0, l.dump());
+  for (const auto& d : l.sink.all()) {
+    CHECK_MESSAGE(d.code == "Q302", l.dump());
+    CHECK(d.loc.line == line_of(y, "RTR: { path_mtu"));
+    CHECK(d.message.rfind("UC INIT->RTR requires ", 0) == 0);
+  }
+  const auto* rts = l.transition("q", QpState::RTS);
+  REQUIRE(rts);
+  CHECK(rts->from == QpState::RTR);
+  CHECK(rts->predicted_ok);
+}
+
+TEST_CASE("after a rejected INIT the next step is judged from INIT: no invented RESET->RTR") {
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [], qkey: 5 }\n"
+                            "      RTR: { path_mtu: 1024, dest_qp_num: 1, rq_psn: 0, max_dest_rd_atomic: 1, "
+                            "ah_attr: { is_global: false, dlid: 1 } }\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 1, l.dump());
+  const auto* d = l.one("Q303");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->loc.line == line_of(y, "qkey: 5"));
+  const auto* rtr = l.transition("q", QpState::RTR);
+  REQUIRE(rtr);
+  CHECK(rtr->from == QpState::INIT);
+}
+
+TEST_CASE("an error in one state does not hide the error of a later state: each at its own line") {
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [] }\n"
+                            "      RTR: { path_mtu: 1024, defaults: false }\n"
+                            "      RTS: { sq_psn: 0, qkey: 7 }\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.with_code("Q301").empty(), l.dump());
+  const auto* forbidden = l.one("Q303");
+  REQUIRE_MESSAGE(forbidden, l.dump());
+  CHECK(forbidden->message == "RC RTR->RTS does not accept qkey (IBV_QP_QKEY); the kernel returns EINVAL");
+  CHECK(forbidden->loc.line == line_of(y, "qkey: 7"));
+  REQUIRE_FALSE(l.with_code("Q302").empty());
+  for (const auto* d : l.with_code("Q302")) CHECK(d->loc.line == line_of(y, "RTR: { path_mtu"));
+}
+
+TEST_CASE("a transition the user wrote out of order is reported once; the list goes on from its target") {
+  // RESET->RTS is wrong; the RTS->SQD that follows is then judged from RTS, where it is fine.
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [] }\n"
+                            "    transitions:\n"
+                            "      - { to: RESET }\n"
+                            "      - { to: RTS, sq_psn: 0 }\n"
+                            "      - { to: SQD }\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 1, l.dump());
+  const auto* d = l.one("Q301");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "RC RESET->RTS is not a valid transition");
+  CHECK(d->loc.line == line_of(y, "to: RTS"));
+  const auto& tr = l.qp("q")->transitions;
+  REQUIRE(tr.size() == 4);
+  CHECK(tr[3].from == QpState::RTS);
+}
+
 TEST_CASE("expect: EINVAL on a transition the tables accept is warning Q305 at the expect value") {
   std::string y = single_rc("      INIT: { expect: EINVAL }\n");
   auto l = load_validate(y);
