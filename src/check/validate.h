@@ -5,7 +5,8 @@
 //   values      - attribute ranges, enum values, ibv_reg_mr access rules
 //   cross_qp    - peers agree: types, PSNs, MTU, qkey; workloads have the access they need
 //   caps        - queue sizes that will overflow or exceed usual device limits (lint)
-//   scripts     - script workloads: setup(args) accepts the args, thresholds fit the script
+//   scripts     - script workloads: thresholds fit the script, initiators have peers
+// Running a script's setup(args) needs Lua: validate/validate.h adds it on top of these.
 // Codes: Q1xx structure (loader), Q2xx references, Q3xx state machine, Q4xx values,
 // Q5xx cross-QP, Q6xx capacity, Q7xx scripts. docs/diagnostics.md lists them all.
 #include "diag/diagnostic.h"
