@@ -179,6 +179,8 @@ void StateFollower::report(const scenario::Transition& t) {
                           name + " requires " + attr.fields[0] + " (" + attr.mask_name + ")");
     d.rule = rule;
     if (def.empty()) d.hint = "add " + attr.fields[0];
+    else if (def == "peer" && q.connect)  // connected: only `defaults: false` kept the peer's value out
+      d.hint = "add it, or drop 'defaults: false' so qpo takes it from the peer";
     else if (def == "peer") d.hint = "add " + attr.fields[0] + ", or add 'connect:' so qpo takes it from the peer";
     else if (!t.use_defaults) d.hint = "add it, or drop 'defaults: false' to rely on the default " + def;
     else d.hint = "add it or rely on the default " + def;

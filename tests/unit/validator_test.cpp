@@ -218,6 +218,15 @@ TEST_CASE("a transition the user wrote out of order is reported once; the list g
   CHECK(tr[3].from == QpState::RTS);
 }
 
+TEST_CASE("a connected QP's RTR with defaults: false and no dest_qp_num: Q302 hints at dropping defaults: false") {
+  auto l = load_validate(rc_pair("{ path_mtu: auto, rq_psn: 0, max_dest_rd_atomic: 1, min_rnr_timer: 12, "
+                                 "ah_attr: { is_global: false, dlid: 1 }, defaults: false }"));
+  const auto* d = l.one("Q302");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "RC INIT->RTR requires dest_qp_num (IBV_QP_DEST_QPN)");
+  CHECK(d->hint == "add it, or drop 'defaults: false' so qpo takes it from the peer");
+}
+
 TEST_CASE("expect: EINVAL on a transition the tables accept is warning Q305 at the expect value") {
   std::string y = single_rc("      INIT: { expect: EINVAL }\n");
   auto l = load_validate(y);
