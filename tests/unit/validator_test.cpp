@@ -397,6 +397,31 @@ TEST_CASE("the RC pair with an rdma_write workload validates cleanly") {
   CHECK_MESSAGE(l.sink.all().empty(), l.dump());
 }
 
+TEST_CASE("a workload expecting a status outside the WC table is Q106 with a did-you-mean") {
+  std::string w = kWrite + "    expect: { status: IBV_WC_REM_ACCES_ERR }\n";
+  auto l = load_validate(rc_pair("{ path_mtu: auto }", "{ path_mtu: auto }", w));
+  const auto* d = l.one("Q106");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'IBV_WC_REM_ACCES_ERR' is not a work completion status");
+  CHECK(d->hint == "did you mean 'IBV_WC_REM_ACCESS_ERR'?");
+  CHECK(d->path == "workloads.w.expect.status");
+  CHECK(d->loc.line == line_of(l.source.text(), "expect: { status"));
+}
+
+TEST_CASE("a workload expecting the short spelling REM_ACCESS_ERR is Q106: the run compares full names") {
+  auto l = load_validate(rc_pair("{ path_mtu: auto }", "{ path_mtu: auto }", kWrite + "    expect: { status: rem_access_err }\n"));
+  const auto* d = l.one("Q106");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'REM_ACCESS_ERR' is not a work completion status");
+  CHECK(d->hint == "write IBV_WC_REM_ACCESS_ERR");
+}
+
+TEST_CASE("a workload expecting IBV_WC_REM_ACCESS_ERR in full validates") {
+  auto l = load_validate(rc_pair("{ path_mtu: auto }", "{ path_mtu: auto }",
+                                 kWrite + "    expect: { status: IBV_WC_REM_ACCESS_ERR }\n"));
+  CHECK_MESSAGE(l.with_code("Q106").empty(), l.dump());
+}
+
 TEST_CASE("a CQ shallower than its QPs' queues is warning Q601 at the CQ") {
   std::string y = rc_pair();
   y.replace(y.find("depth: 512"), 10, "depth: 100");
