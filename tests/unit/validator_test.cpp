@@ -2,6 +2,7 @@
 // rules, cross-QP agreement and capacity lint. One behaviour per test case.
 #include <doctest/doctest.h>
 
+#include "check/state_follower.h"
 #include "scenario_fixture.h"
 
 using qpo::diag::Severity;
@@ -451,4 +452,21 @@ TEST_CASE("SMI/GSI QPs cannot be created from user space: Q304") {
   const auto* d = l.one("Q304");
   REQUIRE_MESSAGE(d, l.dump());
   CHECK(d->message == "GSI QPs are created by the kernel, not with ibv_create_qp");
+}
+
+TEST_CASE("StateFollower: a state entered without a modify (an expected completion error: ERR) is where the next modify starts") {
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [] }\n"
+                            "    transitions:\n"
+                            "      - { to: RESET }\n");
+  auto l = qpo::test::load_only(y);
+  REQUIRE_MESSAGE(l.scenario, l.dump());
+  auto& q = l.scenario->qps[0];
+  REQUIRE(q.transitions.size() == 2);
+  qpo::check::StateFollower follower(q, l.sink);
+  CHECK(follower.apply(q.transitions[0]) == QpState::INIT);
+  follower.enter(QpState::ERR);
+  CHECK(follower.apply(q.transitions[1]) == QpState::RESET);
+  CHECK(q.transitions[1].from == QpState::ERR);
+  CHECK(q.transitions[1].predicted_ok);
+  CHECK_MESSAGE(l.sink.all().empty(), l.dump());
 }
