@@ -2,10 +2,11 @@
 // Semantic validation of a loaded scenario. Passes run in order and all report into one sink:
 //   references  - every name points at an object of the right kind on the right device
 //   transitions - each ibv_modify_qp against the kernel's qp_state_table (fills defaults)
-//   values      - attribute ranges, enum values, ibv_reg_mr access rules
+//   values      - attribute ranges, enum values, ibv_reg_mr access rules, expected WC statuses
 //   cross_qp    - peers agree: types, PSNs, MTU, qkey; workloads have the access they need
 //   caps        - queue sizes that will overflow or exceed usual device limits (lint)
-//   scripts     - script workloads: setup(args) accepts the args, thresholds fit the script
+//   scripts     - script workloads: thresholds fit the script, initiators have peers
+// Running a script's setup(args) needs Lua: validate/validate.h adds it on top of these.
 // Codes: Q1xx structure (loader), Q2xx references, Q3xx state machine, Q4xx values,
 // Q5xx cross-QP, Q6xx capacity, Q7xx scripts. docs/diagnostics.md lists them all.
 #include "diag/diagnostic.h"

@@ -3,6 +3,7 @@
 // lint -> warning (the kernel accepts it but it is almost surely a mistake).
 #include "check/validate.h"
 #include "util/strings.h"
+#include "util/wc_status_names.h"
 
 namespace qpo::check {
 
@@ -45,6 +46,24 @@ void check_attr(const scenario::Attr& a, const spec::ValueRule& rule, diag::Diag
   }
 }
 
+// The run compares the status it polled, by name, with the one a workload expects: a name
+// outside the table, or the short spelling, would never match and fail a correct run.
+void check_expected_status(const scenario::Workload& w, diag::DiagSink& sink) {
+  if (!w.expect_status) return;
+  const std::string& name = *w.expect_status;
+  auto status = util::parse_wc_status(name);
+  if (status && name == util::wc_status_name(*status)) return;
+  auto& d = sink.error("Q106", w.expect_loc, "workloads." + w.name + ".expect.status",
+                       "'" + name + "' is not a work completion status");
+  d.rule = "a workload expects a completion status as <infiniband/verbs.h> spells it";
+  if (status) {
+    d.hint = "write " + std::string(util::wc_status_name(*status));
+    return;
+  }
+  auto guess = util::did_you_mean(name, util::wc_status_names());
+  d.hint = guess.empty() ? "known: " + util::join(util::wc_status_names(), ", ") : "did you mean '" + guess + "'?";
+}
+
 }  // namespace
 
 void check_values(const scenario::Scenario& s, diag::DiagSink& sink) {
@@ -77,6 +96,7 @@ void check_values(const scenario::Scenario& s, diag::DiagSink& sink) {
   }
   for (const auto& c : s.cqs)
     if (c.depth == 0) sink.error("Q401", c.loc, "cqs." + c.name + ".depth", "CQ depth must be at least 1");
+  for (const auto& w : s.workloads) check_expected_status(w, sink);
 }
 
 }  // namespace qpo::check

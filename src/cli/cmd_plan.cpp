@@ -19,13 +19,14 @@ Action add_plan(CLI::App& app) {
       "Every ibv_modify_qp shows cur->next state, attr_mask as IBV_QP_* names and hex, each value\n"
       "(defaults marked [default]) and the rule tables' prediction (ok / EINVAL). Values known only\n"
       "at run time (peer QPN/PSN/GID, auto MTU, random PSN) are shown as such.\n"
-      "The scenario is validated first; with errors, the plan is not printed (exit 1).\n\n"
+      "The scenario is validated first; with errors, the plan is not printed (exit 1); with\n"
+      "--format json the diagnostics are printed as `qpo validate --format json` prints them.\n\n"
       "Example:\n  qpo plan scenarios/rc-write-pair.yaml\n  qpo plan --format json scenarios/ud-pair.yaml");
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
-    if (int code = load_valid(opts->file, opts->out.color, "fix the errors above to see the plan", &l)) return code;
+    if (int code = load_valid(opts->file, opts->out, "fix the errors above to see the plan", &l)) return code;
     auto p = plan::build_plan(*l->scenario);
     if (opts->out.format == "json") {
       util::JsonWriter w;

@@ -70,7 +70,7 @@ Action add_run(CLI::App& app) {
       ->capture_default_str();
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
-    if (int code = load_valid(opts->file, opts->out.color, "not running it", &l)) return code;
+    if (int code = load_valid(opts->file, opts->out, "not running it", &l)) return code;
     bool use_lab = opts->lab;
     if (!use_lab && !opts->no_lab && verbs::list_devices().empty()) {
       std::cerr << "qpo: no RDMA device on this host; running in the Soft-RoCE lab (use --no-lab to refuse)\n";

@@ -43,16 +43,7 @@ Action add_validate(CLI::App& app) {
       if (l->read_failed) worst = kSystemError;
       else if (invalid && worst == kOk) worst = kInvalid;
       if (as_json) {
-        json.begin_object();
-        json.field("file", file);
-        if (l->read_failed) json.field("error", l->read_error);
-        json.field("valid", !l->read_failed && !invalid);
-        json.field("errors", static_cast<uint64_t>(errors));
-        json.field("warnings", static_cast<uint64_t>(warnings));
-        json.key("diagnostics").begin_array();
-        for (const auto& d : l->diags.all()) diag::render_json(json, d);
-        json.end_array();
-        json.end_object();
+        render_file_json(json, file, *l, invalid);
         continue;
       }
       if (l->read_failed) {

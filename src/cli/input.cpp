@@ -8,8 +8,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "check/validate.h"
+#include "cli/commands.h"
 #include "scenario/loader.h"
+#include "validate/validate.h"
 
 namespace qpo::cli {
 
@@ -60,24 +61,46 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
   }
   l->source = std::make_unique<util::SourceText>(path == "-" ? "<stdin>" : path, std::move(text));
   l->scenario = scenario::load_scenario(*l->source, l->diags);
-  if (l->scenario) check::validate(*l->scenario, l->diags);
+  if (l->scenario) validate::validate(*l->scenario, l->diags);
   l->diags.sort();
   return l;
 }
 
-int load_valid(const std::string& path, bool color, const char* why_not, std::unique_ptr<LoadedScenario>* out) {
+int load_valid(const std::string& path, const OutputOptions& format, const char* why_not,
+               std::unique_ptr<LoadedScenario>* out) {
   auto l = load_and_validate(path);
+  bool invalid = !l->scenario || l->diags.has_errors();
+  if (format.format == "json" && (l->read_failed || invalid)) {
+    util::JsonWriter json;
+    json.begin_object().key("files").begin_array();
+    render_file_json(json, path, *l, invalid);
+    json.end_array().end_object();
+    std::cout << json.str() << "\n";
+  }
   if (l->read_failed) {
     std::cerr << "qpo: " << l->read_error << "\n";
     return 2;
   }
-  print_diagnostics(*l, color);
-  if (!l->scenario || l->diags.has_errors()) {
+  print_diagnostics(*l, format.color);
+  if (invalid) {
     std::cerr << path << ": invalid; " << why_not << "\n";
     return 1;
   }
   *out = std::move(l);
   return 0;
+}
+
+void render_file_json(util::JsonWriter& w, const std::string& file, const LoadedScenario& l, bool invalid) {
+  w.begin_object();
+  w.field("file", file);
+  if (l.read_failed) w.field("error", l.read_error);
+  w.field("valid", !l.read_failed && !invalid);
+  w.field("errors", static_cast<uint64_t>(l.diags.error_count()));
+  w.field("warnings", static_cast<uint64_t>(l.diags.warning_count()));
+  w.key("diagnostics").begin_array();
+  for (const auto& d : l.diags.all()) diag::render_json(w, d);
+  w.end_array();
+  w.end_object();
 }
 
 void print_diagnostics(const LoadedScenario& l, bool color) {

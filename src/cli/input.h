@@ -7,6 +7,7 @@
 #include "diag/diagnostic.h"
 #include "diag/render.h"
 #include "scenario/model.h"
+#include "util/json_writer.h"
 #include "util/source_text.h"
 
 namespace qpo::cli {
@@ -22,9 +23,18 @@ struct LoadedScenario {
 // Reads, loads and validates. Never throws for bad input.
 std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path);
 
+struct OutputOptions;
+
 // Loads, validates and prints diagnostics. Returns the exit code to stop with (2 unreadable,
 // 1 invalid, with `why_not` saying what is skipped), or 0 with the scenario ready in `out`.
-int load_valid(const std::string& path, bool color, const char* why_not, std::unique_ptr<LoadedScenario>* out);
+// With --format json a file that stops here is also printed on stdout as `qpo validate
+// --format json` prints it, so `qpo plan|run --format json ... | jq` always gets JSON.
+int load_valid(const std::string& path, const OutputOptions& format, const char* why_not,
+               std::unique_ptr<LoadedScenario>* out);
+
+// One file's result as a JSON object: file, error (unreadable only), valid, errors, warnings,
+// diagnostics. `invalid`: errors, or warnings under --strict.
+void render_file_json(util::JsonWriter& w, const std::string& file, const LoadedScenario& l, bool invalid);
 
 // Prints diagnostics (text to stderr with the source line, or appends JSON).
 void print_diagnostics(const LoadedScenario& l, bool color);

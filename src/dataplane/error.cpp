@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "dataplane/names.h"
+#include "util/errno_names.h"
 
 #include <infiniband/verbs.h>
 
@@ -18,20 +19,7 @@ void usage_error(const std::string& qp, const std::string& message) {
 }
 
 std::string errno_text(int err) {
-  const char* name = nullptr;
-  switch (err) {
-    case EINVAL: name = "EINVAL"; break;
-    case ENOMEM: name = "ENOMEM"; break;
-    case EAGAIN: name = "EAGAIN"; break;
-    case EFAULT: name = "EFAULT"; break;
-    case EIO: name = "EIO"; break;
-    case EPERM: name = "EPERM"; break;
-    case EOPNOTSUPP: name = "EOPNOTSUPP"; break;
-    case ENOSPC: name = "ENOSPC"; break;
-    default: break;
-  }
-  std::string s = name ? name : "errno " + std::to_string(err);
-  return s + " (" + std::strerror(err) + ")";
+  return util::errno_name(err) + " (" + std::strerror(err) + ")";
 }
 
 void post_error(const std::string& qp, const char* verb, int err, const std::string& detail) {

@@ -2,9 +2,6 @@
 
 #include <infiniband/verbs.h>
 
-#include <cctype>
-#include <string>
-
 namespace qpo::dataplane {
 
 namespace {
@@ -12,31 +9,6 @@ namespace {
 struct Named {
   int value;
   const char* name;
-};
-
-constexpr Named kStatus[] = {
-    {IBV_WC_SUCCESS, "IBV_WC_SUCCESS"},
-    {IBV_WC_LOC_LEN_ERR, "IBV_WC_LOC_LEN_ERR"},
-    {IBV_WC_LOC_QP_OP_ERR, "IBV_WC_LOC_QP_OP_ERR"},
-    {IBV_WC_LOC_EEC_OP_ERR, "IBV_WC_LOC_EEC_OP_ERR"},
-    {IBV_WC_LOC_PROT_ERR, "IBV_WC_LOC_PROT_ERR"},
-    {IBV_WC_WR_FLUSH_ERR, "IBV_WC_WR_FLUSH_ERR"},
-    {IBV_WC_MW_BIND_ERR, "IBV_WC_MW_BIND_ERR"},
-    {IBV_WC_BAD_RESP_ERR, "IBV_WC_BAD_RESP_ERR"},
-    {IBV_WC_LOC_ACCESS_ERR, "IBV_WC_LOC_ACCESS_ERR"},
-    {IBV_WC_REM_INV_REQ_ERR, "IBV_WC_REM_INV_REQ_ERR"},
-    {IBV_WC_REM_ACCESS_ERR, "IBV_WC_REM_ACCESS_ERR"},
-    {IBV_WC_REM_OP_ERR, "IBV_WC_REM_OP_ERR"},
-    {IBV_WC_RETRY_EXC_ERR, "IBV_WC_RETRY_EXC_ERR"},
-    {IBV_WC_RNR_RETRY_EXC_ERR, "IBV_WC_RNR_RETRY_EXC_ERR"},
-    {IBV_WC_LOC_RDD_VIOL_ERR, "IBV_WC_LOC_RDD_VIOL_ERR"},
-    {IBV_WC_REM_INV_RD_REQ_ERR, "IBV_WC_REM_INV_RD_REQ_ERR"},
-    {IBV_WC_REM_ABORT_ERR, "IBV_WC_REM_ABORT_ERR"},
-    {IBV_WC_INV_EECN_ERR, "IBV_WC_INV_EECN_ERR"},
-    {IBV_WC_INV_EEC_STATE_ERR, "IBV_WC_INV_EEC_STATE_ERR"},
-    {IBV_WC_FATAL_ERR, "IBV_WC_FATAL_ERR"},
-    {IBV_WC_RESP_TIMEOUT_ERR, "IBV_WC_RESP_TIMEOUT_ERR"},
-    {IBV_WC_GENERAL_ERR, "IBV_WC_GENERAL_ERR"},
 };
 
 constexpr Named kOpcode[] = {
@@ -58,24 +30,8 @@ const char* lookup(const Named (&table)[N], int v, const char* unknown) {
   return unknown;
 }
 
-bool same_ci(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
 }  // namespace
 
-const char* wc_status_name(int status) { return lookup(kStatus, status, "IBV_WC_UNKNOWN"); }
 const char* wc_opcode_name(int opcode) { return lookup(kOpcode, opcode, "IBV_WC_UNKNOWN_OPCODE"); }
-
-std::optional<int> parse_wc_status(std::string_view name) {
-  for (const auto& e : kStatus) {
-    std::string_view full = e.name;
-    if (same_ci(name, full) || same_ci(name, full.substr(7))) return e.value;  // 7 = "IBV_WC_"
-  }
-  return std::nullopt;
-}
 
 }  // namespace qpo::dataplane

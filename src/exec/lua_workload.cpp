@@ -14,7 +14,6 @@
 #include <chrono>
 #include <memory>
 
-#include "check/script_spec.h"
 #include "exec/executor.h"
 #include "exec/progress_line.h"
 #include "exec/script_endpoints.h"
@@ -22,6 +21,7 @@
 #include "exec/workload_meeting.h"
 #include "exec/workload_results.h"
 #include "lua/workload.h"
+#include "workload/spec.h"
 
 namespace qpo::exec {
 
@@ -120,7 +120,7 @@ bool note_elsewhere(RunState& st, const scenario::Workload& w, report::StepResul
 
 bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOptions& o) {
   report::StepResult r = script_step(st, w);
-  lua::WorkloadSpec spec = check::script_spec(*st.scenario, w);
+  lua::WorkloadSpec spec = workload::script_spec(*st.scenario, w);
   spec.timeout_ms = o.timeout_ms;
   spec.all_workers = spec.workers;
   spec.workers = workers_here(st, spec.workers);

@@ -40,30 +40,9 @@
 #include "dataplane/endpoint.h"
 #include "dataplane/stream.h"
 #include "lua/value.h"
+#include "lua/workload_spec.h"
 
 namespace qpo::lua {
-
-struct WorkerSpec {
-  std::string name;                // in results and messages, usually the QP name ("qa")
-  std::string role;                // the script function this worker runs ("initiator", "target")
-  std::vector<std::string> qps;    // endpoints it drives (keys of the endpoint map); first = w.qp
-};
-
-struct WorkloadSpec {
-  std::string name;                // the scenario's workload name, for messages
-  std::string script;              // "builtin:write_bw", or a path to a .lua file
-  std::string source;              // the script text itself (tests, inline scenario scripts);
-                                   // when set, `script` only names it in messages
-  Value args = Value::table();     // w.args in every worker; setup(args) may complete it
-  std::vector<WorkerSpec> workers;
-  // Every worker of the workload on every host, in scenario order (w.workers, w.count and
-  // w.index count them all); empty = `workers` (the workload runs on this host only).
-  std::vector<WorkerSpec> all_workers;
-  bool sandbox = true;             // false = the user opted in to os.execute, io.popen, C modules
-  std::vector<std::string> lua_path;  // extra dirs for require/dofile/loadfile (the script's own
-                                      // directory is always allowed)
-  int timeout_ms = 10000;          // default completion timeout of streams and ping-pongs
-};
 
 struct WorkerResult;
 

@@ -29,6 +29,11 @@ const char* errno_symbol(int err) {
   return nullptr;
 }
 
+std::string errno_name(int err) {
+  const char* name = errno_symbol(err);
+  return name ? name : "errno " + std::to_string(err);
+}
+
 int errno_from_symbol(std::string_view name) {
   std::string upper = to_upper(name);
   if (upper == "ENOTSUP") upper = "EOPNOTSUPP";

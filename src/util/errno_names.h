@@ -9,6 +9,8 @@ namespace qpo::util {
 
 // "EINVAL"; nullptr for an errno outside the table.
 const char* errno_symbol(int err);
+// "EINVAL", or "errno 123" outside the table: for messages.
+std::string errno_name(int err);
 // EINVAL for "EINVAL" or "einval" (ENOTSUP is EOPNOTSUPP); 0 for an unknown name.
 int errno_from_symbol(std::string_view name);
 // Every name in the table, in table order (for did-you-mean and help texts).

@@ -7,10 +7,7 @@
 
 namespace qpo::verbs {
 
-std::string errno_name(int err) {
-  const char* name = util::errno_symbol(err);
-  return name ? name : "errno " + std::to_string(err);
-}
+std::string errno_name(int err) { return util::errno_name(err); }
 
 int verb_errno(int ret) {
   if (ret == 0) return 0;

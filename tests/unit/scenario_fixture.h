@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "check/validate.h"
 #include "diag/diagnostic.h"
 #include "scenario/loader.h"
 #include "scenario/model.h"
 #include "util/source_text.h"
+#include "validate/validate.h"
 
 namespace qpo::test {
 
@@ -65,7 +65,7 @@ inline Loaded load_only(std::string text) {
 inline Loaded load_validate(std::string text) {
   Loaded l(std::move(text));
   l.scenario = scenario::load_scenario(l.source, l.sink);
-  if (l.scenario) check::validate(*l.scenario, l.sink);
+  if (l.scenario) validate::validate(*l.scenario, l.sink);
   return l;
 }
 

@@ -4,7 +4,7 @@
 // per test case.
 #include <doctest/doctest.h>
 
-#include "check/script_spec.h"
+#include "workload/spec.h"
 #include "scenario_fixture.h"
 
 using qpo::scenario::ScriptValue;
@@ -161,7 +161,7 @@ TEST_CASE("the script gets size and iterations only when the workload gives them
   auto l = load_validate(with_workload("{ qp: qa, script: 'builtin:write_bw', local_mr: ma, remote_mr: mb, "
                                        "iterations: 300, args: { tx_depth: 16 } }"));
   REQUIRE(l.scenario);
-  auto spec = qpo::check::script_spec(*l.scenario, l.scenario->workloads[0]);
+  auto spec = qpo::workload::script_spec(*l.scenario, l.scenario->workloads[0]);
   CHECK(spec.args.find("size") == nullptr);  // the op loop's default 4096 is not the script's
   REQUIRE(spec.args.find("iterations"));
   CHECK(spec.args.find("iterations")->as_int() == 300);

@@ -2,6 +2,7 @@
 // rules, cross-QP agreement and capacity lint. One behaviour per test case.
 #include <doctest/doctest.h>
 
+#include "check/state_follower.h"
 #include "scenario_fixture.h"
 
 using qpo::diag::Severity;
@@ -151,6 +152,80 @@ TEST_CASE("a rejected transition that was expected leaves the QP where it was") 
   REQUIRE(tr.size() == 2);
   CHECK(tr[1].from == QpState::RESET);
   CHECK(tr[1].predicted_ok);
+}
+
+TEST_CASE("after a rejected RTR the validator goes on from RTR: UC INIT, RTR, RTS reports only RTR's missing attributes") {
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [] }\n"
+                            "      RTR: { path_mtu: 1024 }\n"
+                            "      RTS: { sq_psn: 0 }\n");
+  y.replace(y.find("type: RC"), 8, "type: UC");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.with_code("Q301").empty(), l.dump());
+  REQUIRE_MESSAGE(l.errors() > 0, l.dump());
+  for (const auto& d : l.sink.all()) {
+    CHECK_MESSAGE(d.code == "Q302", l.dump());
+    CHECK(d.loc.line == line_of(y, "RTR: { path_mtu"));
+    CHECK(d.message.rfind("UC INIT->RTR requires ", 0) == 0);
+  }
+  const auto* rts = l.transition("q", QpState::RTS);
+  REQUIRE(rts);
+  CHECK(rts->from == QpState::RTR);
+  CHECK(rts->predicted_ok);
+}
+
+TEST_CASE("after a rejected INIT the next step is judged from INIT: no invented RESET->RTR") {
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [], qkey: 5 }\n"
+                            "      RTR: { path_mtu: 1024, dest_qp_num: 1, rq_psn: 0, max_dest_rd_atomic: 1, "
+                            "ah_attr: { is_global: false, dlid: 1 } }\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 1, l.dump());
+  const auto* d = l.one("Q303");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->loc.line == line_of(y, "qkey: 5"));
+  const auto* rtr = l.transition("q", QpState::RTR);
+  REQUIRE(rtr);
+  CHECK(rtr->from == QpState::INIT);
+}
+
+TEST_CASE("an error in one state does not hide the error of a later state: each at its own line") {
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [] }\n"
+                            "      RTR: { path_mtu: 1024, defaults: false }\n"
+                            "      RTS: { sq_psn: 0, qkey: 7 }\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.with_code("Q301").empty(), l.dump());
+  const auto* forbidden = l.one("Q303");
+  REQUIRE_MESSAGE(forbidden, l.dump());
+  CHECK(forbidden->message == "RC RTR->RTS does not accept qkey (IBV_QP_QKEY); the kernel returns EINVAL");
+  CHECK(forbidden->loc.line == line_of(y, "qkey: 7"));
+  REQUIRE_FALSE(l.with_code("Q302").empty());
+  for (const auto* d : l.with_code("Q302")) CHECK(d->loc.line == line_of(y, "RTR: { path_mtu"));
+}
+
+TEST_CASE("a transition the user wrote out of order is reported once; the list goes on from its target") {
+  // RESET->RTS is wrong; the RTS->SQD that follows is then judged from RTS, where it is fine.
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [] }\n"
+                            "    transitions:\n"
+                            "      - { to: RESET }\n"
+                            "      - { to: RTS, sq_psn: 0 }\n"
+                            "      - { to: SQD }\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 1, l.dump());
+  const auto* d = l.one("Q301");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "RC RESET->RTS is not a valid transition");
+  CHECK(d->loc.line == line_of(y, "to: RTS"));
+  const auto& tr = l.qp("q")->transitions;
+  REQUIRE(tr.size() == 4);
+  CHECK(tr[3].from == QpState::RTS);
+}
+
+TEST_CASE("a connected QP's RTR with defaults: false and no dest_qp_num: Q302 hints at dropping defaults: false") {
+  auto l = load_validate(rc_pair("{ path_mtu: auto, rq_psn: 0, max_dest_rd_atomic: 1, min_rnr_timer: 12, "
+                                 "ah_attr: { is_global: false, dlid: 1 }, defaults: false }"));
+  const auto* d = l.one("Q302");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "RC INIT->RTR requires dest_qp_num (IBV_QP_DEST_QPN)");
+  CHECK(d->hint == "add it, or drop 'defaults: false' so qpo takes it from the peer");
 }
 
 TEST_CASE("expect: EINVAL on a transition the tables accept is warning Q305 at the expect value") {
@@ -323,6 +398,31 @@ TEST_CASE("the RC pair with an rdma_write workload validates cleanly") {
   CHECK_MESSAGE(l.sink.all().empty(), l.dump());
 }
 
+TEST_CASE("a workload expecting a status outside the WC table is Q106 with a did-you-mean") {
+  std::string w = kWrite + "    expect: { status: IBV_WC_REM_ACCES_ERR }\n";
+  auto l = load_validate(rc_pair("{ path_mtu: auto }", "{ path_mtu: auto }", w));
+  const auto* d = l.one("Q106");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'IBV_WC_REM_ACCES_ERR' is not a work completion status");
+  CHECK(d->hint == "did you mean 'IBV_WC_REM_ACCESS_ERR'?");
+  CHECK(d->path == "workloads.w.expect.status");
+  CHECK(d->loc.line == line_of(l.source.text(), "expect: { status"));
+}
+
+TEST_CASE("a workload expecting the short spelling REM_ACCESS_ERR is Q106: the run compares full names") {
+  auto l = load_validate(rc_pair("{ path_mtu: auto }", "{ path_mtu: auto }", kWrite + "    expect: { status: rem_access_err }\n"));
+  const auto* d = l.one("Q106");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'REM_ACCESS_ERR' is not a work completion status");
+  CHECK(d->hint == "write IBV_WC_REM_ACCESS_ERR");
+}
+
+TEST_CASE("a workload expecting IBV_WC_REM_ACCESS_ERR in full validates") {
+  auto l = load_validate(rc_pair("{ path_mtu: auto }", "{ path_mtu: auto }",
+                                 kWrite + "    expect: { status: IBV_WC_REM_ACCESS_ERR }\n"));
+  CHECK_MESSAGE(l.with_code("Q106").empty(), l.dump());
+}
+
 TEST_CASE("a CQ shallower than its QPs' queues is warning Q601 at the CQ") {
   std::string y = rc_pair();
   y.replace(y.find("depth: 512"), 10, "depth: 100");
@@ -352,4 +452,21 @@ TEST_CASE("SMI/GSI QPs cannot be created from user space: Q304") {
   const auto* d = l.one("Q304");
   REQUIRE_MESSAGE(d, l.dump());
   CHECK(d->message == "GSI QPs are created by the kernel, not with ibv_create_qp");
+}
+
+TEST_CASE("StateFollower: a state entered without a modify (an expected completion error: ERR) is where the next modify starts") {
+  std::string y = single_rc("      INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [] }\n"
+                            "    transitions:\n"
+                            "      - { to: RESET }\n");
+  auto l = qpo::test::load_only(y);
+  REQUIRE_MESSAGE(l.scenario, l.dump());
+  auto& q = l.scenario->qps[0];
+  REQUIRE(q.transitions.size() == 2);
+  qpo::check::StateFollower follower(q, l.sink);
+  CHECK(follower.apply(q.transitions[0]) == QpState::INIT);
+  follower.enter(QpState::ERR);
+  CHECK(follower.apply(q.transitions[1]) == QpState::RESET);
+  CHECK(q.transitions[1].from == QpState::ERR);
+  CHECK(q.transitions[1].predicted_ok);
+  CHECK_MESSAGE(l.sink.all().empty(), l.dump());
 }

@@ -1,9 +1,9 @@
-#include "check/script_spec.h"
+#include "workload/spec.h"
 
 #include <filesystem>
 #include <set>
 
-namespace qpo::check {
+namespace qpo::workload {
 
 lua::Value to_lua(const scenario::ScriptValue& v) {
   using Kind = scenario::ScriptValue::Kind;
@@ -51,4 +51,4 @@ lua::WorkloadSpec script_spec(const scenario::Scenario& s, const scenario::Workl
   return spec;
 }
 
-}  // namespace qpo::check
+}  // namespace qpo::workload

@@ -1,12 +1,12 @@
 #pragma once
 // A scenario's script workload as the Lua runtime sees it (lua::WorkloadSpec): which script,
-// which args, which workers. `qpo validate` (check_scripts runs the script's setup(args)
-// without devices) and `qpo run` (exec/lua_workload.cpp) both build it here, so the args the
-// validator accepted are exactly the args the run gets.
-#include "lua/workload.h"
+// which args, which workers. `qpo validate` (validate/script_setup.cpp runs the script's
+// setup(args) without devices) and `qpo run` (exec/lua_workload.cpp) both build it here, so
+// the args the validator accepted are exactly the args the run gets. Plain data: no Lua VM.
+#include "lua/workload_spec.h"
 #include "scenario/model.h"
 
-namespace qpo::check {
+namespace qpo::workload {
 
 // args: the workload's `args:`, plus `size`/`iterations` when the workload itself gives them
 // (never the op loop's defaults: the script has its own), plus `local_mr`/`remote_mr`.
@@ -20,4 +20,4 @@ std::string script_location(const scenario::Scenario& s, const std::string& scri
 
 lua::Value to_lua(const scenario::ScriptValue& v);
 
-}  // namespace qpo::check
+}  // namespace qpo::workload

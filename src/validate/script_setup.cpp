@@ -1,0 +1,98 @@
+// Script workloads' own checks, which need the Lua VM: each script loads in a sandboxed
+// state, defines a role function, and its setup(args) accepts the workload's args (Q701).
+// The checks that need no VM (Q502, Q702) are check/scripts.cpp.
+#include <map>
+
+#include "lua/workload.h"
+#include "util/strings.h"
+#include "validate/validate.h"
+#include "workload/spec.h"
+
+namespace qpo::validate {
+
+namespace {
+
+using scenario::Workload;
+
+// setup() errors name an option as 'key' ("unknown option 'sizee'") or start with it
+// ("duration is a number of seconds > 0"): point at that arg when there is one.
+const scenario::ScriptArg* arg_named_in(const Workload& w, const std::string& message) {
+  for (const auto& a : w.args)
+    if (message.find("'" + a.key + "'") != std::string::npos) return &a;
+  std::string first = message.substr(0, message.find(' '));
+  return w.arg(first);
+}
+
+class ScriptSetupChecker {
+ public:
+  ScriptSetupChecker(const scenario::Scenario& s, diag::DiagSink& sink) : s_(s), sink_(sink) {}
+
+  void run() {
+    for (const auto& w : s_.workloads)
+      if (!w.script.empty() && initiators_resolve(w)) setup(w, "workloads." + w.name);
+  }
+
+ private:
+  // A workload naming a QP that does not exist has its Q201 already; its workers cannot be built.
+  bool initiators_resolve(const Workload& w) const {
+    for (const auto& ref : w.initiators())
+      if (!s_.qp(ref.name)) return false;
+    return true;
+  }
+
+  // The script's own checks: load it and run setup(args) as `qpo run` would, minus devices.
+  void setup(const Workload& w, const std::string& path) {
+    std::string problem = checked(workload::script_spec(s_, w));
+    if (problem.empty()) return;
+    // perf.setup lists the known options after an unknown one, resolve_script the built-ins
+    // after an unknown name: the list goes to the hint, with a did-you-mean.
+    std::string message = problem, list_name, list;
+    for (const char* name : {"options", "built-ins"}) {
+      std::string opener = std::string(" (") + name + ": ";
+      auto at = message.find(opener);
+      if (at == std::string::npos || message.back() != ')') continue;
+      list_name = name;
+      list = message.substr(at + opener.size(), message.size() - at - opener.size() - 1);
+      message = message.substr(0, at);
+    }
+    const auto* arg = arg_named_in(w, message);
+    auto& d = sink_.error("Q701", arg ? arg->loc : w.script_loc, arg ? path + ".args." + arg->key : path + ".script",
+                          "script " + w.script + ": " + message);
+    d.rule = "the script's setup(args) must accept the workload (qpo validate runs it, without devices)";
+    if (list.empty()) {
+      d.hint = "see the script's setup() and docs/lua.md for its options";
+      return;
+    }
+    std::vector<std::string> known;
+    for (auto word : util::split(list, list_name == "options" ? ' ' : ','))
+      if (!util::trim(word).empty()) known.emplace_back(util::trim(word));
+    std::string wrong = arg ? arg->key : w.script.substr(w.script.find(':') + 1);
+    auto guess = util::did_you_mean(wrong, known);
+    d.hint = (guess.empty() ? "" : "did you mean '" + guess + "'? ") + list_name + ": " + list;
+  }
+
+  // A Lua state per workload costs about a millisecond; generated scenarios repeat one
+  // workload many times, so identical (script, args, roles) are checked once.
+  std::string checked(const lua::WorkloadSpec& spec) {
+    std::string key = spec.script + "\n" + spec.args.to_json();
+    for (const auto& worker : spec.workers) key += "\n" + worker.role;
+    auto it = memo_.find(key);
+    if (it == memo_.end()) it = memo_.emplace(key, lua::check_workload(spec)).first;
+    return it->second;
+  }
+
+  const scenario::Scenario& s_;
+  diag::DiagSink& sink_;
+  std::map<std::string, std::string> memo_;
+};
+
+}  // namespace
+
+void check_script_setups(const scenario::Scenario& s, diag::DiagSink& sink) { ScriptSetupChecker(s, sink).run(); }
+
+void validate(scenario::Scenario& s, diag::DiagSink& sink) {
+  check::validate(s, sink);
+  check_script_setups(s, sink);
+}
+
+}  // namespace qpo::validate
