@@ -203,6 +203,12 @@ class CrossChecker {
         d.rule = "max_dest_rd_atomic = RDMA reads/atomics the responder accepts in flight";
       }
     }
+    if (atomic && w.offset % 8) {
+      auto& d = sink_.error("Q510", w.offset_loc, path + ".offset",
+                            "atomic operations need an 8-byte aligned address; offset " + std::to_string(w.offset) + " is not");
+      d.rule = "IB spec 9.4.5: the atomic's remote virtual address must be 8-byte aligned";
+      d.hint = "use a multiple of 8";
+    }
     if (atomic && w.size != 8) {
       auto& d = sink_.error("Q510", w.loc, path + ".size", "atomic operations move exactly 8 bytes, not " +
                                                               std::to_string(w.size));
@@ -210,11 +216,20 @@ class CrossChecker {
     }
     for (const auto* ref : {&w.local_mr, &w.remote_mr}) {
       const auto* m = s_.mr(ref->name);
-      if (m && w.size > m->size) {
+      if (m && w.offset == 0 && w.size > m->size) {
         auto& d = sink_.error("Q510", ref->loc, path, "message size " + std::to_string(w.size) + " exceeds MR '" +
                                                           m->name + "' (" + std::to_string(m->size) + " bytes)");
         d.hint = "grow the MR or shrink the message";
+      } else if (m && (w.offset > m->size || w.size > m->size - w.offset)) {
+        auto& d = sink_.error("Q510", w.offset_loc, path + ".offset",
+                              "offset " + std::to_string(w.offset) + " + size " + std::to_string(w.size) +
+                                  " runs past the end of MR '" + m->name + "' (" + std::to_string(m->size) + " bytes)");
+        d.hint = "lower the offset, shrink the message or grow the MR";
       }
+    }
+    if (w.offset && !w.script.empty()) {
+      auto& d = sink_.error("Q101", w.offset_loc, path + ".offset", "'offset' is for op workloads; a script places its own bytes");
+      d.hint = "pass it in the script's args:";
     }
     if (w.op.rfind("send", 0) == 0 && !w.local_mr) return;
   }

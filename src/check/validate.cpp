@@ -5,6 +5,7 @@ namespace qpo::check {
 void validate(scenario::Scenario& s, diag::DiagSink& sink) {
   check_references(s, sink);
   check_transitions(s, sink);
+  check_timeline(s, sink);
   check_values(s, sink);
   check_cross_qp(s, sink);
   check_caps(s, sink);

@@ -18,6 +18,7 @@ void validate(scenario::Scenario& s, diag::DiagSink& sink);
 
 void check_references(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_transitions(scenario::Scenario& s, diag::DiagSink& sink);
+void check_timeline(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_values(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_cross_qp(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_caps(const scenario::Scenario& s, diag::DiagSink& sink);

@@ -225,9 +225,10 @@ struct InitiatorTask : Task {
   InitiatorTask(RunState& st, const scenario::Workload& wl, uint32_t seed)
       : w(wl), q(st.qps.at(wl.qp.name)), op(opcode_of(wl.op)), nudge(q.qp->extended(), q.spec->type_name) {
     verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
-    sge = {reinterpret_cast<uintptr_t>(local->data()), static_cast<uint32_t>(w.size), local->get()->lkey};
-    fill_pattern(local->data(), w.size, seed);
-    if (op == IBV_WR_RDMA_READ) std::memset(local->data(), 0, w.size);
+    uint8_t* bytes = local->data() + (w.local_mr ? w.offset : 0);
+    sge = {reinterpret_cast<uintptr_t>(bytes), static_cast<uint32_t>(w.size), local->get()->lkey};
+    fill_pattern(bytes, w.size, seed);
+    if (op == IBV_WR_RDMA_READ) std::memset(bytes, 0, w.size);
     depth = std::max(1u, std::min(q.spec->cap.max_send_wr, 16u));
     // Unreliable transports drop what finds no receive: stay within what the peer pre-posted.
     if (consumes_receive(op) && q.spec->type_name != "RC") depth = 1;
@@ -248,7 +249,7 @@ struct InitiatorTask : Task {
       a.wr_id = make_wr_id(WrKind::Work, ord, static_cast<uint32_t>(posted));
       if (w.remote_mr) {
         const auto& r = st.dir.mrs.at(w.remote_mr.name);
-        a.remote_addr = r.addr;
+        a.remote_addr = r.addr + w.offset;
         a.rkey = r.rkey;
       }
       a.compare_add = op == IBV_WR_ATOMIC_FETCH_AND_ADD ? 1 : posted;
@@ -385,9 +386,10 @@ bool prepare_workload(RunState& st, const plan::Step& step) {
   const auto* w = st.scenario->workload(step.workload);
   auto* m = st.mrs.at(step.object);
   auto& r = run_step(st, st.host, "traffic", "prepare", step.object, w->name, [&] {
-    size_t n = std::min<size_t>(m->length(), std::max<uint64_t>(w->size, 8));
-    if (step.fill_remote) fill_pattern(m->data(), std::min<size_t>(m->length(), w->size), step.data_seed);
-    else std::memset(m->data(), 0, n);
+    uint8_t* at = m->data() + w->offset;  // validation keeps offset + size inside the MR
+    size_t room = m->length() - w->offset;
+    if (step.fill_remote) fill_pattern(at, std::min<size_t>(room, w->size), step.data_seed);
+    else std::memset(at, 0, std::min<size_t>(room, std::max<uint64_t>(w->size, 8)));
   });
   r.message = step.fill_remote ? "filled with the pattern the read expects" : "zeroed";
   return true;
@@ -501,13 +503,14 @@ bool verify_workload(RunState& st, const plan::Step& step) {
   if (op == IBV_WR_RDMA_READ) {
     auto& q = st.qps.at(w.qp.name);
     verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
-    if (!matches_pattern(local->data(), w.size, step.data_seed)) problem = "read data differs from the remote MR";
+    if (!matches_pattern(local->data() + (w.local_mr ? w.offset : 0), w.size, step.data_seed))
+      problem = "read data differs from the remote MR";
   } else if (is_atomic(op)) {
     uint64_t v;
-    std::memcpy(&v, st.mrs.at(w.remote_mr.name)->data(), 8);
+    std::memcpy(&v, st.mrs.at(w.remote_mr.name)->data() + w.offset, 8);
     if (v != w.iterations)
       problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
-  } else if (!matches_pattern(st.mrs.at(w.remote_mr.name)->data(), w.size, step.data_seed)) {
+  } else if (!matches_pattern(st.mrs.at(w.remote_mr.name)->data() + w.offset, w.size, step.data_seed)) {
     problem = "remote MR does not hold the written data";
   }
   auto r = step_result(st, "verify", step.object, w.name + ": " + workload_detail(w));

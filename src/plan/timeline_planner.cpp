@@ -73,9 +73,9 @@ class TimelinePlanner {
     uint64_t access;      // qp_access_flags as they stand
     bool went_through_reset;
   };
-  struct Content {        // what an MR's first `length` bytes hold, as far as the plan knows
+  struct Content {        // what `length` bytes of an MR from `offset` hold, as far as the plan knows
     uint32_t seed;
-    uint64_t length;
+    uint64_t offset, length;
   };
 
   static bool succeeds(const scenario::Transition& t) { return t.predicted_ok && !(t.expect && t.expect->errno_value); }
@@ -156,9 +156,13 @@ class TimelinePlanner {
   }
 
   // The pattern a workload's bytes follow, and whether the responder must write it first.
+  // What the plan knows an MR holds is kept per (MR, offset): a read of the bytes a write put
+  // at the same place expects them.
+  static std::string at(const std::string& mr, uint64_t offset) { return mr + "@" + std::to_string(offset); }
+
   std::pair<uint32_t, bool> data_of(const scenario::Workload& w) {
     if (is_read(w)) {
-      auto it = content_.find(w.remote_mr.name);
+      auto it = content_.find(at(w.remote_mr.name, w.offset));
       if (it != content_.end() && it->second.length >= w.size) return {it->second.seed, false};
       return {pattern_seed("mr:" + w.remote_mr.name), true};
     }
@@ -226,6 +230,7 @@ class TimelinePlanner {
           st.args.push_back(Arg{"remote addr/rkey", "peer", true, false, "known after exchange"});
         }
         st.args.push_back(arg("size", std::to_string(w->size)));
+        if (w->offset) st.args.push_back(arg("offset", std::to_string(w->offset)));
         st.args.push_back(arg("iterations", std::to_string(w->iterations)));
         if (!w->script.empty()) st.args.push_back(arg("script", w->script));
         if (w->expect_status) st.expect = *w->expect_status;
@@ -257,17 +262,31 @@ class TimelinePlanner {
     // What the MRs hold now, for the reads that follow.
     for (const auto* w : ws) {
       if (w->op.empty() || !w->script.empty()) continue;
+      // Whatever the MR held where these bytes went is no longer known.
+      auto forget = [&](const std::string& mr, uint64_t begin, uint64_t end) {
+        for (auto it = content_.begin(); it != content_.end();) {
+          const auto& c = it->second;
+          bool hit = it->first.rfind(mr + "@", 0) == 0 && c.offset < end && begin < c.offset + c.length;
+          it = hit ? content_.erase(it) : std::next(it);
+        }
+      };
+      uint64_t begin = w->offset, end = w->offset + (is_atomic(*w) ? 8 : w->size);
       if (expects_error(*w)) {
-        if (w->remote_mr) content_.erase(w->remote_mr.name);
+        if (w->remote_mr) forget(w->remote_mr.name, begin, end);
         continue;
       }
       auto [seed, fill] = data[w->name];
-      if (is_write(*w)) content_[w->remote_mr.name] = {seed, w->size};
-      else if (is_read(*w)) {
-        if (fill) content_[w->remote_mr.name] = {seed, w->size};
-        if (w->local_mr) content_[w->local_mr.name] = {seed, w->size};
+      if (is_write(*w)) {
+        forget(w->remote_mr.name, begin, end);
+        content_[at(w->remote_mr.name, w->offset)] = {seed, w->offset, w->size};
+      } else if (is_read(*w)) {
+        if (fill) content_[at(w->remote_mr.name, w->offset)] = {seed, w->offset, w->size};
+        if (w->local_mr) {
+          forget(w->local_mr.name, begin, end);
+          content_[at(w->local_mr.name, w->offset)] = {seed, w->offset, w->size};
+        }
       } else if (is_atomic(*w)) {
-        content_.erase(w->remote_mr.name);
+        forget(w->remote_mr.name, begin, end);
       }
     }
   }

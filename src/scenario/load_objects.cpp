@@ -330,6 +330,11 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
           w.size = *x;
           w.size_loc = r.loc(value);
         }
+      } else if (key == "offset") {
+        if (auto x = r.size(value, p)) {
+          w.offset = *x;
+          w.offset_loc = r.loc(value);
+        }
       } else if (key == "iterations") {
         if (auto x = r.uint(value, p)) {
           w.iterations = *x;

@@ -179,6 +179,8 @@ struct Workload : Object {
   SourceLoc op_loc;
   Ref local_mr, remote_mr;
   uint64_t size = 4096;
+  uint64_t offset = 0;  // op workloads: where in the local and the remote MR the bytes are
+  SourceLoc offset_loc;
   uint64_t iterations = 1000;
   SourceLoc size_loc, iterations_loc;  // set when the file gives them (scripts get only those)
   std::string script;  // builtin:name or a path; empty = built-in op loop

@@ -252,3 +252,42 @@ TEST_CASE("`qpo run --no-smoke` drops the default order's smoke, not a timeline'
   auto written = load_validate(pair("", "timeline:\n  - smoke\n"));
   CHECK(steps_of(qpo::plan::build_plan(*written.scenario, {false}), StepKind::SmokeSend).size() == 2);
 }
+
+TEST_CASE("workloads that run together and write the same bytes of an MR are warning Q512 at the step") {
+  std::string y = pair("", kWriteRead + "  other: { qp: qb, op: rdma_write, local_mr: mro, remote_mr: mb, size: 64, offset: 4032 }\n"
+                           "timeline:\n  - workloads: [write, other]\n");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q512");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "workloads 'write' and 'other' run together and both write bytes 4032..4095 of MR 'mb'");
+  CHECK(d->loc.line == qpo::test::line_of(y, "workloads: [write, other]"));
+}
+
+TEST_CASE("workloads that run together on separate bytes of one MR get no Q512") {
+  auto l = load_validate(pair("", kWriteRead + "  other: { qp: qb, op: rdma_write, local_mr: mro, remote_mr: mb, size: 64, offset: 4096 }\n"
+                                  "timeline:\n  - workloads: [write, other]\n"));
+  CHECK_MESSAGE(l.with_code("Q512").empty(), l.dump());
+}
+
+TEST_CASE("an offset that runs past the end of an MR is Q510 at the offset") {
+  std::string y = pair("", "workloads:\n  w: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mro, size: 64, offset: 4090 }\n");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q510");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "offset 4090 + size 64 runs past the end of MR 'mro' (4096 bytes)");
+  CHECK(d->loc.line == qpo::test::line_of(y, "offset: 4090"));
+}
+
+TEST_CASE("a read expects what a write left at the same offset, not what another write left elsewhere") {
+  Plan p = plan_of(pair("", "workloads:\n"
+                            "  w0: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 1KiB }\n"
+                            "  w1: { qp: qb, op: rdma_write, local_mr: mro, remote_mr: mb, size: 1KiB, offset: 1KiB }\n"
+                            "  r0: { qp: qa, op: rdma_read, local_mr: ma, remote_mr: mb, size: 1KiB }\n"
+                            "  r2: { qp: qa, op: rdma_read, local_mr: ma, remote_mr: mb, size: 1KiB, offset: 2KiB }\n"
+                            "timeline:\n  - workloads: [w0, w1]\n  - workload: r0\n  - workload: r2\n"));
+  CHECK(step_for(p, StepKind::Workload, "r0")->data_seed == step_for(p, StepKind::Workload, "w0")->data_seed);
+  CHECK_FALSE(step_for(p, StepKind::PrepareData, "r0"));
+  const auto* fill = step_for(p, StepKind::PrepareData, "r2");  // nothing wrote bytes 2048..
+  REQUIRE(fill);
+  CHECK(fill->fill_remote);
+}
