@@ -6,11 +6,20 @@
 #include <string>
 
 #include "exec/steps.h"
+#include "verbs/qp_attr_fields.h"
 #include "verbs/verbs_error.h"
 
 namespace qpo::exec {
 
 namespace {
+
+void store_bytes(unsigned char* dst, uint8_t size, uint32_t v) {
+  if (size == 1) *dst = static_cast<uint8_t>(v);
+  else if (size == 2) {
+    auto w = static_cast<uint16_t>(v);
+    std::memcpy(dst, &w, 2);
+  } else std::memcpy(dst, &v, 4);
+}
 
 // Walks a transition's attributes into an AttrTemplate. Each field is written through put(),
 // which either stores the value now or records where the peer's value will go.
@@ -23,27 +32,7 @@ class TemplateBuilder {
     auto& attr = out_.attr;
     for (const auto& a : t.attrs) {
       const std::string& f = a.field;
-      if (f == "qp_access_flags") attr.qp_access_flags = static_cast<unsigned>(a.number);
-      else if (f == "pkey_index") put(attr.pkey_index, a);
-      else if (f == "port_num") put(attr.port_num, a);
-      else if (f == "qkey") put(attr.qkey, a);
-      else if (f == "path_mtu") put(attr.path_mtu, a);
-      else if (f == "dest_qp_num") put(attr.dest_qp_num, a);
-      else if (f == "rq_psn") put(attr.rq_psn, a);
-      else if (f == "sq_psn") put(attr.sq_psn, a);
-      else if (f == "max_dest_rd_atomic") put(attr.max_dest_rd_atomic, a);
-      else if (f == "max_rd_atomic") put(attr.max_rd_atomic, a);
-      else if (f == "min_rnr_timer") put(attr.min_rnr_timer, a);
-      else if (f == "timeout") put(attr.timeout, a);
-      else if (f == "retry_cnt") put(attr.retry_cnt, a);
-      else if (f == "rnr_retry") put(attr.rnr_retry, a);
-      else if (f == "en_sqd_async_notify") put(attr.en_sqd_async_notify, a);
-      else if (f == "path_mig_state") put(attr.path_mig_state, a);
-      else if (f == "cur_qp_state") put(attr.cur_qp_state, a);
-      else if (f == "rate_limit") put(attr.rate_limit, a);
-      else if (f == "alt_pkey_index") put(attr.alt_pkey_index, a);
-      else if (f == "alt_port_num") put(attr.alt_port_num, a);
-      else if (f == "alt_timeout") put(attr.alt_timeout, a);
+      if (const auto* field = verbs::qp_attr_field(f)) put_field(*field, a);
       else if (f == "ah_attr") fill_ah(attr.ah_attr, a);
       else if (f == "alt_ah_attr") fill_ah(attr.alt_ah_attr, a);
       else if (f == "cap") {
@@ -60,35 +49,46 @@ class TemplateBuilder {
   }
 
  private:
-  // Stores a value known now, or records where the peer's value will go.
+  // A scalar member of ibv_qp_attr (verbs/qp_attr_fields.h), by offset and size.
+  void put_field(const verbs::QpAttrField& field, const scenario::Attr& a) { put_at(field.offset, field.size, a); }
+
+  // A member of out_.attr (an ah_attr's, here): where it is, then as put_field.
   template <typename T>
   void put(T& dst, const scenario::Attr& a) {
+    put_at(offset_of(dst), sizeof(T), a);
+  }
+  template <typename T>
+  uint16_t offset_of(const T& dst) const {
+    return static_cast<uint16_t>(reinterpret_cast<const unsigned char*>(&dst) -
+                                 reinterpret_cast<const unsigned char*>(&out_.attr));
+  }
+
+  // Stores a value known now, or records where the peer's value will go.
+  void put_at(uint16_t offset, uint8_t size, const scenario::Attr& a) {
     using scenario::Symbol;
-    if (a.symbol == Symbol::None) return store(dst, static_cast<uint32_t>(a.number));
-    if (a.symbol == Symbol::Device) return store(dst, q_.device->ctx().port());
+    auto* dst = reinterpret_cast<unsigned char*>(&out_.attr) + offset;
+    if (a.symbol == Symbol::None) return store_bytes(dst, size, static_cast<uint32_t>(a.number));
+    if (a.symbol == Symbol::Device) return store_bytes(dst, size, q_.device->ctx().port());
     const std::string& f = a.field;
-    if (f == "dest_qp_num") return patch(dst, PeerValue::Qpn, "dest_qp_num");
-    if (f == "rq_psn") return patch(dst, PeerValue::SqPsn, "rq_psn");
-    if (f == "dlid") return patch(dst, PeerValue::Lid, "dlid");
-    if (f == "sq_psn") return store(dst, q_.sq_psn);
-    if (f == "sgid_index") return store(dst, static_cast<uint32_t>(q_.device->gid_index));
+    if (f == "dest_qp_num") return patch_at(offset, size, PeerValue::Qpn, "dest_qp_num");
+    if (f == "rq_psn") return patch_at(offset, size, PeerValue::SqPsn, "rq_psn");
+    if (f == "dlid") return patch_at(offset, size, PeerValue::Lid, "dlid");
+    if (f == "sq_psn") return store_bytes(dst, size, q_.sq_psn);
+    if (f == "sgid_index") return store_bytes(dst, size, static_cast<uint32_t>(q_.device->gid_index));
     if (f == "path_mtu") {  // this port's MTU now; the smaller of both once the peer is known
-      store(dst, static_cast<uint32_t>(q_.device->ctx().port_attr().active_mtu));
-      return patch(dst, PeerValue::PathMtu, "path_mtu");
+      store_bytes(dst, size, static_cast<uint32_t>(q_.device->ctx().port_attr().active_mtu));
+      return patch_at(offset, size, PeerValue::PathMtu, "path_mtu");
     }
     throw std::runtime_error("no run-time value for " + f + " = " + scenario::symbol_name(a.symbol));
   }
 
   template <typename T>
-  static void store(T& dst, uint32_t v) {
-    dst = static_cast<T>(v);
-  }
-
-  template <typename T>
   void patch(T& dst, PeerValue what, const char* field) {
+    patch_at(offset_of(dst), sizeof(T), what, field);
+  }
+  void patch_at(uint16_t offset, uint8_t size, PeerValue what, const char* field) {
     if (out_.patch_count == out_.patches.size()) throw std::runtime_error(std::string("too many peer values (") + field + ")");
-    auto offset = reinterpret_cast<const unsigned char*>(&dst) - reinterpret_cast<const unsigned char*>(&out_.attr);
-    out_.patches[out_.patch_count++] = {what, static_cast<uint8_t>(sizeof(T)), static_cast<uint16_t>(offset), field};
+    out_.patches[out_.patch_count++] = {what, size, offset, field};
   }
 
   void fill_ah(ibv_ah_attr& ah, const scenario::Attr& a) {
@@ -126,14 +126,6 @@ class TemplateBuilder {
   const QpState& q_;
   AttrTemplate out_;
 };
-
-void store_bytes(unsigned char* dst, uint8_t size, uint32_t v) {
-  if (size == 1) *dst = static_cast<uint8_t>(v);
-  else if (size == 2) {
-    auto w = static_cast<uint16_t>(v);
-    std::memcpy(dst, &w, 2);
-  } else std::memcpy(dst, &v, 4);
-}
 
 }  // namespace
 

@@ -143,7 +143,7 @@ void BringUpProgram::create_qps(RunState& st) {
   creates_.resize(made);
 }
 
-void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o) {
+void BringUpProgram::run_half(RunState& st, int half) {
   const Stops stop(st);
   static const std::string kPhase = "bring-up";
   if (half == 1) resolve_peers(st);
@@ -167,7 +167,7 @@ void BringUpProgram::run_half(RunState& st, int half, const RunOptions& o) {
     }
     ModifyDone done;
     if (op.quick && quick_modify(st, op, attr, &done)) continue;
-    apply_modify(st, kPhase, *op.q, op.transition, attr, o, &lines_, op.quick ? &done : nullptr);
+    apply_modify(st, kPhase, *op.q, op.transition, attr, &lines_, op.quick ? &done : nullptr);
   }
 }
 

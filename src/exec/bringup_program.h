@@ -41,7 +41,7 @@ class BringUpProgram {
 
   // The bring-up steps before (half 0) or after (half 1) the exchange, in plan order:
   // ibv_modify_qp with the compiled attrs, the initial receives.
-  void run_half(RunState& st, int half, const RunOptions& o);
+  void run_half(RunState& st, int half);
 
   // Call once the window has closed (whatever happened in it), before report lines are
   // inserted in the middle: names the lines the window left without text.

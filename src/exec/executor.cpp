@@ -157,13 +157,13 @@ void HostSession::open_window() {
     first_create_ = std::chrono::steady_clock::now();
     program_.create_qps(st_);
   }
-  if (ok()) program_.run_half(st_, 0, o_);
+  if (ok()) program_.run_half(st_, 0);
 }
 
 // The bring-up steps after the exchange (open_window compiled the program and ran the half
 // before it).
 void HostSession::close_window() {
-  if (plan_ && program_.compiled()) program_.run_half(st_, 1, o_);
+  if (plan_ && program_.compiled()) program_.run_half(st_, 1);
 }
 
 // The published values become report lines at the position of the exchange, but are
@@ -222,7 +222,7 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
   using plan::StepKind;
   auto qp = [&]() -> QpState& { return st_.qps.at(step.object); };
   switch (step.kind) {
-    case StepKind::Modify: return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index), o_);
+    case StepKind::Modify: return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index));
     case StepKind::FlushPoll: return flush_after_err(st_, qp());
     case StepKind::RepostRecv: return repost_after_reset(st_, qp());
     case StepKind::WaitEvent: return wait_drained(st_, qp(), o_);

@@ -16,6 +16,7 @@
 #include "exec/steps.h"
 #include "spec/providers.h"
 #include "util/strings.h"
+#include "verbs/qp_attr_fields.h"
 
 namespace qpo::exec {
 
@@ -34,49 +35,23 @@ const std::string& mask_detail(RunState& st, const scenario::Transition& t) {
   return st.mask_details.emplace(key, std::move(text)).first->second;
 }
 
-// The attributes read back after a modify: the bit that sets each, its name, where it lives.
-struct Checked {
-  int bit;
-  const char* name;
-  uint16_t offset;
-  uint8_t size;
-};
-#define QPO_CHECKED(bit, field) \
-  Checked { bit, #field, offsetof(ibv_qp_attr, field), sizeof(ibv_qp_attr::field) }
-constexpr Checked kChecked[] = {
-    QPO_CHECKED(IBV_QP_PATH_MTU, path_mtu),         QPO_CHECKED(IBV_QP_DEST_QPN, dest_qp_num),
-    QPO_CHECKED(IBV_QP_RQ_PSN, rq_psn),             QPO_CHECKED(IBV_QP_SQ_PSN, sq_psn),
-    QPO_CHECKED(IBV_QP_QKEY, qkey),                 QPO_CHECKED(IBV_QP_TIMEOUT, timeout),
-    QPO_CHECKED(IBV_QP_RETRY_CNT, retry_cnt),       QPO_CHECKED(IBV_QP_RNR_RETRY, rnr_retry),
-    QPO_CHECKED(IBV_QP_MIN_RNR_TIMER, min_rnr_timer), QPO_CHECKED(IBV_QP_MAX_QP_RD_ATOMIC, max_rd_atomic),
-    QPO_CHECKED(IBV_QP_MAX_DEST_RD_ATOMIC, max_dest_rd_atomic), QPO_CHECKED(IBV_QP_ACCESS_FLAGS, qp_access_flags),
-    QPO_CHECKED(IBV_QP_PKEY_INDEX, pkey_index),
-};
-#undef QPO_CHECKED
+// The attributes read back after a modify (verbs/qp_attr_fields.h), by mask bit, so verify()
+// visits only the bits a transition set.
+using Checked = verbs::QpAttrField;
 constexpr int kComparable = [] {
   int m = 0;
-  for (const auto& c : kChecked) m |= c.bit;
+  for (const auto& c : verbs::kQpAttrFields)
+    if (c.read_back) m |= c.mask;
   return m;
 }();
-// kChecked by bit number, so verify() visits only the bits a transition set.
 constexpr std::array<Checked, 32> kByBit = [] {
   std::array<Checked, 32> t{};
-  for (const auto& c : kChecked) t[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(c.bit)))] = c;
+  for (const auto& c : verbs::kQpAttrFields)
+    if (c.read_back) t[static_cast<size_t>(std::countr_zero(static_cast<unsigned>(c.mask)))] = c;
   return t;
 }();
 
-uint32_t read_field(const ibv_qp_attr& a, const Checked& c) {
-  const auto* p = reinterpret_cast<const unsigned char*>(&a) + c.offset;
-  if (c.size == 1) return *p;
-  uint32_t v = 0;
-  if (c.size == 2) {
-    uint16_t w;
-    std::memcpy(&w, p, 2);
-    return w;
-  }
-  std::memcpy(&v, p, 4);
-  return v;
-}
+uint32_t read_field(const ibv_qp_attr& a, const Checked& c) { return verbs::load(a, c); }
 
 
 // After RTS->SQD with en_sqd_async_notify: the device reports IBV_EVENT_SQ_DRAINED.
@@ -172,7 +147,7 @@ ModifyDone timed_modify(QpState& q, const scenario::Transition& t, ibv_qp_attr& 
   return {err, timer.micros()};
 }
 
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index, const RunOptions& o) {
+bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index) {
   ibv_qp_attr attr{};
   try {
     compile_attrs(q, q.spec->transitions[index]).resolve(q, peer_of(st, q), attr);
@@ -180,7 +155,7 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index,
     attr_failure(st, phase, q, index, e.what());
     return false;
   }
-  return apply_modify(st, phase, q, index, attr, o, nullptr);
+  return apply_modify(st, phase, q, index, attr, nullptr);
 }
 
 namespace {
@@ -250,7 +225,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
 }  // namespace
 
 bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr& attr,
-                  const RunOptions& o, DeferredLines* later, const ModifyDone* done) {
+                  DeferredLines* later, const ModifyDone* done) {
   const auto& t = q.spec->transitions[index];
   Outcome r;
   Attempt result = attempt_modify(st, q, t, attr, r, done);

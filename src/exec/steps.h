@@ -94,7 +94,7 @@ std::string unsupported_reason(const RunState& st);
 std::string provider_of(const RunState& st);
 
 // ibv_modify_qp (modify.cpp). Returns false when the run must stop.
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const RunOptions& o);
+bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index);
 // The same with the attr already resolved (the bring-up program's templates). With `later`,
 // the report line is named after the bring-up window (deferred_lines.h).
 // With `done`, ibv_modify_qp was already called (the bring-up program's quick path) and this
@@ -105,7 +105,7 @@ struct ModifyDone {
   double micros = 0;
 };
 bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t transition_index, ibv_qp_attr& attr,
-                  const RunOptions& o, DeferredLines* later, const ModifyDone* done = nullptr);
+                  DeferredLines* later, const ModifyDone* done = nullptr);
 // ibv_modify_qp with the transition's planned mask, timed.
 ModifyDone timed_modify(QpState& q, const scenario::Transition& t, ibv_qp_attr& attr);
 // ibv_query_qp after a successful modify: false when the state is not the target (or the
