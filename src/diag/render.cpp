@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "util/strings.h"
+
 namespace qpo::diag {
 
 namespace {
@@ -25,7 +27,8 @@ void quote_line(std::string& out, const util::SourceLoc& loc, const Sources& sou
   // Tabs would misplace the caret; show them as one space each.
   std::string shown(text.substr(0, 200));
   for (char& c : shown)
-    if (c == '\t' || static_cast<unsigned char>(c) < 0x20) c = ' ';
+    if (c == '\t' || static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
+  shown = util::printable(shown);  // format characters and broken UTF-8 shown as escapes
   out += " " + number + " | " + shown + "\n";
   int col = loc.col > 0 ? loc.col : 1;
   if (col > static_cast<int>(shown.size()) + 1) col = static_cast<int>(shown.size()) + 1;
@@ -41,22 +44,22 @@ std::string render_text(const Diagnostic& d, const Sources& sources, bool color)
   out += severity_name(d.severity);
   if (!d.code.empty()) out += "[" + d.code + "]";
   if (color) out += "\033[0m\033[1m";
-  out += ": " + d.message;
+  out += ": " + util::printable(d.message);
   if (color) out += "\033[0m";
   out += "\n";
   if (!d.loc.file.empty()) {
-    out += "  --> " + d.loc.file;
+    out += "  --> " + util::printable(d.loc.file);
     if (d.loc.line > 0) out += ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col);
-    if (!d.path.empty()) out += "  (" + d.path + ")";
+    if (!d.path.empty()) out += "  (" + util::printable(d.path, 512) + ")";
     out += "\n";
   }
   quote_line(out, d.loc, sources, "");
   for (const auto& r : d.related) {
-    out += "  --> " + r.loc.file + ":" + std::to_string(r.loc.line) + ":" + std::to_string(r.loc.col) + "\n";
-    quote_line(out, r.loc, sources, r.label);
+    out += "  --> " + util::printable(r.loc.file) + ":" + std::to_string(r.loc.line) + ":" + std::to_string(r.loc.col) + "\n";
+    quote_line(out, r.loc, sources, util::printable(r.label));
   }
-  if (!d.rule.empty()) out += "   = rule: " + d.rule + "\n";
-  if (!d.hint.empty()) out += "   = help: " + d.hint + "\n";
+  if (!d.rule.empty()) out += "   = rule: " + util::printable(d.rule) + "\n";
+  if (!d.hint.empty()) out += "   = help: " + util::printable(d.hint) + "\n";
   return out;
 }
 

@@ -5,7 +5,7 @@ namespace qpo::plan {
 
 namespace {
 std::string arg_text(const Arg& a) {
-  std::string out = a.name + "=" + a.value;
+  std::string out = util::printable(a.name, 200) + "=" + util::printable(a.value, 500);
   if (a.runtime && !a.note.empty()) out += " (" + a.note + ")";
   else if (!a.note.empty()) out += " (" + a.note + ")";
   if (a.from_default) out += " [default]";
@@ -15,17 +15,17 @@ std::string arg_text(const Arg& a) {
 
 std::string render_text(const Plan& p) {
   const auto& rules = spec::RuleTable::builtin();
-  std::string out = "plan for " + (p.scenario.empty() ? p.file : p.scenario) + " (" + std::to_string(p.step_count()) +
-                    " steps)\n";
+  std::string out = "plan for " + util::printable(p.scenario.empty() ? p.file : p.scenario, 200) + " (" +
+                    std::to_string(p.step_count()) + " steps)\n";
   for (const auto& h : p.hosts) {
-    out += "\nhost " + h.host + " (" + h.address + ")\n";
+    out += "\nhost " + util::printable(h.host, 200) + " (" + util::printable(h.address, 200) + ")\n";
     Phase last = Phase::Teardown;
     int last_stage = -1;
     bool first = true;
     for (const auto& st : h.steps) {
       // After bring-up: a header per stage (the hosts meet at its end); before, per phase.
       if (st.stage >= 0 && st.stage != last_stage)
-        out += "  -- stage " + std::to_string(st.stage + 1) + ": " + p.stages[static_cast<size_t>(st.stage)] + "\n";
+        out += "  -- stage " + std::to_string(st.stage + 1) + ": " + util::printable(p.stages[static_cast<size_t>(st.stage)], 300) + "\n";
       else if (st.stage < 0 && (first || st.phase != last || last_stage >= 0))
         out += "  -- " + std::string(phase_name(st.phase)) + "\n";
       first = false;
@@ -33,7 +33,7 @@ std::string render_text(const Plan& p) {
       last_stage = st.stage;
       char num[16];
       std::snprintf(num, sizeof num, "%4d  ", st.index);
-      out += num + st.verb + " " + st.object;
+      out += num + st.verb + " " + util::printable(st.object, 200);
       if (st.has_mask) {
         out += "  " + st.from_state + "->" + st.to_state + "  attr_mask=" + util::hex(st.mask) + " (" +
                rules.mask_names(st.mask) + ")";

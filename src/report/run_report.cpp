@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report/workload_render.h"
+#include "util/strings.h"
 
 namespace qpo::report {
 
@@ -36,29 +37,32 @@ std::string render_text(const RunReport& r, bool verbose) {
     char num[16] = "   -";
     if (s.plan_step > 0) std::snprintf(num, sizeof num, "%4d", s.plan_step);
     char head[160];
-    std::snprintf(head, sizeof head, "%s %-11s %-24s %-14s ", num, s.phase.c_str(), s.verb.c_str(), s.object.c_str());
+    // Names, details and messages carry scenario text and script output: printable only.
+    std::string object = util::printable(s.object, 200);
+    std::snprintf(head, sizeof head, "%s %-11s %-24s %-14s ", num, s.phase.c_str(), s.verb.c_str(), object.c_str());
     out += head;
-    if (!s.detail.empty()) out += s.detail + "  ";
+    if (!s.detail.empty()) out += util::printable(s.detail, 1000) + "  ";
     out += status_name(s.status);
     if (s.micros > 0) {
       char t[32];
       std::snprintf(t, sizeof t, "  %.0f us", s.micros);
       out += t;
     }
-    if (!s.message.empty()) out += "\n     " + s.message;
+    if (!s.message.empty()) out += "\n     " + util::printable(s.message);
     out += "\n";
     if (s.workload) out += render_workload_text(*s.workload, "     ");
   }
-  for (const auto& d : r.disagreements) out += "DISAGREEMENT (bug in qpo's rule tables or the provider): " + d + "\n";
+  for (const auto& d : r.disagreements)
+    out += "DISAGREEMENT (bug in qpo's rule tables or the provider): " + util::printable(d) + "\n";
   if (r.qps_at_rts && r.bringup_seconds > 0) {
     char b[160];
     std::snprintf(b, sizeof b, "bring-up: %zu QPs to RTS in %.3f s (%.0f QPs/s, create + modify + query each)\n",
                   r.qps_at_rts, r.bringup_seconds, static_cast<double>(r.qps_at_rts) / r.bringup_seconds);
     out += b;
   }
-  out += std::string(verdict_name(r.verdict)) + " " + (r.scenario.empty() ? r.file : r.scenario);
-  if (!r.device.empty()) out += " on " + r.device;
-  if (!r.reason.empty()) out += ": " + r.reason;
+  out += std::string(verdict_name(r.verdict)) + " " + util::printable(r.scenario.empty() ? r.file : r.scenario, 200);
+  if (!r.device.empty()) out += " on " + util::printable(r.device, 200);
+  if (!r.reason.empty()) out += ": " + util::printable(r.reason);
   out += "\n";
   return out;
 }

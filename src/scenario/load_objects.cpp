@@ -12,19 +12,20 @@
 
 namespace qpo::scenario::detail {
 
-namespace {
-
 // Names become C identifiers in plans and file names in reports: keep them plain.
 bool check_name(YamlReader& r, const std::string& name, const SourceLoc& loc, const std::string& path) {
   bool ok = !name.empty() && name.size() <= 64;
   for (char c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) ok = false;
   if (!ok) {
-    auto& d = r.sink().error("Q108", loc, path, "bad object name '" + name.substr(0, 64) + "'");
+    auto& d = r.sink().error("Q108", loc, path, "bad object name '" + name.substr(0, 64) + "'" +
+                                                    (name.size() > 64 ? " (" + std::to_string(name.size()) + " bytes)" : ""));
     d.rule = "names: 1-64 characters from [A-Za-z0-9_.-]";
   }
   return ok;
 }
+
+namespace {
 
 // Runs `each(name, key_loc, path, node)` for every entry of a named section, and checks
 // that the name is unique across all sections (one namespace keeps references unambiguous).

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "scenario/keys.h"
 #include "scenario/loader_internal.h"
@@ -370,6 +371,9 @@ void load_cap(YamlReader& r, const YAML::Node& n, const std::string& path, QpCap
   }
 }
 
+constexpr uint64_t kMaxExpandedQps = 200000;
+constexpr uint64_t kMaxExpandedTransitions = 2000000;
+
 // `count: N` turns a QP into N QPs named name.0 .. name.(N-1). A counted QP connected to a
 // counted peer pairs up index by index (their counts must match); connected to a single QP,
 // all of them connect to it (fan-in).
@@ -377,6 +381,30 @@ void expand_counts(YamlReader& r, Scenario& s) {
   bool any = false;
   for (const auto& q : s.qps) any |= q.count > 0;
   if (!any) return;
+  // The expanded model has a budget, checked before anything is copied: a 150-byte file with
+  // count: 1000000 (or aliases multiplying a transitions: list) must not take gigabytes.
+  uint64_t qps = 0, transitions = 0;
+  for (const auto& q : s.qps) {
+    uint64_t n = q.count ? q.count : 1;
+    qps += n;
+    transitions += n * q.transitions.size();
+  }
+  if (qps > kMaxExpandedQps || transitions > kMaxExpandedTransitions) {
+    const Qp* biggest = &s.qps.front();
+    for (const auto& q : s.qps)
+      if (q.count * std::max<size_t>(1, q.transitions.size()) > biggest->count * std::max<size_t>(1, biggest->transitions.size()))
+        biggest = &q;
+    auto& d = r.sink().error("Q606", biggest->loc, "qps." + biggest->name + ".count",
+                             "count: expands the scenario to " + std::to_string(qps) + " QPs and " +
+                                 std::to_string(transitions) + " transitions; the limits are " +
+                                 std::to_string(kMaxExpandedQps) + " QPs and " + std::to_string(kMaxExpandedTransitions) +
+                                 " transitions");
+    d.rule = "qpo caps the expanded model so a small file cannot mean gigabytes of work";
+    d.hint = "lower count:, or split the experiment into several scenarios";
+    for (auto& q : s.qps) q.count = 0;  // keep the templates only: nothing expanded, nothing run
+    s.qps.clear();
+    return;
+  }
   std::map<std::string, uint32_t> counts;
   for (const auto& q : s.qps)
     if (q.count) counts[q.name] = q.count;
@@ -410,6 +438,27 @@ void expand_counts(YamlReader& r, Scenario& s) {
       out.push_back(std::move(copy));
     }
   }
+  // An expanded name may be one the file also writes out (q: {count: 2} beside q.1).
+  std::unordered_map<std::string_view, const Qp*> seen;
+  seen.reserve(out.size());
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto [it, fresh] = seen.emplace(out[i].name, &out[i]);
+    if (fresh) {
+      keep.push_back(i);
+      continue;
+    }
+    auto& d = r.sink().error("Q105", out[i].loc, "qps." + out[i].name,
+                             "QP name '" + out[i].name + "' is written twice: once by count: and once by hand");
+    d.related.push_back({it->second->loc, "the other one"});
+    d.hint = "rename the hand-written QP, or lower the count";
+  }
+  if (keep.size() != out.size()) {
+    std::vector<Qp> unique;
+    unique.reserve(keep.size());
+    for (size_t i : keep) unique.push_back(std::move(out[i]));
+    out = std::move(unique);
+  }
   s.qps = std::move(out);
 }
 
@@ -430,6 +479,7 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
     q.loc = r.loc(kv.first);
     q.type_loc = q.loc;
     std::string path = join_path("qps", q.name);
+    if (!check_name(r, q.name, q.loc, path)) continue;
     if (const Qp* prev = s.qp(q.name)) {
       auto& d = r.sink().error("Q105", q.loc, path, "duplicate name '" + q.name + "'");
       d.related.push_back({prev->loc, "first defined here"});

@@ -28,6 +28,8 @@ void load_thresholds(YamlReader& r, const YAML::Node& n, const std::string& path
 
 // IBV_ACCESS_* flags from a list or "a|b" string; names with or without the prefix.
 std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const std::string& path);
+// Q108 unless `name` is 1-64 characters from [A-Za-z0-9_.-] (no spaces, escapes, format characters).
+bool check_name(YamlReader& r, const std::string& name, const SourceLoc& loc, const std::string& path);
 // 250us, 1ms, 2s (up to 60 s) in microseconds; reports Q103 otherwise.
 std::optional<uint64_t> duration_us(YamlReader& r, const YAML::Node& n, const std::string& path);
 // errno name -> value (EINVAL -> 22); 0 when unknown.

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "suite/suite.h"
+#include "util/strings.h"
 
 namespace qpo::suite {
 
@@ -99,17 +100,21 @@ void classify(Case& c, int status, bool timed_out, int timeout_s) {
 }
 
 void print_case(const Case& c, size_t number, const Options& o) {
+  // Names and reasons come from scenario files and device output: one printable line each, so
+  // a name with a newline cannot forge an "ok" line and an escape sequence reaches no terminal.
+  std::string name = util::printable(c.name, 200), reason = util::printable(c.reason, 2000);
+  std::string file = util::printable(c.file, 1000);
   if (o.tap) {
-    if (c.outcome == "pass") std::printf("ok %zu - %s\n", number, c.name.c_str());
-    else if (c.outcome == "skip") std::printf("ok %zu - %s # SKIP %s\n", number, c.name.c_str(), c.reason.c_str());
+    if (c.outcome == "pass") std::printf("ok %zu - %s\n", number, name.c_str());
+    else if (c.outcome == "skip") std::printf("ok %zu - %s # SKIP %s\n", number, name.c_str(), reason.c_str());
     else {
-      std::printf("not ok %zu - %s\n", number, c.name.c_str());
-      std::printf("  ---\n  message: \"%s\"\n  file: \"%s\"\n  ...\n", c.reason.c_str(), c.file.c_str());
+      std::printf("not ok %zu - %s\n", number, name.c_str());
+      std::printf("  ---\n  message: \"%s\"\n  file: \"%s\"\n  ...\n", reason.c_str(), file.c_str());
     }
   } else {
     const char* tag = c.outcome == "pass" ? "ok  " : c.outcome == "skip" ? "skip" : "FAIL";
-    std::printf("%s %-34s %6.1f s", tag, c.name.c_str(), c.seconds);
-    if (!c.reason.empty()) std::printf("  %s", c.reason.c_str());
+    std::printf("%s %-34s %6.1f s", tag, name.c_str(), c.seconds);
+    if (!reason.empty()) std::printf("  %s", reason.c_str());
     std::printf("\n");
   }
   std::fflush(stdout);

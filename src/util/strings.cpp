@@ -113,4 +113,61 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+namespace {
+
+// The length of the UTF-8 sequence at s[i] and its code point, or 0 when it is not valid UTF-8.
+size_t utf8_at(std::string_view s, size_t i, uint32_t* cp) {
+  auto b = static_cast<unsigned char>(s[i]);
+  size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  uint32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+  for (size_t k = 1; k < n; ++k) {
+    auto x = static_cast<unsigned char>(s[i + k]);
+    if ((x >> 6) != 0x2) return 0;
+    c = (c << 6) | (x & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (c < kMin[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;  // overlong, surrogate
+  *cp = c;
+  return n;
+}
+
+// Characters that change how the text around them shows without being visible themselves.
+bool hides_or_reorders(uint32_t c) {
+  return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) ||
+         c == 0xFEFF || c == 0x061C || c == 0x180E || (c >= 0x80 && c < 0xA0);
+}
+
+}  // namespace
+
+std::string printable(std::string_view s, size_t max, bool keep_newlines) {
+  std::string out;
+  size_t i = 0;
+  char buf[16];
+  while (i < s.size() && i < max) {
+    uint32_t cp = 0;
+    size_t n = utf8_at(s, i, &cp);
+    if (n == 0) {
+      std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(s[i]));
+      out += buf;
+      ++i;
+      continue;
+    }
+    if (cp == '\n' && keep_newlines) out += '\n';
+    else if (cp == '\t') out += '\t';
+    else if (cp < 0x20 || cp == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\x%02X", cp);
+      out += buf;
+    } else if (hides_or_reorders(cp)) {
+      std::snprintf(buf, sizeof buf, "\\u{%04X}", cp);
+      out += buf;
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  if (i < s.size()) out += "... [" + std::to_string(s.size() - i) + " more bytes]";
+  return out;
+}
+
 }  // namespace qpo::util

@@ -28,4 +28,10 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 // "0x%x"
 std::string hex(uint64_t v);
 
+// Text safe to print on a terminal: control characters (ESC, BEL, CR, ...; \n too unless
+// `keep_newlines`), Unicode format characters that reorder or hide text (bidi overrides and
+// isolates, zero-width spaces and joiners, BOM) and bytes that are not UTF-8 are written as
+// \xNN or \u{NNNN}; past `max` bytes the rest is cut and counted ("... [1234 more bytes]").
+std::string printable(std::string_view s, size_t max = 4096, bool keep_newlines = false);
+
 }  // namespace qpo::util
