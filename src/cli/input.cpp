@@ -24,9 +24,16 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
   auto l = std::make_unique<LoadedScenario>();
   std::string text;
   if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    text = ss.str();
+    // Standard input has the same cap as a file: read at most one byte past it, then stop.
+    text.resize(kMaxScenarioBytes + 1);
+    std::cin.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(std::cin.gcount()));
+    if (text.size() > kMaxScenarioBytes) {
+      l->source = std::make_unique<util::SourceText>("<stdin>", "");
+      auto& d = l->diags.error("Q110", {"<stdin>", 0, 0}, "", "standard input holds more than 16 MiB; scenarios are limited to 16 MiB");
+      d.hint = "write many QPs with 'count: N' instead of one block each";
+      return l;
+    }
   } else {
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {

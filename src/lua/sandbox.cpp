@@ -189,7 +189,8 @@ void install_sandbox(lua_State* L, const Policy& p) {
   lua_pop(L, 1);  // package
   if (!p.sandbox) return;
 
-  remove_fields(L, "os", {"execute", "exit", "remove", "rename", "tmpname", "setlocale"});
+  // getenv too: a script's messages land in CI logs, and the environment holds CI's secrets.
+  remove_fields(L, "os", {"execute", "exit", "remove", "rename", "tmpname", "setlocale", "getenv"});
   remove_fields(L, "string", {"dump"});
 
   lua_newtable(L);  // io: write only

@@ -47,6 +47,11 @@ TEST_CASE("processes, exits and file changes are gone") {
   CHECK(eval("require('io').popen") == "nil");
 }
 
+TEST_CASE("the environment is out of reach: os.getenv is gone, through require too") {
+  CHECK(eval("os.getenv") == "nil");
+  CHECK(eval("require('os').getenv") == "nil");
+}
+
 TEST_CASE("no C modules, no bytecode, no debug hooks") {
   CHECK(eval("package.loadlib") == "nil");
   CHECK(eval("package.cpath") == "");

@@ -2,6 +2,9 @@
 // characters, broken UTF-8 or megabytes of one name; and the expanded model has a budget.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <string>
 
 #include "diag/render.h"
@@ -84,4 +87,17 @@ TEST_CASE("plan text shows a scenario name with a newline on one line") {
   REQUIRE(l.scenario);
   std::string text = qpo::plan::render_text(qpo::plan::build_plan(*l.scenario));
   CHECK(text.rfind("plan for x\\x0Aok 1 - forged (", 0) == 0);
+}
+
+TEST_CASE("qpo validate - stops reading standard input past 16 MiB and says so (Q110)") {
+  std::string cmd = std::string("head -c 20000000 /dev/zero | ") + QPO_BINARY + " validate --format json - 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = pclose(p);
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(out.find("\"Q110\"") != std::string::npos);
+  CHECK(out.find("more than 16 MiB") != std::string::npos);
 }
