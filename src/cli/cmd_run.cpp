@@ -111,10 +111,9 @@ Action add_run(CLI::App& app) {
       ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
       co.self_path = n > 0 ? std::string(self, static_cast<size_t>(n)) : "qpo";
       if (!opts->token_file.empty()) {
-        std::ifstream tf(opts->token_file);
-        std::getline(tf, co.token);
-        if (!tf && co.token.empty()) {
-          std::cerr << "qpo: cannot read --token-file " << opts->token_file << "\n";
+        std::string why;
+        if (!cluster::read_token_file(opts->token_file, &co.token, &why)) {
+          std::cerr << "qpo: --token-file: " << why << "\n";
           return static_cast<int>(kSystemError);
         }
       }

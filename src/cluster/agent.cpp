@@ -1,5 +1,6 @@
 #include "cluster/agent.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -199,6 +200,14 @@ int serve_controller(int in, int out, const AgentOptions& o) {
   diag::DiagSink diags;
   auto s = scenario::load_scenario(source, diags);
   if (s) check::validate(*s, diags);
+  if (s && !diags.has_errors() && !s->host(host)) {
+    send_error(out, "host " + host + " is not in the scenario (its hosts: " + [&] {
+      std::string names;
+      for (const auto& h : s->hosts) names += (names.empty() ? "" : ", ") + h.name;
+      return names;
+    }() + ")");
+    return 2;
+  }
   if (!s || diags.has_errors()) {
     send_error(out, "host " + host + ": the scenario does not validate here (" + std::to_string(diags.error_count()) +
                         " errors); different qpo versions?");
@@ -222,24 +231,27 @@ int serve_controller(int in, int out, const AgentOptions& o) {
 }
 
 int listen_for_controllers(const std::string& spec, const std::string& token_file, AgentOptions o) {
-  std::ifstream in(token_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string token = ss.str();
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
-  if (!in || token.size() < 16) {
-    std::cerr << "qpo agent: --listen needs --token-file with a secret of at least 16 characters\n";
+  std::string token, err;
+  if (!read_token_file(token_file, &token, &err)) {
+    std::cerr << "qpo agent: --listen needs --token-file: " << err << "\n";
     return 2;
   }
   o.expected_token = token;
-  std::string err;
   int lfd = listen_on(spec, &err);
   if (lfd < 0) {
     std::cerr << "qpo agent: " << err << "\n";
     return 2;
   }
-  std::cerr << "qpo agent: listening on " << spec << "\n";
+  std::cerr << "qpo agent: listening on " << bound_address(lfd) << "\n";
+  // SIGINT/SIGTERM (exec::request_stop) end the loop: poll, not a blocking accept.
   for (;;) {
+    if (exec::stop_requested()) {
+      std::cerr << "qpo agent: stopped (signal)\n";
+      ::close(lfd);
+      return 0;
+    }
+    pollfd p{lfd, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) continue;
     int fd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     serve_controller(fd, fd, o);

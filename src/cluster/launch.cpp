@@ -1,5 +1,10 @@
 #include "cluster/launch.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -134,10 +139,12 @@ std::string reap(pid_t pid, bool wait) {
 int listen_on(const std::string& spec, std::string* error) {
   std::string host, port;
   if (!split_host_port(spec, &host, &port)) {
-    // A bare port: loopback only, so nothing is exposed unless asked for.
-    host = "127.0.0.1";
+    host = "";
     port = spec;
   }
+  // No address (a bare port, ":7000", "[]:7000"): loopback only, so nothing is exposed unless
+  // asked for. "0.0.0.0" or "[::]" say "every interface" in so many words.
+  if (host.empty()) host = "127.0.0.1";
   addrinfo hints{}, *res = nullptr;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
@@ -156,6 +163,37 @@ int listen_on(const std::string& spec, std::string* error) {
   }
   freeaddrinfo(res);
   return fd;
+}
+
+std::string bound_address(int fd) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "?";
+  char host[NI_MAXHOST], port[NI_MAXSERV];
+  if (getnameinfo(reinterpret_cast<sockaddr*>(&ss), len, host, sizeof host, port, sizeof port,
+                  NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+    return "?";
+  return ss.ss_family == AF_INET6 ? "[" + std::string(host) + "]:" + port : std::string(host) + ":" + port;
+}
+
+bool read_token_file(const std::string& path, std::string* token, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot read the token file " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One line: the secret, without the line end an editor adds (LF or CRLF) or blanks around it.
+  size_t end = text.find_first_of("\r\n");
+  std::string line = text.substr(0, end);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
+  size_t start = line.find_first_not_of(" \t");
+  *token = start == std::string::npos ? "" : line.substr(start);
+  if (token->size() < 16) {
+    *error = "the token file " + path + " must hold a secret of at least 16 characters on its first line";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace qpo::cluster

@@ -32,5 +32,11 @@ std::string reap(pid_t pid, bool wait);
 // TCP listener for `qpo agent --listen ADDR:PORT`: binds (loopback unless ADDR says otherwise)
 // and returns the listening fd, or -1 with `error`.
 int listen_on(const std::string& spec, std::string* error);
+// The address a listening socket is bound to: "127.0.0.1:7000", "[::]:7000".
+std::string bound_address(int fd);
+
+// The shared secret of --token-file, read the same way by agent and controller: its first
+// line without the line end (LF or CRLF) and surrounding blanks, at least 16 characters.
+bool read_token_file(const std::string& path, std::string* token, std::string* error);
 
 }  // namespace qpo::cluster

@@ -1,0 +1,116 @@
+// qpo agent --listen: where it binds, that it says so, that SIGTERM/SIGINT end it, and that
+// both sides read a token file the same way.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "cluster/launch.h"
+
+namespace {
+
+std::string temp_file(const std::string& content) {
+  char path[] = "/tmp/qpo-token-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()));
+  close(fd);
+  return path;
+}
+
+// `qpo agent --listen SPEC`, its stderr on a pipe.
+struct Agent {
+  pid_t pid = -1;
+  int err = -1;
+  Agent(const std::string& spec, const std::string& token_file) {
+    int p[2];
+    REQUIRE(pipe(p) == 0);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      dup2(p[1], 2);
+      close(p[0]);
+      execl(QPO_BINARY, QPO_BINARY, "agent", "--listen", spec.c_str(), "--token-file", token_file.c_str(), nullptr);
+      _exit(127);
+    }
+    close(p[1]);
+    err = p[0];
+  }
+  // The first line on stderr (waits for it, up to a minute on a busy machine).
+  std::string first_line() {
+    std::string line;
+    char c;
+    pollfd pf{err, POLLIN, 0};
+    while (poll(&pf, 1, 60000) > 0 && read(err, &c, 1) == 1 && c != '\n') line += c;
+    return line;
+  }
+  // The exit status after `sig`, or -1 when it is still running after a minute.
+  int stop(int sig) {
+    kill(pid, sig);
+    for (int i = 0; i < 600; ++i) {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      usleep(100000);
+    }
+    return -1;
+  }
+  ~Agent() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    if (err >= 0) close(err);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("--listen with no address binds loopback and says where") {
+  std::string token = temp_file("0123456789abcdef-secret\n");
+  for (const char* spec : {"0", ":0", "[]:0"}) {
+    CAPTURE(spec);
+    Agent a(spec, token);
+    std::string line = a.first_line();
+    CHECK(line.rfind("qpo agent: listening on 127.0.0.1:", 0) == 0);
+    CHECK(a.stop(SIGTERM) == 0);
+  }
+  unlink(token.c_str());
+}
+
+TEST_CASE("a listening agent stops on SIGINT and on SIGTERM") {
+  std::string token = temp_file("0123456789abcdef-secret\n");
+  for (int sig : {SIGINT, SIGTERM}) {
+    CAPTURE(sig);
+    Agent a("127.0.0.1:0", token);
+    REQUIRE(a.first_line().rfind("qpo agent: listening on", 0) == 0);
+    CHECK(a.stop(sig) == 0);
+  }
+  unlink(token.c_str());
+}
+
+TEST_CASE("a token file with CRLF, LF or no line end gives the same token") {
+  for (const char* text : {"0123456789abcdef-secret\r\n", "0123456789abcdef-secret\n", "0123456789abcdef-secret"}) {
+    std::string path = temp_file(text), token, error;
+    CHECK(qpo::cluster::read_token_file(path, &token, &error));
+    CHECK(token == "0123456789abcdef-secret");
+    unlink(path.c_str());
+  }
+}
+
+TEST_CASE("a token shorter than 16 characters is refused by the reader both sides use") {
+  std::string path = temp_file("short\r\n"), token, error;
+  CHECK_FALSE(qpo::cluster::read_token_file(path, &token, &error));
+  CHECK(error == "the token file " + path + " must hold a secret of at least 16 characters on its first line");
+  unlink(path.c_str());
+}
