@@ -60,7 +60,7 @@ class PipeChannel : public exec::Channel {
     auto reply = round_trip(w.str(), "exchange_result", "the exchange");
     if (!reply) return false;
     *all = read_directory((*reply)["directory"]);
-    return (*reply)["ok"].as<bool>();
+    return field<bool>(*reply, "ok");
   }
 
   bool barrier(const std::string& name, bool ok) override {
@@ -68,16 +68,19 @@ class PipeChannel : public exec::Channel {
     util::JsonWriter w(false);
     w.begin_object().field("type", "barrier").field("name", name).field("ok", ok).end_object();
     auto reply = round_trip(w.str(), "barrier_result", "stage '" + name + "'");
-    return reply && (*reply)["ok"].as<bool>();
+    return reply && field<bool>(*reply, "ok");
   }
 
   bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override {
     util::JsonWriter w(false);
     w.begin_object().field("type", "gather").field("name", name).field("ok", true).field("note", note).end_object();
     auto reply = round_trip(w.str(), "gather_result", "workload meeting '" + name + "'");
-    if (!reply || !(*reply)["ok"].as<bool>()) return false;
+    if (!reply || !field<bool>(*reply, "ok")) return false;
     notes->clear();
-    for (const auto& n : (*reply)["notes"]) notes->push_back(n.as<std::string>());
+    for (const auto& n : (*reply)["notes"]) {
+      if (!n.IsScalar()) throw ProtocolError("a note is not a string");
+      notes->push_back(n.Scalar());
+    }
     return true;
   }
 
@@ -94,7 +97,10 @@ class PipeChannel : public exec::Channel {
     auto reply = round_trip_locked(w.str(), "signals_result", "signals of workload '" + workload + "'");
     if (!reply) return false;
     totals->clear();
-    for (const auto& kv : (*reply)["totals"]) (*totals)[kv.first.as<std::string>()] = kv.second.as<int64_t>();
+    for (const auto& kv : (*reply)["totals"]) {
+      if (!kv.first.IsScalar()) throw ProtocolError("a signal name is not a string");
+      (*totals)[kv.first.Scalar()] = field<int64_t>((*reply)["totals"], kv.first.Scalar().c_str());
+    }
     return true;
   }
 
@@ -119,7 +125,7 @@ class PipeChannel : public exec::Channel {
       return std::nullopt;
     }
     auto n = parse_message(*text, &err);
-    if (!n || (*n)["type"].as<std::string>() != want) {
+    if (!n || field<std::string>(*n, "type") != want) {
       problem_ = "unexpected message from the controller at " + phase;
       return std::nullopt;
     }
@@ -149,26 +155,28 @@ bool tokens_equal(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-int serve_controller(int in, int out, const AgentOptions& o) {
+namespace {
+
+int serve_checked(int in, int out, const AgentOptions& o) {
   std::string err;
-  auto hello_text = read_message(in, o.hello_timeout_ms, &err);
+  auto hello_text = read_message(in, o.hello_timeout_ms, &err, kMaxHelloBytes);  // before the token: small
   if (!hello_text) {
     std::cerr << "qpo agent: no hello from the controller: " << err << "\n";
     return 2;
   }
   auto hello = parse_message(*hello_text, &err);
-  if (!hello || (*hello)["type"].as<std::string>() != "hello") {
+  if (!hello || field<std::string>(*hello, "type") != "hello") {
     send_error(out, "expected hello");
     return 2;
   }
-  int version = (*hello)["version"] ? (*hello)["version"].as<int>() : 0;
+  int version = field_or<int>(*hello, "version", 0);
   if (version != kProtocolVersion) {
     send_error(out, "protocol version " + std::to_string(version) + " not supported; this agent speaks version " +
                         std::to_string(kProtocolVersion) + " (same qpo release on every host?)");
     return 2;
   }
   if (!o.expected_token.empty()) {
-    std::string token = (*hello)["token"] ? (*hello)["token"].as<std::string>() : "";
+    std::string token = field_or<std::string>(*hello, "token", "");
     if (!tokens_equal(token, o.expected_token)) {
       send_error(out, "authentication failed: wrong or missing token");
       std::cerr << "qpo agent: rejected a controller without the right token\n";
@@ -190,13 +198,18 @@ int serve_controller(int in, int out, const AgentOptions& o) {
     return 2;
   }
   auto run = parse_message(*run_text, &err);
-  if (!run || (*run)["type"].as<std::string>() != "run") {
+  if (!run || field<std::string>(*run, "type") != "run") {
     send_error(out, "expected run");
     return 2;
   }
-  std::string host = (*run)["host"].as<std::string>();
-  std::string file = (*run)["file"].as<std::string>();
-  util::SourceText source(file, (*run)["scenario"].as<std::string>());
+  // Every field first: a malformed request is refused before any of it is acted on.
+  std::string host = field<std::string>(*run, "host");
+  std::string file = field<std::string>(*run, "file");
+  std::string scenario_text = field<std::string>(*run, "scenario");
+  exec::RunOptions ro;
+  ro.timeout_ms = field_or<int>(*run, "timeout_ms", 5000);
+  ro.smoke = field_or<bool>(*run, "smoke", true);
+  util::SourceText source(file, scenario_text);
   diag::DiagSink diags;
   auto s = scenario::load_scenario(source, diags);
   if (s) check::validate(*s, diags);
@@ -213,9 +226,6 @@ int serve_controller(int in, int out, const AgentOptions& o) {
                         " errors); different qpo versions?");
     return 1;
   }
-  exec::RunOptions ro;
-  ro.timeout_ms = (*run)["timeout_ms"] ? (*run)["timeout_ms"].as<int>() : 5000;
-  ro.smoke = (*run)["smoke"] ? (*run)["smoke"].as<bool>() : true;
   ro.all_hosts_local = true;
   auto p = plan::build_plan(*s, {ro.smoke});
   PipeChannel channel(in, out, host, o.reply_timeout_ms);
@@ -228,6 +238,20 @@ int serve_controller(int in, int out, const AgentOptions& o) {
     return 2;
   }
   return report::exit_code(report);
+}
+
+}  // namespace
+
+// A message that breaks the protocol ends this controller's session with a clear error, on
+// both ends; a listening agent then waits for the next controller.
+int serve_controller(int in, int out, const AgentOptions& o) {
+  try {
+    return serve_checked(in, out, o);
+  } catch (const ProtocolError& e) {
+    send_error(out, std::string("malformed message: ") + e.what());
+    std::cerr << "qpo agent: malformed message from the controller: " << e.what() << "\n";
+    return 2;
+  }
 }
 
 int listen_for_controllers(const std::string& spec, const std::string& token_file, AgentOptions o) {

@@ -2,9 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 namespace qpo::cluster {
 
@@ -21,14 +23,54 @@ std::string gid_hex(const std::array<uint8_t, 16>& g) {
 }
 
 std::array<uint8_t, 16> gid_from_hex(const std::string& s) {
+  auto nibble = [&](char c) -> uint8_t {
+    if (c >= '0' && c <= '9') return static_cast<uint8_t>(c - '0');
+    if (c >= 'a' && c <= 'f') return static_cast<uint8_t>(c - 'a' + 10);
+    if (c >= 'A' && c <= 'F') return static_cast<uint8_t>(c - 'A' + 10);
+    throw ProtocolError("a GID is 32 hex digits, not '" + s.substr(0, 40) + "'");
+  };
+  if (s.size() != 32 && !s.empty()) throw ProtocolError("a GID is 32 hex digits, not " + std::to_string(s.size()));
   std::array<uint8_t, 16> g{};
-  for (size_t i = 0; i < 16 && 2 * i + 1 < s.size(); ++i) g[i] = static_cast<uint8_t>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
+  for (size_t i = 0; i < 16 && 2 * i + 1 < s.size(); ++i) g[i] = static_cast<uint8_t>(nibble(s[2 * i]) << 4 | nibble(s[2 * i + 1]));
   return g;
+}
+
+// A map's key, which the protocol always writes as a string.
+std::string key_of(const YAML::Node& k) {
+  if (!k.IsScalar()) throw ProtocolError("an object key is not a string");
+  return k.Scalar();
 }
 
 template <typename T>
 T get(const YAML::Node& n, const char* key, T fallback) {
-  return n[key] ? n[key].as<T>() : fallback;
+  return field_or<T>(n, key, fallback);
+}
+
+const char* kind_name(const std::string*) { return "a string"; }
+const char* kind_name(const bool*) { return "true or false"; }
+const char* kind_name(const double*) { return "a number"; }
+template <typename T>
+const char* kind_name(const T*) { return "an integer in range"; }
+
+// The deepest nesting of [ and { outside strings; stops counting past `limit`.
+int nesting(const std::string& text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 report::StepStatus status_from(const std::string& s) {
@@ -42,6 +84,7 @@ report::StepStatus status_from(const std::string& s) {
 // booleans, integers or numbers; null is a non-finite number.
 report::Scalar scalar_from(const YAML::Node& n) {
   if (n.IsNull()) return std::numeric_limits<double>::quiet_NaN();
+  if (!n.IsScalar()) throw ProtocolError("a result field is not a plain value");
   std::string text = n.Scalar();
   if (n.Tag() == "!") return text;
   if (text == "true" || text == "false") return text == "true";
@@ -62,7 +105,8 @@ report::Scalar scalar_from(const YAML::Node& n) {
 
 report::Fields fields_from(const YAML::Node& n) {
   report::Fields f;
-  for (const auto& kv : n) f.emplace_back(kv.first.as<std::string>(), scalar_from(kv.second));
+  if (n && !n.IsMap()) throw ProtocolError("a workload summary is not an object");
+  for (const auto& kv : n) f.emplace_back(key_of(kv.first), scalar_from(kv.second));
   return f;
 }
 
@@ -79,7 +123,7 @@ report::WorkloadResult workload_from(const YAML::Node& n) {
     th.field = get<std::string>(t, "field", "");
     th.unit = get<std::string>(t, "unit", "");
     th.limit = get<double>(t, "limit", 0);
-    if (t["measured"] && !t["measured"].IsNull()) th.measured = t["measured"].as<double>();
+    if (t["measured"] && !t["measured"].IsNull()) th.measured = get<double>(t, "measured", 0);
     th.passed = get<bool>(t, "passed", false);
     th.message = get<std::string>(t, "message", "");
     w.thresholds.push_back(std::move(th));
@@ -133,11 +177,11 @@ exec::Directory read_directory(const YAML::Node& n) {
     q.port = static_cast<uint8_t>(get<unsigned>(v, "port", 1));
     q.slots_count = get<uint32_t>(v, "slots_count", 0);
     q.slot_size = get<uint32_t>(v, "slot_size", 0);
-    d.qps[kv.first.as<std::string>()] = q;
+    d.qps[key_of(kv.first)] = q;
   }
   for (const auto& kv : n["mrs"]) {
     const auto& v = kv.second;
-    d.mrs[kv.first.as<std::string>()] = {get<std::string>(v, "host", ""), get<uint64_t>(v, "addr", 0),
+    d.mrs[key_of(kv.first)] = {get<std::string>(v, "host", ""), get<uint64_t>(v, "addr", 0),
                                          get<uint64_t>(v, "length", 0), get<uint32_t>(v, "rkey", 0)};
   }
   return d;
@@ -158,9 +202,13 @@ report::RunReport read_report(const YAML::Node& n) {
   r.reason = get<std::string>(n, "reason", "");
   r.qps_at_rts = get<uint64_t>(n, "qps_at_rts", 0);
   r.bringup_seconds = get<double>(n, "bringup_seconds", 0);
-  for (const auto& d : n["disagreements"]) r.disagreements.push_back(d.as<std::string>());
+  for (const auto& d : n["disagreements"]) {
+    if (!d.IsScalar()) throw ProtocolError("a disagreement is not a string");
+    r.disagreements.push_back(d.Scalar());
+  }
   for (const auto& s : n["steps"]) {
     report::StepResult st;
+    st.plan_step = get<int>(s, "step", 0);
     st.host = get<std::string>(s, "host", "");
     st.phase = get<std::string>(s, "phase", "");
     st.verb = get<std::string>(s, "verb", "");
@@ -176,20 +224,29 @@ report::RunReport read_report(const YAML::Node& n) {
   // belongs to its workload's script step (a workload runs once per host).
   for (const auto& n_w : n["workloads"]) {
     auto w = std::make_shared<report::WorkloadResult>(workload_from(n_w));
-    for (auto& st : r.steps)
-      if (st.verb == "script" && st.object == w->name && !st.workload) {
+    for (auto& st : r.steps) {
+      // A script's step is named after the workload; an op workload's detail starts with it.
+      bool script = st.verb == "script" && st.object == w->name;
+      bool op = st.verb == "workload" && st.detail.rfind(w->name + ":", 0) == 0;
+      if ((script || op) && !st.workload) {
         st.workload = w;
         break;
       }
+    }
   }
   return r;
 }
 
 std::optional<YAML::Node> parse_message(const std::string& text, std::string* error) {
+  constexpr int kMaxNesting = 32;  // a report: message, report, steps, a step, a workload's runs
+  if (nesting(text, kMaxNesting) > kMaxNesting) {
+    *error = "message nests deeper than " + std::to_string(kMaxNesting) + " levels";
+    return std::nullopt;
+  }
   try {
     YAML::Node n = YAML::Load(text);
-    if (!n.IsMap() || !n["type"]) {
-      *error = "message is not an object with a \"type\"";
+    if (!n.IsMap() || !n["type"] || !n["type"].IsScalar()) {
+      *error = "message is not an object with a \"type\" string";
       return std::nullopt;
     }
     return n;
@@ -198,5 +255,36 @@ std::optional<YAML::Node> parse_message(const std::string& text, std::string* er
     return std::nullopt;
   }
 }
+
+template <typename T>
+T field_or(const YAML::Node& n, const char* key, T fallback) {
+  if (!n.IsMap()) throw ProtocolError(std::string("expected an object holding '") + key + "'");
+  const YAML::Node v = n[key];
+  if (!v) return fallback;
+  T out{};
+  bool ok = v.IsScalar();
+  if constexpr (std::is_same_v<T, bool>) ok = ok && (v.Scalar() == "true" || v.Scalar() == "false");  // JSON's, not YAML 1.1's yes/on
+  if (!ok || !YAML::convert<T>::decode(v, out))
+    throw ProtocolError(std::string("field '") + key + "' is not " + kind_name(&out));
+  return out;
+}
+
+template <typename T>
+T field(const YAML::Node& n, const char* key) {
+  if (!n.IsMap() || !n[key]) throw ProtocolError(std::string("field '") + key + "' is missing");
+  return field_or<T>(n, key, T{});
+}
+
+template std::string field_or<std::string>(const YAML::Node&, const char*, std::string);
+template bool field_or<bool>(const YAML::Node&, const char*, bool);
+template int field_or<int>(const YAML::Node&, const char*, int);
+template int64_t field_or<int64_t>(const YAML::Node&, const char*, int64_t);
+template uint64_t field_or<uint64_t>(const YAML::Node&, const char*, uint64_t);
+template uint32_t field_or<uint32_t>(const YAML::Node&, const char*, uint32_t);
+template double field_or<double>(const YAML::Node&, const char*, double);
+template std::string field<std::string>(const YAML::Node&, const char*);
+template bool field<bool>(const YAML::Node&, const char*);
+template int field<int>(const YAML::Node&, const char*);
+template int64_t field<int64_t>(const YAML::Node&, const char*);
 
 }  // namespace qpo::cluster

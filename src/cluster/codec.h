@@ -2,6 +2,7 @@
 // JSON forms of what crosses the wire: messages, the exchange Directory, and run reports.
 // Parsing uses yaml-cpp (JSON is YAML), so no new dependency.
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "exec/exchange.h"
@@ -23,7 +24,21 @@ exec::Directory read_directory(const YAML::Node& n);
 std::string report_json(const report::RunReport& r);
 report::RunReport read_report(const YAML::Node& n);
 
-// Parses a message; nullopt (with error) when it is not a JSON object with a "type".
+// Parses a message; nullopt (with error) when it is not a JSON object whose "type" is a
+// string, or nests deeper than any qpo message does (yaml-cpp recurses per level).
 std::optional<YAML::Node> parse_message(const std::string& text, std::string* error);
+
+// A field of a message that is not what the protocol says: the peer is broken or hostile.
+struct ProtocolError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The one way message fields are read: a present field of the wrong kind (a map where a
+// string belongs, an integer out of range) throws ProtocolError naming it, never a yaml-cpp
+// conversion error; an absent field is `fallback` (field_or) or an error (field).
+template <typename T>
+T field_or(const YAML::Node& n, const char* key, T fallback);
+template <typename T>
+T field(const YAML::Node& n, const char* key);
 
 }  // namespace qpo::cluster

@@ -33,7 +33,7 @@ struct Agent {
   std::optional<YAML::Node> pending;  // the exchange/barrier request it is waiting on
 };
 
-std::string msg_type(const YAML::Node& n) { return n["type"].as<std::string>(); }
+std::string msg_type(const YAML::Node& n) { return field<std::string>(n, "type"); }
 
 bool send(Agent& a, const std::string& json) {
   std::string err;
@@ -86,13 +86,18 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       continue;
     }
     auto n = parse_message(*reply, &err);
-    if (!n || msg_type(*n) != "hello") {
-      fail(a, n && msg_type(*n) == "error" ? (*n)["message"].as<std::string>() : "agent did not say hello");
-      continue;
-    }
-    if ((*n)["version"].as<int>() != kProtocolVersion) {
-      fail(a, "agent speaks protocol version " + (*n)["version"].as<std::string>() + ", this controller " +
-                  std::to_string(kProtocolVersion) + "; install the same qpo release on every host");
+    try {
+      if (!n || msg_type(*n) != "hello") {
+        fail(a, n && msg_type(*n) == "error" ? field_or<std::string>(*n, "message", "") : "agent did not say hello");
+        continue;
+      }
+      if (field_or<int>(*n, "version", 0) != kProtocolVersion) {
+        fail(a, "agent speaks protocol version " + std::to_string(field_or<int>(*n, "version", 0)) + ", this controller " +
+                    std::to_string(kProtocolVersion) + "; install the same qpo release on every host");
+        continue;
+      }
+    } catch (const ProtocolError& e) {
+      fail(a, std::string("malformed hello: ") + e.what());
       continue;
     }
   }
@@ -108,6 +113,39 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     }
 
   std::map<std::string, std::map<std::string, int64_t>> signal_totals;  // workload -> name -> total
+  // One message from an agent. A field of the wrong kind throws ProtocolError (codec.h).
+  auto handle = [&](Agent& a, const YAML::Node& n) {
+    std::string type = msg_type(n);
+    if (type == "signals") {
+      // A script workload's w:signal() counters: add, answer with every host's totals
+      // at once (no round: the other hosts may be busy or waiting at a meeting).
+      auto& totals = signal_totals[field<std::string>(n, "name")];
+      for (const auto& kv : n["add"]) {
+        if (!kv.first.IsScalar()) throw ProtocolError("a signal name is not a string");
+        totals[kv.first.Scalar()] += field<int64_t>(n["add"], kv.first.Scalar().c_str());
+      }
+      util::JsonWriter w(false);
+      w.begin_object().field("type", "signals_result").key("totals").begin_object();
+      for (const auto& [name, total] : totals) w.key(name).value(total);
+      w.end_object().end_object();
+      send(a, w.str());
+    } else if (type == "report") {
+      a.report = read_report(n["report"]);
+      a.done = true;
+    } else if (type == "error") {
+      fail(a, field_or<std::string>(n, "message", ""));
+    } else if (type == "exchange" || type == "barrier" || type == "gather") {
+      // Checked now, so the round that answers it reads only well-formed fields.
+      field<bool>(n, "ok");
+      if (type == "exchange") read_directory(n["directory"]);
+      else field<std::string>(n, "name");
+      if (type == "gather") field<std::string>(n, "note");
+      a.pending = n;
+    } else {
+      fail(a, "unexpected message '" + type + "'");
+    }
+  };
+
   // Rounds: wait until every live agent is waiting at the same stage (or done), answer all.
   while (!any_failed || std::any_of(agents.begin(), agents.end(), [](const Agent& a) { return !a.done; })) {
     auto deadline = Clock::now() + std::chrono::milliseconds(o.phase_timeout_ms);
@@ -143,26 +181,10 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
           fail(a, err);
           continue;
         }
-        std::string type = msg_type(*n);
-        if (type == "signals") {
-          // A script workload's w:signal() counters: add, answer with every host's totals
-          // at once (no round: the other hosts may be busy or waiting at a meeting).
-          auto& totals = signal_totals[(*n)["name"].as<std::string>()];
-          for (const auto& kv : (*n)["add"]) totals[kv.first.as<std::string>()] += kv.second.as<int64_t>();
-          util::JsonWriter w(false);
-          w.begin_object().field("type", "signals_result").key("totals").begin_object();
-          for (const auto& [name, total] : totals) w.key(name).value(total);
-          w.end_object().end_object();
-          send(a, w.str());
-        } else if (type == "report") {
-          a.report = read_report((*n)["report"]);
-          a.done = true;
-        } else if (type == "error") {
-          fail(a, (*n)["message"].as<std::string>());
-        } else if (type == "exchange" || type == "barrier" || type == "gather") {
-          a.pending = *n;
-        } else {
-          fail(a, "unexpected message '" + type + "'");
+        try {
+          handle(a, *n);
+        } catch (const ProtocolError& e) {
+          fail(a, std::string("malformed message: ") + e.what());
         }
       }
     }
@@ -175,12 +197,12 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     std::string stage;
     for (auto& a : agents) {
       if (!a.pending) continue;
-      ok = ok && (*a.pending)["ok"].as<bool>();
+      ok = ok && field<bool>(*a.pending, "ok");
       if (msg_type(*a.pending) == "exchange") {
         all.merge(read_directory((*a.pending)["directory"]));
         stage = "exchange";
       } else {
-        stage = (*a.pending)["name"].as<std::string>();
+        stage = field<std::string>(*a.pending, "name");
       }
     }
     for (auto& a : agents)
@@ -199,10 +221,10 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       gathering |= g;
       all_gathering &= g;
       if (!g) continue;
-      std::string name = (*a.pending)["name"].as<std::string>();
+      std::string name = field<std::string>(*a.pending, "name");
       if (meeting.empty()) meeting = name;
       if (name != meeting) ok = false;
-      notes.push_back((*a.pending)["note"].as<std::string>());
+      notes.push_back(field<std::string>(*a.pending, "note"));
     }
     if (gathering && !all_gathering) ok = false;
     if (gathering) stage = "meeting " + meeting;

@@ -73,14 +73,14 @@ bool write_message(int fd, const std::string& json, std::string* error) {
   return write_all(fd, reinterpret_cast<char*>(head), 4, error) && write_all(fd, json.data(), json.size(), error);
 }
 
-std::optional<std::string> read_message(int fd, int timeout_ms, std::string* error) {
+std::optional<std::string> read_message(int fd, int timeout_ms, std::string* error, uint32_t max_bytes) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
   bool forever = timeout_ms < 0;
   unsigned char head[4];
   if (!read_all(fd, reinterpret_cast<char*>(head), 4, deadline, forever, error)) return std::nullopt;
   uint32_t n = (uint32_t{head[0]} << 24) | (uint32_t{head[1]} << 16) | (uint32_t{head[2]} << 8) | head[3];
-  if (n > kMaxMessageBytes) {
-    *error = "peer announced a " + std::to_string(n) + "-byte message (limit " + std::to_string(kMaxMessageBytes) +
+  if (n > max_bytes) {
+    *error = "peer announced a " + std::to_string(n) + "-byte message (limit " + std::to_string(max_bytes) +
              "); not a qpo agent?";
     return std::nullopt;
   }

@@ -1,0 +1,113 @@
+// A controller (or anyone who can reach an agent) sending messages that break the protocol:
+// the agent answers with an error naming what is wrong and exits 2; it never aborts with an
+// "internal error", and before the token it reads nothing bigger than a hello.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "cluster/codec.h"
+#include "cluster/wire.h"
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string reply;   // the agent's answer, if any
+  std::string stderr_text;
+};
+
+// `qpo agent --stdio` fed `frames` (each sent as one message), then closed.
+Outcome feed_agent(const std::vector<std::string>& frames) {
+  int in[2], out[2], err[2];
+  REQUIRE(pipe(in) == 0);
+  REQUIRE(pipe(out) == 0);
+  REQUIRE(pipe(err) == 0);
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    close(in[1]);
+    close(out[0]);
+    close(err[0]);
+    execl(QPO_BINARY, QPO_BINARY, "agent", "--stdio", nullptr);
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+  signal(SIGPIPE, SIG_IGN);
+  std::string e;
+  for (const auto& f : frames) qpo::cluster::write_message(in[1], f, &e);
+  close(in[1]);
+  Outcome o;
+  if (auto m = qpo::cluster::read_message(out[0], 60000, &e)) o.reply = *m;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(err[0], buf, sizeof buf)) > 0) o.stderr_text.append(buf, static_cast<size_t>(n));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  close(out[0]);
+  close(err[0]);
+  return o;
+}
+
+const std::string kHello = R"({"type":"hello","version":2})";
+
+}  // namespace
+
+TEST_CASE("a hello whose version is a string gets an error naming the field, not a crash") {
+  auto o = feed_agent({R"({"type":"hello","version":"two"})"});
+  CHECK(o.exit_code == 2);
+  CHECK(o.reply.find("field 'version' is not an integer in range") != std::string::npos);
+  CHECK(o.stderr_text.find("internal error") == std::string::npos);
+}
+
+TEST_CASE("a message whose type is a map is refused as not a message") {
+  auto o = feed_agent({R"({"type":{"a":1},"version":2})"});
+  CHECK(o.exit_code == 2);
+  CHECK(o.stderr_text.find("internal error") == std::string::npos);
+}
+
+TEST_CASE("a run request with timeout_ms above 2^31 is a malformed message") {
+  auto o = feed_agent({kHello, R"({"type":"run","host":"a","file":"x.yaml","scenario":"version: 1","timeout_ms":4294967296})"});
+  CHECK(o.exit_code == 2);
+  CHECK(o.stderr_text.find("field 'timeout_ms' is not an integer in range") != std::string::npos);
+}
+
+TEST_CASE("a run request whose scenario is a list is a malformed message") {
+  auto o = feed_agent({kHello, R"({"type":"run","host":"a","file":"x.yaml","scenario":[1,2]})"});
+  CHECK(o.exit_code == 2);
+  CHECK(o.stderr_text.find("field 'scenario' is not a string") != std::string::npos);
+}
+
+TEST_CASE("a hello nested thousands of levels deep is refused before yaml-cpp recurses into it") {
+  std::string deep = R"({"type":"hello","version":2,"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
+  auto o = feed_agent({deep});
+  CHECK(o.exit_code == 2);
+  CHECK(o.stderr_text.find("internal error") == std::string::npos);
+}
+
+TEST_CASE("before the token, a hello bigger than 64 KiB is not read") {
+  std::string big = R"({"type":"hello","version":2,"pad":")" + std::string(1 << 20, 'x') + "\"}";
+  auto o = feed_agent({big});
+  CHECK(o.exit_code == 2);
+  CHECK(o.stderr_text.find("-byte message (limit 65536)") != std::string::npos);
+}
+
+TEST_CASE("the typed field reader names the field and what it should be") {
+  std::string err;
+  auto n = qpo::cluster::parse_message(R"({"type":"barrier","ok":"yes"})", &err);
+  REQUIRE(n);
+  CHECK_THROWS_WITH_AS(qpo::cluster::field<bool>(*n, "ok"), "field 'ok' is not true or false", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(qpo::cluster::field<std::string>(*n, "name"), "field 'name' is missing", qpo::cluster::ProtocolError);
+  CHECK(qpo::cluster::field_or<int>(*n, "absent", 7) == 7);
+}
