@@ -28,10 +28,13 @@ struct Agent {
   bool done = false;          // sent its report (or failed for good)
   bool failed = false;        // died, went silent, or refused
   std::string failure;        // why, with the phase
+  int failed_as = 0;          // 1 for the first agent to fail, 2 for the next, ...
   std::string phase = "start";
   report::RunReport report;
   std::optional<YAML::Node> pending;  // the exchange/barrier request it is waiting on
 };
+
+int g_failures = 0;  // agents failed so far in this run, for their order
 
 std::string msg_type(const YAML::Node& n) { return field<std::string>(n, "type"); }
 
@@ -40,6 +43,7 @@ bool send(Agent& a, const std::string& json) {
   if (write_message(a.conn.write_fd, json, &err)) return true;
   a.failed = true;
   a.done = true;
+  a.failed_as = ++g_failures;
   a.failure = "host " + a.host + " (" + a.conn.description + "): lost during " + a.phase + ": " + err;
   return false;
 }
@@ -48,6 +52,7 @@ void fail(Agent& a, const std::string& why) {
   if (a.failed) return;
   a.failed = true;
   a.done = true;
+  a.failed_as = ++g_failures;
   a.failure = "host " + a.host + " (" + a.conn.description + "): " + why;
   std::string how = reap(a.conn.pid, false);
   if (!how.empty()) a.failure += " (agent " + how + ")";
@@ -281,8 +286,12 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
   }
   // merge_reports prefixes "host X: " itself; keep failure texts that already name the host.
   auto merged = exec::merge_reports(s, parts, hosts);
-  for (auto& a : agents)
-    if (a.failed && merged.reason.find(a.failure) != std::string::npos) merged.reason = a.failure;
+  // An agent the controller lost (or that broke the protocol) is the cause; what the other
+  // hosts then saw ("no progress for 5000 ms") are symptoms. The first one lost is the headline.
+  const Agent* first = nullptr;
+  for (const auto& a : agents)
+    if (a.failed && (!first || a.failed_as < first->failed_as)) first = &a;
+  if (first && merged.verdict == report::Verdict::Fail) merged.reason = first->failure;
   return merged;
 }
 

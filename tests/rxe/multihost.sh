@@ -39,8 +39,9 @@ check "agent b killed at bring-up" 1 "host b .*went away during" -- \
   env QPO_AGENT_FAULT=b:die:bring-up "$QPO" run --no-lab --agents --local "$S"
 check "agent a killed during the exchange" 1 "host a .*went away during setup" -- \
   env QPO_AGENT_FAULT=a:die:exchange "$QPO" run --no-lab --agents --local "$S"
-check "agent b killed mid-workload" 1 "host b .*went away during" -- \
-  env QPO_AGENT_FAULT="b:die-later:workloads ready" "$QPO" run --no-lab --agents --local "$S"
+# The headline (the verdict line) names the cause, the lost host, not a survivor's symptom.
+check "agent b killed mid-workload" 1 "^FAIL two-host-rc-ud[^:]*: host b .*went away during" -- \
+  env QPO_AGENT_FAULT="b:die-later:prepare rc_write, ud_a1" "$QPO" run --no-lab --agents --local "$S"
 check "agent b never answers (phase timeout)" 1 "host b .*no answer within 8 s" -- \
   env QPO_AGENT_FAULT=b:hang:smoke "$QPO" run --no-lab --agents --local --phase-timeout 8 "$S"
 check "protocol version mismatch" 1 "protocol version 99" -- \

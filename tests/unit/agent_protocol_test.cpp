@@ -18,7 +18,7 @@ namespace {
 
 struct Outcome {
   int exit_code = -1;
-  std::string reply;   // the agent's answer, if any
+  std::string reply;   // the agent's answers, one per line
   std::string stderr_text;
 };
 
@@ -48,7 +48,7 @@ Outcome feed_agent(const std::vector<std::string>& frames) {
   for (const auto& f : frames) qpo::cluster::write_message(in[1], f, &e);
   close(in[1]);
   Outcome o;
-  if (auto m = qpo::cluster::read_message(out[0], 60000, &e)) o.reply = *m;
+  while (auto m = qpo::cluster::read_message(out[0], 60000, &e)) o.reply += *m + "\n";  // every answer
   char buf[4096];
   ssize_t n;
   while ((n = read(err[0], buf, sizeof buf)) > 0) o.stderr_text.append(buf, static_cast<size_t>(n));
@@ -110,4 +110,10 @@ TEST_CASE("the typed field reader names the field and what it should be") {
   CHECK_THROWS_WITH_AS(qpo::cluster::field<bool>(*n, "ok"), "field 'ok' is not true or false", qpo::cluster::ProtocolError);
   CHECK_THROWS_WITH_AS(qpo::cluster::field<std::string>(*n, "name"), "field 'name' is missing", qpo::cluster::ProtocolError);
   CHECK(qpo::cluster::field_or<int>(*n, "absent", 7) == 7);
+}
+
+TEST_CASE("an agent asked to run a host the scenario lacks refuses, naming the hosts it has") {
+  auto o = feed_agent({kHello, R"({"type":"run","host":"nope","file":"x.yaml","scenario":"version: 1\nhosts: { a: {} }\ndevices: { d: { host: a } }\n"})"});
+  CHECK(o.exit_code == 2);
+  CHECK(o.reply.find("host nope is not in the scenario (its hosts: a)") != std::string::npos);
 }
