@@ -2,7 +2,8 @@
 # The run report lists steps in the order they happened, whatever the executor does to keep
 # text out of the timed bring-up window (src/exec/deferred_lines.h): creates, then the
 # transitions before the exchange and the receives, then the published values, then RTR/RTS,
-# each line with its host, verb, object and mask text. Runs inside the lab guest.
+# each line with its host, verb, object and mask text (the plan's steps: the port and GID
+# queries, the exchange's publish and resolve). Runs inside the lab guest.
 #   tests/rxe/report_order.sh QPO_BINARY
 set -u
 QPO=${1:?usage: report_order.sh QPO_BINARY}
@@ -27,7 +28,9 @@ steps() {
 }
 
 got=$(steps scenarios/rc-write-pair.yaml | grep -E '^(setup|bring-up|exchange) ' | grep -v 'ibv_open_device\|ibv_alloc_pd\|ibv_reg_mr\|ibv_create_cq')
-want="setup ibv_create_qp qa ok
+want="setup ibv_query_port da ok
+setup ibv_query_gid da ok
+setup ibv_create_qp qa ok
 setup ibv_create_qp qa info
 setup ibv_create_qp qb ok
 setup ibv_create_qp qb info
@@ -37,6 +40,7 @@ bring-up ibv_post_recv qa ok
 bring-up ibv_post_recv qb ok
 exchange publish qa info
 exchange publish qb info
+exchange resolve a info
 bring-up ibv_modify_qp qa ok INIT->RTR
 bring-up ibv_modify_qp qa ok RTR->RTS
 bring-up ibv_modify_qp qb ok INIT->RTR
