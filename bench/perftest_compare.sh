@@ -236,8 +236,9 @@ per_iteration() {
 }
 
 # The bandwidth tests' runs are short (~0.1-2 s) and fall into the emulator's slow mode as a
-# whole or not at all, fresh processes of either tool alike (docs/lua.md, session 9), so the
-# per-round ratio may compare a fast run with a slow one. Printed besides: each tool's median
+# whole or not at all, fresh processes of either tool alike
+# (bench/results/2026-11-24-perftest-series.md), so the per-round ratio may compare a fast run
+# with a slow one. Printed besides: each tool's median
 # over its fast runs (within 20% of the best run of either tool in the series) and how many of
 # its runs were slow - like with like, and whether one tool falls into the slow mode more often.
 per_run_mode() {
