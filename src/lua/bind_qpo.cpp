@@ -1,4 +1,5 @@
 // The global `qpo` table: what every state (workers and control) gets.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -123,24 +124,22 @@ int l_status_name(lua_State* L) {
   return 1;
 }
 
-std::string concat_args(lua_State* L, int from) {
-  std::string line;
-  int n = lua_gettop(L);
-  for (int i = from; i <= n; ++i) {
-    size_t len = 0;
-    const char* s = luaL_tolstring(L, i, &len);
-    if (i > from) line += '\t';
-    line.append(s, len);
-    lua_pop(L, 1);
-  }
-  return line;
-}
-
-// print(...) and qpo.log(...): one line to the executor's log (stderr by default).
+// print(...) and qpo.log(...): one line of script output (WorkerCtx::script_line).
 int l_print(lua_State* L) {
-  std::string line = concat_args(L, 1);  // luaL_tolstring may raise: no guarded() needed, line is ours
+  int n = lua_gettop(L);
+  // Every argument becomes a string on the stack first: luaL_tolstring may raise (a __tostring,
+  // a full heap), which must happen before any C++ object exists in this frame.
+  luaL_checkstack(L, n, "print");
+  for (int i = 1; i <= n; ++i) luaL_tolstring(L, i, nullptr);
   return guarded(L, [&] {
-    ctx(L).log(line);
+    std::string line;
+    for (int i = 1; i <= n; ++i) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, n + i, &len);
+      if (i > 1) line += '\t';
+      line.append(s, std::min(len, kMaxScriptLine + 1 - std::min(line.size(), kMaxScriptLine + 1)));
+    }
+    ctx(L).script_line(line);
     return 0;
   });
 }

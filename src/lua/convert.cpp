@@ -8,9 +8,27 @@ namespace qpo::lua {
 
 namespace {
 constexpr int kMaxDepth = 32;
+// A value that leaves a state is copied into C++ memory, outside the Lua heap's limit: a table
+// that appears twice is copied twice, so thirty levels of `t = {t, t}` (a few hundred bytes of
+// Lua) would be 2^30 nodes. The copy counts what it makes.
+constexpr size_t kMaxNodes = size_t{1} << 22, kMaxBytes = size_t{256} << 20;
 
-Value convert(lua_State* L, int index, const std::string& path, int depth) {
+struct Budget {
+  size_t nodes = 0, bytes = 0;
+  void take(size_t n_bytes, const std::string& path) {
+    bytes += n_bytes + sizeof(Value);
+    if (++nodes > kMaxNodes || bytes > kMaxBytes)
+      throw ArgError(path + ": the value is too large to leave the Lua state (more than " + std::to_string(kMaxNodes) +
+                     " values or " + std::to_string(kMaxBytes >> 20) +
+                     " MiB; a table that appears several times is copied each time)");
+  }
+};
+
+Value convert(lua_State* L, int index, const std::string& path, int depth, Budget& budget) {
   index = lua_absindex(L, index);
+  size_t string_bytes = 0;
+  if (lua_type(L, index) == LUA_TSTRING) lua_tolstring(L, index, &string_bytes);
+  budget.take(string_bytes, path);
   switch (lua_type(L, index)) {
     case LUA_TNIL: return {};
     case LUA_TBOOLEAN: return Value(lua_toboolean(L, index) != 0);
@@ -34,14 +52,14 @@ Value convert(lua_State* L, int index, const std::string& path, int depth) {
   lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, index));
   for (lua_Integer i = 1; i <= n; ++i) {
     lua_rawgeti(L, index, i);
-    t.push_back(convert(L, -1, path + "[" + std::to_string(i) + "]", depth + 1));
+    t.push_back(convert(L, -1, path + "[" + std::to_string(i) + "]", depth + 1, budget));
     lua_pop(L, 1);
   }
   lua_pushnil(L);
   while (lua_next(L, index) != 0) {
     if (lua_type(L, -2) == LUA_TSTRING) {
       std::string key = lua_tostring(L, -2);
-      t[key] = convert(L, -1, path + "." + key, depth + 1);
+      t[key] = convert(L, -1, path + "." + key, depth + 1, budget);
     } else if (lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && lua_tointeger(L, -2) <= n) {
       // already taken as part of the sequence
     } else {
@@ -55,7 +73,10 @@ Value convert(lua_State* L, int index, const std::string& path, int depth) {
 }
 }  // namespace
 
-Value to_value(lua_State* L, int index, const std::string& path) { return convert(L, index, path, 0); }
+Value to_value(lua_State* L, int index, const std::string& path) {
+  Budget budget;
+  return convert(L, index, path, 0, budget);
+}
 
 void push_value(lua_State* L, const Value& v) {
   switch (v.kind()) {

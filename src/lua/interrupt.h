@@ -29,6 +29,13 @@ class InterruptScope {
   lua_State* L_;
 };
 
+// A coroutine is a Lua thread of its own, which the signal handler cannot reach: it gets a
+// count hook that, every kCoroutinePollInstructions instructions, raises the scope's reason
+// once an interrupt is pending. Scripts rarely run hot loops in coroutines; the per-WR hook
+// path runs in the worker's main thread and pays nothing.
+constexpr int kCoroutinePollInstructions = 1000;
+void watch_coroutine(lua_State* co);
+
 // Asks `thread` to raise its scope's reason; nothing happens when it has no scope open (then
 // ask again later: it may be about to open one).
 void interrupt(pthread_t thread);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dataplane/cq_router.h"
@@ -56,6 +57,8 @@ struct Shared {
   }
 };
 
+constexpr size_t kMaxScriptLine = 4096, kMaxScriptOutput = size_t{1} << 20;
+
 struct WorkerCtx {
   Shared* shared = nullptr;
   std::string name = "control", role;
@@ -65,11 +68,25 @@ struct WorkerCtx {
   int timeout_ms = 10000;
   std::string error_status, error_qp;              // from the last data path error
   int traceback_ref = 0;                           // registry ref of the message handler
+  std::string unfinished_line;                     // io.write text after its last newline
+  size_t output_shown = 0, output_cut = 0, lines_cut = 0;
 
   dataplane::Endpoint* endpoint(const std::string& name) const;
   // The endpoint's receive pool (run_workload creates them before the workers start).
   dataplane::RecvPool& pool(dataplane::Endpoint& ep);
   void log(const std::string& line) const;
+  // print(), qpo.log() and io.write(): the script's output goes to log() (stderr, marked with
+  // the worker's name), never to stdout, which may carry a JSON document. Each line is made
+  // printable and cut at kMaxScriptLine bytes; past kMaxScriptOutput bytes per state the rest
+  // is counted, not shown. script_write completes lines (io.write); flush_script_output shows
+  // an unfinished line and the count of what was cut (the destructor calls it).
+  void script_line(std::string_view line);
+  void script_write(std::string_view text);
+  void flush_script_output();
+  WorkerCtx() = default;
+  WorkerCtx(const WorkerCtx&) = delete;
+  WorkerCtx& operator=(const WorkerCtx&) = delete;
+  ~WorkerCtx() { flush_script_output(); }
   bool stopping() const { return shared && shared->stop.load(std::memory_order_relaxed); }
 };
 

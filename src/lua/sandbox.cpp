@@ -13,6 +13,7 @@
 
 #include "lua/embedded.h"
 #include "lua/guard.h"
+#include "lua/runtime.h"
 #include "lua/state.h"
 
 namespace qpo::lua {
@@ -130,15 +131,19 @@ int searcher(lua_State* L) {
   });
 }
 
+// io.write(...): script output like print's (WorkerCtx::script_write), never stdout.
 int io_write(lua_State* L) {
   int n = lua_gettop(L);
-  for (int i = 1; i <= n; ++i) {
-    size_t len = 0;
-    const char* s = luaL_tolstring(L, i, &len);
-    fwrite(s, 1, len, stdout);
-    lua_pop(L, 1);
-  }
-  return 0;
+  luaL_checkstack(L, n, "io.write");
+  for (int i = 1; i <= n; ++i) luaL_tolstring(L, i, nullptr);  // may raise: before any C++ object
+  return guarded(L, [&] {
+    for (int i = 1; i <= n; ++i) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, n + i, &len);
+      ctx(L).script_write(std::string_view(s, len));
+    }
+    return 0;
+  });
 }
 
 void remove_fields(lua_State* L, const char* lib, std::initializer_list<const char*> names) {

@@ -1,6 +1,7 @@
 #pragma once
 // One lua_State: standard libraries, the sandbox, the qpo bindings and prelude, and protected
 // calls whose errors carry the script's file:line and a traceback. Internal to src/lua.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,14 @@ class State {
 
   // Compiles and runs `text` (text chunks only). Throws ScriptError.
   void run_chunk(const std::string& text, const std::string& chunkname);
+  // Whether global `global` is a function; the lookup is protected too (throws ScriptError).
   bool has_function(const std::string& global) const;
-  // Calls global `fn` with the `nargs` values on top of the stack; returns its first result
-  // as a plain value. Throws ScriptError (message with file:line, and the traceback).
-  Value call(const std::string& fn, int nargs);
+  // Calls global `fn` with the arguments `push_args` pushes (it returns how many), all inside
+  // a protected call: a lookup that runs a script's metamethod, or a push that meets a full
+  // heap, fails the call instead of aborting. Returns fn's first result as a plain value.
+  // Throws ScriptError (message with file:line, and the traceback), cut to a few KiB.
+  Value call(const std::string& fn, const std::function<int(lua_State*)>& push_args);
+  Value call(const std::string& fn, const Value& arg);
 
  private:
   lua_State* L_;

@@ -14,6 +14,7 @@
 #include "lua/embedded.h"
 #include "lua/guard.h"
 #include "lua/interrupt.h"
+#include "lua/isolate.h"
 #include "lua/limits.h"
 #include "lua/runtime.h"
 #include "lua/state.h"
@@ -77,8 +78,7 @@ Value control_setup(State& control, const ScriptSource& src, const WorkloadSpec&
     throw ScriptError(src.chunkname.substr(1) + ": defines no function for any role (" + roles + ") and no run()");
   }
   if (!control.has_function("setup")) return spec.args;
-  push_value(control.get(), spec.args.is_table() ? spec.args : Value::table());
-  Value completed = control.call("setup", 1);
+  Value completed = control.call("setup", spec.args.is_table() ? spec.args : Value::table());
   return completed.is_nil() ? spec.args : completed;
 }
 
@@ -138,15 +138,20 @@ struct Joiner {
 // w:running() turns false, returning partial results) before it is interrupted.
 constexpr auto kStopGrace = std::chrono::seconds(3);
 
-// report() runs on the executor's thread, in the control state: while it runs, a watcher
-// interrupts it as the relay interrupts workers (at once when this host is told to stop,
-// after kStopGrace on SIGINT), so a report() that never returns cannot hold the run.
-class ReportWatch {
+// The control state of a run holds the script, setup()'s args and report()'s copy of every
+// worker's results.
+constexpr size_t kControlStateBytes = size_t{1} << 30;
+
+// The script's top level, setup() and report() run on the executor's thread, in the control
+// state: while they run, a watcher interrupts them as the relay interrupts workers (at once
+// when this host is told to stop, after kStopGrace on SIGINT), so code that never returns
+// cannot hold the run.
+class ControlWatch {
  public:
-  ReportWatch(const Callbacks& cb, std::string& why) : cb_(cb), why_(why), self_(pthread_self()) {
+  ControlWatch(const Callbacks& cb, std::string& why) : cb_(cb), why_(why), self_(pthread_self()) {
     if (cb.stop || cb.cancel) thread_ = std::thread([this] { watch(); });
   }
-  ~ReportWatch() {
+  ~ControlWatch() {
     {
       std::lock_guard lock(m_);
       done_ = true;
@@ -154,8 +159,8 @@ class ReportWatch {
     cv_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
-  ReportWatch(const ReportWatch&) = delete;
-  ReportWatch& operator=(const ReportWatch&) = delete;
+  ControlWatch(const ControlWatch&) = delete;
+  ControlWatch& operator=(const ControlWatch&) = delete;
 
  private:
   void watch() {
@@ -204,16 +209,30 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
   ScriptSource src;
   Value args;
   std::vector<std::string> entries;
-  Policy policy;
+  Policy policy, control_policy;
+  // The control state's top level and setup() get validate's time limit (they are the code
+  // validate ran) and a memory bound that leaves room for report()'s copy of the results.
+  Limits control_limits;
+  control_limits.bytes = kControlStateBytes;
   std::unique_ptr<State> control;
   try {
     src = resolve_script(spec.script, spec.source);
     policy = policy_for(spec, src);
-    control = std::make_unique<State>(control_ctx, policy);
-    args = control_setup(*control, src, spec);
+    control_policy = policy;
+    control_policy.limits = &control_limits;
+    control = std::make_unique<State>(control_ctx, control_policy);
+    {
+      ControlWatch watch(cb, shared.interrupt_why);
+      InterruptScope scope(control->get(), &shared.interrupt_why);  // its end disarms the deadline too
+      control_limits.phase = "the script's top level";
+      arm_deadline(control->get(), control_limits);
+      args = control_setup(*control, src, spec, &control_limits);
+      if (std::string hit = control_limits.exceeded(); !hit.empty()) throw ScriptError(hit);
+    }
     for (const auto& w : spec.workers) entries.push_back(entry_for(*control, w.role));
   } catch (const std::exception& e) {
-    out.error = e.what();
+    std::string hit = control_limits.exceeded();
+    out.error = !hit.empty() && std::string(e.what()).find(hit) == std::string::npos ? hit : e.what();
     return out;
   }
 
@@ -279,8 +298,10 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
         State state(w, policy);
         InterruptScope scope(state.get(), &shared.interrupt_why);
         state.run_chunk(src.text, src.chunkname);
-        push_worker(state.get(), w, args);
-        res.result = state.call(entries[i], 1);
+        res.result = state.call(entries[i], [&](lua_State* L) {
+          push_worker(L, w, args);
+          return 1;
+        });
         res.ok = true;
       } catch (const ScriptError& e) {
         res.error = e.what();
@@ -355,7 +376,14 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       out.ok = false;
     }
   }
-  if (control->has_function("report")) {
+  bool has_report = false;
+  try {
+    has_report = control->has_function("report");  // the lookup runs the script's metamethods
+  } catch (const std::exception& e) {
+    if (out.ok) out.error = std::string("report(): ") + e.what();
+    out.ok = false;
+  }
+  if (has_report) {
     Value results = Value::table();
     for (const auto& r : out.workers) {
       Value& v = results[r.name];
@@ -367,10 +395,9 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       v["result"] = r.result;
     }
     try {
-      ReportWatch watch(cb, shared.interrupt_why);
+      ControlWatch watch(cb, shared.interrupt_why);
       InterruptScope scope(control->get(), &shared.interrupt_why);
-      push_value(control->get(), results);
-      out.summary = control->call("report", 1);
+      out.summary = control->call("report", results);
     } catch (const std::exception& e) {
       if (out.ok) out.error = std::string("report(): ") + e.what();
       out.ok = false;
@@ -379,9 +406,10 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
   return out;
 }
 
-std::string check_workload(const WorkloadSpec& spec) {
-  if (auto e = check_spec(spec, nullptr); !e.empty()) return e;
-  Limits limits;  // validate runs user code with no device and no timeout behind it: bound it
+namespace {
+
+// The check itself, in the child of run_isolated: a limited state, the deadline armed.
+std::string check_in_child(const WorkloadSpec& spec, Limits& limits) {
   try {
     ScriptSource src = resolve_script(spec.script, spec.source);
     Policy policy = policy_for(spec, src);
@@ -399,7 +427,18 @@ std::string check_workload(const WorkloadSpec& spec) {
     if (!limit.empty() && std::string(e.what()).find(limit) == std::string::npos) return limit;
     return e.what();
   }
-  return "";
+  // `return pcall(loop)` catches the limit's error and returns without another instruction
+  // for the hook to raise it again: a limit that was hit fails the check all the same.
+  return limits.exceeded();
+}
+
+}  // namespace
+
+std::string check_workload(const WorkloadSpec& spec) {
+  if (auto e = check_spec(spec, nullptr); !e.empty()) return e;
+  Limits limits;  // validate runs user code with no device and no timeout behind it: bound it
+  return run_isolated([&] { return check_in_child(spec, limits); }, limits.time,
+                      "the script's top level or setup()");
 }
 
 std::vector<std::string> builtin_workloads() { return builtin_names(); }

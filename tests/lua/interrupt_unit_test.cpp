@@ -130,3 +130,24 @@ TEST_CASE("a report() that never returns is interrupted too, when the host is to
   CHECK(contains(r.error, "report(): inline.lua:3: stopped: no answer within 5 s"));
   CHECK(r.workers[0].ok);  // the worker itself had finished
 }
+
+TEST_CASE("a loop inside a coroutine (coroutine.wrap) is interrupted too") {
+  auto t = run_and_stop("function run(w)\n  local f = coroutine.wrap(function() while true do end end)\n  f()\nend\n", false);
+  CHECK_FALSE(t.result.ok);
+  INFO(t.result.error);
+  CHECK(contains(t.result.error, "stopped: no answer within 5 s during workload 'w' (--phase-timeout)"));
+}
+
+TEST_CASE("a loop inside a resumed coroutine is interrupted, and so is the worker that resumed it") {
+  auto t = run_and_stop(
+      "function run(w)\n  local co = coroutine.create(function() while true do end end)\n"
+      "  local ok, err = coroutine.resume(co)\n  return err\nend\n",
+      false);
+  CHECK_FALSE(t.result.ok);
+  REQUIRE(t.result.workers.size() == 2);
+  for (const auto& w : t.result.workers) {
+    INFO(w.error);
+    CHECK_FALSE(w.ok);
+    CHECK(contains(w.error, "stopped: no answer within 5 s"));
+  }
+}

@@ -5,6 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "lua/workload.h"
 #include "lua_fixture.h"
@@ -90,10 +94,15 @@ TEST_CASE("dofile and loadfile only reach the allowed directories") {
 }
 
 TEST_CASE("a workload script that is not a regular file is refused, not read forever") {
+  // A symlink named .lua to an endless device.
+  auto path = std::filesystem::temp_directory_path() / ("qpo-lua-zero-" + std::to_string(::getpid()) + ".lua");
+  std::filesystem::create_symlink("/dev/zero", path);
   qpo::lua::WorkloadSpec spec;
-  spec.script = "/dev/zero";
+  spec.script = path.string();
   spec.workers = {{"qa", "initiator", {"qa"}}};
-  CHECK(qpo::lua::check_workload(spec).find("workload script '/dev/zero' is not a regular file") != std::string::npos);
+  CHECK(qpo::lua::check_workload(spec).find("workload script '" + path.string() + "' is not a regular file") !=
+        std::string::npos);
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("a workload script larger than the limit is refused with its size") {
@@ -161,4 +170,135 @@ TEST_CASE("validate: a setup() that allocates without bound fails at 64 MiB, nam
       "function setup(a) local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1 << 20) .. i end end", &s);
   CHECK(e == "setup() used more than 64 MiB");
   CHECK(s < 10);
+}
+
+TEST_CASE("validate: a raising __index on _G fails the lookup of setup() as a script error, not an abort") {
+  double s = 0;
+  std::string e = validate_inline(
+      "function initiator(w) end\nsetmetatable(_G, {__index = function(t, k) error('no ' .. k) end})", &s);
+  CHECK(e.find("looking up setup(): ") != std::string::npos);
+  CHECK(e.find("no setup") != std::string::npos);
+}
+
+TEST_CASE("validate: finalizers are refused, since Lua runs them where no time limit can stop them") {
+  double s = 0;
+  std::string e = validate_inline(
+      "function initiator(w) end\nsetmetatable({}, {__gc = function() while true do end end})", &s);
+  CHECK(e.find("setmetatable: finalizers (__gc) are not available to scripts") != std::string::npos);
+}
+
+TEST_CASE("validate: a setup() asleep in qpo.sleep is stopped from outside after the limit") {
+  double s = 0;
+  std::string e = validate_inline("function initiator(w) end\nfunction setup(a) qpo.sleep(1e9) end", &s);
+  CHECK(e.find("the script's top level or setup() did not finish within 2 s (stopped from outside") == 0);
+  CHECK(s < 60);
+}
+
+TEST_CASE("validate: a pattern match that backtracks for hours is stopped from outside after the limit") {
+  double s = 0;
+  std::string e = validate_inline(
+      "function initiator(w) end\n"
+      "function setup(a) string.find(string.rep('a', 40), string.rep('a*', 40) .. 'b') end", &s);
+  CHECK(e.find("did not finish within 2 s (stopped from outside") != std::string::npos);
+  CHECK(s < 60);
+}
+
+TEST_CASE("validate: a tail-called pcall that catches the limit's error still fails the check") {
+  double s = 0;
+  std::string e = validate_inline(
+      "function initiator(w) end\nfunction setup(a) return pcall(function() while true do end end) end", &s);
+  CHECK(e == "setup() did not finish within 2 s");
+}
+
+TEST_CASE("validate: the script's output goes to stderr, so a JSON document on stdout stays whole") {
+  // The check runs in a child whose stdout is its stderr: capture this process's stdout.
+  std::fflush(stdout);
+  FILE* tmp = std::tmpfile();
+  REQUIRE(tmp);
+  int saved = dup(1);
+  dup2(fileno(tmp), 1);
+  double s = 0;
+  std::string e = validate_inline(
+      "function initiator(w) end\nio.write('{\"forged\": true}')\nfunction setup(a) print('hello') end", &s);
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  std::rewind(tmp);
+  char buf[64] = {0};
+  size_t n = std::fread(buf, 1, sizeof buf - 1, tmp);
+  std::fclose(tmp);
+  CHECK(e == "");
+  CHECK(n == 0);
+}
+
+TEST_CASE("a script file whose name does not end in .lua is not read (a syntax error would quote it)") {
+  qpo::lua::WorkloadSpec spec;
+  spec.script = "/etc/passwd";
+  spec.workers = {{"qa", "initiator", {"qa"}}};
+  CHECK(qpo::lua::check_workload(spec) == "workload script '/etc/passwd': not a .lua file (a script file's name ends in .lua)");
+}
+
+TEST_CASE("run: a raising __index on _G fails the lookup of report(), after the workers' results") {
+  FakeEndpoints f;
+  auto r = run_inline(f, "function setup(a) return a end\nfunction initiator(w) return 7 end\nsetmetatable(_G, {__index = function(t, k) error('no ' .. k) end})");
+  CHECK_FALSE(r.ok);
+  CHECK(r.error.find("report(): looking up report(): ") == 0);
+  CHECK(r.error.find("no report") != std::string::npos);
+  REQUIRE(r.workers.size() == 1);
+  CHECK(r.workers[0].ok);
+  CHECK(r.workers[0].result.as_int() == 7);
+}
+
+TEST_CASE("run: setup() has validate's time limit") {
+  FakeEndpoints f;
+  auto r = run_inline(f, "function initiator(w) end\nfunction setup(a) while true do end end");
+  CHECK_FALSE(r.ok);
+  CHECK(r.error == "setup() did not finish within 2 s");
+}
+
+TEST_CASE("run: a result made of one table shared thirty levels deep is refused, not copied 2^30 times") {
+  FakeEndpoints f;
+  auto r = run_inline(f, "function initiator(w) local t = {} for i = 1, 30 do t = {t, t} end return t end");
+  CHECK_FALSE(r.ok);
+  CHECK(r.error.find("the value is too large to leave the Lua state (more than 4194304 values") != std::string::npos);
+}
+
+TEST_CASE("run: an error() message of 40 MiB is cut and counted") {
+  FakeEndpoints f;
+  auto r = run_inline(f, "function initiator(w) error(string.rep('x', 40 << 20)) end");
+  CHECK_FALSE(r.ok);
+  CHECK(r.error.size() < 8192);
+  CHECK(r.error.find(" more bytes]") != std::string::npos);
+}
+
+namespace {
+
+std::vector<std::string> output_of(const std::string& source) {
+  FakeEndpoints f;
+  std::vector<std::string> lines;
+  qpo::lua::Callbacks cb;
+  cb.log = [&](const std::string&, const std::string& line) { lines.push_back(line); };
+  auto r = run_inline(f, source, 1, true, qpo::lua::Value::table(), cb);
+  CHECK_MESSAGE(r.ok, r.error);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("io.write is script output like print: whole lines to the log, never stdout") {
+  auto lines = output_of("function initiator(w) io.write('{\"forged\": ', 'true}\\nsecond') end");
+  CHECK(lines == std::vector<std::string>{"{\"forged\": true}", "second"});
+}
+
+TEST_CASE("script output is printable: escape sequences cannot drive the terminal") {
+  auto lines = output_of("function initiator(w) print('UD\\27]0;TITLE\\7\\27[2J') end");
+  CHECK(lines == std::vector<std::string>{"UD\\x1B]0;TITLE\\x07\\x1B[2J"});
+}
+
+TEST_CASE("print in a loop shows 1 MiB, then counts the rest") {
+  auto lines = output_of("function initiator(w) for i = 1, 100000 do print(string.rep('x', 99)) end end");
+  REQUIRE(lines.size() > 2);
+  CHECK(lines.size() < 11000);
+  CHECK(lines[lines.size() - 2] == "(the script printed 1 MiB; the rest of its output is counted, not shown)");
+  CHECK(lines.back().find("(script output not shown: ") == 0);
 }
