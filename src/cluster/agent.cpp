@@ -183,6 +183,12 @@ int serve_checked(int in, int out, const AgentOptions& o) {
       return 2;
     }
   }
+  if (o.authenticated)
+    if (std::string refusal = o.authenticated(); !refusal.empty()) {
+      send_error(out, refusal);
+      std::cerr << "qpo agent: refused a controller: " << refusal << "\n";
+      return 2;
+    }
   {
     util::JsonWriter w(false);
     char name[256] = {0};
@@ -192,7 +198,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
     w.begin_object().field("type", "hello").field("version", mine).field("hostname", name).end_object();
     if (!write_message(out, w.str(), &err)) return 2;
   }
-  auto run_text = read_message(in, o.hello_timeout_ms, &err);
+  auto run_text = read_message(in, o.run_request_timeout_ms, &err);
   if (!run_text) {
     std::cerr << "qpo agent: no run request: " << err << "\n";
     return 2;
@@ -251,36 +257,6 @@ int serve_controller(int in, int out, const AgentOptions& o) {
     send_error(out, std::string("malformed message: ") + e.what());
     std::cerr << "qpo agent: malformed message from the controller: " << e.what() << "\n";
     return 2;
-  }
-}
-
-int listen_for_controllers(const std::string& spec, const std::string& token_file, AgentOptions o) {
-  std::string token, err;
-  if (!read_token_file(token_file, &token, &err)) {
-    std::cerr << "qpo agent: --listen needs --token-file: " << err << "\n";
-    return 2;
-  }
-  o.expected_token = token;
-  int lfd = listen_on(spec, &err);
-  if (lfd < 0) {
-    std::cerr << "qpo agent: " << err << "\n";
-    return 2;
-  }
-  std::cerr << "qpo agent: listening on " << bound_address(lfd) << "\n";
-  // SIGINT/SIGTERM (exec::request_stop) end the loop: poll, not a blocking accept.
-  for (;;) {
-    if (exec::stop_requested()) {
-      std::cerr << "qpo agent: stopped (signal)\n";
-      ::close(lfd);
-      return 0;
-    }
-    pollfd p{lfd, POLLIN, 0};
-    if (poll(&p, 1, 200) <= 0) continue;
-    int fd = accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    serve_controller(fd, fd, o);
-    ::close(fd);
-    if (std::getenv("QPO_AGENT_ONCE")) return 0;  // tests: serve one controller, then exit
   }
 }
 

@@ -4,20 +4,26 @@
 // scenario (the YAML text), options}, then answers to the agent's exchange/barrier requests;
 // agent -> controller: hello{version}, exchange{ok, directory}, barrier{name, ok}, and at
 // the end report{...} or error{message}. Every wait has a timeout.
+#include <functional>
 #include <string>
 
 namespace qpo::cluster {
 
 struct AgentOptions {
-  int hello_timeout_ms = 30000;     // the controller must speak first, soon
+  int hello_timeout_ms = 30000;     // the controller must speak first, soon (--listen: 5 s)
+  int run_request_timeout_ms = 30000;  // then, authenticated, send its run request
   int reply_timeout_ms = 900000;    // longest wait for a barrier answer (long workloads elsewhere)
   std::string expected_token;       // non-empty: hello must carry it (--listen mode)
+  // Called once the controller is authenticated; a non-empty answer refuses it with that
+  // message (--listen: another controller's run is in progress).
+  std::function<std::string()> authenticated;
 };
 
 // Serves one controller on (in_fd, out_fd); returns the process exit code.
 int serve_controller(int in_fd, int out_fd, const AgentOptions& o);
 
-// `qpo agent --listen SPEC --token-file F`: serves controllers one after another.
+// `qpo agent --listen SPEC --token-file F` (cluster/listener.cpp): handshakes concurrently, one
+// authenticated run at a time.
 int listen_for_controllers(const std::string& spec, const std::string& token_file, AgentOptions o);
 
 }  // namespace qpo::cluster

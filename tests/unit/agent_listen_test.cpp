@@ -12,8 +12,15 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cluster/launch.h"
+#include "cluster/codec.h"
+#include "cluster/wire.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 namespace {
 
@@ -74,6 +81,29 @@ struct Agent {
   }
 };
 
+// A TCP connection to the agent whose first stderr line was "qpo agent: listening on 127.0.0.1:PORT".
+int dial(const std::string& listening_line) {
+  int port = std::stoi(listening_line.substr(listening_line.rfind(':') + 1));
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  return fd;
+}
+
+// Sends a hello with `token` and returns the agent's answer (up to a minute on a busy machine).
+std::string hello(int fd, const std::string& token) {
+  std::string err;
+  REQUIRE(qpo::cluster::write_message(fd, "{\"type\":\"hello\",\"version\":" +
+                                              std::to_string(qpo::cluster::kProtocolVersion) + ",\"token\":\"" + token + "\"}",
+                                      &err));
+  auto answer = qpo::cluster::read_message(fd, 60000, &err);
+  return answer ? *answer : "(no answer: " + err + ")";
+}
+
 }  // namespace
 
 TEST_CASE("--listen with no address binds loopback and says where") {
@@ -113,4 +143,37 @@ TEST_CASE("a token shorter than 16 characters is refused by the reader both side
   CHECK_FALSE(qpo::cluster::read_token_file(path, &token, &error));
   CHECK(error == "the token file " + path + " must hold a secret of at least 16 characters on its first line");
   unlink(path.c_str());
+}
+
+TEST_CASE("idle connections that never say hello do not keep a controller out") {
+  std::string token = temp_file("0123456789abcdef-secret\n");
+  Agent a("127.0.0.1:0", token);
+  std::string line = a.first_line();
+  REQUIRE(line.rfind("qpo agent: listening on", 0) == 0);
+  // More idle connections than the agent keeps pending: the oldest are dropped for newer ones.
+  std::vector<int> idle;
+  for (int i = 0; i < 40; ++i) idle.push_back(dial(line));
+  int fd = dial(line);
+  std::string answer = hello(fd, "0123456789abcdef-secret");
+  CHECK(answer.find("\"type\":\"hello\"") != std::string::npos);
+  close(fd);
+  for (int i : idle) close(i);
+  CHECK(a.stop(SIGTERM) == 0);
+  unlink(token.c_str());
+}
+
+TEST_CASE("while one controller's run is in progress, another authenticated controller is told the agent is busy") {
+  std::string token = temp_file("0123456789abcdef-secret\n");
+  Agent a("127.0.0.1:0", token);
+  std::string line = a.first_line();
+  REQUIRE(line.rfind("qpo agent: listening on", 0) == 0);
+  int first = dial(line);
+  REQUIRE(hello(first, "0123456789abcdef-secret").find("\"type\":\"hello\"") != std::string::npos);
+  int second = dial(line);
+  CHECK(hello(second, "0123456789abcdef-secret") ==
+        "{\"type\":\"error\",\"message\":\"busy: this agent is running another controller's scenario; try again when it ends\"}");
+  close(second);
+  close(first);
+  CHECK(a.stop(SIGTERM) == 0);
+  unlink(token.c_str());
 }
