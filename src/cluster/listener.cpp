@@ -52,9 +52,9 @@ class Listener {
     done_.wait(lock, [&] { return threads_ == 0; });
   }
 
-  bool served_a_run() {
+  bool served_one() {
     std::lock_guard lock(m_);
-    return runs_finished_ > 0;
+    return connections_finished_ > 0;
   }
 
  private:
@@ -72,10 +72,8 @@ class Listener {
     std::lock_guard lock(m_);
     pending_.remove(fd);  // it may have ended before authenticating
     ::close(fd);
-    if (ran) {
-      running_ = false;
-      ++runs_finished_;
-    }
+    if (ran) running_ = false;
+    ++connections_finished_;
     --threads_;
     done_.notify_all();
   }
@@ -84,7 +82,7 @@ class Listener {
   std::mutex m_;
   std::condition_variable done_;
   std::list<int> pending_;
-  int threads_ = 0, runs_finished_ = 0;
+  int threads_ = 0, connections_finished_ = 0;
   bool running_ = false;
 };
 
@@ -104,9 +102,9 @@ int listen_for_controllers(const std::string& spec, const std::string& token_fil
   }
   std::cerr << "qpo agent: listening on " << bound_address(lfd) << "\n";
   Listener listener(o);
-  bool once = std::getenv("QPO_AGENT_ONCE") != nullptr;  // tests: serve one controller's run, then exit
+  bool once = std::getenv("QPO_AGENT_ONCE") != nullptr;  // tests: serve one connection, then exit
   // SIGINT/SIGTERM (exec::request_stop) end the loop: poll, not a blocking accept.
-  while (!exec::stop_requested() && !(once && listener.served_a_run())) {
+  while (!exec::stop_requested() && !(once && listener.served_one())) {
     pollfd p{lfd, POLLIN, 0};
     if (::poll(&p, 1, 200) <= 0) continue;
     int fd = ::accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
