@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,12 +55,13 @@ int main(int argc, char** argv) {
   qpo::util::SourceText src("qp-rate.yaml", scenario_text(device, gid_index, pairs, cq_depth));
   qpo::diag::DiagSink sink;
   auto s = qpo::scenario::load_scenario(src, sink);
-  if (s) qpo::check::validate(*s, sink);
+  std::optional<qpo::check::Checked> checked;
+  if (s) checked = qpo::check::validate(*s, sink);
   if (!s || sink.has_errors()) {
     std::fprintf(stderr, "qp_rate_inproc: the generated scenario is invalid\n");
     return 2;
   }
-  auto plan = qpo::plan::build_plan(*s);
+  auto plan = qpo::plan::build_plan(*checked);
   qpo::exec::RunOptions o;
   o.smoke = false;
   int qps = 2 * pairs;
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
   auto round = [&](int r, double* c_rate, double* q_rate) {
     auto run_c = [&] { *c_rate = qps / rts_loop_run(device.c_str(), gid_index, pairs, cq_depth); };
     auto run_q = [&] {
-      auto rep = qpo::exec::run_scenario(*s, plan, o);
+      auto rep = qpo::exec::run_scenario(*checked, plan, o);
       if (rep.verdict != qpo::report::Verdict::Pass || rep.qps_at_rts != static_cast<size_t>(qps) ||
           rep.bringup_seconds <= 0) {
         std::fprintf(stderr, "qp_rate_inproc: qpo's run did not bring %d QPs up: %s\n", qps, rep.reason.c_str());

@@ -59,9 +59,9 @@ Times measure(const std::string& text, int runs) {
     auto t0 = Clock::now();
     auto s = qpo::scenario::load_scenario(src, sink);
     auto t1 = Clock::now();
-    qpo::check::validate(*s, sink);
+    auto checked = qpo::check::validate(*s, sink);
     auto t2 = Clock::now();
-    auto p = qpo::plan::build_plan(*s);
+    auto p = qpo::plan::build_plan(checked);
     auto t3 = Clock::now();
     qpo::util::JsonWriter w;
     qpo::plan::render_json(w, p);

@@ -2,7 +2,8 @@
 
 namespace qpo::check {
 
-void validate(scenario::Scenario& s, diag::DiagSink& sink) {
+Checked validate(const scenario::Scenario& loaded, diag::DiagSink& sink) {
+  scenario::Scenario s = loaded;
   check_references(s, sink);
   check_transitions(s, sink);
   check_timeline(s, sink);
@@ -10,6 +11,7 @@ void validate(scenario::Scenario& s, diag::DiagSink& sink) {
   check_cross_qp(s, sink);
   check_caps(s, sink);
   check_scripts(s, sink);
+  return Checked(std::move(s));
 }
 
 }  // namespace qpo::check

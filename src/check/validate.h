@@ -1,7 +1,8 @@
 #pragma once
 // Semantic validation of a loaded scenario. Passes run in order and all report into one sink:
 //   references  - every name points at an object of the right kind on the right device
-//   transitions - each ibv_modify_qp against the kernel's qp_state_table (fills defaults)
+//   transitions - each ibv_modify_qp against the kernel's qp_state_table (elaborates the copy:
+//                 from-states, masks, verdicts, defaults)
 //   values      - attribute ranges, enum values, ibv_reg_mr access rules, expected WC statuses
 //   cross_qp    - peers agree: types, PSNs, MTU, qkey; workloads have the access they need
 //   caps        - queue sizes that will overflow or exceed usual device limits (lint)
@@ -9,12 +10,14 @@
 // Running a script's setup(args) needs Lua: validate/validate.h adds it on top of these.
 // Codes: Q1xx structure (loader), Q2xx references, Q3xx state machine, Q4xx values,
 // Q5xx cross-QP, Q6xx capacity, Q7xx scripts. docs/diagnostics.md lists them all.
+#include "check/checked.h"
 #include "diag/diagnostic.h"
 #include "scenario/model.h"
 
 namespace qpo::check {
 
-void validate(scenario::Scenario& s, diag::DiagSink& sink);
+// Checks `s` and returns the elaborated copy (check/checked.h); `s` is not changed.
+Checked validate(const scenario::Scenario& s, diag::DiagSink& sink);
 
 void check_references(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_transitions(scenario::Scenario& s, diag::DiagSink& sink);

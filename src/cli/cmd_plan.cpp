@@ -27,7 +27,7 @@ Action add_plan(CLI::App& app) {
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "fix the errors above to see the plan", &l)) return code;
-    auto p = plan::build_plan(*l->scenario);
+    auto p = plan::build_plan(*l->checked);
     if (opts->out.format == "json") {
       util::JsonWriter w;
       plan::render_json(w, p);

@@ -87,7 +87,7 @@ Action add_run(CLI::App& app) {
       args.push_back(opts->file);
       return run_in_lab(args);
     }
-    auto p = plan::build_plan(*l->scenario, {!opts->no_smoke});
+    auto p = plan::build_plan(*l->checked, {!opts->no_smoke});
     exec::RunOptions ro;
     ro.timeout_ms = opts->timeout_ms;
     ro.smoke = !opts->no_smoke;
@@ -119,7 +119,7 @@ Action add_run(CLI::App& app) {
       }
       report = cluster::run_with_agents(l->source->text(), *l->scenario, co);
     } else {
-      report = exec::run_scenario(*l->scenario, p, ro);
+      report = exec::run_scenario(*l->checked, p, ro);
     }
     if (opts->out.format == "json") {
       util::JsonWriter w;

@@ -68,7 +68,7 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
   }
   l->source = std::make_unique<util::SourceText>(path == "-" ? "<stdin>" : path, std::move(text));
   l->scenario = scenario::load_scenario(*l->source, l->diags);
-  if (l->scenario) validate::validate(*l->scenario, l->diags);
+  if (l->scenario) l->checked = validate::validate(*l->scenario, l->diags);
   l->diags.sort();
   return l;
 }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "check/checked.h"
 #include "diag/diagnostic.h"
 #include "diag/render.h"
 #include "scenario/model.h"
@@ -14,7 +15,8 @@ namespace qpo::cli {
 
 struct LoadedScenario {
   std::unique_ptr<util::SourceText> source;
-  std::optional<scenario::Scenario> scenario;
+  std::optional<scenario::Scenario> scenario;  // as loaded
+  std::optional<check::Checked> checked;       // what validate made of it: plan and run use this
   diag::DiagSink diags;
   bool read_failed = false;   // could not read the file: a system error (exit 2)
   std::string read_error;

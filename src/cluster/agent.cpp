@@ -218,7 +218,8 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   util::SourceText source(file, scenario_text);
   diag::DiagSink diags;
   auto s = scenario::load_scenario(source, diags);
-  if (s) check::validate(*s, diags);
+  std::optional<check::Checked> checked;
+  if (s) checked = check::validate(*s, diags);
   if (s && !diags.has_errors() && !s->host(host)) {
     send_error(out, "host " + host + " is not in the scenario (its hosts: " + [&] {
       std::string names;
@@ -233,9 +234,9 @@ int serve_checked(int in, int out, const AgentOptions& o) {
     return 1;
   }
   ro.all_hosts_local = true;
-  auto p = plan::build_plan(*s, {ro.smoke});
+  auto p = plan::build_plan(*checked, {ro.smoke});
   PipeChannel channel(in, out, host, o.reply_timeout_ms);
-  auto report = exec::HostSession(*s, p, host, ro).run(channel);
+  auto report = exec::HostSession(*checked, p, host, ro).run(channel);
   if (!channel.problem().empty() && report.reason.find("another host failed") != std::string::npos)
     report.reason = channel.problem() + "; tore down";
   std::string msg = "{\"type\":\"report\",\"report\":" + report_json(report) + "}";

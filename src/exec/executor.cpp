@@ -32,8 +32,9 @@ using plan::Phase;
 
 }  // namespace
 
-HostSession::HostSession(const scenario::Scenario& s, const plan::Plan& p, std::string host, const RunOptions& o)
-    : s_(s), p_(p), o_(o) {
+HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std::string host, const RunOptions& o)
+    : s_(checked.model()), p_(p), o_(o) {
+  const scenario::Scenario& s = s_;
   st_.scenario = &s;
   st_.host = std::move(host);
   st_.report.scenario = s.name;
@@ -467,7 +468,8 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
   return st.report.add(std::move(r));
 }
 
-report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p, const RunOptions& o) {
+report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o) {
+  const scenario::Scenario& s = checked.model();
   for (const auto& h : s.hosts)
     if (h.address != "localhost" && h.address != "127.0.0.1" && h.address != "::1" && h.address != "local" &&
         !o.all_hosts_local) {
@@ -483,7 +485,7 @@ report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p,
   InProcessChannel channel(hosts, std::chrono::milliseconds(hosts.size() > 1 ? o.phase_timeout_ms : 0));
   std::vector<report::RunReport> parts(hosts.size());
   if (hosts.size() == 1) {
-    parts[0] = HostSession(s, p, hosts[0], o).run(channel.member(0));
+    parts[0] = HostSession(checked, p, hosts[0], o).run(channel.member(0));
   } else {
     // One thread per host: each blocks at the stages until the others arrive. This thread
     // watches the phase timeout for a round where every host is busy (and nobody waits).
@@ -493,7 +495,7 @@ report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p,
     size_t finished = 0;
     for (size_t i = 0; i < hosts.size(); ++i)
       threads.emplace_back([&, i] {
-        parts[i] = HostSession(s, p, hosts[i], o).run(channel.member(i));
+        parts[i] = HostSession(checked, p, hosts[i], o).run(channel.member(i));
         std::lock_guard lock(m);
         ++finished;
         cv.notify_all();

@@ -6,6 +6,7 @@
 // machine); remote hosts arrive with the agent (multi-host issue).
 #include <atomic>
 
+#include "check/checked.h"
 #include "plan/plan.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
@@ -21,7 +22,7 @@ struct RunOptions {
   int phase_timeout_ms = 120000;
 };
 
-report::RunReport run_scenario(const scenario::Scenario& s, const plan::Plan& p, const RunOptions& o);
+report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o);
 
 // Asks a running scenario to stop at the next step and tear down (SIGINT handler).
 void request_stop();

@@ -17,7 +17,7 @@ namespace qpo::exec {
 
 class HostSession {
  public:
-  HostSession(const scenario::Scenario& s, const plan::Plan& p, std::string host, const RunOptions& o);
+  HostSession(const check::Checked& checked, const plan::Plan& p, std::string host, const RunOptions& o);
   // Runs every stage, tears down, returns this host's report. Never throws.
   report::RunReport run(Channel& channel);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "check/checked.h"
 #include "scenario/model.h"
 #include "spec/rules.h"
 #include "util/json_writer.h"
@@ -97,7 +98,8 @@ struct Plan {
 struct PlanOptions {
   bool smoke = true;  // the smoke exchanges of the default order (`qpo run --no-smoke` drops them)
 };
-Plan build_plan(const scenario::Scenario& s, const PlanOptions& o = {});
+// The planner consumes only a checked model (check::validate made it).
+Plan build_plan(const check::Checked& checked, const PlanOptions& o = {});
 
 // Human-readable, one line per call; masks as IBV_QP_* names and hex.
 std::string render_text(const Plan& p);

@@ -301,7 +301,7 @@ size_t Plan::step_count() const {
   return n;
 }
 
-Plan build_plan(const Scenario& s, const PlanOptions& o) { return Planner(s).build(o); }
+Plan build_plan(const check::Checked& checked, const PlanOptions& o) { return Planner(checked.model()).build(o); }
 
 void describe_modify(Step& st, const scenario::Qp& q, size_t index) {
   const auto& t = q.transitions[index];

@@ -90,9 +90,10 @@ class ScriptSetupChecker {
 
 void check_script_setups(const scenario::Scenario& s, diag::DiagSink& sink) { ScriptSetupChecker(s, sink).run(); }
 
-void validate(scenario::Scenario& s, diag::DiagSink& sink) {
-  check::validate(s, sink);
-  check_script_setups(s, sink);
+check::Checked validate(const scenario::Scenario& s, diag::DiagSink& sink) {
+  check::Checked checked = check::validate(s, sink);
+  check_script_setups(checked.model(), sink);
+  return checked;
 }
 
 }  // namespace qpo::validate

@@ -6,7 +6,7 @@
 namespace qpo::validate {
 
 // check::validate, then check_script_setups. What `qpo validate`, `plan` and `run` apply.
-void validate(scenario::Scenario& s, diag::DiagSink& sink);
+check::Checked validate(const scenario::Scenario& s, diag::DiagSink& sink);
 
 // Each script workload's setup(args), as `qpo run` would call it, minus devices (Q701).
 // Identical (script, args, roles) are run once.

@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   qpo::diag::DiagSink sink;
   auto scenario = qpo::scenario::load_scenario(source, sink);
   if (!scenario && !sink.has_errors()) fail("load_scenario returned nullopt without an error");
-  if (scenario) qpo::check::validate(*scenario, sink);
+  std::optional<qpo::check::Checked> checked;
+  if (scenario) checked = qpo::check::validate(*scenario, sink);
   sink.sort();
 
   qpo::diag::Sources sources{{source.name(), &source}};
@@ -61,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   diag_json.end_array();
 
   if (scenario && !sink.has_errors()) {
-    auto plan = qpo::plan::build_plan(*scenario);
+    auto plan = qpo::plan::build_plan(*checked);
     text_bytes += qpo::plan::render_text(plan).size();
     qpo::util::JsonWriter w;
     qpo::plan::render_json(w, plan);

@@ -47,7 +47,7 @@ std::vector<fs::path> yaml_files(const fs::path& dir) {
 qpo::test::Loaded load_file(const fs::path& p) {
   qpo::test::Loaded l(read_file(p), p.filename().string());
   l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
-  if (l.scenario) qpo::validate::validate(*l.scenario, l.sink);
+  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
   l.sink.sort();
   return l;
 }

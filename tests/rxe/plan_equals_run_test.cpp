@@ -53,12 +53,12 @@ void check_file(const std::string& path) {
   qpo::diag::DiagSink sink;
   auto s = qpo::scenario::load_scenario(source, sink);
   REQUIRE(s);
-  qpo::check::validate(*s, sink);
+  auto checked = qpo::check::validate(*s, sink);
   if (sink.has_errors()) return;  // the suite's invalid scenarios are the validator's to test
-  auto plan = qpo::plan::build_plan(*s);
+  auto plan = qpo::plan::build_plan(checked);
   qpo::exec::RunOptions o;
   o.all_hosts_local = true;
-  auto report = qpo::exec::run_scenario(*s, plan, o);
+  auto report = qpo::exec::run_scenario(checked, plan, o);
   for (const auto& h : plan.hosts) {
     if (h.steps.empty()) continue;
     CAPTURE(h.host);

@@ -163,7 +163,7 @@ Outcome run(const std::string& text) {
     }
     if (o.loaded && o.errors == 0) {
       try {
-        auto p = qpo::plan::build_plan(*l.scenario);
+        auto p = qpo::plan::build_plan(*l.checked);
         (void)qpo::plan::render_text(p);
       } catch (...) {
         o.plan_threw = true;

@@ -27,7 +27,7 @@ Plan plan_of(const std::string& yaml) {
   auto l = qpo::test::load_validate(yaml);
   REQUIRE_MESSAGE(l.scenario, l.dump());
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  return qpo::plan::build_plan(*l.scenario);
+  return qpo::plan::build_plan(*l.checked);
 }
 
 // The RC pair, with qa's min_rnr_timer left to its default (12).

@@ -17,7 +17,8 @@ namespace qpo::test {
 
 struct Loaded {
   util::SourceText source;
-  std::optional<scenario::Scenario> scenario;
+  std::optional<scenario::Scenario> scenario;  // as loaded
+  std::optional<check::Checked> checked;       // load_validate: what the validator made of it
   diag::DiagSink sink;
 
   explicit Loaded(std::string text, std::string name = "t.yaml") : source(std::move(name), std::move(text)) {}
@@ -43,7 +44,11 @@ struct Loaded {
     return out;
   }
 
-  const scenario::Qp* qp(std::string_view name) const { return scenario ? scenario->qp(name) : nullptr; }
+  // The checked model when there is one (transitions elaborated), else the loaded scenario.
+  const scenario::Qp* qp(std::string_view name) const {
+    if (checked) return checked->model().qp(name);
+    return scenario ? scenario->qp(name) : nullptr;
+  }
   // The transition of QP `qp` that goes to `to` (the first one).
   const scenario::Transition* transition(std::string_view qp_name, spec::QpState to) const {
     const auto* q = qp(qp_name);
@@ -65,7 +70,7 @@ inline Loaded load_only(std::string text) {
 inline Loaded load_validate(std::string text) {
   Loaded l(std::move(text));
   l.scenario = scenario::load_scenario(l.source, l.sink);
-  if (l.scenario) validate::validate(*l.scenario, l.sink);
+  if (l.scenario) l.checked = validate::validate(*l.scenario, l.sink);
   return l;
 }
 

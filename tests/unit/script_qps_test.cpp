@@ -48,7 +48,7 @@ TEST_CASE("without any script workload nothing changes") {
 TEST_CASE("the plan shows the reduced count for a QP whose receives a script owns") {
   auto l = load_validate(pair_with("  w: { qp: qa, script: 'builtin:send_bw', local_mr: ma, remote_mr: mb }\n"));
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  auto p = qpo::plan::build_plan(*l.scenario);
+  auto p = qpo::plan::build_plan(*l.checked);
   int seen = 0;
   for (const auto& h : p.hosts)
     for (const auto& st : h.steps)

@@ -85,7 +85,7 @@ TEST_CASE("a count: expansion that collides with a hand-written QP is Q105 at th
 TEST_CASE("plan text shows a scenario name with a newline on one line") {
   auto l = load_validate("version: 1\nname: \"x\\nok 1 - forged\"\ndevices: { d: {} }\n");
   REQUIRE(l.scenario);
-  std::string text = qpo::plan::render_text(qpo::plan::build_plan(*l.scenario));
+  std::string text = qpo::plan::render_text(qpo::plan::build_plan(*l.checked));
   CHECK(text.rfind("plan for x\\x0Aok 1 - forged (", 0) == 0);
 }
 

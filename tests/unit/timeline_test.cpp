@@ -61,7 +61,7 @@ Plan plan_of(const std::string& yaml) {
   auto l = load_validate(yaml);
   REQUIRE_MESSAGE(l.scenario, l.dump());
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  return qpo::plan::build_plan(*l.scenario);
+  return qpo::plan::build_plan(*l.checked);
 }
 
 std::vector<const Step*> steps_of(const Plan& p, StepKind kind) {
@@ -171,6 +171,18 @@ TEST_CASE("a bare recovery path re-enters INIT with the QP's own qp_access_flags
   CHECK_FALSE(f->from_default);
 }
 
+TEST_CASE("validation elaborates a copy: the scenario as loaded keeps what the user wrote") {
+  auto l = load_validate(pair("    transitions: [ERR, RESET, INIT]\n", ""));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  // The checked model has the recovery INIT's inherited flags; the loaded scenario does not.
+  REQUIRE(l.checked->model().qp("qa")->transitions.size() == 6);
+  CHECK(l.checked->model().qp("qa")->transitions[5].attr("qp_access_flags"));
+  const auto& loaded = l.scenario->qp("qa")->transitions;
+  REQUIRE(loaded.size() == 6);
+  CHECK(loaded[5].attr("qp_access_flags") == nullptr);
+  CHECK(loaded[5].mask == 0);
+}
+
 TEST_CASE("attributes a recovery step writes win over the QP's own states:") {
   auto l = load_validate(pair("", "timeline:\n  - { qp: qa, to: RESET }\n  - { qp: qa, to: INIT, attrs: { qp_access_flags: [remote_read] } }\n"));
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
@@ -248,9 +260,9 @@ TEST_CASE("a barrier and a pause are stages of their own, in timeline order") {
 
 TEST_CASE("`qpo run --no-smoke` drops the default order's smoke, not a timeline's own") {
   auto plain = load_validate(pair("", ""));
-  CHECK(steps_of(qpo::plan::build_plan(*plain.scenario, {false}), StepKind::SmokeSend).empty());
+  CHECK(steps_of(qpo::plan::build_plan(*plain.checked, {false}), StepKind::SmokeSend).empty());
   auto written = load_validate(pair("", "timeline:\n  - smoke\n"));
-  CHECK(steps_of(qpo::plan::build_plan(*written.scenario, {false}), StepKind::SmokeSend).size() == 2);
+  CHECK(steps_of(qpo::plan::build_plan(*written.checked, {false}), StepKind::SmokeSend).size() == 2);
 }
 
 TEST_CASE("workloads that run together and write the same bytes of an MR are warning Q512 at the step") {
