@@ -1,6 +1,6 @@
 // Attribute values against the ranges in schemas/verbs-rules.yaml, and ibv_reg_mr access rules.
-// enforced_by: kernel -> error; device -> error when outside what any device can accept;
-// lint -> warning (the kernel accepts it but it is almost surely a mistake).
+// enforced_by: kernel, provider -> error; device -> error when outside what any device can
+// accept; field, lint -> warning (the kernel accepts it: stored, truncated, or a mistake).
 #include "check/validate.h"
 #include "util/strings.h"
 #include "util/wc_status_names.h"
@@ -14,10 +14,10 @@ const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
 void check_attr(const scenario::Attr& a, const spec::ValueRule& rule, diag::DiagSink& sink) {
   if (!a.valid || a.symbol != scenario::Symbol::None || a.from_default) return;
   if (rule.has_range && (a.number < rule.min || a.number > rule.max)) {
-    bool lint = rule.enforced_by == "lint";
-    auto& d = lint ? sink.warning("Q401", a.loc, a.path, "") : sink.error("Q401", a.loc, a.path, "");
+    bool accepted = spec::accepted_by_kernel(rule);
+    auto& d = accepted ? sink.warning("Q401", a.loc, a.path, "") : sink.error("Q401", a.loc, a.path, "");
     d.message = a.field + " = " + a.text + " is outside " + std::to_string(rule.min) + ".." + std::to_string(rule.max);
-    d.rule = "value range of " + a.field + " (enforced by " + rule.enforced_by + ")";
+    d.rule = "value range of " + a.field + " (" + spec::enforcer_text(rule) + ")";
     if (!rule.note.empty()) d.rule += "; " + rule.note;
     if (rule.enum_name == "mtu") d.hint = "use IBV_MTU_256..IBV_MTU_4096, or 256, 512, 1024, 2048, 4096";
     else if (rule.field == "sq_psn" || rule.field == "rq_psn") d.hint = "PSNs are 24 bits: at most 0xFFFFFF";

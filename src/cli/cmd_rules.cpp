@@ -101,6 +101,12 @@ int show(const ShowOptions& o) {
       w.key("values").begin_object();
       for (const auto& [name, r] : rules.value_rules()) {
         w.key(name).begin_object().field("type", r.type).field("enforced_by", r.enforced_by);
+        if (!r.providers.empty()) {
+          w.key("providers").begin_array();
+          for (const auto& p : r.providers) w.value(p);
+          w.end_array();
+        }
+        if (r.has_range) w.field("beyond_range", spec::enforcer_text(r));
         if (r.has_range) w.field("min", r.min).field("max", r.max);
         if (!r.default_text.empty()) w.field("default", r.default_text);
         w.end_object();
@@ -111,12 +117,13 @@ int show(const ShowOptions& o) {
     std::cout << w.str() << "\n";
   } else {
     if (o.values) {
-      text += "\nvalue rules (enforced_by: kernel = EINVAL, device = depends on caps, lint = qpo warning)\n";
+      text += "\nvalue rules (past the range: kernel/provider = EINVAL; field = the kernel accepts it, the provider stores or "
+              "truncates it; device = caps; lint = qpo's warning)\n";
       for (const auto& [name, r] : rules.value_rules()) {
         text += "  " + name + ": " + r.type;
         if (r.has_range) text += " " + std::to_string(r.min) + ".." + std::to_string(r.max);
         if (!r.default_text.empty()) text += ", default " + r.default_text;
-        text += ", enforced by " + r.enforced_by;
+        if (r.has_range) text += "; past it: " + spec::enforcer_text(r);
         if (!r.note.empty()) text += " (" + r.note + ")";
         text += "\n";
       }

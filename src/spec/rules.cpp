@@ -83,6 +83,22 @@ const AttrInfo* RuleTable::attr_by_bit(int bit) const {
   return nullptr;
 }
 
+std::string enforcer_text(const ValueRule& r) {
+  if (r.enforced_by == "kernel") return "the kernel rejects it: EINVAL";
+  if (r.enforced_by == "provider")
+    return "providers " + util::join(r.providers, ", ") +
+           " reject it: EINVAL; others may store or truncate it";
+  if (r.enforced_by == "field") {
+    int bits = 0;
+    while (bits < 64 && (uint64_t{1} << bits) <= r.max) ++bits;
+    return "only the " + std::to_string(bits) +
+           "-bit IBTA field bounds it: the kernel accepts it, and the provider stores it as is or truncates it";
+  }
+  if (r.enforced_by == "device") return "the device's caps decide, at run time";
+  if (r.enforced_by == "lint") return "qpo's advice: the kernel accepts it";
+  return "not enforced";
+}
+
 const ValueRule* RuleTable::value_rule(std::string_view field) const {
   auto it = values_.find(std::string(field));
   return it == values_.end() ? nullptr : &it->second;

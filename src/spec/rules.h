@@ -40,11 +40,18 @@ struct ValueRule {
   std::string enum_name;    // for enum/flags: key into RuleTable::enums()
   bool has_range = false;
   uint64_t min = 0, max = 0;
-  std::string enforced_by;  // kernel | device | lint
+  std::string enforced_by;  // kernel | provider | field | device | lint (schemas/verbs-rules.yaml)
+  std::vector<std::string> providers;  // enforced_by: provider - which ones return EINVAL
   std::string default_text; // "14", "peer", "auto", "random", "device"; empty: no default
   std::string note;
   std::string device_cap;   // ibv_device_attr member that bounds it
 };
+
+// Who rejects a value outside the rule's range, in words ("providers rxe, rdmavt return
+// EINVAL; ..."), for diagnostics and `qpo rules show --values`.
+std::string enforcer_text(const ValueRule& r);
+// Whether the kernel accepts a value outside the range (validate warns instead of failing).
+inline bool accepted_by_kernel(const ValueRule& r) { return r.enforced_by == "lint" || r.enforced_by == "field"; }
 
 struct Cell {
   bool valid = false;

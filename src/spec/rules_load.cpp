@@ -2,6 +2,7 @@
 // throws with the offending key rather than producing diagnostics.
 #include <yaml-cpp/yaml.h>
 
+#include <set>
 #include <stdexcept>
 
 #include "spec/rules.h"
@@ -54,6 +55,12 @@ struct RulesLoader {
       r.max = n["max"].as<uint64_t>();
     }
     if (n["enforced_by"]) r.enforced_by = n["enforced_by"].as<std::string>();
+    if (n["providers"])
+      for (const auto& p : n["providers"]) r.providers.push_back(p.as<std::string>());
+    static const std::set<std::string> kEnforcers = {"", "kernel", "provider", "field", "device", "lint"};
+    if (!kEnforcers.count(r.enforced_by)) fail(field + ": enforced_by is kernel, provider, field, device or lint", n);
+    if ((r.enforced_by == "provider") != !r.providers.empty())
+      fail(field + ": enforced_by: provider goes with a providers: list, and only it", n);
     if (n["default"]) {
       const auto& d = n["default"];
       if (d.IsSequence()) {

@@ -276,14 +276,38 @@ TEST_CASE("timeout 32 is Q401 out of range 0..31") {
   CHECK(d->loc.col == col_of(y, "32"));
 }
 
-TEST_CASE("retry_cnt 8 is Q401 out of range 0..7") {
+TEST_CASE("retry_cnt 8 is a Q401 warning: the kernel accepts it, only the 3-bit IBTA field bounds it") {
   std::string y = rc_pair();
   y.replace(y.find("retry_cnt: 7"), 12, "retry_cnt: 8");
   auto l = load_validate(y);
   const auto* d = l.one("Q401");
   REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->severity == Severity::Warning);
   CHECK(d->message == "retry_cnt = 8 is outside 0..7");
+  CHECK(d->rule == "value range of retry_cnt (only the 3-bit IBTA field bounds it: the kernel accepts it, and the "
+                   "provider stores it as is or truncates it)");
   CHECK(d->path == "qps.qa.states.RTS.retry_cnt");
+}
+
+TEST_CASE("min_rnr_timer 40 is a Q401 warning naming the 5-bit field") {
+  std::string y = rc_pair();
+  y.replace(y.find("min_rnr_timer: 12"), 17, "min_rnr_timer: 40");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q401");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->severity == Severity::Warning);
+  CHECK(d->rule.find("only the 5-bit IBTA field bounds it") != std::string::npos);
+}
+
+TEST_CASE("timeout 40 is a Q401 error: the providers that reject it are named") {
+  std::string y = rc_pair();
+  y.replace(y.find("timeout: 14"), 11, "timeout: 40");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q401");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->severity == Severity::Error);
+  CHECK(d->rule == "value range of timeout (providers rxe, rdmavt reject it: EINVAL; others may store or truncate it); "
+                   "4.096 us * 2^timeout; 0 means wait forever");
 }
 
 TEST_CASE("path_mtu 4097 is Q401 with a hint naming the MTU values") {
