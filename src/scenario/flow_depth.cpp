@@ -7,13 +7,19 @@ namespace qpo::scenario {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_flow_indicator(char c) { return c == ',' || c == '[' || c == ']' || c == '{' || c == '}'; }
 
-// The YAML rules that matter for counting brackets, as yaml-cpp applies them:
-// - inside a flow collection every bracket is an indicator (plain scalars there cannot hold
-//   [ ] { } ,), outside one only a bracket that starts a token (after a space) opens one;
-// - a quote starts a quoted scalar where a token starts ('it''s', "a\"b" escape their quote);
+// A small YAML tokenizer that knows only what decides whether a bracket opens a collection,
+// following yaml-cpp's scanner:
+// - a quote starts a quoted scalar only where a token starts, not inside a plain scalar
+//   (`name: it's`, `name: a 'b` are plain), and '' / \" do not end one;
+// - a plain scalar runs to ": ", " #", a flow indicator (inside flow), or a line break whose
+//   next line is not indented past the scalar's owner (the key or dash it belongs to);
+//   brackets inside it are text;
 // - '#' after a space (or at a line start) comments out the rest of the line;
 // - a block scalar (`key: |`, `- >-`) holds the lines indented deeper than its owner.
+// Where it cannot tell, it errs towards counting a bracket (refusing a strange file) rather
+// than towards skipping text that yaml-cpp would parse.
 class Scanner {
  public:
   Scanner(std::string_view text, int max_depth) : s_(text), max_(max_depth) {}
@@ -21,35 +27,103 @@ class Scanner {
   std::optional<DeepFlow> run() {
     while (i_ < s_.size()) {
       char c = s_[i_];
-      bool token_start = i_ == 0 || is_space(s_[i_ - 1]) ||
-                         (depth_ > 0 && (s_[i_ - 1] == '[' || s_[i_ - 1] == '{' || s_[i_ - 1] == ',' || s_[i_ - 1] == ':'));
       if (c == '\n') {
-        newline();
-      } else if (c == '#' && (i_ == 0 || is_space(s_[i_ - 1]))) {
+        line_break();
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        ++i_;
+      } else if (c == '#' && after_space()) {
+        in_plain_ = false;
         skip_to_line_end();
-        continue;
-      } else if ((c == '\'' || c == '"') && token_start) {
-        skip_quoted(c);
-        continue;
-      } else if ((c == '|' || c == '>') && depth_ == 0 && token_start && ends_block_header(i_ + 1)) {
-        skip_block_scalar();
-        continue;
-      } else if (c == '[' || c == '{') {
-        if (depth_ > 0 || token_start) {
-          if (++depth_ > max_) return DeepFlow{line_, static_cast<int>(i_ - line_start_) + 1};
-        }
-      } else if ((c == ']' || c == '}') && depth_ > 0) {
-        --depth_;
+      } else if (in_plain_) {
+        plain_char(c);
+      } else if (auto deep = token_start(c)) {
+        return deep;
       }
-      ++i_;
     }
     return std::nullopt;
   }
 
  private:
+  bool after_space() const { return i_ == 0 || is_space(s_[i_ - 1]); }
+  char at(size_t j) const { return j < s_.size() ? s_[j] : '\n'; }
+  bool blank_or_end(size_t j) const { return j >= s_.size() || is_space(s_[j]); }
+
+  // A value indicator: ": " always; inside flow also ":" before a flow indicator, or right
+  // after a JSON-like key ("a":1, [x]:1).
+  bool is_value_indicator() const {
+    char next = at(i_ + 1);
+    if (blank_or_end(i_ + 1)) return true;
+    return depth_ > 0 && (is_flow_indicator(next) || json_key_);
+  }
+
+  void plain_char(char c) {
+    if (c == ':' && is_value_indicator()) {
+      in_plain_ = false;
+      ++i_;
+    } else if (depth_ > 0 && is_flow_indicator(c)) {
+      in_plain_ = false;  // ends the scalar; the indicator itself is a token
+    } else {
+      ++i_;
+    }
+  }
+
+  std::optional<DeepFlow> token_start(char c) {
+    bool json_key = false;
+    if (c == '\'' || c == '"') {
+      skip_quoted(c);
+      json_key = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth_ > max_) return DeepFlow{line_, static_cast<int>(i_ - line_start_) + 1};
+      ++i_;
+    } else if (c == ']' || c == '}') {
+      if (depth_ > 0) --depth_;
+      ++i_;
+      json_key = true;
+    } else if (c == ',') {
+      ++i_;
+    } else if ((c == '-' || c == '?') && blank_or_end(i_ + 1)) {
+      ++i_;
+    } else if (c == ':' && is_value_indicator()) {
+      ++i_;
+    } else if ((c == '|' || c == '>') && depth_ == 0 && ends_block_header(i_ + 1)) {
+      skip_block_scalar();
+    } else if (c == '&' || c == '!' || c == '*') {
+      // An anchor, a tag or an alias: a name up to a space (or a flow indicator inside flow).
+      while (i_ < s_.size() && !is_space(s_[i_]) && !(depth_ > 0 && is_flow_indicator(s_[i_]) && s_[i_] != '!')) ++i_;
+    } else if (c == '%' && i_ == line_start_) {
+      skip_to_line_end();  // a directive
+    } else {
+      in_plain_ = true;
+      plain_owner_ = owner_column();
+      ++i_;
+    }
+    json_key_ = json_key;
+    return std::nullopt;
+  }
+
   void newline() {
     ++line_;
     line_start_ = i_ + 1;
+  }
+
+  // At a '\n': a plain scalar outside flow goes on only if the next line with text is
+  // indented deeper than its owner (blank lines fold into it; a comment line ends it).
+  void line_break() {
+    newline();
+    ++i_;
+    json_key_ = false;
+    if (!in_plain_ || depth_ > 0) return;
+    size_t j = i_;
+    while (true) {
+      size_t start = j;
+      while (j < s_.size() && (s_[j] == ' ' || s_[j] == '\t')) ++j;
+      if (j < s_.size() && (s_[j] == '\n' || (s_[j] == '\r' && at(j + 1) == '\n'))) {
+        j = s_.find('\n', j) + 1;
+        continue;
+      }
+      if (j >= s_.size() || j - start <= plain_owner_ || s_[j] == '#') in_plain_ = false;
+      return;
+    }
   }
 
   void skip_to_line_end() {
@@ -78,15 +152,16 @@ class Scanner {
     return j >= s_.size() || s_[j] == '\n' || s_[j] == '\r' || s_[j] == '#';
   }
 
-  // The owner's column: the key (`a: |`, `- a: |`) or the dash (`- |`) the scalar belongs to.
+  // The owner's column for a token at i_: the key (`a: x`, `- a: x`) or the dash (`- x`) it
+  // belongs to; its continuation lines must be indented deeper.
   size_t owner_column() const {
     size_t j = line_start_;
     while (j < i_ && s_[j] == ' ') ++j;
     size_t owner = j - line_start_;
-    while (j + 1 < i_ && s_[j] == '-' && s_[j + 1] == ' ') {
+    while (j + 1 < i_ && s_[j] == '-' && (s_[j + 1] == ' ' || s_[j + 1] == '\t')) {
       owner = j - line_start_;
       ++j;
-      while (j < i_ && s_[j] == ' ') ++j;
+      while (j < i_ && (s_[j] == ' ' || s_[j] == '\t')) ++j;
       if (j < i_) owner = j - line_start_;
     }
     return owner;
@@ -112,6 +187,9 @@ class Scanner {
   int max_;
   size_t i_ = 0;
   int depth_ = 0;
+  bool in_plain_ = false;     // inside a plain (unquoted) scalar
+  size_t plain_owner_ = 0;    // its owner's column (block context)
+  bool json_key_ = false;     // the last token was quoted or a closed collection
   int line_ = 1;
   size_t line_start_ = 0;
 };

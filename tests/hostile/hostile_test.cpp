@@ -312,6 +312,9 @@ TEST_CASE("hostile: 16 MiB of flow nesting is Q111 at the 65th level") {
     CHECK_MESSAGE(r.err.find(where) != std::string::npos, r.err.substr(0, 400));
   };
   SUBCASE("'['") { expect_depth(dir.write("open.yaml", std::string(cap, '[')), "open.yaml:1:65"); }
+  SUBCASE("'[' after a plain scalar with a quote in it (not a quoted string)") {
+    expect_depth(dir.write("quote.yaml", "version: 1\nname: a 'b\nqps: " + std::string(cap - 64, '[') + "'\n"), "quote.yaml:3:70");
+  }
   SUBCASE("'{a: '") { expect_depth(dir.write("maps.yaml", "version: 1\nqps: " + repeat("{a: ", cap / 4 - 8)), "maps.yaml:2:262"); }
 }
 

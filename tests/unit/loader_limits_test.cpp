@@ -130,6 +130,33 @@ TEST_CASE("a quote inside a plain scalar does not hide the brackets after it") {
   CHECK(find_deep_flow("a: [x'y, " + std::string(65, '[') + "\n"));
 }
 
+// Each of these fooled a scan that opened a quote at any quote after a space: yaml-cpp reads
+// the quote as text, then the brackets as 2 million levels (500 MB per 2 MiB).
+TEST_CASE("a quote inside a plain scalar is text: brackets on the next line still count") {
+  auto deep = find_deep_flow("version: 1\nname: a 'b\nqps: " + std::string(65, '[') + "'\n");
+  REQUIRE(deep);
+  CHECK(deep->line == 3);
+  CHECK(deep->col == 5 + 65);
+}
+
+TEST_CASE("a quoted key after a dash item starts a quoted scalar: its '#' is not a comment") {
+  CHECK(find_deep_flow("qps:\n- name: a\n  'x #' " + std::string(65, '[') + "\n"));
+}
+
+TEST_CASE("a JSON-like key's ':' is a value indicator: the quote after it opens a string") {
+  CHECK(find_deep_flow("qps: {\"a\":\"b #\", " + std::string(65, '[') + "\n"));
+}
+
+TEST_CASE("brackets inside a plain scalar and its continuation lines are text") {
+  const std::string deep(100, '[');
+  CHECK_FALSE(find_deep_flow("a: x " + deep + "\n"));
+  CHECK_FALSE(find_deep_flow("a: x\n  " + deep + "\nb: 1\n"));
+  CHECK_FALSE(find_deep_flow("- a: x\n\n   " + deep + "\n- b\n"));
+  auto ends = find_deep_flow("- a: x\n  b: " + std::string(65, '[') + "\n");  // not deeper than a: ends it
+  REQUIRE(ends);
+  CHECK(ends->line == 2);
+}
+
 TEST_CASE("block nesting past yaml-cpp's recursion guard is Q111, not 'not valid YAML: bad file'") {
   auto l = load_only("version: 1\nqps:\n  " + repeat("- ", 100000) + "x\n");
   const auto* d = l.one("Q111");
