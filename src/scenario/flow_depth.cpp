@@ -1,6 +1,9 @@
 #include "scenario/flow_depth.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstddef>
+#include <vector>
 
 namespace qpo::scenario {
 
@@ -10,16 +13,16 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; 
 bool is_flow_indicator(char c) { return c == ',' || c == '[' || c == ']' || c == '{' || c == '}'; }
 
 // A small YAML tokenizer that knows only what decides whether a bracket opens a collection,
-// following yaml-cpp's scanner:
+// following yaml-cpp's scanner (checked against its parser on random YAML-like text):
 // - a quote starts a quoted scalar only where a token starts, not inside a plain scalar
 //   (`name: it's`, `name: a 'b` are plain), and '' / \" do not end one;
 // - a plain scalar runs to ": ", " #", a flow indicator (inside flow), or a line break whose
-//   next line is not indented past the scalar's owner (the key or dash it belongs to);
-//   brackets inside it are text;
-// - '#' after a space (or at a line start) comments out the rest of the line;
-// - a block scalar (`key: |`, `- >-`) holds the lines indented deeper than its owner.
-// Where it cannot tell, it errs towards counting a bracket (refusing a strange file) rather
-// than towards skipping text that yaml-cpp would parse.
+//   next line is not indented past the enclosing block collection; brackets inside it are
+//   text. So the scanner keeps yaml-cpp's stack of block indents (a `- ` or a key opens one);
+// - '#' after a space, or where a token starts (yaml-cpp: `''#x`), comments out the rest of
+//   the line;
+// - a block scalar (`key: |`, `- >-`) holds the lines indented at least as deep as its first
+//   line of text, which must be deeper than the enclosing collection.
 class Scanner {
  public:
   Scanner(std::string_view text, int max_depth) : s_(text), max_(max_depth) {}
@@ -31,7 +34,7 @@ class Scanner {
         line_break();
       } else if (c == ' ' || c == '\t' || c == '\r') {
         ++i_;
-      } else if (c == '#' && after_space()) {
+      } else if (c == '#' && (after_space() || !in_plain_)) {
         in_plain_ = false;
         skip_to_line_end();
       } else if (in_plain_) {
@@ -47,17 +50,24 @@ class Scanner {
   bool after_space() const { return i_ == 0 || is_space(s_[i_ - 1]); }
   char at(size_t j) const { return j < s_.size() ? s_[j] : '\n'; }
   bool blank_or_end(size_t j) const { return j >= s_.size() || is_space(s_[j]); }
+  long column() const { return static_cast<long>(i_ - line_start_); }
+  long top_indent() const { return indents_.back(); }
+
+  // A block collection starting at `col` (a `- ` or `? `, or a key) deeper than the current one.
+  void open_block(long col) {
+    if (depth_ == 0 && col > top_indent()) indents_.push_back(col);
+  }
 
   // A value indicator: ": " always; inside flow also ":" before a flow indicator, or right
-  // after a JSON-like key ("a":1, [x]:1).
-  bool is_value_indicator() const {
-    char next = at(i_ + 1);
-    if (blank_or_end(i_ + 1)) return true;
-    return depth_ > 0 && (is_flow_indicator(next) || json_key_);
+  // after a JSON-like key ("a":1, [x]:1). Outside flow, the key before it opens a block map.
+  bool value_indicator() {
+    bool is = blank_or_end(i_ + 1) || (depth_ > 0 && (is_flow_indicator(at(i_ + 1)) || json_key_));
+    if (is && token_line_ == line_) open_block(token_col_);
+    return is;
   }
 
   void plain_char(char c) {
-    if (c == ':' && is_value_indicator()) {
+    if (c == ':' && value_indicator()) {
       in_plain_ = false;
       ++i_;
     } else if (depth_ > 0 && is_flow_indicator(c)) {
@@ -68,12 +78,18 @@ class Scanner {
   }
 
   std::optional<DeepFlow> token_start(char c) {
+    if (depth_ == 0 && line_first_) {
+      while (top_indent() > column()) indents_.pop_back();
+    }
+    line_first_ = false;
     bool json_key = false;
     if (c == '\'' || c == '"') {
+      mark_token();
       skip_quoted(c);
       json_key = true;
     } else if (c == '[' || c == '{') {
-      if (++depth_ > max_) return DeepFlow{line_, static_cast<int>(i_ - line_start_) + 1};
+      if (depth_ == 0) mark_token();
+      if (++depth_ > max_) return DeepFlow{line_, static_cast<int>(column()) + 1};
       ++i_;
     } else if (c == ']' || c == '}') {
       if (depth_ > 0) --depth_;
@@ -82,23 +98,38 @@ class Scanner {
     } else if (c == ',') {
       ++i_;
     } else if ((c == '-' || c == '?') && blank_or_end(i_ + 1)) {
+      open_block(column());
       ++i_;
-    } else if (c == ':' && is_value_indicator()) {
-      ++i_;
+    } else if (c == ':' && (mark_token(), value_indicator())) {
+      ++i_;  // an empty key (`: x`, `!t : x`) opens a map too
     } else if ((c == '|' || c == '>') && depth_ == 0 && ends_block_header(i_ + 1)) {
       skip_block_scalar();
     } else if (c == '&' || c == '!' || c == '*') {
-      // An anchor, a tag or an alias: a name up to a space (or a flow indicator inside flow).
-      while (i_ < s_.size() && !is_space(s_[i_]) && !(depth_ > 0 && is_flow_indicator(s_[i_]) && s_[i_] != '!')) ++i_;
+      // An anchor, a tag or an alias: a name up to a space or a flow indicator (a tag may hold
+      // '[' for yaml-cpp; counting it as an opener errs on the side of refusing).
+      while (i_ < s_.size() && !is_space(s_[i_]) && !is_flow_indicator(s_[i_])) ++i_;
+      if (c != '*') {
+        mark_token();
+        properties_ = true;  // the node they belong to starts here
+        return std::nullopt;
+      }
     } else if (c == '%' && i_ == line_start_) {
       skip_to_line_end();  // a directive
     } else {
+      mark_token();
       in_plain_ = true;
-      plain_owner_ = owner_column();
       ++i_;
     }
     json_key_ = json_key;
+    properties_ = false;
     return std::nullopt;
+  }
+
+  // Where the token that may turn out to be a key starts (at its anchor or tag, if any).
+  void mark_token() {
+    if (properties_) return;
+    token_col_ = column();
+    token_line_ = line_;
   }
 
   void newline() {
@@ -106,24 +137,32 @@ class Scanner {
     line_start_ = i_ + 1;
   }
 
+  // Indentation of the line starting at `j` (spaces only), or -1 when it holds no text.
+  long indent_at(size_t j) const {
+    size_t k = j;
+    while (k < s_.size() && s_[k] == ' ') ++k;
+    if (k >= s_.size() || s_[k] == '\n' || (s_[k] == '\r' && at(k + 1) == '\n')) return -1;
+    return static_cast<long>(k - j);
+  }
+
   // At a '\n': a plain scalar outside flow goes on only if the next line with text is
-  // indented deeper than its owner (blank lines fold into it; a comment line ends it).
+  // indented deeper than the enclosing block collection (blank lines fold into it).
   void line_break() {
     newline();
     ++i_;
     json_key_ = false;
+    line_first_ = true;
     if (!in_plain_ || depth_ > 0) return;
     size_t j = i_;
-    while (true) {
-      size_t start = j;
-      while (j < s_.size() && (s_[j] == ' ' || s_[j] == '\t')) ++j;
-      if (j < s_.size() && (s_[j] == '\n' || (s_[j] == '\r' && at(j + 1) == '\n'))) {
-        j = s_.find('\n', j) + 1;
-        continue;
-      }
-      if (j >= s_.size() || j - start <= plain_owner_ || s_[j] == '#') in_plain_ = false;
-      return;
+    long indent = indent_at(j);
+    while (indent < 0 && j < s_.size()) {
+      j = s_.find('\n', j);
+      if (j == std::string_view::npos) return;
+      indent = indent_at(++j);
     }
+    size_t k = j + static_cast<size_t>(std::max(indent, 0L));
+    if (indent <= top_indent() || at(k) == '#' || at(k) == '\t') in_plain_ = false;
+    else line_first_ = false;  // the scalar's next line, not a new token
   }
 
   void skip_to_line_end() {
@@ -152,31 +191,19 @@ class Scanner {
     return j >= s_.size() || s_[j] == '\n' || s_[j] == '\r' || s_[j] == '#';
   }
 
-  // The owner's column for a token at i_: the key (`a: x`, `- a: x`) or the dash (`- x`) it
-  // belongs to; its continuation lines must be indented deeper.
-  size_t owner_column() const {
-    size_t j = line_start_;
-    while (j < i_ && s_[j] == ' ') ++j;
-    size_t owner = j - line_start_;
-    while (j + 1 < i_ && s_[j] == '-' && (s_[j + 1] == ' ' || s_[j + 1] == '\t')) {
-      owner = j - line_start_;
-      ++j;
-      while (j < i_ && (s_[j] == ' ' || s_[j] == '\t')) ++j;
-      if (j < i_) owner = j - line_start_;
-    }
-    return owner;
-  }
-
-  // The content lines: blank, or indented deeper than the owner. Stops at the first other line.
+  // The content: blank lines, and lines indented at least as deep as the first line of text
+  // (when that is deeper than the enclosing collection). Stops at the '\n' before the next
+  // structure line.
   void skip_block_scalar() {
-    size_t owner = owner_column();
+    long content = -1;
     skip_to_line_end();
     while (i_ < s_.size()) {
       size_t next = i_ + 1;  // s_[i_] is '\n'
-      size_t j = next;
-      while (j < s_.size() && s_[j] == ' ') ++j;
-      bool blank = j >= s_.size() || s_[j] == '\n' || (s_[j] == '\r' && (j + 1 >= s_.size() || s_[j + 1] == '\n'));
-      if (!blank && j - next <= owner) return;  // at the '\n' before the next structure line
+      long indent = indent_at(next);
+      if (indent >= 0) {
+        if (content < 0) content = indent > std::max(top_indent(), 0L) ? indent : LONG_MAX;
+        if (indent < content) return;
+      }
       newline();
       i_ = next;
       skip_to_line_end();
@@ -187,11 +214,15 @@ class Scanner {
   int max_;
   size_t i_ = 0;
   int depth_ = 0;
-  bool in_plain_ = false;     // inside a plain (unquoted) scalar
-  size_t plain_owner_ = 0;    // its owner's column (block context)
-  bool json_key_ = false;     // the last token was quoted or a closed collection
   int line_ = 1;
   size_t line_start_ = 0;
+  bool line_first_ = true;          // no token yet on this line
+  bool in_plain_ = false;           // inside a plain (unquoted) scalar
+  bool json_key_ = false;           // the last token was quoted or a closed collection
+  bool properties_ = false;         // an anchor or tag came first: the node starts there
+  long token_col_ = 0;              // where the last scalar or collection started,
+  int token_line_ = 0;              //   in case a ':' makes it a key
+  std::vector<long> indents_{-1};   // yaml-cpp's block indents (-1: the document)
 };
 
 }  // namespace

@@ -157,6 +157,33 @@ TEST_CASE("brackets inside a plain scalar and its continuation lines are text") 
   CHECK(ends->line == 2);
 }
 
+// Shapes where yaml-cpp ends a scalar or a comment starts that an earlier scan missed
+// (found by tests/unit/flow_depth_vs_yaml_test.cpp).
+TEST_CASE("a block scalar's text is as deep as its first line; a shallower line ends it") {
+  auto deep = find_deep_flow("a: >\n    text\n  " + std::string(65, '[') + "\n");
+  REQUIRE(deep);
+  CHECK(deep->line == 3);
+  CHECK(find_deep_flow("|\n" + std::string(65, '[') + "\n"));  // a top-level one needs indented text
+}
+
+TEST_CASE("a plain value on its own line goes on at any indent past its key: a quote there is text") {
+  // yaml-cpp reads "text 'x" as one scalar; a scan that ended it at the shallower line took
+  // the quote as a string's start and skipped the brackets up to the closing quote.
+  auto deep = find_deep_flow("version: 1\ndescription:\n    text\n  'x\nqps: " + std::string(65, '[') + "'\n");
+  REQUIRE(deep);
+  CHECK(deep->line == 5);
+}
+
+TEST_CASE("an empty key (': b') opens a map: the next unindented line is not the scalar's") {
+  auto deep = find_deep_flow(": b\n" + std::string(65, '[') + "\n");
+  REQUIRE(deep);
+  CHECK(deep->line == 2);
+}
+
+TEST_CASE("'#' right after a quoted scalar starts a comment, as yaml-cpp reads it") {
+  CHECK_FALSE(find_deep_flow("a: [''#" + std::string(65, '[') + "\n]\n"));
+}
+
 TEST_CASE("block nesting past yaml-cpp's recursion guard is Q111, not 'not valid YAML: bad file'") {
   auto l = load_only("version: 1\nqps:\n  " + repeat("- ", 100000) + "x\n");
   const auto* d = l.one("Q111");
