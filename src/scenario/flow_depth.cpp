@@ -60,9 +60,13 @@ class Scanner {
 
   // A value indicator: ": " always; inside flow also ":" before a flow indicator, or right
   // after a JSON-like key ("a":1, [x]:1). Outside flow, the key before it opens a block map.
+  // Without a key before it on this line (`: x`, `- : x`, `a: : x`) the map starts at the ':'.
   bool value_indicator() {
     bool is = blank_or_end(i_ + 1) || (depth_ > 0 && (is_flow_indicator(at(i_ + 1)) || json_key_));
-    if (is && token_line_ == line_) open_block(token_col_);
+    if (!is || depth_ > 0) return is;
+    if (!key_pending_ || token_line_ != line_) mark_token();
+    open_block(token_col_);
+    key_pending_ = false;
     return is;
   }
 
@@ -88,7 +92,7 @@ class Scanner {
       skip_quoted(c);
       json_key = true;
     } else if (c == '[' || c == '{') {
-      if (depth_ == 0) mark_token();
+      mark_token();
       if (++depth_ > max_) return DeepFlow{line_, static_cast<int>(column()) + 1};
       ++i_;
     } else if (c == ']' || c == '}') {
@@ -99,18 +103,19 @@ class Scanner {
       ++i_;
     } else if ((c == '-' || c == '?') && blank_or_end(i_ + 1)) {
       open_block(column());
+      key_pending_ = false;
       ++i_;
-    } else if (c == ':' && (mark_token(), value_indicator())) {
-      ++i_;  // an empty key (`: x`, `!t : x`) opens a map too
+    } else if (c == ':' && value_indicator()) {
+      ++i_;
     } else if ((c == '|' || c == '>') && depth_ == 0 && ends_block_header(i_ + 1)) {
       skip_block_scalar();
     } else if (c == '&' || c == '!' || c == '*') {
       // An anchor, a tag or an alias: a name up to a space or a flow indicator (a tag may hold
       // '[' for yaml-cpp; counting it as an opener errs on the side of refusing).
+      if (c != '*') mark_token();
       while (i_ < s_.size() && !is_space(s_[i_]) && !is_flow_indicator(s_[i_])) ++i_;
       if (c != '*') {
-        mark_token();
-        properties_ = true;  // the node they belong to starts here
+        properties_ = true;  // the node they belong to starts at the first of them
         return std::nullopt;
       }
     } else if (c == '%' && i_ == line_start_) {
@@ -125,11 +130,13 @@ class Scanner {
     return std::nullopt;
   }
 
-  // Where the token that may turn out to be a key starts (at its anchor or tag, if any).
+  // Where the token that may turn out to be a block map's key starts (at its anchor or tag,
+  // if any). Inside flow, keys open no block collection.
   void mark_token() {
-    if (properties_) return;
+    if (depth_ > 0 || (properties_ && token_line_ == line_)) return;
     token_col_ = column();
     token_line_ = line_;
+    key_pending_ = true;
   }
 
   void newline() {
@@ -220,6 +227,7 @@ class Scanner {
   bool in_plain_ = false;           // inside a plain (unquoted) scalar
   bool json_key_ = false;           // the last token was quoted or a closed collection
   bool properties_ = false;         // an anchor or tag came first: the node starts there
+  bool key_pending_ = false;        // a scalar or collection that a ':' may make a key
   long token_col_ = 0;              // where the last scalar or collection started,
   int token_line_ = 0;              //   in case a ':' makes it a key
   std::vector<long> indents_{-1};   // yaml-cpp's block indents (-1: the document)

@@ -23,17 +23,22 @@ namespace {
 struct FlowDepth : YAML::EventHandler {
   const std::string& text;
   std::vector<bool> bracketed;
+  std::vector<int> starts;  // each open collection's position
   int depth = 0, deepest = 0;
   explicit FlowDepth(const std::string& t) : text(t) {}
+  // `[[a]: b]`: the implicit map and its key `[a]` start at the same bracket; count it once.
   void open(const YAML::Mark& m, YAML::EmitterStyle::value style) {
     bool b = style == YAML::EmitterStyle::Flow && m.pos >= 0 && static_cast<size_t>(m.pos) < text.size() &&
-             (text[static_cast<size_t>(m.pos)] == '[' || text[static_cast<size_t>(m.pos)] == '{');
+             (text[static_cast<size_t>(m.pos)] == '[' || text[static_cast<size_t>(m.pos)] == '{') &&
+             (starts.empty() || starts.back() != m.pos);
     bracketed.push_back(b);
+    starts.push_back(m.pos);
     if (b) deepest = std::max(deepest, ++depth);
   }
   void close() {
     if (bracketed.back()) --depth;
     bracketed.pop_back();
+    starts.pop_back();
   }
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
@@ -58,7 +63,7 @@ int scanned_depth(const std::string& text) {
 TEST_CASE("the flow-depth scan never sees fewer bracket levels than yaml-cpp parses (random YAML-like text)") {
   const std::vector<std::string> atoms = {"[", "]", "{", "}", ",", ":", ": ", " ", " ", "\n", "\n  ", "\n    ", "- ",
                                           "a", "b", "'", "\"", "#", " #", "|", ">", "&x ", "!t ", "*x", "?", "? ",
-                                          "\\", "''", "key: ", "- a: "};
+                                          "\\", "''", "key: ", "- a: ", "[a]: ", "&x [", "!t {"};
   std::mt19937 rng(21);
   int parsed = 0, under = 0;
   std::string first_under;

@@ -180,6 +180,18 @@ TEST_CASE("an empty key (': b') opens a map: the next unindented line is not the
   CHECK(deep->line == 2);
 }
 
+TEST_CASE("a key opens its map at its own column even after an anchor on an earlier line") {
+  auto deep = find_deep_flow("&x\nkey: a\n" + std::string(65, '[') + "\n");
+  REQUIRE(deep);
+  CHECK(deep->line == 3);
+}
+
+TEST_CASE("an empty key after a value (': : a') opens a map at its ':'") {
+  auto deep = find_deep_flow(": : a\n  " + std::string(65, '[') + "\n");
+  REQUIRE(deep);
+  CHECK(deep->line == 2);
+}
+
 TEST_CASE("'#' right after a quoted scalar starts a comment, as yaml-cpp reads it") {
   CHECK_FALSE(find_deep_flow("a: [''#" + std::string(65, '[') + "\n]\n"));
 }
