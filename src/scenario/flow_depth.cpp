@@ -153,22 +153,19 @@ class Scanner {
   }
 
   // At a '\n': a plain scalar outside flow goes on only if the next line with text is
-  // indented deeper than the enclosing block collection (blank lines fold into it).
+  // indented deeper than the enclosing block collection. Blank lines fold into it: decided
+  // at the next line with text (each line looked at once, so a million blank lines cost a
+  // million steps).
   void line_break() {
     newline();
     ++i_;
     json_key_ = false;
     line_first_ = true;
     if (!in_plain_ || depth_ > 0) return;
-    size_t j = i_;
-    long indent = indent_at(j);
-    while (indent < 0 && j < s_.size()) {
-      j = s_.find('\n', j);
-      if (j == std::string_view::npos) return;
-      indent = indent_at(++j);
-    }
-    size_t k = j + static_cast<size_t>(std::max(indent, 0L));
-    if (indent <= top_indent() || at(k) == '#' || at(k) == '\t') in_plain_ = false;
+    long indent = indent_at(i_);
+    if (indent < 0) return;
+    char first = at(i_ + static_cast<size_t>(indent));
+    if (indent <= top_indent() || first == '#' || first == '\t') in_plain_ = false;
     else line_first_ = false;  // the scalar's next line, not a new token
   }
 

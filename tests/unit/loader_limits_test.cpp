@@ -196,6 +196,15 @@ TEST_CASE("'#' right after a quoted scalar starts a comment, as yaml-cpp reads i
   CHECK_FALSE(find_deep_flow("a: [''#" + std::string(65, '[') + "\n]\n"));
 }
 
+TEST_CASE("a plain scalar followed by a million blank lines is scanned in one pass") {
+  // Looking ahead past the blank lines at every one of them took ~10^12 steps (a hang) when
+  // the scalar goes on after them.
+  CHECK_FALSE(find_deep_flow("a: b\n" + std::string(1u << 20, '\n') + "  c " + std::string(100, '[') + "\n"));
+  auto deep = find_deep_flow("a: b\n" + std::string(1u << 20, '\n') + "c: " + std::string(65, '[') + "\n");
+  REQUIRE(deep);
+  CHECK(deep->line == 2 + (1 << 20));
+}
+
 TEST_CASE("block nesting past yaml-cpp's recursion guard is Q111, not 'not valid YAML: bad file'") {
   auto l = load_only("version: 1\nqps:\n  " + repeat("- ", 100000) + "x\n");
   const auto* d = l.one("Q111");
