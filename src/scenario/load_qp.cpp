@@ -289,16 +289,13 @@ std::optional<spec::QpState> state_or_report(YamlReader& r, const YAML::Node& n,
 namespace {
 
 void load_states(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q) {
-  for (auto& [key, body] : r.entries(n, path, nullptr, "the bring-up states")) {
+  for (auto& [key, key_loc, body] : r.keyed_entries(n, path, nullptr, "the bring-up states")) {
     std::string p = join_path(path, key);
     auto st = spec::parse_state(key);
     Transition t;
     t.path = p;
     t.bring_up = true;
-    // entries() dropped the key node; the body's position is the closest we have for null bodies.
-    t.loc = r.loc(body);
-    for (const auto& kv2 : n)
-      if (kv2.first.IsScalar() && kv2.first.Scalar() == key) t.loc = r.loc(kv2.first);
+    t.loc = key_loc;
     if (!st) {
       auto& d = r.sink().error("Q106", t.loc, p, "unknown QP state '" + key + "'");
       d.rule = "enum ibv_qp_state";

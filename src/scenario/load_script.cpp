@@ -81,16 +81,13 @@ std::optional<ScriptValue> arg_value(YamlReader& r, const YAML::Node& n, const s
 
 void load_script_args(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w) {
   w.args_loc = r.loc(n);
-  for (auto& [key, value] : r.entries(n, path, nullptr, "a script's args")) {
+  for (auto& [key, key_loc, value] : r.keyed_entries(n, path, nullptr, "a script's args")) {
     std::string p = join_path(path, key);
     if (auto v = arg_value(r, value, p)) {
       ScriptArg a;
       a.key = key;
       a.value = std::move(*v);
-      // The key's position: yaml-cpp marks values, so find the key through the map again.
-      a.loc = r.loc(value);
-      for (const auto& kv : n)
-        if (kv.first.IsScalar() && kv.first.Scalar() == key) a.loc = r.loc(kv.first);
+      a.loc = key_loc;
       w.args.push_back(std::move(a));
     }
   }

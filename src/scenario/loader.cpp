@@ -1,15 +1,19 @@
 #include "scenario/loader.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
 #include <algorithm>
+#include <new>
 #include <sstream>
 
+#include "scenario/flow_depth.h"
 #include "scenario/keys.h"
 #include "scenario/loader_internal.h"
 #include "scenario/timeline.h"
 #include "util/strings.h"
+#include "util/utf8.h"
 
 namespace qpo::scenario {
 
@@ -86,11 +90,41 @@ void default_hosts(Scenario& s) {
       if (!d.host) d.host = Ref{s.hosts[0].name, d.loc};
 }
 
+// What yaml-cpp must not see: text that is not UTF-8 (it reads UTF-16 as something else and
+// passes broken UTF-8 on into every message) and flow nesting that costs gigabytes to scan.
+bool refuse_before_parsing(const util::SourceText& source, diag::DiagSink& sink) {
+  if (auto bad = util::find_encoding_problem(source.text())) {
+    auto& d = sink.error("Q112", {source.name(), bad->line, bad->col}, "", "the file is not UTF-8 text: " + bad->found);
+    d.rule = "scenarios are UTF-8 (a UTF-8 byte order mark is fine)";
+    d.hint = "save the file as UTF-8";
+    return true;
+  }
+  if (auto deep = find_deep_flow(source.text())) {
+    auto& d = sink.error("Q111", {source.name(), deep->line, deep->col}, "",
+                         "flow collections ([ ] and { }) nest deeper than " + std::to_string(kMaxFlowDepth) + " levels here");
+    d.rule = "nesting limit: " + std::to_string(kMaxFlowDepth) + " levels of [ ] and { }";
+    d.hint = "a scenario needs a few levels; check for unclosed brackets before this position";
+    return true;
+  }
+  return false;
+}
+
+// Nothing to create, so nothing to run: legal, but almost surely not what was meant (an empty
+// `qps:`, or a file whose content is not what qpo reads). QPs that failed to load do not count:
+// their errors say more.
+void warn_if_nothing_to_do(const YamlReader& r, const YAML::Node& root, const YAML::Node* qps, diag::DiagSink& sink) {
+  if (qps && (qps->IsScalar() || qps->size() > 0)) return;  // a scalar is a Q102 of its own
+  auto& d = sink.warning("Q113", qps ? r.loc(*qps) : r.loc(root), "qps", "the scenario declares no QPs: there is nothing to do");
+  d.rule = "a scenario creates and drives queue pairs";
+  d.hint = "add a 'qps:' map (start from scenarios/rc-write-pair.yaml)";
+}
+
 }  // namespace
 
 std::optional<Scenario> load_scenario(const util::SourceText& source, diag::DiagSink& sink) {
   YamlReader r(source.name(), sink);
   YAML::Node root;
+  if (refuse_before_parsing(source, sink)) return std::nullopt;
   try {
     // A second document after `---` would be silently ignored by YAML::Load: refuse it.
     auto count = count_documents(source.text());
@@ -108,6 +142,19 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
       return std::nullopt;
     }
     root = YAML::Load(source.text());
+  } catch (const YAML::DeepRecursion& e) {
+    // Block nesting (`- - - ...`, or one key per deeper line) is yaml-cpp's to bound.
+    auto& d = sink.error("Q111", {source.name(), e.mark.line + 1, e.mark.column + 1}, "",
+                         "the YAML nests deeper than the parser follows (" + std::to_string(e.depth()) + " levels)");
+    d.rule = "nesting limit (yaml-cpp's recursion guard)";
+    d.hint = "a scenario needs a few levels; check the indentation before this position";
+    return std::nullopt;
+  } catch (const std::bad_alloc&) {
+    // Not "not valid YAML": the text may be fine, but parsing it took more memory than there is.
+    auto& d = sink.error("Q110", {source.name(), 0, 0}, "", "out of memory while parsing the file");
+    d.rule = "size limit: what the parser holds in memory";
+    d.hint = "make the file smaller: write many QPs with 'count: N' instead of one block each";
+    return std::nullopt;
   } catch (const YAML::Exception& e) {
     SourceLoc loc{source.name(), e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
     auto& d = sink.error("Q100", loc, "", "not valid YAML: " + e.msg);
@@ -195,6 +242,7 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
   }
   default_hosts(s);
   add_implicit_pds(s);
+  warn_if_nothing_to_do(r, root, qps, sink);
   return s;
 }
 

@@ -1,7 +1,7 @@
 #include "scenario/yaml_reader.h"
 
 #include <algorithm>
-#include <set>
+#include <unordered_map>
 
 #include "util/strings.h"
 #include "util/units.h"
@@ -44,8 +44,16 @@ std::vector<std::pair<std::string, YAML::Node>> YamlReader::entries(const YAML::
                                                                     const std::vector<std::string>* allowed,
                                                                     const char* what) {
   std::vector<std::pair<std::string, YAML::Node>> out;
+  for (auto& e : keyed_entries(map, path, allowed, what)) out.emplace_back(std::move(e.key), std::move(e.value));
+  return out;
+}
+
+std::vector<YamlReader::KeyedEntry> YamlReader::keyed_entries(const YAML::Node& map, const std::string& path,
+                                                              const std::vector<std::string>* allowed,
+                                                              const char* what) {
+  std::vector<KeyedEntry> out;
   if (!is_map(map, path, what)) return out;
-  std::map<std::string, SourceLoc> seen;
+  std::unordered_map<std::string, SourceLoc> seen;
   for (const auto& kv : map) {
     if (!kv.first.IsScalar()) {
       wrong_type(kv.first, path, "a plain name as key");
@@ -69,7 +77,7 @@ std::vector<std::pair<std::string, YAML::Node>> YamlReader::entries(const YAML::
       d.hint = guess.empty() ? "allowed keys: " + util::join(*allowed, ", ") : "did you mean '" + guess + "'?";
       continue;
     }
-    out.emplace_back(key, kv.second);
+    out.push_back({std::move(key), key_loc, kv.second});
   }
   return out;
 }

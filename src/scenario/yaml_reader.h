@@ -27,6 +27,16 @@ class YamlReader {
   std::vector<std::pair<std::string, YAML::Node>> entries(const YAML::Node& map, const std::string& path,
                                                           const std::vector<std::string>* allowed,
                                                           const char* what);
+  // The same, with each key's position (yaml-cpp marks values; a key's own mark is only
+  // reachable while iterating, so callers that point at keys take it from here rather than
+  // searching the map again per key, which made 20,000 keys take 40 s).
+  struct KeyedEntry {
+    std::string key;
+    SourceLoc key_loc;
+    YAML::Node value;
+  };
+  std::vector<KeyedEntry> keyed_entries(const YAML::Node& map, const std::string& path,
+                                        const std::vector<std::string>* allowed, const char* what);
   bool is_map(const YAML::Node& n, const std::string& path, const char* what);
 
   std::optional<std::string> string(const YAML::Node& n, const std::string& path);

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "util/utf8.h"
+
 namespace qpo::util {
 
 std::string to_upper(std::string_view s) {
@@ -114,23 +116,6 @@ std::string hex(uint64_t v) {
 }
 
 namespace {
-
-// The length of the UTF-8 sequence at s[i] and its code point, or 0 when it is not valid UTF-8.
-size_t utf8_at(std::string_view s, size_t i, uint32_t* cp) {
-  auto b = static_cast<unsigned char>(s[i]);
-  size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  uint32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
-  for (size_t k = 1; k < n; ++k) {
-    auto x = static_cast<unsigned char>(s[i + k]);
-    if ((x >> 6) != 0x2) return 0;
-    c = (c << 6) | (x & 0x3F);
-  }
-  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (c < kMin[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return 0;  // overlong, surrogate
-  *cp = c;
-  return n;
-}
 
 // Characters that change how the text around them shows without being visible themselves.
 bool hides_or_reorders(uint32_t c) {

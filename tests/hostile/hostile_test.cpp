@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,7 +71,8 @@ bool has_sanitizer_report(std::string_view s) {
 
 // fork/exec `argv` with stdin from /dev/null, stdout/stderr captured through pipes (drained
 // continuously so a chatty child never blocks), killed with SIGKILL at the deadline.
-RunResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout) {
+// `address_space`: when non-zero, the child's RLIMIT_AS in bytes (to make it run out of memory).
+RunResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout, rlim_t address_space = 0) {
   RunResult r;
   int out_pipe[2], err_pipe[2];
   REQUIRE(pipe2(out_pipe, O_CLOEXEC) == 0);
@@ -83,6 +85,10 @@ RunResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout
     dup2(devnull, 0);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
+    if (address_space) {
+      rlimit limit{address_space, address_space};
+      setrlimit(RLIMIT_AS, &limit);
+    }
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -149,7 +155,9 @@ RunResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout
   return r;
 }
 
-RunResult validate(const fs::path& file) { return run({QPO_BINARY, "validate", file.string()}, kTimeout); }
+RunResult validate(const fs::path& file, rlim_t address_space = 0) {
+  return run({QPO_BINARY, "validate", file.string()}, kTimeout, address_space);
+}
 
 std::string first_lines(const std::string& s, size_t n) {
   std::istringstream in(s);
@@ -290,6 +298,53 @@ TEST_CASE("hostile: nesting 100k levels deep") {
     for (size_t i = 0; i < n; ++i) text += "&a" + std::to_string(i) + " [";
     expect_invalid(dir.write("anchors.yaml", text + std::string(n, ']') + "\n"));
   }
+}
+
+// At the 16 MiB file cap: yaml-cpp queued every token of the unclosed collection (2.9 GB for
+// 16 MiB of '[') and failed with "not valid YAML: std::bad_alloc". The pre-scan stops at 64.
+TEST_CASE("hostile: 16 MiB of flow nesting is Q111 at the 65th level") {
+  TempDir dir;
+  const size_t cap = 16u << 20;
+  auto expect_depth = [](const fs::path& file, const std::string& where) {
+    auto r = validate(file);
+    CHECK_MESSAGE(verdict(r).empty(), verdict(r));
+    CHECK_MESSAGE(r.err.find("error[Q111]: flow collections ([ ] and { }) nest deeper than 64 levels here") != std::string::npos, r.err.substr(0, 400));
+    CHECK_MESSAGE(r.err.find(where) != std::string::npos, r.err.substr(0, 400));
+  };
+  SUBCASE("'['") { expect_depth(dir.write("open.yaml", std::string(cap, '[')), "open.yaml:1:65"); }
+  SUBCASE("'[' after a plain scalar with a quote in it (not a quoted string)") {
+    expect_depth(dir.write("quote.yaml", "version: 1\nname: a 'b\nqps: " + std::string(cap - 64, '[') + "'\n"), "quote.yaml:3:70");
+  }
+  SUBCASE("'{a: '") { expect_depth(dir.write("maps.yaml", "version: 1\nqps: " + repeat("{a: ", cap / 4 - 8)), "maps.yaml:2:262"); }
+}
+
+// Text that is not UTF-8 never reaches yaml-cpp: the committed corpus has it in three families.
+TEST_CASE("hostile: UTF-16/32, NUL bytes and invalid UTF-8 are Q112 naming what was found") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"junk-utf16le-bom-base.yaml", "UTF-16 little-endian (byte order mark FF FE)"},
+      {"junk-utf16be-no-bom-base.yaml", "UTF-16 big-endian (no byte order mark)"},
+      {"junk-utf32be-bom-base.yaml", "UTF-32 big-endian (byte order mark 00 00 FE FF)"},
+      {"junk-latin1-base.yaml", "invalid UTF-8 (byte 0xE9 does not start a valid sequence)"},
+      {"nul-in-key.yaml", "a NUL byte (0x00), so not text"},
+      {"utf8-overlong-slash-in-key.yaml", "invalid UTF-8 (byte 0xC0 does not start a valid sequence)"},
+  };
+  for (const auto& [file, found] : cases) {
+    auto r = validate(kHostileDir / "corpus" / file);
+    CHECK_MESSAGE(verdict(r).empty(), file << ": " << verdict(r));
+    CHECK_MESSAGE(r.err.find("error[Q112]: the file is not UTF-8 text: " + found) != std::string::npos, file << ":\n" << r.err);
+    CHECK_MESSAGE(r.err.find("save the file as UTF-8") != std::string::npos, file);
+  }
+}
+
+// Out of memory while parsing is its own finding, not "not valid YAML: std::bad_alloc". The
+// limit (RLIMIT_AS) cannot be combined with AddressSanitizer's shadow memory: skipped there.
+TEST_CASE("hostile: running out of memory while parsing is Q110, not 'not valid YAML'" * doctest::skip(kSlowdown > 1)) {
+  TempDir dir;
+  // 4 million one-character list items: legal YAML that yaml-cpp needs ~1 GB to hold.
+  auto r = validate(dir.write("big.yaml", "version: 1\ntags:\n" + repeat("- a\n", (4u << 20) - 16)), 256u << 20);
+  CHECK_MESSAGE(r.exit_code == 1, verdict(r));
+  CHECK_MESSAGE(r.err.find("error[Q110]: out of memory while parsing the file") != std::string::npos, r.err.substr(0, 400));
+  CHECK(r.err.find("not valid YAML") == std::string::npos);
 }
 
 TEST_CASE("hostile: 10^6 QPs (generated into a temporary directory)") {

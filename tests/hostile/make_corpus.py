@@ -11,7 +11,8 @@ hostile_test.cpp at test time into a temporary directory instead.
 
 Families (file name prefix):
   trunc-    the base scenario cut mid-token, and unterminated flow/quote/anchor syntax
-  junk-     binary junk: random bytes, ELF/PNG/gzip headers, UTF-16/32 text, control bytes
+  junk-     binary junk: random bytes, ELF/PNG/gzip headers, UTF-16/32 text (the valid base
+            too, with and without BOM), Latin-1, control bytes
   num-      every numeric field set to 1e400, 2^80, 2^64, -1, 0x1_0000_0000_0000_0000, .inf
   type-     every scalar field given a map, a list, null; every map field a scalar, a list
   nul-      NUL bytes in keys, values, names, at the start
@@ -251,6 +252,13 @@ def junk():
     write("junk-utf16le-bom.yaml", b"\xff\xfe" + "version: 1\nqps: 3\n".encode("utf-16-le"))
     write("junk-utf16be-bom.yaml", b"\xfe\xff" + "version: 1\nqps: 3\n".encode("utf-16-be"))
     write("junk-utf32le-bom.yaml", b"\xff\xfe\x00\x00" + "version: 1\nqps: 3\n".encode("utf-32-le"))
+    # The valid base re-encoded: yaml-cpp read these as an empty scenario (exit 0) before Q112.
+    write("junk-utf16le-bom-base.yaml", b"\xff\xfe" + BASE.encode("utf-16-le"))
+    write("junk-utf16be-bom-base.yaml", b"\xfe\xff" + BASE.encode("utf-16-be"))
+    write("junk-utf16le-no-bom-base.yaml", BASE.encode("utf-16-le"))
+    write("junk-utf16be-no-bom-base.yaml", BASE.encode("utf-16-be"))
+    write("junk-utf32be-bom-base.yaml", b"\x00\x00\xfe\xff" + BASE.encode("utf-32-be"))
+    write("junk-latin1-base.yaml", BASE.replace("hostile-base", "hostile-caf\u00e9").encode("latin-1"))
     write("junk-control-bytes.yaml", bytes(range(1, 32)) * 8)
     write("junk-all-bytes.yaml", bytes(range(256)) * 4)
     write("junk-0xff.yaml", b"\xff" * 4096)
