@@ -104,6 +104,19 @@ QpState StateFollower::check(scenario::Transition& t) {
   for (const auto& a : t.attrs)
     if (const auto* info = rules().attr_by_field(a.field)) mask |= info->mask();
   t.mask = mask;
+  // What ibv_modify_qp answers a user-space caller: uverbs drops these bits first (XRC).
+  if (Mask ignored = mask & rules().user_space_ignores(q.type)) {
+    const scenario::Attr* first = nullptr;
+    for (const auto& a : t.attrs)
+      if (const auto* info = rules().attr_by_field(a.field); info && (info->mask() & ignored) && !first) first = &a;
+    auto& d = sink_.warning("Q307", first ? first->loc : t.loc, first ? first->path : t.path,
+                            transition_name(q, cur, t.to) + ": " + rules().mask_names(ignored) +
+                                " is ignored: uverbs removes it from a user-space call's mask for " +
+                                rules().types()[static_cast<size_t>(q.type)].name + " QPs");
+    d.rule = "drivers/infiniband/core/uverbs_cmd.c modify_qp_mask() (schemas/verbs-rules.yaml user_space_ignores)";
+    d.hint = "drop " + rules().mask_fields(ignored) + ": the call succeeds and the value is not used";
+    mask &= ~ignored;
+  }
   t.verdict = rules().check(q.type, cur, t.to, mask);
   t.predicted_ok = t.verdict.ok;
   report_peer_without_connect(t);

@@ -16,6 +16,7 @@ namespace {
 struct ShowOptions {
   std::string type, from, to;
   bool values = false;
+  bool in_kernel = false;  // rules check --in-kernel
   OutputOptions out;
 };
 
@@ -152,9 +153,13 @@ Action add_rules(CLI::App& app) {
   show_cmd->footer("Example:\n  qpo rules show --type RC --from INIT --to RTR\n  qpo rules show --type UD --values");
 
   auto* check_cmd = cmd->add_subcommand("check", "Read '<qp_type> <cur> <next> <attr_mask>' lines on stdin, print verdicts");
+  check_cmd->add_flag("--in-kernel", opts->in_kernel,
+                      "The state table's verdict for an in-kernel caller (no uverbs mask filtering for XRC)");
   check_cmd->footer(
       "One verdict line per input line: 'ok', or 'EINVAL' with the missing/forbidden attributes,\n"
-      "exactly as ib_modify_qp_is_ok() in the kernel decides. The mask is hex/decimal or IBV_QP_*\n"
+      "as ibv_modify_qp answers a user-space caller: ib_modify_qp_is_ok() in the kernel, after\n"
+      "uverbs removed the bits it ignores for XRC QPs (said after 'ok'; --in-kernel: the state\n"
+      "table's own verdict, as for an in-kernel caller). The mask is hex/decimal or IBV_QP_*\n"
       "names joined by '|' (the IBV_QP_ prefix is optional). Blank lines and # comments are skipped.\n"
       "Exit status 1 if any line was malformed.\n\n"
       "Example:\n"
@@ -163,7 +168,7 @@ Action add_rules(CLI::App& app) {
   return [cmd, show_cmd, check_cmd, opts]() {
     if (cmd->got_subcommand(show_cmd)) return show(*opts);
     if (cmd->got_subcommand(check_cmd)) {
-      size_t bad = run_rules_check(stdin, stdout);
+      size_t bad = run_rules_check(stdin, stdout, opts->in_kernel);
       if (bad) std::fprintf(stderr, "qpo rules check: %zu malformed line(s)\n", bad);
       return bad ? static_cast<int>(kInvalid) : static_cast<int>(kOk);
     }

@@ -13,9 +13,12 @@ struct CheckLineResult {
   bool malformed = false;
 };
 
-CheckLineResult check_line(std::string_view line);
+// The verdict ibv_modify_qp gives a user-space caller: bits uverbs removes from the mask for
+// the QP type (XRC) are ignored, not EINVAL, and the verdict says so. `in_kernel`: the state
+// table's own verdict, as an in-kernel caller of ib_modify_qp gets it.
+CheckLineResult check_line(std::string_view line, bool in_kernel = false);
 
 // Streams `in` to `out`; returns the number of malformed lines.
-size_t run_rules_check(std::FILE* in, std::FILE* out);
+size_t run_rules_check(std::FILE* in, std::FILE* out, bool in_kernel = false);
 
 }  // namespace qpo::cli

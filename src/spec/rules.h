@@ -94,6 +94,10 @@ class RuleTable {
   Mask required(int type, QpState from, QpState to) const;
   Mask optional(int type, QpState from, QpState to) const;
   bool cur_state_allowed_from(QpState s) const { return cur_state_from_ & (1u << static_cast<int>(s)); }
+  // The bits uverbs removes from a user-space call's mask for this QP type (ignored, not EINVAL).
+  Mask user_space_ignores(int type) const {
+    return type >= 0 && static_cast<size_t>(type) < user_space_ignores_.size() ? user_space_ignores_[static_cast<size_t>(type)] : 0;
+  }
 
   // ib_modify_qp_is_ok(): `to` is where the caller wants to go; the kernel uses `from` when
   // IBV_QP_STATE is absent from the mask, and so does this.
@@ -125,6 +129,7 @@ class RuleTable {
   std::vector<AttrInfo> attrs_;
   std::array<std::array<Cell, kStateCount>, kStateCount> cells_{};
   uint32_t cur_state_from_ = 0;
+  std::vector<Mask> user_space_ignores_;  // per type
   Mask known_bits_ = 0;
   std::map<std::string, ValueRule> values_, ah_fields_, grh_fields_;
   std::map<std::string, std::vector<std::pair<std::string, uint64_t>>, std::less<>> enums_;

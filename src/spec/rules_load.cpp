@@ -105,6 +105,7 @@ struct RulesLoader {
       per_type(tr["required"], c.required);
       per_type(tr["optional"], c.optional);
     }
+    per_type(root["user_space_ignores"], t.user_space_ignores_);
     for (const auto& s : root["cur_state_allowed_from"]) {
       auto st = parse_state(s.as<std::string>());
       if (!st) fail("unknown state", s);

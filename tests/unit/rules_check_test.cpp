@@ -185,3 +185,21 @@ TEST_CASE("one line longer than the read buffer still yields exactly one verdict
   CHECK(out.size() >= 3);
   CHECK(out.substr(out.size() - 3) == "ok\n");
 }
+
+TEST_CASE("XRC_SEND: the bits uverbs removes are 'ok, ignored' for user space, EINVAL --in-kernel") {
+  const char* line = "XRC_SEND INIT RTR STATE|AV|PATH_MTU|DEST_QPN|RQ_PSN|MIN_RNR_TIMER|MAX_DEST_RD_ATOMIC";
+  CHECK(check_line(line).verdict ==
+        "ok (ignored: IBV_QP_MIN_RNR_TIMER|IBV_QP_MAX_DEST_RD_ATOMIC; uverbs removes them from a user-space call's mask "
+        "for XRC_SEND QPs)");
+  CHECK(check_line(line, true).verdict == "EINVAL forbidden: IBV_QP_MIN_RNR_TIMER|IBV_QP_MAX_DEST_RD_ATOMIC");
+}
+
+TEST_CASE("XRC_RECV: retry_cnt, rnr_retry and max_rd_atomic at RTS are ignored for user space") {
+  const char* line = "XRC_RECV RTR RTS STATE|TIMEOUT|SQ_PSN|RETRY_CNT|RNR_RETRY|MAX_QP_RD_ATOMIC";
+  CHECK(check_line(line).verdict.rfind("ok (ignored: IBV_QP_RETRY_CNT|IBV_QP_RNR_RETRY|IBV_QP_MAX_QP_RD_ATOMIC;", 0) == 0);
+  CHECK(check_line(line, true).verdict == "EINVAL forbidden: IBV_QP_RETRY_CNT|IBV_QP_RNR_RETRY|IBV_QP_MAX_QP_RD_ATOMIC");
+}
+
+TEST_CASE("an XRC verdict that fails for other reasons still fails after the ignored bits are removed") {
+  CHECK(check_line("XRC_SEND INIT RTR STATE|AV|MIN_RNR_TIMER").verdict.rfind("EINVAL missing: IBV_QP_PATH_MTU", 0) == 0);
+}

@@ -2,6 +2,10 @@
 // rules, cross-QP agreement and capacity lint. One behaviour per test case.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "check/state_follower.h"
 #include "scenario_fixture.h"
 
@@ -493,4 +497,20 @@ TEST_CASE("StateFollower: a state entered without a modify (an expected completi
   CHECK(q.transitions[1].from == QpState::ERR);
   CHECK(q.transitions[1].predicted_ok);
   CHECK_MESSAGE(l.sink.all().empty(), l.dump());
+}
+
+TEST_CASE("XRC_SEND with min_rnr_timer at RTR: valid for user space, with a Q307 warning at the attribute") {
+  std::ifstream in(std::string(QPO_SOURCE_DIR) + "/scenarios/xrc-pair.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string y = text.str();
+  y.replace(y.find("rq_psn: peer,\n"), 14, "rq_psn: peer, min_rnr_timer: 12,\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 0, l.dump());
+  const auto* d = l.one("Q307");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->severity == Severity::Warning);
+  CHECK(d->path == "qps.ini.states.RTR.min_rnr_timer");
+  CHECK(d->message == "XRC_SEND INIT->RTR: IBV_QP_MIN_RNR_TIMER is ignored: uverbs removes it from a user-space call's "
+                      "mask for XRC_SEND QPs");
 }
