@@ -328,7 +328,9 @@ TEST_CASE("hostile: UTF-16/32, NUL bytes and invalid UTF-8 are Q112 naming what 
       {"nul-in-key.yaml", "a NUL byte (0x00), so not text"},
       {"utf8-overlong-slash-in-key.yaml", "invalid UTF-8 (byte 0xC0 does not start a valid sequence)"},
   };
-  for (const auto& [file, found] : cases) {
+  for (const auto& c : cases) {
+    const std::string& file = c.first;  // not a structured binding: doctest's checks capture it
+    const std::string& found = c.second;
     auto r = validate(kHostileDir / "corpus" / file);
     CHECK_MESSAGE(verdict(r).empty(), file << ": " << verdict(r));
     CHECK_MESSAGE(r.err.find("error[Q112]: the file is not UTF-8 text: " + found) != std::string::npos, file << ":\n" << r.err);
