@@ -17,6 +17,7 @@ Action add_rules(CLI::App& app);
 Action add_run(CLI::App& app);
 Action add_agent(CLI::App& app);
 Action add_test(CLI::App& app);
+Action add_devices(CLI::App& app);
 
 // Shared output switches.
 struct OutputOptions {

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
       "  qpo validate scenarios/rc-write-pair.yaml     every mistake, with file:line:col\n"
       "  qpo plan scenarios/rc-write-pair.yaml         the verbs calls and attr_masks, per host\n"
       "  qpo rules show --type RC --from INIT --to RTR the kernel's table, as a learning tool\n"
+      "  qpo devices                                    devices, ports, GIDs and caps (lab's rxe0 if no RDMA here)\n"
       "  echo 'RC INIT RTR IBV_QP_STATE|IBV_QP_AV' | qpo rules check   why did ibv_modify_qp say EINVAL?\n",
       "qpo"};
   app.require_subcommand(1);
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   auto run = qpo::cli::add_run(app);
   auto agent = qpo::cli::add_agent(app);
   auto test = qpo::cli::add_test(app);
+  auto devices = qpo::cli::add_devices(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
       if (name == "run") return run();
       if (name == "agent") return agent();
       if (name == "test") return test();
+      if (name == "devices") return devices();
     }
   } catch (const std::exception& e) {
     std::cerr << "qpo: internal error: " << e.what() << "\n";
