@@ -1,5 +1,6 @@
 // Creating the scenario's objects, in plan order, each owned by the RunState.
 #include <random>
+#include <stdexcept>
 
 #include "exec/steps.h"
 #include "util/strings.h"
@@ -54,7 +55,14 @@ void open_device(RunState& st, const scenario::Device& d) {
   DeviceState ds;
   ds.res = res;
   ds.spec = &d;
-  ds.gid_index = d.gid_symbol == scenario::Symbol::Auto ? res->ctx().auto_gid_index() : static_cast<int>(d.gid_index);
+  if (!d.gid_ip.empty()) {
+    ds.gid_index = res->ctx().gid_index_of_ip(d.gid_ip);
+    if (ds.gid_index < 0)
+      throw std::runtime_error("device " + d.name + ": no GID of " + res->ctx().device_name() + " port " +
+                               std::to_string(d.port) + " has the IP " + d.gid_ip + " (`qpo devices` lists the GID table)");
+  } else {
+    ds.gid_index = d.gid_symbol == scenario::Symbol::Auto ? res->ctx().auto_gid_index() : static_cast<int>(d.gid_index);
+  }
   ds.gid = res->ctx().gid(ds.gid_index);
   st.devices[d.name] = ds;
 }

@@ -82,10 +82,15 @@ class Planner {
       auto& port = add(StepKind::QueryPort, Phase::Setup, "ibv_query_port", d.name);
       port.args.push_back(arg("port_num", std::to_string(d.port)));
       auto& gid = add(StepKind::QueryGid, Phase::Setup, "ibv_query_gid", d.name);
-      Arg gi = arg("gid_index", d.gid_symbol == scenario::Symbol::Auto ? "auto" : std::to_string(d.gid_index));
+      Arg gi = arg("gid_index", d.gid_symbol == scenario::Symbol::Auto ? "auto"
+                                : !d.gid_ip.empty()                     ? d.gid_ip
+                                                                        : std::to_string(d.gid_index));
       if (d.gid_symbol == scenario::Symbol::Auto) {
         gi.runtime = true;
         gi.note = "RoCEv2 IPv4-mapped GID if present, else index 0";
+      } else if (!d.gid_ip.empty()) {
+        gi.runtime = true;
+        gi.note = "the GID with this IP (RoCEv2 first), from the port's GID table";
       }
       gid.args.push_back(gi);
     }

@@ -1,4 +1,6 @@
 // Loading of the named resource sections: hosts, devices, pds, mrs, cqs, srqs, xrcds, workloads.
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -26,6 +28,11 @@ bool check_name(YamlReader& r, const std::string& name, const SourceLoc& loc, co
 }
 
 namespace {
+
+bool is_ip_address(const std::string& text) {
+  unsigned char buf[16];
+  return inet_pton(AF_INET, text.c_str(), buf) == 1 || inet_pton(AF_INET6, text.c_str(), buf) == 1;
+}
 
 // Runs `each(name, key_loc, path, node)` for every entry of a named section, and checks
 // that the name is unique across all sections (one namespace keeps references unambiguous).
@@ -145,6 +152,9 @@ void load_devices(YamlReader& r, const YAML::Node& n, Scenario& s) {
       } else if (key == "gid_index") {
         if (value.IsScalar() && value.Scalar() == "auto") {
           d.gid_symbol = Symbol::Auto;
+        } else if (value.IsScalar() && is_ip_address(value.Scalar())) {
+          d.gid_symbol = Symbol::None;  // the GID whose IP this is (perftest users' habit)
+          d.gid_ip = value.Scalar();
         } else if (auto x = r.uint(value, p, 255)) {
           d.gid_symbol = Symbol::None;
           d.gid_index = static_cast<uint32_t>(*x);

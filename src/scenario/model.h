@@ -95,6 +95,7 @@ struct Device : Object {
   uint32_t port = 1;
   Symbol gid_symbol = Symbol::Auto;  // Auto or None
   uint32_t gid_index = 0;
+  std::string gid_ip;  // gid_index: 192.0.2.1 / 2001:db8::1 - the GID with this IP, found at run time
 };
 
 struct Pd : Object {

@@ -119,6 +119,23 @@ int Context::auto_gid_index() const {
   return any_v2 >= 0 ? any_v2 : 0;
 }
 
+int Context::gid_index_of_ip(const std::string& ip) const {
+  ibv_gid want{};
+  if (inet_pton(AF_INET6, ip.c_str(), want.raw) != 1) {
+    if (inet_pton(AF_INET, ip.c_str(), want.raw + 12) != 1) return -1;
+    want.raw[10] = want.raw[11] = 0xff;  // ::ffff:a.b.c.d, as RoCE writes IPv4 GIDs
+  }
+  int other = -1;
+  for (int i = 0; i < port_attr_.gid_tbl_len; ++i) {
+    ibv_gid_entry entry{};
+    if (ibv_query_gid_ex(ctx_, port_, static_cast<uint32_t>(i), &entry, 0) != 0) continue;
+    if (std::memcmp(entry.gid.raw, want.raw, sizeof want.raw) != 0) continue;
+    if (entry.gid_type == IBV_GID_TYPE_ROCE_V2) return i;
+    if (other < 0) other = i;
+  }
+  return other;
+}
+
 std::string gid_text(const ibv_gid& gid) {
   char buf[INET6_ADDRSTRLEN];
   inet_ntop(AF_INET6, gid.raw, buf, sizeof buf);

@@ -37,6 +37,9 @@ class Context {
   // GID index chosen like perftest -x: RoCEv2 with an IPv4-mapped address first, then any
   // RoCEv2, then index 0.
   int auto_gid_index() const;
+  // The index of the GID whose IP is `ip` (IPv4: its IPv4-mapped GID), RoCE v2 before v1;
+  // -1 when the port has none.
+  int gid_index_of_ip(const std::string& ip) const;
   ibv_gid gid(int index) const;
 
  private:

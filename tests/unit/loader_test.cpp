@@ -323,3 +323,20 @@ TEST_CASE("a QP written as a scalar is Q102 wrong type, not an exception") {
   CHECK(d->loc.line == 3);
   CHECK(d->loc.col == 6);
 }
+
+TEST_CASE("gid_index takes the IP address of a GID, IPv4 or IPv6, resolved at run time") {
+  for (const char* ip : {"192.0.2.1", "2001:db8::1"}) {
+    CAPTURE(ip);
+    auto l = load_only(std::string("version: 1\ndevices: { d: { gid_index: '") + ip + "' } }\n");
+    REQUIRE_MESSAGE(l.scenario, l.dump());
+    CHECK_MESSAGE(l.errors() == 0, l.dump());
+    CHECK(l.scenario->devices.at(0).gid_ip == ip);
+    CHECK(l.scenario->devices.at(0).gid_symbol == qpo::scenario::Symbol::None);
+  }
+}
+
+TEST_CASE("a gid_index that is neither auto, a number nor an IP address is an error at the value") {
+  auto l = load_only("version: 1\ndevices: { d: { gid_index: 1.2.3 } }\n");
+  REQUIRE(l.errors() == 1);
+  CHECK(l.sink.all().at(0).path == "devices.d.gid_index");
+}
