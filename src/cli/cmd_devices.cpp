@@ -7,7 +7,6 @@
 #include "cli/commands.h"
 #include "cli/lab.h"
 #include "util/json_writer.h"
-#include "verbs/device.h"
 #include "verbs/inventory.h"
 
 namespace qpo::cli {
@@ -106,12 +105,7 @@ Action add_devices(CLI::App& app) {
   cmd->add_flag("--no-lab", opts->no_lab, "Never use the lab: list this host's devices (maybe none)");
   add_output_options(*cmd, opts->out);
   return [opts]() {
-    bool use_lab = opts->lab;
-    if (!use_lab && !opts->no_lab && verbs::list_devices().empty()) {
-      std::cerr << "qpo: no RDMA device on this host; listing the Soft-RoCE lab's (use --no-lab to refuse)\n";
-      use_lab = true;
-    }
-    if (use_lab) return run_in_lab({"devices", "--no-lab", "--format", opts->out.format});
+    if (use_lab(opts->lab, opts->no_lab, "listing devices")) return run_in_lab({"devices", "--no-lab", "--format", opts->out.format});
     auto devices = verbs::inventory();
     if (opts->out.format == "json") render_json(devices);
     else render_text(devices);

@@ -15,7 +15,6 @@
 #include "exec/executor.h"
 #include "plan/plan.h"
 #include "report/run_report.h"
-#include "verbs/device.h"
 
 namespace qpo::cli {
 
@@ -71,12 +70,7 @@ Action add_run(CLI::App& app) {
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l)) return code;
-    bool use_lab = opts->lab;
-    if (!use_lab && !opts->no_lab && verbs::list_devices().empty()) {
-      std::cerr << "qpo: no RDMA device on this host; running in the Soft-RoCE lab (use --no-lab to refuse)\n";
-      use_lab = true;
-    }
-    if (use_lab) {
+    if (use_lab(opts->lab, opts->no_lab, "running")) {
       std::vector<std::string> args{"run", "--no-lab", "--format", opts->out.format, "--timeout-ms",
                                     std::to_string(opts->timeout_ms), "--phase-timeout",
                                     std::to_string(opts->phase_timeout_s)};

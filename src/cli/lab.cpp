@@ -7,7 +7,16 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "verbs/device.h"
+
 namespace qpo::cli {
+
+bool use_lab(bool lab, bool no_lab, const std::string& doing) {
+  if (lab) return true;
+  if (no_lab || !verbs::list_devices().empty()) return false;
+  std::cerr << "qpo: no RDMA device on this host; " << doing << " in the Soft-RoCE lab (use --no-lab to refuse)\n";
+  return true;
+}
 
 std::string lab_script() {
   if (const char* env = std::getenv("QPO_LAB_SCRIPT")) return env;

@@ -8,6 +8,9 @@ namespace qpo::cli {
 
 // Path of scripts/lab/lab.sh: $QPO_LAB_SCRIPT, else the source tree qpo was built from.
 std::string lab_script();
+// Whether a command runs in the lab: --lab, or (unless --no-lab) this host has no RDMA device,
+// which it says on stderr ("...; <doing> in the Soft-RoCE lab (use --no-lab to refuse)").
+bool use_lab(bool lab, bool no_lab, const std::string& doing);
 // Runs `qpo <args...>` in the lab; returns its exit code (124 timeout, 125 lab failure).
 // `lab_args` go to lab.sh run before the command (e.g. {"--out", DIR} to keep files written there).
 int run_in_lab(const std::vector<std::string>& qpo_args, const std::vector<std::string>& lab_args = {});

@@ -25,12 +25,6 @@ struct DeviceList {
   DeviceList& operator=(const DeviceList&) = delete;
 };
 
-std::string guid_text(ibv_device* dev) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(be64toh(ibv_get_device_guid(dev))));
-  return buf;
-}
-
 bool port_is_active(ibv_device* dev, uint8_t port) {
   ibv_context* ctx = ibv_open_device(dev);
   if (!ctx) return false;
@@ -134,6 +128,12 @@ int Context::gid_index_of_ip(const std::string& ip) const {
     if (other < 0) other = i;
   }
   return other;
+}
+
+std::string guid_text(ibv_device* dev) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(be64toh(ibv_get_device_guid(dev))));
+  return buf;
 }
 
 std::string gid_text(const ibv_gid& gid) {

@@ -51,6 +51,7 @@ class Context {
 };
 
 std::string gid_text(const ibv_gid& gid);
+std::string guid_text(ibv_device* dev);  // "0x0200..." as ibv_devinfo prints it
 bool parse_gid(const std::string& text, ibv_gid& out);
 
 }  // namespace qpo::verbs

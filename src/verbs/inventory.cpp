@@ -5,7 +5,6 @@
 #include <net/if.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -110,9 +109,7 @@ std::vector<DeviceInventory> inventory() {
     ibv_device* dev = list.get()[i];
     DeviceInventory d;
     d.name = ibv_get_device_name(dev);
-    char guid[32];
-    std::snprintf(guid, sizeof guid, "0x%016llx", static_cast<unsigned long long>(be64toh(ibv_get_device_guid(dev))));
-    d.guid = guid;
+    d.guid = guid_text(dev);
     d.node_type = ibv_node_type_str(dev->node_type);
     std::unique_ptr<ibv_context, decltype(&ibv_close_device)> ctx(ibv_open_device(dev), ibv_close_device);
     if (!ctx) {
