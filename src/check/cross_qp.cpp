@@ -4,6 +4,7 @@
 
 #include "check/validate.h"
 #include "util/strings.h"
+#include "util/ops.h"
 
 namespace qpo::check {
 
@@ -38,10 +39,9 @@ bool compatible_types(const std::string& a, const std::string& b) {
 
 // The access a workload op needs on the responder, as (IBV_ACCESS bit, name).
 std::pair<uint32_t, const char*> needed_access(const std::string& op) {
-  if (op == "rdma_write" || op == "rdma_write_with_imm") return {0x2, "remote_write"};
-  if (op == "rdma_read") return {0x4, "remote_read"};
-  if (op == "atomic_cmp_swp" || op == "atomic_fetch_add") return {0x8, "remote_atomic"};
-  return {0, ""};
+  const auto* info = util::scenario_op(op);
+  return info ? std::pair<uint32_t, const char*>{info->remote_access, info->access_name}
+              : std::pair<uint32_t, const char*>{0, ""};
 }
 
 class CrossChecker {
@@ -140,12 +140,14 @@ class CrossChecker {
 
   void workload(const scenario::Workload& w) {
     const Qp* q = s_.qp(w.qp.name);
-    if (!q || w.op.empty() || q->type < 0) return;
+    const util::OpInfo* op = util::scenario_op(w.op);
+    if (!q || !op || q->type < 0) return;
     std::string path = "workloads." + w.name;
-    bool rdma = w.op.rfind("rdma_", 0) == 0;
-    bool atomic = w.op.rfind("atomic_", 0) == 0;
+    bool atomic = op->atomic;
+    bool rdma = op->remote && !atomic;
+    bool read = op->op == util::Op::Read;
     bool send_only = q->type_name == "UD" || q->type_name == "RAW_PACKET";
-    if ((send_only && (rdma || atomic)) || (q->type_name == "UC" && (w.op == "rdma_read" || atomic))) {
+    if ((send_only && (rdma || atomic)) || (q->type_name == "UC" && (read || atomic))) {
       auto& d = sink_.error("Q509", w.op_loc, path + ".op", q->type_name + " QPs cannot do " + w.op);
       d.rule = "transport services: UD and RAW_PACKET send only; UC sends and writes; RC everything";
       return;
@@ -189,7 +191,7 @@ class CrossChecker {
         d.related.push_back({m->access_loc, "MR access"});
       }
     }
-    if (w.op == "rdma_read" || atomic) {
+    if (read || atomic) {
       const auto* init_depth = literal(*q, "max_rd_atomic");
       if (init_depth && init_depth->number == 0) {
         auto& d = sink_.error("Q507", init_depth->loc, init_depth->path,
@@ -231,7 +233,7 @@ class CrossChecker {
       auto& d = sink_.error("Q101", w.offset_loc, path + ".offset", "'offset' is for op workloads; a script places its own bytes");
       d.hint = "pass it in the script's args:";
     }
-    if (w.op.rfind("send", 0) == 0 && !w.local_mr) return;
+    if (!op->remote && !w.local_mr) return;
   }
 
   const scenario::Scenario& s_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "check/validate.h"
+#include "util/ops.h"
 
 namespace qpo::check {
 
@@ -16,10 +17,11 @@ struct Written {
 
 // The bytes an op workload writes: the remote MR for writes and atomics, the local MR for reads.
 std::optional<Written> written_by(const scenario::Workload& w) {
-  if (w.op.empty() || !w.script.empty()) return std::nullopt;
-  bool atomic = w.op.rfind("atomic", 0) == 0;
-  if (w.op == "rdma_read" && w.local_mr) return Written{&w, w.local_mr.name, w.offset, w.offset + w.size};
-  if ((w.op.rfind("rdma_write", 0) == 0 || atomic) && w.remote_mr)
+  const auto* info = w.script.empty() ? util::scenario_op(w.op) : nullptr;
+  if (!info) return std::nullopt;
+  bool atomic = info->atomic;
+  if (info->op == util::Op::Read && w.local_mr) return Written{&w, w.local_mr.name, w.offset, w.offset + w.size};
+  if (info->remote && info->op != util::Op::Read && w.remote_mr)
     return Written{&w, w.remote_mr.name, w.offset, w.offset + (atomic ? 8 : w.size)};
   return std::nullopt;
 }

@@ -1,6 +1,9 @@
 #include "dataplane/cq_router.h"
 
 #include <atomic>
+#include <set>
+
+#include "dataplane/post.h"  // kPoolRecvTag
 
 namespace qpo::dataplane {
 
@@ -8,25 +11,45 @@ struct CqRouter::Shared {
   ibv_cq* cq = nullptr;
   std::mutex mutex;
   std::map<uint32_t, int> owner_of;                 // qp_num -> owner
+  std::map<uint32_t, int> receives_of;              // qp_num -> owner of its pool's receives
   std::map<int, std::deque<ibv_wc>> queued;         // owner -> completions not yet taken
   std::atomic<uint64_t> dropped{0};
 };
+
+namespace {
+
+// Who takes this completion: the owner of the QP's pool receives for one of those, else the
+// QP's owner; -1 when nobody drives the QP.
+int owner_of(const CqRouter::Shared& s, const ibv_wc& wc);
+
+}  // namespace
 
 CqRouter::CqRouter() = default;
 CqRouter::~CqRouter() = default;
 
 void CqRouter::assign(ibv_cq* cq, uint32_t qp_num, int owner) {
-  auto& owners = owners_[cq];
-  owners[qp_num] = owner;
-  bool several = false;
-  for (const auto& [qpn, o] : owners) several |= o != owner;
-  if (!several) return;
+  owners_[cq].all[qp_num] = owner;
+  share_if_several(cq);
+}
+
+void CqRouter::assign_receives(ibv_cq* cq, uint32_t qp_num, int owner) {
+  owners_[cq].receives[qp_num] = owner;
+  share_if_several(cq);
+}
+
+void CqRouter::share_if_several(ibv_cq* cq) {
+  const Owners& owners = owners_[cq];
+  std::set<int> distinct;
+  for (const auto& [qpn, o] : owners.all) distinct.insert(o);
+  for (const auto& [qpn, o] : owners.receives) distinct.insert(o);
+  if (distinct.size() < 2) return;
   auto& s = shared_[cq];
   if (!s) {
     s = std::make_unique<Shared>();
     s->cq = cq;
   }
-  s->owner_of = owners;
+  s->owner_of = owners.all;
+  s->receives_of = owners.receives;
 }
 
 CqRouter::Shared* CqRouter::shared(ibv_cq* cq) const {
@@ -47,17 +70,28 @@ int CqRouter::poll(Shared* s, int owner, int n, ibv_wc* out) {
   int k = ibv_poll_cq(s->cq, 32, batch);
   if (k < 0) return k;
   for (int i = 0; i < k; ++i) {
-    auto it = s->owner_of.find(batch[i].qp_num);
-    if (it == s->owner_of.end()) {
+    int to = owner_of(*s, batch[i]);
+    if (to < 0) {
       s->dropped.fetch_add(1, std::memory_order_relaxed);
-    } else if (it->second == owner && got < n) {
+    } else if (to == owner && got < n) {
       out[got++] = batch[i];
     } else {
-      s->queued[it->second].push_back(batch[i]);
+      s->queued[to].push_back(batch[i]);
     }
   }
   return got;
 }
+
+namespace {
+
+int owner_of(const CqRouter::Shared& s, const ibv_wc& wc) {
+  if (wc.wr_id & kPoolRecvTag)
+    if (auto r = s.receives_of.find(wc.qp_num); r != s.receives_of.end()) return r->second;
+  auto it = s.owner_of.find(wc.qp_num);
+  return it == s.owner_of.end() ? -1 : it->second;
+}
+
+}  // namespace
 
 uint64_t CqRouter::dropped() const {
   uint64_t d = 0;

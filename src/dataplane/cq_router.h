@@ -24,6 +24,10 @@ class CqRouter {
 
   // Before any worker polls: `owner` (a worker index) drives QP `qp_num`, which completes on `cq`.
   void assign(ibv_cq* cq, uint32_t qp_num, int owner);
+  // The receives of QP `qp_num` that a RecvPool posted (wr_id tagged kPoolRecvTag, valid in
+  // error completions too) go to `owner` instead: one thread sends on a QP while another
+  // receives on it, through one CQ.
+  void assign_receives(ibv_cq* cq, uint32_t qp_num, int owner);
   // Null for a CQ with one owner (poll it directly), the shared state otherwise.
   Shared* shared(ibv_cq* cq) const;
   // Up to n completions of `owner`'s QPs from a shared CQ. Completions of QPs nobody
@@ -33,7 +37,11 @@ class CqRouter {
 
  private:
   std::map<ibv_cq*, std::unique_ptr<Shared>> shared_;
-  std::map<ibv_cq*, std::map<uint32_t, int>> owners_;  // cq -> qp_num -> owner
+  struct Owners {
+    std::map<uint32_t, int> all, receives;  // qp_num -> owner
+  };
+  void share_if_several(ibv_cq* cq);
+  std::map<ibv_cq*, Owners> owners_;
 };
 
 // How one worker reads CQs: the router and its own index, or nothing (poll directly).

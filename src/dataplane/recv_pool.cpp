@@ -13,7 +13,7 @@ void RecvPool::layout(const Endpoint& ep, const LocalMr& mr, uint64_t offset, ui
                                 std::to_string(offset) + " does not fit the " + std::to_string(mr.length) +
                                 "-byte receive MR");
   uint32_t fits = static_cast<uint32_t>(std::min<uint64_t>((mr.length - offset) / slot_size, count));
-  Generation g{mr.data + offset, mr.mr->lkey, slot_size, fits, fits < count};
+  Generation g{mr.data + offset, mr.mr->lkey, slot_size, fits, fits < count, 0};
   if (!gens_.empty()) {
     const Generation& cur = gens_.back();
     if (cur.base == g.base && cur.lkey == g.lkey && cur.slot_size == g.slot_size && cur.count == g.count &&
@@ -31,7 +31,7 @@ void RecvPool::layout(const Endpoint& ep, const LocalMr& mr, uint64_t offset, ui
 
 void RecvPool::fill(const Endpoint& ep, uint32_t target, uint32_t batch) {
   if (gens_.empty() || outstanding_ >= target) return;
-  const Generation& g = gens_.back();
+  Generation& g = gens_.back();
   uint64_t gen = gens_.size() - 1;
   if (batch == 0) batch = 1;
   if (wrs_.size() < batch) {
@@ -67,15 +67,25 @@ void RecvPool::fill(const Endpoint& ep, uint32_t target, uint32_t batch) {
       size_t posted = bad ? static_cast<size_t>(bad - wrs_.data()) : 0;
       for (size_t i = posted; i < n && !g.shared; ++i) free_.push_back(static_cast<uint32_t>(wrs_[i].wr_id));
       outstanding_ += static_cast<uint32_t>(posted);
+      g.outstanding += static_cast<uint32_t>(posted);
       post_error(ep.qp_name, ep.srq ? "ibv_post_srq_recv" : "ibv_post_recv", e,
                  "(keeping " + std::to_string(target) + " receives posted)");
     }
     outstanding_ += n;
+    g.outstanding += n;
   }
+}
+
+uint32_t RecvPool::outstanding_in(const uint8_t* base) const {
+  uint32_t n = 0;
+  for (const auto& g : gens_)
+    if (g.base == base) n += g.outstanding;
+  return n;
 }
 
 void RecvPool::forget_outstanding() {
   outstanding_ = 0;
+  for (auto& g : gens_) g.outstanding = 0;
   free_.clear();
   next_shared_ = 0;
   if (gens_.empty() || gens_.back().shared) return;

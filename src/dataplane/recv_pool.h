@@ -32,6 +32,9 @@ class RecvPool {
   void forget_outstanding();
 
   uint32_t outstanding() const { return outstanding_; }
+  // Of those, the receives posted into layouts that start at `base` (the executor's own slot
+  // buffer, say, as opposed to a script's MR).
+  uint32_t outstanding_in(const uint8_t* base) const;
   uint32_t slot_size() const { return gens_.empty() ? 0 : gens_.back().slot_size; }
   bool shared_slots() const { return !gens_.empty() && gens_.back().shared; }
 
@@ -41,6 +44,7 @@ class RecvPool {
     uint32_t lkey = 0;
     uint32_t slot_size = 0, count = 0;
     bool shared = false;
+    uint32_t outstanding = 0;
   };
   std::vector<Generation> gens_;
   std::vector<uint32_t> free_;  // free slots of the current generation (unless shared)
@@ -59,7 +63,8 @@ inline const uint8_t* RecvPool::complete(uint64_t wr_id) {
   uint32_t slot = static_cast<uint32_t>(wr_id);
   if (gen >= gens_.size() || slot >= gens_[gen].count) return nullptr;
   if (outstanding_) --outstanding_;
-  const Generation& g = gens_[gen];
+  Generation& g = gens_[gen];
+  if (g.outstanding) --g.outstanding;
   // Slots of older layouts are not reused: the current layout's own slots take their place.
   if (gen == gens_.size() - 1 && !g.shared) free_.push_back(slot);
   return g.base + static_cast<uint64_t>(slot) * g.slot_size;

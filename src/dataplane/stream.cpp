@@ -93,7 +93,7 @@ class Engine {
     const Endpoint& ep = *eps_[0];
     const OpInfo& info = op_info(cfg_.op);
     auto bad = [&](const std::string& m) { usage_error(ep.qp_name, m); };
-    if (cfg_.size == 0 && cfg_.op != Op::Write && cfg_.op != Op::Read) bad("size must be > 0");
+    if (cfg_.size == 0 && cfg_.op != Op::Write && cfg_.op != Op::Read && cfg_.op != Op::Send) bad("size must be > 0");
     if (info.atomic && cfg_.size != 8) bad(std::string(info.name) + " moves exactly 8 bytes (size = 8)");
     if (cfg_.duration <= 0 && cfg_.iterations == 0) bad("give iterations > 0 or a duration");
     if (cfg_.depth == 0) bad("depth must be > 0");
@@ -104,6 +104,8 @@ class Engine {
     if (cfg_.post_list == 0 || cfg_.post_list > cfg_.depth)
       bad("post_list must be between 1 and depth (" + std::to_string(cfg_.depth) + ")");
     if (hooked() && cfg_.op == Op::Recv) bad("a per-WR hook applies to sends, not receives");
+    if (cfg_.keep_latency && (cfg_.signal_every != 1 || cfg_.duration > 0))
+      bad("per-WR latency needs every WR signaled and an iteration count");
     if (cfg_.events && access_.router)
       for (auto* e : eps_)
         if (access_.router->shared(e->send_cq) || access_.router->shared(e->recv_cq))
@@ -132,7 +134,7 @@ class Engine {
       if (op_info(cfg_.op).remote || hooked())
         lane.rmr = cfg_.remote_mr.empty() ? (ep.remote_mrs.empty() ? nullptr : &default_remote_mr(ep))
                                           : &remote_mr(ep, cfg_.remote_mr);
-      SendRequest r = request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset);
+      SendRequest r = request(lane, template_edit());
       if (auto p = check_send(ep, r); !p.empty()) usage_error(ep.qp_name, p);
       lane.wrs.resize(n);
       lane.sges.resize(n);
@@ -151,7 +153,7 @@ class Engine {
       tx_lanes_.push_back(std::move(lane));
     }
     if (hooked()) edits_.resize(cfg_.depth);
-    if (cfg_.peak && cfg_.duration <= 0 && !hooked()) {
+    if (((cfg_.peak && !hooked()) || cfg_.keep_latency) && cfg_.duration <= 0) {
       uint64_t total = cfg_.iterations * eps_.size();
       if (total <= kMaxTimestamps) {
         tposted_.resize(total);
@@ -160,16 +162,22 @@ class Engine {
     }
   }
 
-  SendRequest request(const TxLane& lane, Op op, uint32_t size, uint64_t loff, uint64_t roff) const {
+  WrEdit template_edit() const {
+    return {cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset, cfg_.compare_add, cfg_.swap};
+  }
+
+  SendRequest request(const TxLane& lane, const WrEdit& e) const {
+    Op op = e.op;
+    uint32_t size = e.size;
     SendRequest r;
     r.op = op;
     r.num_sge = size > 0 ? 1 : 0;
-    r.sge[0] = {lane.lmr, loff, size};
+    r.sge[0] = {lane.lmr, e.local_offset, size};
     r.remote = lane.rmr;
-    r.remote_offset = roff;
+    r.remote_offset = e.remote_offset;
     r.imm = cfg_.imm;
-    r.compare_add = cfg_.compare_add;
-    r.swap = cfg_.swap;
+    r.compare_add = e.compare_add;
+    r.swap = e.swap;
     r.signaled = false;
     r.inline_data = size > 0 && size <= cfg_.inline_size && (op == Op::Send || op == Op::SendImm ||
                                                                op == Op::Write || op == Op::WriteImm);
@@ -189,10 +197,11 @@ class Engine {
       const Endpoint& ep = *l.ep;
       const std::string& name = !cfg_.recv_mr.empty() ? cfg_.recv_mr : cfg_.local_mr;
       const LocalMr& mr = name.empty() ? default_local_mr(ep) : local_mr(ep, name);
-      uint32_t slot = cfg_.size + (is_ud(ep) ? kGrhBytes : 0);
-      l.pool->layout(ep, mr, cfg_.recv_offset, slot, rx_depth());
-      if (cfg_.check_seed && l.pool->shared_slots())
-        usage_error(ep.qp_name, "checking receives needs a slot per posted receive: " + std::to_string(rx_depth()) +
+      uint32_t slot = cfg_.recv_slot_size ? cfg_.recv_slot_size : cfg_.size + (is_ud(ep) ? kGrhBytes : 0);
+      uint32_t slots = cfg_.recv_slots ? cfg_.recv_slots : rx_depth();
+      l.pool->layout(ep, mr, cfg_.recv_offset, slot, slots);
+      if ((cfg_.check_seed || cfg_.on_receive) && l.pool->shared_slots())
+        usage_error(ep.qp_name, "checking receives needs a slot per posted receive: " + std::to_string(slots) +
                                     " x " + std::to_string(slot) + " bytes do not fit the receive MR");
       rx_units_.push_back({l.ep, l.pool});
     }
@@ -236,6 +245,7 @@ class Engine {
   }
 
   void post_initial_receives() {
+    if (!cfg_.keep_posted) return;
     for (auto& u : rx_units_) u.pool->fill(*u.ep, rx_depth(), std::max<uint32_t>(recv_batch_, 32));
   }
 
@@ -247,7 +257,7 @@ class Engine {
       if (tx_) post_sends();
       int got = 0;
       for (auto& c : cqs_) {
-        int n = c.h.poll(kPollBatch, wc);
+        int n = c.h.poll(poll_batch(), wc);
         if (n < 0) post_error(eps_[0]->qp_name, "ibv_poll_cq", -n, "");
         if (n == 0) continue;
         got += n;
@@ -262,6 +272,14 @@ class Engine {
       if (got == 0) idle();
       if (cfg_.progress && (++spins & 255) == 0) report_progress();
     }
+  }
+
+  // A receive-only stream with a count takes no more completions than it still needs: the
+  // next ones on its CQ may be the next step's (a smoke receive of a UD QP that several
+  // senders have already sent to).
+  int poll_batch() const {
+    if (tx_ || !rx_ || rx_quota_ == kForever || received_ >= rx_quota_) return kPollBatch;
+    return static_cast<int>(std::min<uint64_t>(kPollBatch, rx_quota_ - received_));
   }
 
   bool stopped() const { return cfg_.stop && cfg_.stop->load(std::memory_order_relaxed); }
@@ -343,13 +361,13 @@ class Engine {
     if (lane.hook_ended || lane.staged_count >= cap || lane.hook_next >= lane.quota) return;
     size_t want = static_cast<size_t>(std::min<uint64_t>(cap - lane.staged_count, lane.quota - lane.hook_next));
     std::span<WrEdit> edits(edits_.data(), want);
-    for (auto& e : edits) e = {cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset};
+    for (auto& e : edits) e = template_edit();
     size_t got = ask_hook(lane.hook_next, edits);
     hook_calls_ += got < want ? got + 1 : got;  // the call that ended the stream counts too
     for (size_t k = 0; k < got; ++k) {
       check_edit(lane, edits[k], lane.hook_next);
       const WrEdit& e = edits[k];
-      build(lane, request(lane, e.op, e.size, e.local_offset, e.remote_offset), staged_tail(lane));
+      build(lane, request(lane, e), staged_tail(lane));
       ++lane.hook_next;
     }
     if (got == want) return;
@@ -358,7 +376,7 @@ class Engine {
     // Everything chosen is already posted and the last WR went unsignaled: one more WR, the
     // template, carries the signal so the run drains.
     if (lane.staged_count == 0 && lane.unsignaled > 0) {
-      build(lane, request(lane, cfg_.op, cfg_.size, cfg_.local_offset, cfg_.remote_offset), staged_tail(lane));
+      build(lane, request(lane, template_edit()), staged_tail(lane));
       lane.quota = lane.hook_next + 1;
     }
   }
@@ -415,6 +433,13 @@ class Engine {
     if (li >= tx_lanes_.size()) return;
     TxLane& lane = tx_lanes_[li];
     uint32_t covered = static_cast<uint32_t>(wc.wr_id);
+    if (wc.status != IBV_WC_SUCCESS && cfg_.expect_status && wc.status == *cfg_.expect_status) {
+      // What the scenario expects: the stream ends here; the WRs behind this one are flushed
+      // with the QP (it is in ERR now), for the plan's flush step to count.
+      uint64_t begin = tposted_.empty() ? start_ : tposted_[0];
+      expected_status_ = StreamResult::Expected{wc.status, lane.completed + covered, clock::to_seconds(t - begin)};
+      return;
+    }
     if (wc.status != IBV_WC_SUCCESS) {
       // The failed WR may be an unsignaled one: errors always complete. Its position is
       // `covered` past what has completed so far.
@@ -456,6 +481,7 @@ class Engine {
     rx_bytes_ += len;
     last_rx_ = t;
     if (data && cfg_.check_seed && wc.opcode == IBV_WC_RECV) check_receive(qp, data + (ud ? kGrhBytes : 0), len);
+    if (cfg_.on_receive) cfg_.on_receive(wc, data ? data + (ud ? kGrhBytes : 0) : nullptr, len);
   }
 
   const std::string& qp_name(uint32_t qp_num, Endpoint* fallback) const {
@@ -481,18 +507,22 @@ class Engine {
   }
 
   void repost_receives() {
+    if (!cfg_.keep_posted) return;
     for (auto& u : rx_units_)
       if (u.pool->outstanding() + recv_batch_ <= rx_depth()) u.pool->fill(*u.ep, rx_depth(), recv_batch_);
   }
 
   // Past the deadline (or told to stop): post nothing new, except one signaled WR where the
   // last posted one was unsignaled, so the run drains.
+  // A stream with an iteration count ends early only when told to stop.
   void close_tx() {
     for (auto& lane : tx_lanes_)
-      if (lane.quota == kForever) lane.quota = lane.posted + (lane.unsignaled > 0 ? 1 : 0);
+      if (lane.quota == kForever || stopped())
+        lane.quota = std::min(lane.quota, lane.posted + (lane.unsignaled > 0 ? 1 : 0));
   }
 
   bool done() {
+    if (expected_status_) return true;
     if (tx_)
       for (const auto& lane : tx_lanes_)
         if (lane.posted < lane.quota || lane.outstanding > 0) return false;
@@ -572,6 +602,7 @@ class Engine {
     p.qp = eps_[0]->qp_name;
     for (const auto& lane : tx_lanes_) {
       p.ops += lane.completed;
+      p.posted += lane.posted;
       p.bytes += lane.completed * cfg_.size;
     }
     p.recv_ops = received_;
@@ -585,6 +616,10 @@ class Engine {
     if (nudging_) nudge();  // the completions since its last look (a restart ends in a busy pass)
     r.notes = nudge_notes();
     r.rx_checked = checked_;
+    r.expected = expected_status_;
+    if (cfg_.keep_latency)
+      for (uint64_t i = 0; i < completed_total_ && i < tcompleted_.size(); ++i)
+        r.latency_us.push_back(clock::to_us(tcompleted_[i] - tposted_[i]));
     if (tx_) {
       for (const auto& lane : tx_lanes_) {
         r.tx.ops += lane.completed;
@@ -600,7 +635,8 @@ class Engine {
     }
     if (rx_) {
       // Topped up after the clock stopped: the next stream on this QP starts fully posted.
-      for (auto& u : rx_units_) u.pool->fill(*u.ep, rx_depth(), 32);
+      if (cfg_.keep_posted)
+        for (auto& u : rx_units_) u.pool->fill(*u.ep, rx_depth(), 32);
       r.rx.ops = received_;
       r.rx.bytes = rx_bytes_;
       r.rx.seconds = received_ ? clock::to_seconds(last_rx_ - start_) : 0;
@@ -634,6 +670,7 @@ class Engine {
   uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
   uint64_t last_tx_ = 0, last_rx_ = 0;
   uint64_t until_at_ = 0, until_polls_ = 0;
+  std::optional<StreamResult::Expected> expected_status_;
 };
 
 }  // namespace

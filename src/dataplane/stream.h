@@ -3,6 +3,8 @@
 // every k-th WR, posts in lists, and keeps receives posted and re-posted, all in C++. A
 // script crosses into it once per stream (wrk/libmoon: batches first); the per-WR hook is the
 // one exception, for patterns a fixed template cannot express.
+#include <infiniband/verbs.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -25,6 +27,7 @@ struct WrEdit {
   uint32_t size;
   uint64_t local_offset;
   uint64_t remote_offset;
+  uint64_t compare_add = 0, swap = 0;  // atomics: the operands (cas i -> i + 1 needs them per WR)
 };
 // Called for op #index (0-based, per stream) with the template's values; false ends the
 // stream (what was posted completes). Exceptions propagate out of run_stream.
@@ -38,6 +41,7 @@ using StreamRunHook = std::function<size_t(uint64_t first, std::span<WrEdit> out
 struct StreamProgress {
   std::string qp;       // first lane
   uint64_t ops = 0, bytes = 0, recv_ops = 0;
+  uint64_t posted = 0;  // sends posted; posted - ops are outstanding
   double seconds = 0;
 };
 
@@ -67,7 +71,22 @@ struct StreamConfig {
   std::string recv_mr;            // "" = local_mr
   uint64_t recv_offset = 0;
   uint32_t recv_batch = 0;        // receives re-posted per ibv_post_recv; 0 = min(32, rx_depth / 4)
+  bool keep_posted = true;        // false: only take receives already posted (emptying a queue)
   std::optional<uint64_t> check_seed;  // compare every receive with fill_pattern(seed)
+  uint32_t recv_slot_size = 0;    // bytes per receive slot; 0 = size (+ the GRH on UD)
+  uint32_t recv_slots = 0;        // slots in the receive layout; 0 = rx_depth (a layout equal to the
+                                  // pool's current one keeps its receives: see RecvPool::layout)
+  // Every receive, after the stream's own accounting: `data` is the payload (past the GRH on UD)
+  // or null for a receive the pool did not post. For checks a single seed cannot express (a UD
+  // receiver that several senders fan in to, each with its own pattern); throw to stop.
+  std::function<void(const ibv_wc& wc, const uint8_t* data, uint32_t len)> on_receive;
+
+  // Expected outcome: the first send completion with this IBV_WC_* status ends the stream and
+  // is returned in StreamResult::expected instead of thrown (a scenario's `expect:`).
+  std::optional<int> expect_status;
+  // Every WR's post-to-completion time in StreamResult::latency_us (needs signal_every 1 and
+  // an iteration count).
+  bool keep_latency = false;
 
   // Control.
   int timeout_ms = 10000;         // no completion for this long (while work is outstanding) = error
@@ -96,6 +115,13 @@ struct StreamResult {
   uint64_t hook_calls = 0;
   // One line per QP whose send queue the stream had to restart (SendQueueNudge).
   std::vector<std::string> notes;
+  struct Expected {
+    int status = 0;       // IBV_WC_*
+    uint64_t op = 0;      // 1-based position of the WR in its lane
+    double seconds = 0;   // from the first post
+  };
+  std::optional<Expected> expected;  // StreamConfig::expect_status happened
+  std::vector<double> latency_us;    // StreamConfig::keep_latency, in completion order
 };
 
 // Throws DataplaneError; outstanding WRs are left to the QP's teardown (or its next ERR flush).

@@ -3,9 +3,33 @@
 #include <fcntl.h>
 #include <poll.h>
 
-#include "exec/completions.h"
-
 namespace qpo::exec {
+
+const char* event_name(int e) {
+  switch (e) {
+    case IBV_EVENT_CQ_ERR: return "IBV_EVENT_CQ_ERR";
+    case IBV_EVENT_QP_FATAL: return "IBV_EVENT_QP_FATAL";
+    case IBV_EVENT_QP_REQ_ERR: return "IBV_EVENT_QP_REQ_ERR";
+    case IBV_EVENT_QP_ACCESS_ERR: return "IBV_EVENT_QP_ACCESS_ERR";
+    case IBV_EVENT_COMM_EST: return "IBV_EVENT_COMM_EST";
+    case IBV_EVENT_SQ_DRAINED: return "IBV_EVENT_SQ_DRAINED";
+    case IBV_EVENT_PATH_MIG: return "IBV_EVENT_PATH_MIG";
+    case IBV_EVENT_PATH_MIG_ERR: return "IBV_EVENT_PATH_MIG_ERR";
+    case IBV_EVENT_DEVICE_FATAL: return "IBV_EVENT_DEVICE_FATAL";
+    case IBV_EVENT_PORT_ACTIVE: return "IBV_EVENT_PORT_ACTIVE";
+    case IBV_EVENT_PORT_ERR: return "IBV_EVENT_PORT_ERR";
+    case IBV_EVENT_LID_CHANGE: return "IBV_EVENT_LID_CHANGE";
+    case IBV_EVENT_PKEY_CHANGE: return "IBV_EVENT_PKEY_CHANGE";
+    case IBV_EVENT_SM_CHANGE: return "IBV_EVENT_SM_CHANGE";
+    case IBV_EVENT_SRQ_ERR: return "IBV_EVENT_SRQ_ERR";
+    case IBV_EVENT_SRQ_LIMIT_REACHED: return "IBV_EVENT_SRQ_LIMIT_REACHED";
+    case IBV_EVENT_QP_LAST_WQE_REACHED: return "IBV_EVENT_QP_LAST_WQE_REACHED";
+    case IBV_EVENT_CLIENT_REREGISTER: return "IBV_EVENT_CLIENT_REREGISTER";
+    case IBV_EVENT_GID_CHANGE: return "IBV_EVENT_GID_CHANGE";
+    default: return "IBV_EVENT_(unknown)";
+  }
+}
+
 
 namespace {
 

@@ -14,6 +14,9 @@
 
 namespace qpo::exec {
 
+// "IBV_EVENT_SQ_DRAINED"; "IBV_EVENT_(unknown)" for a value the table lacks.
+const char* event_name(int event_type);
+
 // The next event queued on the device's async fd, acknowledged, waiting at most wait_ms
 // (0: only what is already there); nullopt when none came. Puts the fd in non-blocking mode.
 std::optional<ibv_async_event> take_async_event(ibv_context* ctx, int wait_ms);

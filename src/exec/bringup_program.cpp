@@ -4,7 +4,8 @@
 #include <atomic>
 #include <map>
 
-#include "exec/script_receives.h"
+#include "exec/endpoints.h"
+#include "scenario/script_qps.h"
 #include "exec/steps.h"
 
 namespace qpo::exec {
@@ -198,12 +199,12 @@ void BringUpProgram::run_receives(RunState& st, const Op& op) {
   if (op.kind == OpKind::PostRecv && op.q) {
     uint32_t n = scenario::bringup_receives(s, *op.q->spec);  // fewer when scripts own the RQ
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
-             [&] { post_recvs(st, *op.q, n); });
+             [&] { post_bringup_receives(st, *op.q, n); });
   } else if (op.kind == OpKind::PostSrqRecv) {
     const auto* sr = s.srq(step.object);
     uint32_t n = sr ? scenario::bringup_srq_receives(s, *sr) : 0;
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
-             [&] { post_srq_receives(st, step.object, n); });
+             [&] { post_srq_bringup_receives(st, step.object, n); });
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "exec/steps.h"
 #include "spec/providers.h"
+#include "util/ops.h"
 
 namespace qpo::exec {
 
@@ -22,7 +23,7 @@ std::string unsupported_reason(const RunState& st) {
     if (q.srq) needed.insert("srq");
   }
   for (const auto& w : st.scenario->workloads)
-    if (w.op.rfind("atomic_", 0) == 0) needed.insert("atomic");
+    if (const auto* op = util::scenario_op(w.op); op && op->atomic) needed.insert("atomic");
   for (const auto& [name, d] : st.devices) {
     const auto& attr = d.ctx().device_attr();
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";

@@ -18,7 +18,6 @@
 #include "exec/bringup_program.h"
 #include "exec/faults.h"
 #include "exec/host_session.h"
-#include "exec/script_receives.h"
 #include "exec/steps.h"
 #include "util/strings.h"
 

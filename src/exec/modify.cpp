@@ -13,6 +13,7 @@
 #include "exec/async_events.h"
 #include "exec/attr_template.h"
 #include "exec/deferred_lines.h"
+#include "exec/endpoints.h"
 #include "exec/steps.h"
 #include "spec/providers.h"
 #include "util/strings.h"
@@ -246,11 +247,10 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
 
   // What each state change implies for the queues.
   if (t.to == spec::QpState::RESET) {
-    q.posted_recvs = 0;  // RESET empties both work queues, the scripts' receives included
-    if (q.recv_pool) q.recv_pool->forget_outstanding();
+    if (q.recv_pool) q.recv_pool->forget_outstanding();  // RESET empties both work queues
     q.went_through_reset = true;
     for (ibv_cq* cq : {q.send_cq, q.recv_cq})
-      if (cq) st.completions.drain(cq, q.qp->get()->qp_num, 0);
+      if (cq) drain_completions(st, q, cq, 0);
   }
   return true;
 }
@@ -259,7 +259,7 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
 
 bool repost_after_reset(RunState& st, QpState& q) {
   return run_step(st, q.host, "transitions", "ibv_post_recv", q.spec->name, "re-post receives after RESET", [&] {
-           post_recvs(st, q, q.spec->cap.max_recv_wr);
+           post_bringup_receives(st, q, q.spec->cap.max_recv_wr);
          }).status != report::StepStatus::Failed;
 }
 
@@ -267,11 +267,10 @@ bool flush_after_err(RunState& st, QpState& q) {
   const std::string phase = "transitions";
   // Every outstanding WR completes with IBV_WC_WR_FLUSH_ERR.
   // The executor's receives and those a script left posted (send_bw's target keeps its
-  // pool stocked on purpose) are flushed alike.
-  uint32_t scripts = q.recv_pool ? q.recv_pool->outstanding() : 0;
-  uint32_t expected = q.posted_recvs + scripts;
-  auto flushed = q.recv_cq ? st.completions.drain(q.recv_cq, q.qp->get()->qp_num, 200) : std::deque<ibv_wc>{};
-  if (q.send_cq && q.send_cq != q.recv_cq) st.completions.drain(q.send_cq, q.qp->get()->qp_num, 20);
+  // pool stocked on purpose) are flushed alike: all are in the QP's pool.
+  uint32_t expected = q.recv_pool && !q.srq ? q.recv_pool->outstanding() : 0;
+  auto flushed = q.recv_cq ? drain_completions(st, q, q.recv_cq, 200) : std::vector<ibv_wc>{};
+  if (q.send_cq && q.send_cq != q.recv_cq) drain_completions(st, q, q.send_cq, 20);
   uint32_t flush_count = 0, other = 0;
   for (const auto& wc : flushed) (wc.status == IBV_WC_WR_FLUSH_ERR ? flush_count : other)++;
   report::StepResult f;
@@ -286,8 +285,7 @@ bool flush_after_err(RunState& st, QpState& q) {
   bool ok = q.srq || flush_count == expected;
   f.status = ok && other == 0 ? report::StepStatus::Ok : report::StepStatus::Failed;
   if (other) f.message += "; " + std::to_string(other) + " completions had another status";
-  q.posted_recvs = 0;
-  if (q.recv_pool) q.recv_pool->forget_outstanding();  // a later script must not count them
+  if (q.recv_pool && !q.srq) q.recv_pool->forget_outstanding();  // a later stream must not count them
   st.report.add(f);
   if (f.status == report::StepStatus::Failed) {
     st.report.fail("QP '" + q.spec->name + "': " + f.message);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/completions.h"
+#include "dataplane/cq_router.h"
 #include "exec/exchange.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
@@ -44,8 +44,8 @@ struct QpState {
   verbs::Mr* slots = nullptr;
   uint32_t slot_size = 0;
   uint32_t slot_count = 0;
-  uint32_t posted_recvs = 0;    // outstanding receives the executor posted on this QP's own RQ
   bool went_through_reset = false;
+  bool routed = false;          // its CQs are assigned in RunState::router (endpoints.h access_for)
   ibv_qp_cap asked_cap{}, granted_cap{};  // the create's request and what the device granted
   // Receives script workloads keep posted on this QP's own RQ (not an SRQ's: SrqState has
   // that pool). It lives as long as the run, not the process: its buffers point into this
@@ -77,7 +77,8 @@ struct RunState {
   std::map<std::string, SrqState> srqs;
   std::map<std::string, verbs::Xrcd*> xrcds;
   std::map<std::string, QpState> qps;
-  Completions completions;
+  // How every reader of this host's CQs shares them (endpoints.h access_for).
+  dataplane::CqRouter router;
   report::RunReport report;
   // The run's channel, for script workloads that meet other hosts (workload_meeting.h).
   Channel* channel = nullptr;

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <span>
 
+#include "dataplane/error.h"
 #include "dataplane/recv_pool.h"
+#include "dataplane/stream.h"
+#include "exec/endpoints.h"
 
 #include "scenario/script_qps.h"
 #include "exec/async_events.h"
@@ -12,11 +16,6 @@
 namespace qpo::exec {
 
 namespace {
-
-ibv_comp_channel* channel_of(const RunState& st, const scenario::Ref& cq) {
-  auto it = st.channels.find(cq.name);
-  return it == st.channels.end() ? nullptr : it->second->get();
-}
 
 // Whom `qp` talks to in this workload: its connect:, else an initiator connected to it.
 std::string peer_in(const RunState& st, const scenario::Workload& w, const std::string& qp) {
@@ -29,80 +28,55 @@ std::string peer_in(const RunState& st, const scenario::Workload& w, const std::
   return "";
 }
 
-// The pool a script workload posts receives through: the SRQ's when the QP has one (QPs on
-// one SRQ share it), else the QP's own. Both live in RunState, so a second script workload on
-// a QP sees what the first left posted, and nothing outlives the run's MRs.
-std::shared_ptr<dataplane::RecvPool> pool_of(RunState& st, QpState& q) {
-  std::shared_ptr<dataplane::RecvPool>* slot = &q.recv_pool;
-  if (q.srq)
-    if (auto it = st.srqs.find(q.spec->srq.name); it != st.srqs.end()) slot = &it->second.recv_pool;
-  if (!*slot) *slot = std::make_shared<dataplane::RecvPool>();
-  return *slot;
+dataplane::StreamConfig one_by_one(int timeout_ms) {
+  dataplane::StreamConfig c;
+  c.depth = 1;
+  c.peak = false;
+  c.timeout_ms = timeout_ms;
+  c.stop = &stop_flag();
+  return c;
 }
 
-dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer) {
-  dataplane::Endpoint e;
-  e.qp_name = q.spec->name;
-  e.qp_type = q.spec->type_name;
-  e.qp = q.qp->get();
-  e.qpx = q.qp->extended();
-  e.pd = q.pd;
-  e.send_cq = q.send_cq;
-  e.recv_cq = q.recv_cq;
-  e.send_channel = channel_of(st, q.spec->send_cq);  // event mode (`events = true`)
-  e.recv_channel = channel_of(st, q.spec->recv_cq);
-  e.srq = q.srq;
-  e.max_send_wr = q.spec->cap.max_send_wr;
-  // The room the data path has: receives the executor still has posted take the rest.
-  e.max_recv_wr = q.spec->cap.max_recv_wr > q.posted_recvs ? q.spec->cap.max_recv_wr - q.posted_recvs : 0;
-  e.recv_limited = !q.srq;  // 0 left is "full", not "no limit"
-  e.max_inline_data = q.spec->cap.max_inline_data;
-  if (auto it = st.dir.qps.find(peer); !peer.empty() && it != st.dir.qps.end()) {
-    e.peer_name = peer;
-    e.peer_qpn = it->second.qpn;
-    e.peer_qkey = it->second.qkey;
-    if (e.qp_type == "UD") e.peer_ah = peer_ah(st, q, peer, it->second);
-  }
-  for (const auto& [name, mr] : st.mrs) {
-    const auto* m = st.scenario->mr(name);
-    if (m && m->pd.name == q.spec->pd.name) e.local_mrs[name] = {mr->get(), mr->data(), mr->length()};
-  }
-  for (const auto& [name, r] : st.dir.mrs) e.remote_mrs[name] = {r.addr, r.rkey, r.length};
-  e.recv_pool = pool_of(st, q);
-  return e;
+std::string failed(const QpState& q, const dataplane::DataplaneError& e, const RunState& st) {
+  return "'" + q.spec->name + "': " + e.what() +
+         (e.kind() == dataplane::DataplaneError::Kind::Timeout ? describe_async_events(st) : "");
 }
 
-// One empty SEND from `from` to the QP named `to` (here or on another host), its send
-// completion awaited.
-std::string send_empty(RunState& st, QpState& from, const std::string& to, uint32_t seq, int timeout_ms) {
-  const RemoteQp& dest = st.dir.qps.at(to);
-  ibv_send_wr wr{};
-  wr.wr_id = make_wr_id(WrKind::Smoke, ordinal_of(st, from.spec->name), 0xD0000000u | seq);
-  wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  if (from.spec->type_name == "UD") {
-    wr.wr.ud.ah = peer_ah(st, from, to, dest);
-    wr.wr.ud.remote_qpn = dest.qpn;
-    wr.wr.ud.remote_qkey = dest.qkey;
+// `count` empty SENDs from `from` to the QP named `to` (here or on another host), each
+// completed before the next.
+std::string send_empty(RunState& st, QpState& from, const std::string& to, uint32_t count, int timeout_ms) {
+  auto ep = own_endpoint(st, from, to);
+  auto c = one_by_one(timeout_ms);
+  c.op = dataplane::Op::Send;
+  c.size = 0;
+  c.iterations = count;
+  dataplane::StreamLane lane{&ep, nullptr};
+  try {
+    dataplane::run_stream(std::span(&lane, 1), c, access_for(st, from));
+  } catch (const dataplane::DataplaneError& e) {
+    return failed(from, e, st);
   }
-  ibv_send_wr* bad = nullptr;
-  if (int e = ibv_post_send(from.qp->get(), &wr, &bad))
-    return "ibv_post_send on '" + from.spec->name + "' failed: " + verbs::errno_name(e);
-  auto sent = st.completions.wait(from.send_cq, wr.wr_id, timeout_ms);
-  if (!sent || sent->status != IBV_WC_SUCCESS)
-    return "'" + from.spec->name + "': " +
-           (sent ? std::string(wc_status_name(sent->status)) : "no send completion" + describe_async_events(st));
   return "";
 }
 
-// One receive of `to` completing (a message its peer sent to clear it).
-std::string await_receive(RunState& st, QpState& to, int timeout_ms) {
-  uint32_t qpn = to.qp->get()->qp_num;
-  auto got = st.completions.wait_if(
-      to.recv_cq, [&](const ibv_wc& c) { return c.qp_num == qpn && (c.opcode & IBV_WC_RECV); }, timeout_ms);
-  if (!got || got->status != IBV_WC_SUCCESS)
-    return "'" + to.spec->name + "': " +
-           (got ? std::string(wc_status_name(got->status)) : "no receive completion" + describe_async_events(st));
+// `count` receives of `to` completing (messages its peer sent to clear them), not re-posted.
+std::string await_receives(RunState& st, QpState& to, uint32_t count, int timeout_ms) {
+  auto ep = own_endpoint(st, to, "");
+  auto c = one_by_one(timeout_ms);
+  c.op = dataplane::Op::Recv;
+  c.size = 1;
+  c.iterations = count;
+  c.recv_mr = receive_mr_name(to);
+  c.recv_slot_size = to.slot_size;
+  c.recv_slots = to.slot_count - 1;
+  c.rx_depth = count;
+  c.keep_posted = false;  // take what is posted; post nothing new
+  dataplane::StreamLane lane{&ep, ep.recv_pool.get()};
+  try {
+    dataplane::run_stream(std::span(&lane, 1), c, access_for(st, to, Reader::Receives));
+  } catch (const dataplane::DataplaneError& e) {
+    return failed(to, e, st);
+  }
   return "";
 }
 
@@ -130,7 +104,7 @@ std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, co
       // An SRQ keeps its share too: its receives are not counted per QP, and a stream counts
       // a message that lands there (unchecked); a ping-pong does not receive through SRQs.
       if (q.srq || !scenario::receives_belong_to_scripts(*st.scenario, name)) continue;
-      uint32_t leftover = q.posted_recvs;
+      uint32_t leftover = bringup_outstanding(st, q);
       if (leftover == 0) continue;
       auto peer = st.qps.find(peer_in(st, w, name));
       if (peer == st.qps.end()) {
@@ -138,12 +112,9 @@ std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, co
         (*across_hosts)[name] = leftover;
         continue;
       }
-      for (uint32_t k = 0; k < leftover; ++k) {
-        auto problem = send_empty(st, peer->second, name, k, timeout_ms);
-        if (problem.empty()) problem = await_receive(st, q, timeout_ms);
-        if (!problem.empty()) return "clearing the executor's receives on '" + name + "': " + problem;
-      }
-      q.posted_recvs = 0;
+      auto problem = send_empty(st, peer->second, name, leftover, timeout_ms);
+      if (problem.empty()) problem = await_receives(st, q, leftover, timeout_ms);
+      if (!problem.empty()) return "clearing the executor's receives on '" + name + "': " + problem;
     }
   return "";
 }
@@ -156,17 +127,14 @@ std::string clear_receives_across_hosts(RunState& st, const scenario::Workload& 
     if (st.qps.count(name)) continue;
     auto peer = st.qps.find(peer_in(st, w, name));
     if (peer == st.qps.end()) continue;  // another host's pair
-    for (uint32_t k = 0; k < count; ++k)
-      if (auto problem = send_empty(st, peer->second, name, k, timeout_ms); !problem.empty())
-        return "clearing the executor's receives on '" + name + "' (host " + st.dir.qps.at(name).host + "): " + problem;
+    if (auto problem = send_empty(st, peer->second, name, count, timeout_ms); !problem.empty())
+      return "clearing the executor's receives on '" + name + "' (host " + st.dir.qps.at(name).host + "): " + problem;
   }
   for (const auto& [name, count] : all) {
     auto q = st.qps.find(name);
     if (q == st.qps.end()) continue;
-    for (uint32_t k = 0; k < count; ++k)
-      if (auto problem = await_receive(st, q->second, timeout_ms); !problem.empty())
-        return "clearing the executor's receives on '" + name + "' (its peer is on another host): " + problem;
-    q->second.posted_recvs = 0;
+    if (auto problem = await_receives(st, q->second, count, timeout_ms); !problem.empty())
+      return "clearing the executor's receives on '" + name + "' (its peer is on another host): " + problem;
   }
   return "";
 }

@@ -20,7 +20,7 @@ std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua
                             std::map<std::string, dataplane::Endpoint>& out);
 
 // The executor keeps a receive or two posted on QPs that scripts own (for the smoke
-// exchange; script_receives.h). A message landing in one would bypass the data path: a
+// exchange; scenario/script_qps.h). A message landing in one would bypass the data path: a
 // ping-pong would never see it, a stream would count it unchecked. So before the script
 // starts, each such QP's peer sends it one empty message per leftover receive, and the
 // receive completes here without being re-posted (SRQs keep theirs: a stream counts what

@@ -4,6 +4,7 @@
 
 #include "exec/steps.h"
 #include "util/strings.h"
+#include "util/ops.h"
 
 namespace qpo::exec {
 
@@ -21,7 +22,8 @@ uint32_t slot_size_for(const scenario::Scenario& s, const scenario::Qp& receiver
   for (const auto& w : s.workloads) {
     const auto* sender = s.qp(w.qp.name);
     if (!sender || sender->connect.name != receiver.name) continue;
-    if (w.op == "send" || w.op == "send_with_imm") biggest = std::max<uint64_t>(biggest, w.size);
+    const auto* op = w.script.empty() ? util::scenario_op(w.op) : nullptr;
+    if (op && op->payload_in_recv) biggest = std::max<uint64_t>(biggest, w.size);
   }
   return static_cast<uint32_t>(biggest + 64);
 }
@@ -171,43 +173,6 @@ void note_unsupported(RunState& st, int err, const std::string& message) {
     st.report.verdict = report::Verdict::Unsupported;
     st.report.reason = "unsupported by device (" + provider_of(st) + "): " + message;
   }
-}
-
-void post_recv_slot(RunState& st, QpState& q, uint32_t slot) {
-  ibv_sge sge{reinterpret_cast<uintptr_t>(q.slots->data() + static_cast<size_t>(slot) * q.slot_size), q.slot_size,
-              q.slots->get()->lkey};
-  ibv_recv_wr wr{};
-  wr.wr_id = make_wr_id(WrKind::SmokeRecv, ordinal_of(st, q.spec->name), slot);
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  ibv_recv_wr* bad = nullptr;
-  if (int e = ibv_post_recv(q.qp->get(), &wr, &bad))
-    throw verbs::VerbsError("ibv_post_recv", q.spec->name, e, "slot " + std::to_string(slot));
-  ++q.posted_recvs;
-}
-
-void post_recvs(RunState& st, QpState& q, uint32_t count) {
-  if (!q.slots || q.slot_count < 2) return;
-  uint32_t usable = q.slot_count - 1;  // the last slot is the send buffer
-  for (uint32_t slot = 0; slot < count && slot < usable; ++slot) post_recv_slot(st, q, slot);
-}
-
-void post_srq_slot(RunState& st, const std::string& name, uint32_t slot) {
-  auto& ss = st.srqs.at(name);
-  ibv_sge sge{reinterpret_cast<uintptr_t>(ss.slots->data() + static_cast<size_t>(slot) * ss.slot_size), ss.slot_size,
-              ss.slots->get()->lkey};
-  ibv_recv_wr wr{};
-  wr.wr_id = make_wr_id(WrKind::SmokeRecv, 0x8000, slot);
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  ibv_recv_wr* bad = nullptr;
-  if (int e = ibv_post_srq_recv(ss.srq->get(), &wr, &bad))
-    throw verbs::VerbsError("ibv_post_srq_recv", name, e, "slot " + std::to_string(slot));
-}
-
-void post_srq_recvs(RunState& st, const std::string& name) {
-  auto& ss = st.srqs.at(name);
-  for (uint32_t slot = 0; slot < ss.slot_count; ++slot) post_srq_slot(st, name, slot);
 }
 
 uint32_t ordinal_of(const RunState& st, const std::string& qp_name) {

@@ -84,10 +84,6 @@ QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init
 void make_qp_owner(RunState& st, QpState& q);
 // A failed create whose errno means "this device cannot": the run's verdict becomes Unsupported.
 void note_unsupported(RunState& st, int err, const std::string& message);
-void post_recvs(RunState& st, QpState& q, uint32_t count);  // slots 0..count-1
-void post_recv_slot(RunState& st, QpState& q, uint32_t slot);
-void post_srq_recvs(RunState& st, const std::string& srq);
-void post_srq_slot(RunState& st, const std::string& srq, uint32_t slot);
 
 // Capabilities (capabilities.cpp): empty string when supported, else the reason.
 std::string unsupported_reason(const RunState& st);
@@ -127,7 +123,7 @@ bool flush_after_err(RunState& st, QpState& q);
 bool wait_drained(RunState& st, QpState& q, const RunOptions& o);
 bool read_state(RunState& st, QpState& q, const std::string& expected);
 
-// Traffic (traffic.cpp), one plan step each; each host plays its own role: sender or
+// Traffic (smoke.cpp, op_workloads.cpp), one plan step each; each host plays its own role: sender or
 // receiver of a smoke pair, initiator or responder of a workload. Return false on failure.
 bool smoke_step(RunState& st, const RunOptions& o, const plan::Step& step);       // SmokeSend, SmokeReceive
 bool prepare_workload(RunState& st, const plan::Step& step);                       // PrepareData

@@ -6,6 +6,7 @@
 
 #include "scenario/timeline.h"
 #include "util/strings.h"
+#include "util/ops.h"
 
 namespace qpo::plan {
 
@@ -21,9 +22,12 @@ using scenario::Scenario;
 using scenario::TimelineStep;
 using spec::QpState;
 
-bool is_read(const scenario::Workload& w) { return w.op == "rdma_read"; }
-bool is_write(const scenario::Workload& w) { return w.op == "rdma_write" || w.op == "rdma_write_with_imm"; }
-bool is_atomic(const scenario::Workload& w) { return w.op == "atomic_cmp_swp" || w.op == "atomic_fetch_add"; }
+const util::OpInfo* op_of(const scenario::Workload& w) { return w.script.empty() ? util::scenario_op(w.op) : nullptr; }
+bool is_read(const scenario::Workload& w) { return op_of(w) && op_of(w)->op == util::Op::Read; }
+bool is_write(const scenario::Workload& w) {
+  return op_of(w) && (op_of(w)->op == util::Op::Write || op_of(w)->op == util::Op::WriteImm);
+}
+bool is_atomic(const scenario::Workload& w) { return op_of(w) && op_of(w)->atomic; }
 bool expects_error(const scenario::Workload& w) { return w.expect_status && *w.expect_status != "IBV_WC_SUCCESS"; }
 
 Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
@@ -206,7 +210,7 @@ class TimelinePlanner {
         // The responder takes part only where it receives (send-type ops it re-posts for).
         const auto* q = s_.qp(w->qp.name);
         on.insert(host_of(w->qp.name));
-        bool receives = w->op == "send" || w->op == "send_with_imm" || w->op == "rdma_write_with_imm";
+        bool receives = op_of(*w) && op_of(*w)->consumes_recv;
         if (q && q->connect && receives && !w->expect_status) on.insert(host_of(q->connect.name));
       }
       // UD senders need an address handle for their peer before the first send.

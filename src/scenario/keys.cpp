@@ -1,5 +1,7 @@
 #include "scenario/keys.h"
 
+#include "util/ops.h"
+
 #include "scenario/thresholds.h"
 
 namespace qpo::scenario::keys {
@@ -27,11 +29,15 @@ QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "offset", "itera
 QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "during")
 QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")
-QPO_KEYS(workload_ops, "send", "send_with_imm", "rdma_write", "rdma_write_with_imm", "rdma_read",
-         "atomic_cmp_swp", "atomic_fetch_add")
 QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "uc", "rc")
 
 #undef QPO_KEYS
+
+// The scenario spellings of util/ops.h's table: the one list of operations.
+const std::vector<std::string>& workload_ops() {
+  static const std::vector<std::string> k = util::scenario_op_names();
+  return k;
+}
 
 const std::vector<std::string>& threshold() {
   static const std::vector<std::string> k = [] {

@@ -11,6 +11,7 @@
 #include "spec/rules.h"
 #include "util/errno_names.h"
 #include "util/strings.h"
+#include "util/ops.h"
 
 namespace qpo::scenario::detail {
 
@@ -322,16 +323,17 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
         op_given = true;
         w.op_loc = r.loc(value);
         if (auto x = r.string(value, p)) {
-          std::string op = util::to_lower(*x);
-          if (op.rfind("ibv_wr_", 0) == 0) op = op.substr(7);
+          // Any name of the op table (rdma_write, write, IBV_WR_RDMA_WRITE); kept as the scenario's.
+          auto known = util::parse_op(*x);
           const auto& ops = keys::workload_ops();
-          if (std::find(ops.begin(), ops.end(), op) == ops.end()) {
+          if (!known || !*util::op_info(*known).scenario) {
+            std::string op = util::to_lower(*x);
             auto& d = r.sink().error("Q106", w.op_loc, p, "unknown operation '" + *x + "'");
             d.rule = "enum ibv_wr_opcode";
             auto guess = util::did_you_mean(op, ops);
             d.hint = guess.empty() ? "known: " + util::join(ops, ", ") : "did you mean '" + guess + "'?";
           } else {
-            w.op = op;
+            w.op = util::op_info(*known).scenario;
           }
         }
       } else if (key == "local_mr") w.local_mr = r.ref(value, p);

@@ -461,3 +461,178 @@ TEST_CASE("receive pool: after a flush its slots are free again, so a later fill
   pool.fill(p.b(), 8);  // the QP is in ERR: posted and flushed again, but posted
   CHECK(pool.outstanding() == 8);
 }
+
+TEST_CASE("an expected completion status ends the stream and is returned, not thrown") {
+  Pair p;
+  p.a().remote_mrs["mb"].rkey ^= 0x5a5a00;
+  StreamConfig c;
+  c.op = Op::Write;
+  c.size = 64;
+  c.iterations = 10;
+  c.depth = 1;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  c.expect_status = IBV_WC_REM_ACCESS_ERR;
+  StreamResult r = stream1(p.a(), nullptr, c);
+  REQUIRE(r.expected.has_value());
+  CHECK(r.expected->status == IBV_WC_REM_ACCESS_ERR);
+  CHECK(r.expected->op == 1);  // the first write already fails
+  CHECK(r.tx.ops == 0);
+}
+
+TEST_CASE("an expected status that does not come: the stream completes and says nothing was expected") {
+  Pair p;
+  StreamConfig c;
+  c.op = Op::Write;
+  c.size = 64;
+  c.iterations = 10;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  c.expect_status = IBV_WC_REM_ACCESS_ERR;
+  StreamResult r = stream1(p.a(), nullptr, c);
+  CHECK_FALSE(r.expected.has_value());
+  CHECK(r.tx.ops == 10);
+}
+
+TEST_CASE("keep_latency: one post-to-completion time per WR") {
+  Pair p;
+  StreamConfig c;
+  c.op = Op::Write;
+  c.size = 4096;
+  c.iterations = 50;
+  c.depth = 8;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  c.keep_latency = true;
+  StreamResult r = stream1(p.a(), nullptr, c);
+  REQUIRE(r.latency_us.size() == 50);
+  CHECK(std::all_of(r.latency_us.begin(), r.latency_us.end(), [](double us) { return us > 0; }));
+  c.signal_every = 2;
+  CHECK_THROWS_WITH_AS(stream1(p.a(), nullptr, c), doctest::Contains("per-WR latency needs every WR signaled"),
+                       DataplaneError);
+}
+
+TEST_CASE("per-WR hook sets atomic operands: compare-and-swap counts 0 -> 1 -> ... -> n in order") {
+  Pair p;
+  std::memset(p.b().local_mrs["mb"].data, 0, 8);
+  StreamConfig c;
+  c.op = Op::CmpSwap;
+  c.size = 8;
+  c.iterations = 100;
+  c.depth = 1;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  c.hook = [](uint64_t i, WrEdit& e) {
+    e.compare_add = i;
+    e.swap = i + 1;
+    return true;
+  };
+  CHECK(stream1(p.a(), nullptr, c).tx.ops == 100);
+  uint64_t v;
+  std::memcpy(&v, p.b().local_mrs["mb"].data, 8);
+  CHECK(v == 100);  // every swap found the value the previous one left
+}
+
+TEST_CASE("a receive stream with keep_posted off takes what is posted and posts nothing") {
+  Pair p;
+  RecvPool pool;
+  pool.layout(p.b(), p.b().local_mrs["mb"], 0, 256, 8);
+  pool.fill(p.b(), 3);  // what an earlier owner of the queue left posted
+  StreamConfig tx;
+  tx.op = Op::Send;
+  tx.size = 0;  // empty messages are fine for a SEND
+  tx.iterations = 3;
+  tx.depth = 1;
+  tx.local_mr = "ma";
+  CHECK(stream1(p.a(), nullptr, tx).tx.ops == 3);
+  StreamConfig rx;
+  rx.op = Op::Recv;
+  rx.size = 1;
+  rx.iterations = 3;
+  rx.rx_depth = 3;
+  rx.recv_mr = "mb";
+  rx.recv_slot_size = 256;
+  rx.recv_slots = 8;  // the layout already in the pool: its receives count
+  rx.keep_posted = false;
+  StreamResult r = stream1(p.b(), &pool, rx);
+  CHECK(r.rx.ops == 3);
+  CHECK(pool.outstanding() == 0);
+  CHECK(pool.outstanding_in(p.b().local_mrs["mb"].data) == 0);
+}
+
+TEST_CASE("on_receive sees every receive's payload past the GRH, for checks one seed cannot make") {
+  Pair p("UD");
+  fill_pattern(p.a().local_mrs["ma"].data, 512, 21);
+  RecvPool pool;
+  StreamConfig rx;
+  rx.op = Op::Recv;
+  rx.size = 512;
+  rx.iterations = 20;
+  rx.depth = 32;
+  rx.local_mr = "mb";
+  uint64_t seen = 0, intact = 0;
+  rx.on_receive = [&](const ibv_wc& wc, const uint8_t* data, uint32_t len) {
+    ++seen;
+    if (data && len == 512 && wc.src_qp == p.a().qp->qp_num && check_pattern(data, len, 21) == -1) ++intact;
+  };
+  StreamResult rr;
+  std::thread t([&] { rr = stream1(p.b(), &pool, rx); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  StreamConfig tx;
+  tx.op = Op::Send;
+  tx.size = 512;
+  tx.iterations = 20;
+  tx.depth = 1;
+  tx.local_mr = "ma";
+  stream1(p.a(), nullptr, tx);
+  t.join();
+  CHECK(seen == 20);
+  CHECK(intact == 20);
+}
+
+TEST_CASE("the router gives a QP's pool receives to one owner and its sends to another, on one CQ") {
+  Pair p("RC", /*shared_cq=*/true);
+  CqRouter router;
+  router.assign(p.a().send_cq, p.a().qp->qp_num, 0);      // a sends (owner 0) ...
+  router.assign_receives(p.a().recv_cq, p.a().qp->qp_num, 1);  // ... and receives (owner 1)
+  router.assign(p.b().send_cq, p.b().qp->qp_num, 2);
+  REQUIRE(router.shared(p.a().send_cq) != nullptr);
+  fill_pattern(p.a().local_mrs["ma"].data, 128, 5);
+  fill_pattern(p.b().local_mrs["mb"].data, 128, 6);
+  RecvPool pool_a, pool_b;
+  pool_b.layout(p.b(), p.b().local_mrs["mb"], 4096, 128, 16);
+  pool_b.fill(p.b(), 16);  // b's receives, for a's sends
+  StreamConfig rx;
+  rx.op = Op::Recv;
+  rx.size = 128;
+  rx.iterations = 40;
+  rx.depth = 16;
+  rx.local_mr = "ma";
+  rx.recv_offset = 4096;
+  rx.check_seed = 6;
+  StreamResult rr;
+  std::string err;
+  std::thread receiver([&] {
+    try {
+      rr = stream1(p.a(), &pool_a, rx, {&router, 1});
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  StreamConfig tx;
+  tx.op = Op::Send;
+  tx.size = 128;
+  tx.iterations = 16;
+  tx.depth = 1;
+  tx.local_mr = "ma";
+  StreamResult ta = stream1(p.a(), nullptr, tx, {&router, 0});  // a -> b while a also receives
+  tx.local_mr = "mb";
+  tx.iterations = 40;
+  StreamResult tb = stream1(p.b(), nullptr, tx, {&router, 2});  // b -> a: a's receive thread checks them
+  receiver.join();
+  CHECK(err == "");
+  CHECK(ta.tx.ops == 16);
+  CHECK(tb.tx.ops == 40);
+  CHECK(rr.rx_checked == 40);
+}

@@ -1,0 +1,151 @@
+#include "exec/endpoints.h"
+
+#include <chrono>
+#include <thread>
+
+#include "exec/steps.h"
+
+namespace qpo::exec {
+
+namespace {
+
+ibv_comp_channel* channel_of(const RunState& st, const scenario::Ref& cq) {
+  auto it = st.channels.find(cq.name);
+  return it == st.channels.end() ? nullptr : it->second->get();
+}
+
+// Just enough endpoint for a pool to post receives (bring-up: no MR maps, no peer).
+dataplane::Endpoint receive_endpoint(const std::string& name, ibv_qp* qp, ibv_srq* srq) {
+  dataplane::Endpoint e;
+  e.qp_name = name;
+  e.qp = qp;
+  e.srq = srq;
+  return e;
+}
+
+dataplane::LocalMr local_of(verbs::Mr* m) { return {m->get(), m->data(), m->length()}; }
+
+}  // namespace
+
+std::shared_ptr<dataplane::RecvPool> pool_of(RunState& st, QpState& q) {
+  std::shared_ptr<dataplane::RecvPool>* slot = &q.recv_pool;
+  if (q.srq)
+    if (auto it = st.srqs.find(q.spec->srq.name); it != st.srqs.end()) slot = &it->second.recv_pool;
+  if (!*slot) *slot = std::make_shared<dataplane::RecvPool>();
+  return *slot;
+}
+
+std::string slot_mr_name(const QpState& q) { return "qpo.slots." + q.spec->name; }
+std::string receive_mr_name(const QpState& q) { return q.srq ? "qpo.slots." + q.spec->srq.name : slot_mr_name(q); }
+
+uint32_t bringup_outstanding(RunState& st, QpState& q) {
+  if (q.srq) {
+    auto it = st.srqs.find(q.spec->srq.name);
+    if (it == st.srqs.end() || !it->second.slots || !it->second.recv_pool) return 0;
+    return it->second.recv_pool->outstanding_in(it->second.slots->data());
+  }
+  return q.slots && q.recv_pool ? q.recv_pool->outstanding_in(q.slots->data()) : 0;
+}
+
+dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer) {
+  dataplane::Endpoint e;
+  e.qp_name = q.spec->name;
+  e.qp_type = q.spec->type_name;
+  e.qp = q.qp->get();
+  e.qpx = q.qp->extended();
+  e.pd = q.pd;
+  e.send_cq = q.send_cq;
+  e.recv_cq = q.recv_cq;
+  e.send_channel = channel_of(st, q.spec->send_cq);  // event mode (`events = true`)
+  e.recv_channel = channel_of(st, q.spec->recv_cq);
+  e.srq = q.srq;
+  e.max_send_wr = q.spec->cap.max_send_wr;
+  // The room a script has: receives the executor still has posted take the rest.
+  uint32_t executors = q.srq ? 0 : bringup_outstanding(st, q);
+  e.max_recv_wr = q.spec->cap.max_recv_wr > executors ? q.spec->cap.max_recv_wr - executors : 0;
+  e.recv_limited = !q.srq;  // 0 left is "full", not "no limit"
+  e.max_inline_data = q.spec->cap.max_inline_data;
+  if (auto it = st.dir.qps.find(peer); !peer.empty() && it != st.dir.qps.end()) {
+    e.peer_name = peer;
+    e.peer_qpn = it->second.qpn;
+    e.peer_qkey = it->second.qkey;
+    if (e.qp_type == "UD") e.peer_ah = peer_ah(st, q, peer, it->second);
+  }
+  for (const auto& [name, mr] : st.mrs) {
+    const auto* m = st.scenario->mr(name);
+    if (m && m->pd.name == q.spec->pd.name) e.local_mrs[name] = local_of(mr);
+  }
+  for (const auto& [name, r] : st.dir.mrs) e.remote_mrs[name] = {r.addr, r.rkey, r.length};
+  e.recv_pool = pool_of(st, q);
+  return e;
+}
+
+dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer) {
+  dataplane::Endpoint e = endpoint_for(st, q, peer);
+  e.max_recv_wr = q.spec->cap.max_recv_wr;  // the executor's receives are its own to count
+  if (q.slots) e.local_mrs[slot_mr_name(q)] = local_of(q.slots);
+  if (q.srq)
+    if (auto it = st.srqs.find(q.spec->srq.name); it != st.srqs.end() && it->second.slots)
+      e.local_mrs[receive_mr_name(q)] = local_of(it->second.slots);
+  return e;
+}
+
+void post_bringup_receives(RunState& st, QpState& q, uint32_t count) {
+  if (!q.slots || q.slot_count < 2 || count == 0) return;
+  auto e = receive_endpoint(q.spec->name, q.qp->get(), nullptr);
+  auto pool = pool_of(st, q);
+  pool->layout(e, local_of(q.slots), 0, q.slot_size, q.slot_count - 1);  // the last slot sends
+  pool->fill(e, pool->outstanding() + std::min(count, q.slot_count - 1));
+}
+
+void post_srq_bringup_receives(RunState& st, const std::string& srq, uint32_t count) {
+  auto& ss = st.srqs.at(srq);
+  if (!ss.slots || count == 0) return;
+  auto e = receive_endpoint(srq, nullptr, ss.srq->get());
+  if (!ss.recv_pool) ss.recv_pool = std::make_shared<dataplane::RecvPool>();
+  ss.recv_pool->layout(e, local_of(ss.slots), 0, ss.slot_size, ss.slot_count);
+  ss.recv_pool->fill(e, ss.recv_pool->outstanding() + std::min(count, ss.slot_count));
+}
+
+dataplane::CqAccess access_for(RunState& st, const QpState& q, Reader reader) {
+  // Every QP that exists by now is routed, not only this one: a CQ is shared the moment two
+  // readers complete on it, whichever of them is read first. Each QP is assigned once.
+  auto owner = [&](const std::string& name, Reader r) {
+    return static_cast<int>(ordinal_of(st, name)) * 2 + (r == Reader::Receives ? 1 : 0);
+  };
+  if (!q.routed)
+    for (auto& [name, other] : st.qps) {
+      if (other.routed || !other.qp || !other.qp->holds()) continue;
+      uint32_t qpn = other.qp->get()->qp_num;
+      if (other.send_cq) st.router.assign(other.send_cq, qpn, owner(name, Reader::Sends));
+      if (other.recv_cq) {
+        st.router.assign(other.recv_cq, qpn, owner(name, Reader::Sends));
+        st.router.assign_receives(other.recv_cq, qpn, owner(name, Reader::Receives));
+      }
+      other.routed = true;
+    }
+  return {&st.router, owner(q.spec->name, reader)};
+}
+
+std::vector<ibv_wc> drain_completions(RunState& st, const QpState& q, ibv_cq* cq, int settle_ms) {
+  dataplane::CqHandle sends(cq, access_for(st, q, Reader::Sends));
+  dataplane::CqHandle receives(cq, access_for(st, q, Reader::Receives));
+  uint32_t qpn = q.qp->get()->qp_num;
+  std::vector<ibv_wc> mine;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(settle_ms);
+  for (;;) {
+    ibv_wc wcs[16];
+    int n = 0;
+    for (const auto* h : {&sends, &receives}) {
+      int k = h->poll(16, wcs);
+      for (int i = 0; i < k; ++i)
+        if (wcs[i].qp_num == qpn) mine.push_back(wcs[i]);  // a direct poll may see another QP's: gone with it
+      n += std::max(k, 0);
+    }
+    if (n > 0) continue;
+    if (std::chrono::steady_clock::now() >= deadline) return mine;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace qpo::exec

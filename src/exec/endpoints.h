@@ -1,0 +1,50 @@
+#pragma once
+// The executor's QPs as the data path sees them. Every message qpo sends or receives, the
+// smoke exchange, op workloads and scripts alike, goes through src/dataplane: these are the
+// endpoints, receive pools and CQ access the executor hands it.
+#include <infiniband/verbs.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/cq_router.h"
+#include "dataplane/endpoint.h"
+#include "dataplane/recv_pool.h"
+#include "exec/run_state.h"
+
+namespace qpo::exec {
+
+// The endpoint a script workload drives: the QP, its CQs and SRQ, its PD's scenario MRs and
+// every MR published in the exchange, the peer `peer` (its qpn/qkey, a UD address handle).
+dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer);
+// The same plus the executor's own slot buffer ("qpo.slots.<qp>", or the SRQ's): what the
+// smoke exchange and op workloads send from and receive into.
+dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer);
+// The slot buffers own_endpoint adds: the QP's ("qpo.slots.<qp>": receives, and in its last
+// slot what the QP sends) and where its receives land (its SRQ's "qpo.slots.<srq>", or its own).
+std::string slot_mr_name(const QpState& q);
+std::string receive_mr_name(const QpState& q);
+
+// The receive pool of the QP's receive queue: its SRQ's when it has one (QPs on one SRQ share
+// it), else its own. Created on first use; it lives as long as the run.
+std::shared_ptr<dataplane::RecvPool> pool_of(RunState& st, QpState& q);
+// Receives the executor posted into its slot buffer and that are still outstanding.
+uint32_t bringup_outstanding(RunState& st, QpState& q);
+
+// Bring-up's receives, through the QP's pool: `count` slots of its slot buffer (the last slot
+// is the send buffer and never a receive).
+void post_bringup_receives(RunState& st, QpState& q, uint32_t count);
+void post_srq_bringup_receives(RunState& st, const std::string& srq, uint32_t count);
+
+// How the executor's thread (or a worker it starts for one side of an op workload) reads
+// `q`'s CQs: one router for the run, each QP its own owner, so a completion polled off a CQ
+// that several QPs share waits for its QP's reader instead of being lost.
+// A QP's sends and its pool's receives have separate owners: a stream that sends on a QP
+// whose CQ also takes its receives leaves those for the stream that receives.
+enum class Reader { Sends, Receives };
+dataplane::CqAccess access_for(RunState& st, const QpState& q, Reader reader = Reader::Sends);
+// Completions of `q` arriving on `cq` within settle_ms (after a move to ERR: the flushed WRs).
+std::vector<ibv_wc> drain_completions(RunState& st, const QpState& q, ibv_cq* cq, int settle_ms);
+
+}  // namespace qpo::exec

@@ -1,0 +1,503 @@
+// Op workloads (`op: rdma_write`, `send`, `atomic_cmp_swp`, ...) on the data path: the
+// initiator side is one stream of `iterations` WRs on its QP; the responder side of send-type
+// ops is one receive stream per receiving QP, checking each message against the pattern of the
+// workload that sent it (UD fan-in: several senders, told apart by src_qp). Each side runs in
+// its own thread with the run's CQ router, so a host can be initiator of one workload and
+// responder of another at once, and QPs that share a CQ do not take each other's completions.
+// Writes, reads and atomics are checked afterwards by their plan's verify step.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <thread>
+
+#include "dataplane/clock.h"
+#include "dataplane/error.h"
+#include "dataplane/op.h"
+#include "dataplane/pattern.h"
+#include "dataplane/stream.h"
+#include "exec/async_events.h"
+#include "exec/endpoints.h"
+#include "exec/stall_watch.h"
+#include "exec/steps.h"
+#include "exec/workload_results.h"
+#include "util/strings.h"
+#include "util/wc_status_names.h"
+
+namespace qpo::exec {
+
+namespace {
+
+using dataplane::Op;
+using dataplane::op_info;
+
+constexpr uint32_t kImmediate = 0x51504f;  // "QPO"
+constexpr double kProgressEvery = 0.25;    // seconds between the streams' progress callbacks
+
+Op op_of(const scenario::Workload& w) { return dataplane::parse_op(w.op).value_or(Op::Send); }
+
+// The last value of `field` the QP's bring-up sets (literal or default), or `fallback`.
+uint64_t bring_up_value(const scenario::Qp& q, const char* field, uint64_t fallback) {
+  for (auto it = q.transitions.rbegin(); it != q.transitions.rend(); ++it)
+    if (const auto* a = it->attr(field); a && a->symbol == scenario::Symbol::None && it->bring_up) return a->number;
+  return fallback;
+}
+
+// IBV_WC_RETRY_EXC_ERR arrives after retry_cnt retransmissions, each after the local ACK
+// timeout 4.096 us * 2^timeout: compare what the device took with that prediction.
+std::string retry_timing(const scenario::Qp& q, double took_seconds) {
+  uint64_t timeout = bring_up_value(q, "timeout", 14), retries = bring_up_value(q, "retry_cnt", 7);
+  double predicted_ms = static_cast<double>(retries + 1) * 4.096e-3 * static_cast<double>(1ULL << timeout);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, " after %.0f ms (predicted (retry_cnt %llu + 1) x 4.096 us x 2^%llu = %.0f ms)",
+                took_seconds * 1e3, static_cast<unsigned long long>(retries), static_cast<unsigned long long>(timeout),
+                predicted_ms);
+  return buf;
+}
+
+// A stream's last progress report and, once it has been quiet a while, what the devices did
+// (StallWatch): the words of a timeout.
+struct Watch {
+  explicit Watch(const RunState& st) : stall(st) {}
+  StallWatch stall;
+  uint64_t done = 0, posted = 0;
+  void observe(uint64_t now_done, uint64_t now_posted) {
+    stall.observe(now_done != done || now_posted != posted, StallWatch::Clock::now());
+    done = now_done;
+    posted = now_posted;
+  }
+};
+
+struct Initiator {
+  const plan::Step* step;
+  const scenario::Workload* w;
+  QpState* q;
+  dataplane::Endpoint ep;
+  dataplane::StreamConfig cfg;
+  dataplane::CqAccess access;
+  dataplane::StreamResult result;
+  std::unique_ptr<Watch> watch;
+  std::string error;
+  bool timed_out = false;
+};
+
+// One workload arriving at a receiving QP.
+struct Incoming {
+  const plan::Step* step;
+  const scenario::Workload* w;
+  QpState* receiver = nullptr;
+  uint32_t sender_qpn = 0;
+  bool with_data = true;  // write_with_imm consumes a receive but lands its data elsewhere
+  uint64_t received = 0;
+  std::string problem;
+};
+
+// The receive side of one receive queue: a QP's own, or an SRQ with every QP on it that
+// this step receives on (one stream, a lane per QP: the SRQ's pool is not shared across threads).
+struct Responder {
+  std::string unit;  // the QP's or the SRQ's name
+  QpState* q;        // the first receiving QP (for messages)
+  std::vector<std::unique_ptr<dataplane::Endpoint>> eps;
+  dataplane::StreamConfig cfg;
+  dataplane::CqAccess access;
+  std::vector<Incoming> in;
+  bool unreliable = false;
+  bool any = false;
+  std::unique_ptr<Watch> watch;
+  std::string error;
+  bool timed_out = false;
+
+  // UD: the sender's QP number tells workloads apart; a connected QP hears one peer, whose
+  // workloads arrive in step order.
+  Incoming* incoming_for(const ibv_wc& wc) {
+    bool ud = q->spec->type_name == "UD";
+    Incoming* last = nullptr;
+    for (auto& i : in) {
+      if (i.receiver->qp->get()->qp_num != wc.qp_num) continue;
+      if (ud ? i.sender_qpn == wc.src_qp : i.received < i.w->iterations) return &i;
+      last = &i;
+    }
+    return ud ? nullptr : last;
+  }
+
+  bool all_received() const {
+    for (const auto& i : in)
+      if (i.received < i.w->iterations) return false;
+    return true;
+  }
+
+  void on_receive(const ibv_wc& wc, const uint8_t* data, uint32_t len) {
+    any = true;
+    Incoming* i = incoming_for(wc);
+    if (!i) return;  // a sender this step does not run (UD: anyone with the qkey may send)
+    ++i->received;
+    if (!i->with_data || !data) return;
+    if (len != i->w->size)
+      i->problem = "received " + std::to_string(len) + " bytes, expected " + std::to_string(i->w->size);
+    else if (dataplane::check_pattern(data, len, i->step->data_seed) >= 0)
+      i->problem = "received data differs from what was sent";
+    if (!i->problem.empty())
+      throw dataplane::DataplaneError(dataplane::DataplaneError::Kind::Data, i->receiver->spec->name, i->problem);
+  }
+};
+
+bool initiator_here(const RunState& st, const scenario::Workload& w) { return st.qps.count(w.qp.name) > 0; }
+const std::string* receiver_here(const RunState& st, const scenario::Workload& w) {
+  const auto* q = st.scenario->qp(w.qp.name);
+  return q && st.qps.count(q->connect.name) ? &q->connect.name : nullptr;
+}
+
+// `halt`: set when Ctrl-C or another side fails; the stream stops posting and drains.
+void common(dataplane::StreamConfig& c, const RunOptions& o, const std::atomic<bool>* halt) {
+  c.timeout_ms = o.timeout_ms;
+  c.stop = halt;
+  c.peak = false;
+  c.progress_every = kProgressEvery;
+}
+
+std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, const scenario::Workload& w,
+                                          const RunOptions& o, const std::atomic<bool>* halt) {
+  auto t = std::make_unique<Initiator>();
+  t->step = &step;
+  t->w = &w;
+  t->q = &st.qps.at(w.qp.name);
+  t->ep = own_endpoint(st, *t->q, t->q->spec->connect.name);
+  t->watch = std::make_unique<Watch>(st);
+  auto& c = t->cfg;
+  common(c, o, halt);
+  Op op = op_of(w);
+  const auto& info = op_info(op);
+  c.op = op;
+  c.size = static_cast<uint32_t>(w.size);
+  c.iterations = w.iterations;
+  c.depth = std::max(1u, std::min(t->q->spec->cap.max_send_wr, 16u));
+  // Unreliable transports drop what finds no receive: stay within what the peer keeps posted.
+  if (info.consumes_recv && t->q->spec->type_name != "RC") c.depth = 1;
+  if (info.atomic) c.depth = 1;  // cmp_swp i -> i+1 must run in order
+  c.signal_every = 1;
+  c.keep_latency = true;
+  c.local_mr = w.local_mr ? w.local_mr.name : slot_mr_name(*t->q);
+  c.local_offset = w.local_mr ? w.offset : 0;
+  if (info.remote) {
+    c.remote_mr = w.remote_mr.name;
+    c.remote_offset = w.offset;
+  }
+  c.imm = kImmediate;
+  if (op == Op::CmpSwap)
+    c.hook = [](uint64_t i, dataplane::WrEdit& e) {
+      e.compare_add = i;  // the counter the previous one left
+      e.swap = i + 1;
+      return true;
+    };
+  c.compare_add = 1;  // fetch_add: +1 each
+  if (w.expect_status) c.expect_status = util::parse_wc_status(*w.expect_status);
+  Watch* watch = t->watch.get();
+  c.progress = [watch](const dataplane::StreamProgress& p) { watch->observe(p.ops, p.posted); };
+  // The bytes it sends: the plan's pattern (a read's destination starts zeroed).
+  const auto& mr = t->ep.local_mrs.at(c.local_mr);
+  uint8_t* bytes = mr.data + c.local_offset;
+  size_t n = std::min<size_t>(w.size, mr.length - c.local_offset);
+  if (op == Op::Read) std::memset(bytes, 0, n);
+  else dataplane::fill_pattern(bytes, n, step.data_seed);
+  return t;
+}
+
+Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& all, QpState& receiver,
+                         const RunOptions& o, const std::atomic<bool>* halt) {
+  std::string unit = receiver.srq ? "srq " + receiver.spec->srq.name : receiver.spec->name;
+  for (auto& r : all)
+    if (r->unit == unit) {
+      bool has = false;
+      for (const auto& e : r->eps) has |= e->qp == receiver.qp->get();
+      if (!has) r->eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "")));
+      return *r;
+    }
+  auto r = std::make_unique<Responder>();
+  r->unit = unit;
+  r->q = &receiver;
+  r->eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "")));
+  r->unreliable = receiver.spec->type_name == "UD" || receiver.spec->type_name == "UC";
+  r->watch = std::make_unique<Watch>(st);
+  auto& c = r->cfg;
+  common(c, o, halt);
+  c.op = Op::Recv;
+  c.size = 1;  // slots are the executor's (recv_slot_size); each Incoming checks its own size
+  c.recv_mr = receive_mr_name(receiver);
+  if (receiver.srq) {
+    const auto& ss = st.srqs.at(receiver.spec->srq.name);
+    c.recv_slot_size = ss.slot_size;
+    c.recv_slots = ss.slot_count;
+  } else {
+    c.recv_slot_size = receiver.slot_size;
+    c.recv_slots = receiver.slot_count - 1;
+  }
+  // Each receive taken is re-posted: as many stay posted as bring-up left.
+  c.rx_depth = std::max(1u, bringup_outstanding(st, receiver));
+  Responder* self = r.get();
+  c.on_receive = [self](const ibv_wc& wc, const uint8_t* data, uint32_t len) { self->on_receive(wc, data, len); };
+  c.progress = [self](const dataplane::StreamProgress& p) { self->watch->observe(p.recv_ops, 0); };
+  if (r->unreliable) {
+    // UD and UC drop what they cannot deliver: once the stream has gone quiet for `idle_ms`
+    // after the first message, the receiver stops and reports the loss instead of waiting
+    // for messages that will never come.
+    c.until = [self] { return self->any; };
+    c.idle_ms = std::max(2000, o.timeout_ms / 4);
+  } else {
+    c.until = [self] { return self->all_received(); };  // several QPs: no one count per lane
+    c.idle_ms = 1;
+  }
+  all.push_back(std::move(r));
+  return *all.back();
+}
+
+// Runs fn() and keeps what stopped it.
+template <typename Fn>
+void guarded(std::string& error, bool& timed_out, Fn fn) {
+  try {
+    fn();
+  } catch (const dataplane::DataplaneError& e) {
+    error = e.what();
+    timed_out = e.kind() == dataplane::DataplaneError::Kind::Timeout;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+}
+
+std::string detail_of(const scenario::Workload& w) {
+  return w.name + ": IBV_WR_" + util::to_upper(w.op) + " x" + std::to_string(w.iterations) + ", " +
+         std::to_string(w.size) + " B";
+}
+
+report::StepResult line(const RunState& st, const plan::Step& step, const std::string& verb, const std::string& object,
+                        const scenario::Workload& w) {
+  report::StepResult r;
+  r.host = st.host;
+  r.phase = "traffic";
+  r.verb = verb;
+  r.object = object;
+  r.detail = detail_of(w);
+  r.plan_step = step.index;
+  return r;
+}
+
+std::string nudged(const dataplane::StreamResult& r) {
+  std::string out;
+  for (const auto& n : r.notes) out += "; " + n;
+  return out;
+}
+
+// "no progress for 1500 ms (0 of 1 done, 1 posted and not completed; QP 'qa' is in RTS; ...)"
+std::string stalled(const RunState& st, const RunOptions& o, const Watch& watch, const QpState& q, uint64_t of,
+                    bool sender) {
+  std::string m = "no progress for " + std::to_string(o.timeout_ms) + " ms (" + std::to_string(watch.done) + " of " +
+                  std::to_string(of) + " done";
+  if (sender) m += ", " + std::to_string(watch.posted - watch.done) + " posted and not completed";
+  return m + "; " + watch.stall.describe(q) + describe_async_events(st) + ")";
+}
+
+// A side that ended early without an error of its own was halted: another side failed.
+std::string halted(uint64_t done, uint64_t of) {
+  return "stopped after " + std::to_string(done) + " of " + std::to_string(of) + ": another side of this step failed";
+}
+
+bool report_initiator(RunState& st, const RunOptions& o, Initiator& t) {
+  const auto& w = *t.w;
+  auto r = line(st, *t.step, "workload", w.qp.name, w);
+  const auto& res = t.result;
+  if (t.timed_out) r.message = stalled(st, o, *t.watch, *t.q, w.iterations, true) + nudged(res);
+  else if (!t.error.empty()) r.message = t.error;
+  else if (!res.expected && res.tx.ops < w.iterations) r.message = halted(res.tx.ops, w.iterations);
+  else if (w.expect_status && !res.expected) r.message = "all completions succeeded; expected " + *w.expect_status;
+  if (!r.message.empty()) {
+    r.status = report::StepStatus::Failed;
+    st.report.fail("workload '" + w.name + "': " + r.message);
+    st.report.add(r);
+    return false;
+  }
+  if (res.expected) {
+    r.status = report::StepStatus::ExpectedFailure;
+    r.message = "completion status " + std::string(util::wc_status_name(res.expected->status)) + ", as the scenario expects";
+    if (res.expected->status == IBV_WC_RETRY_EXC_ERR) r.message += retry_timing(*t.q->spec, res.expected->seconds);
+    st.report.add(r);
+    return true;
+  }
+  double seconds = res.tx.seconds;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.3f s, %.1f kmsg/s, %.2f MB/s", seconds, w.iterations / seconds / 1e3,
+                static_cast<double>(w.iterations) * w.size / seconds / 1e6);
+  r.message = buf + nudged(res);
+  r.micros = seconds * 1e6;
+  auto result = std::make_shared<report::WorkloadResult>();
+  result->name = w.name;
+  auto latency = res.latency_us;
+  result->summary = op_summary(w.size, w.iterations, seconds, latency);
+  r.workload = std::move(result);
+  st.report.add(r);
+  return true;
+}
+
+bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, const Incoming& in) {
+  const auto& w = *in.w;
+  auto r = line(st, *in.step, "workload receive", in.receiver->spec->name, w);
+  if (!in.problem.empty()) r.message = in.problem;
+  else if (rs.timed_out) r.message = stalled(st, o, *rs.watch, *in.receiver, w.iterations, false);
+  else if (!rs.error.empty()) r.message = rs.error;
+  else if (!rs.unreliable && in.received < w.iterations) r.message = halted(in.received, w.iterations);
+  if (!r.message.empty()) {
+    r.status = report::StepStatus::Failed;
+    st.report.fail("workload '" + w.name + "': " + r.message);
+    st.report.add(r);
+    return false;
+  }
+  if (in.received < w.iterations) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%llu of %llu received (%.1f%% lost: %s is unreliable), data of each checked",
+                  static_cast<unsigned long long>(in.received), static_cast<unsigned long long>(w.iterations),
+                  100.0 * static_cast<double>(w.iterations - in.received) / static_cast<double>(w.iterations),
+                  in.receiver->spec->type_name.c_str());
+    r.message = buf;
+    r.status = report::StepStatus::Warning;
+  } else {
+    r.message = std::to_string(in.received) + " receives" + (in.with_data ? ", data checked" : "");
+  }
+  st.report.add(r);
+  return true;
+}
+
+}  // namespace
+
+bool prepare_workload(RunState& st, const plan::Step& step) {
+  const auto* w = st.scenario->workload(step.workload);
+  auto* m = st.mrs.at(step.object);
+  auto& r = run_step(st, st.host, "traffic", "prepare", step.object, w->name, [&] {
+    uint8_t* at = m->data() + w->offset;  // validation keeps offset + size inside the MR
+    size_t room = m->length() - w->offset;
+    if (step.fill_remote) dataplane::fill_pattern(at, std::min<size_t>(room, w->size), step.data_seed);
+    else std::memset(at, 0, std::min<size_t>(room, std::max<uint64_t>(w->size, 8)));
+  });
+  r.message = step.fill_remote ? "filled with the pattern the read expects" : "zeroed";
+  return true;
+}
+
+bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps) {
+  std::atomic<bool> halt{false};
+  std::vector<std::unique_ptr<Initiator>> initiators;
+  std::vector<std::unique_ptr<Responder>> responders;
+  for (const plan::Step* step : steps) {
+    const auto& w = *st.scenario->workload(step->workload);
+    if (!w.script.empty()) {
+      // Every host takes part, with or without workers in it: the hosts meet at its barriers.
+      st.report.current_step = step->index;
+      if (!run_lua_workload(st, w, o)) return false;
+      continue;
+    }
+    try {
+      if (initiator_here(st, w)) initiators.push_back(make_initiator(st, *step, w, o, &halt));
+      const std::string* receiver = receiver_here(st, w);
+      if (receiver && op_info(op_of(w)).consumes_recv && !w.expect_status) {
+        auto& q = st.qps.at(*receiver);
+        Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, op_of(w) != Op::WriteImm};
+        responder_for(st, responders, q, o, &halt).in.push_back(in);
+      }
+    } catch (const std::exception& e) {
+      st.report.fail("workload '" + w.name + "': " + e.what());
+      return false;
+    }
+  }
+  // The run's router, as for every other reader of these CQs: completions a side polls that
+  // are not its own (a flushed receive of its QP, another QP's) wait for their reader. The
+  // lanes of one SRQ are read by one stream: their receives go to its owner for the step.
+  for (auto& t : initiators) t->access = access_for(st, *t->q, Reader::Sends);
+  for (auto& r : responders) {
+    r->access = access_for(st, *r->q, Reader::Receives);
+    for (const auto& e : r->eps) st.router.assign_receives(e->recv_cq, e->qp->qp_num, r->access.owner);
+  }
+  // One thread per side; a side that fails halts the others, as does Ctrl-C.
+  std::atomic<size_t> running{initiators.size() + responders.size()};
+  std::vector<std::thread> threads;
+  auto side = [&](std::string& error, bool& timed_out, auto fn) {
+    threads.emplace_back([&, fn] {
+      guarded(error, timed_out, fn);
+      if (!error.empty()) halt = true;
+      --running;
+    });
+  };
+  for (auto& r : responders)
+    side(r->error, r->timed_out, [rs = r.get()] {
+      std::vector<dataplane::StreamLane> lanes;
+      for (const auto& e : rs->eps) lanes.push_back({e.get(), e->recv_pool.get()});
+      dataplane::run_stream(lanes, rs->cfg, rs->access);
+    });
+  for (auto& i : initiators)
+    side(i->error, i->timed_out, [t = i.get()] {
+      dataplane::StreamLane lane{&t->ep, nullptr};
+      t->result = dataplane::run_stream(std::span(&lane, 1), t->cfg, t->access);
+    });
+  // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
+  const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
+  while (running > 0) {
+    if (stop_requested() || (told && told->requested.load(std::memory_order_acquire))) halt = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (auto& th : threads) th.join();
+  for (auto& r : responders)
+    for (const auto& e : r->eps) {
+      QpState& q = st.qps.at(e->qp_name);
+      st.router.assign_receives(e->recv_cq, e->qp->qp_num, access_for(st, q, Reader::Receives).owner);
+    }
+  if (stop_requested()) {
+    st.report.fail("interrupted (SIGINT) during traffic; tore down");
+    return false;
+  }
+  if (told && told->requested.load(std::memory_order_acquire)) {
+    st.report.fail(told->why + "; tore down");
+    return false;
+  }
+
+  bool ok = true;
+  for (const plan::Step* step : steps) {
+    for (auto& t : initiators)
+      if (t->step == step) ok &= report_initiator(st, o, *t);
+    for (auto& r : responders)
+      for (const auto& in : r->in)
+        if (in.step == step) ok &= report_incoming(st, o, *r, in);
+  }
+  return ok;
+}
+
+bool verify_workload(RunState& st, const plan::Step& step) {
+  const auto& w = *st.scenario->workload(step.workload);
+  Op op = op_of(w);
+  std::string problem;
+  if (op == Op::Read) {
+    auto& q = st.qps.at(w.qp.name);
+    verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
+    if (dataplane::check_pattern(local->data() + (w.local_mr ? w.offset : 0), w.size, step.data_seed) >= 0)
+      problem = "read data differs from the remote MR";
+  } else if (op_info(op).atomic) {
+    uint64_t v;
+    std::memcpy(&v, st.mrs.at(w.remote_mr.name)->data() + w.offset, 8);
+    if (v != w.iterations)
+      problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
+  } else if (dataplane::check_pattern(st.mrs.at(w.remote_mr.name)->data() + w.offset, w.size, step.data_seed) >= 0) {
+    problem = "remote MR does not hold the written data";
+  }
+  report::StepResult r;
+  r.host = st.host;
+  r.phase = "verify";
+  r.verb = "verify";
+  r.object = step.object;
+  r.detail = detail_of(w);
+  if (problem.empty()) r.message = "data checked";
+  else {
+    r.status = report::StepStatus::Failed;
+    r.message = problem;
+    st.report.fail("workload '" + w.name + "': " + problem);
+  }
+  st.report.add(r);
+  return problem.empty();
+}
+
+}  // namespace qpo::exec

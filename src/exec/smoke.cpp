@@ -1,0 +1,116 @@
+// The smoke exchange proves "up" means data flows, each host playing only its own role: for
+// every connected pair the sender SENDs (and RDMA WRITEs, if the receiver grants remote
+// write) a pattern from its slot buffer's last slot; the receiver checks both arrived intact.
+// Both run on the data path (dataplane::run_stream), one message each. Senders never wait
+// for the receiving process, so pairs split across hosts run in the same order on both.
+#include <chrono>
+#include <span>
+#include <stdexcept>
+#include <thread>
+
+#include "dataplane/error.h"
+#include "dataplane/pattern.h"
+#include "dataplane/stream.h"
+#include "exec/async_events.h"
+#include "exec/endpoints.h"
+#include "exec/steps.h"
+
+namespace qpo::exec {
+
+namespace {
+
+constexpr uint32_t kSmokeBytes = 64;
+constexpr uint64_t kWriteSeedOffset = 7;  // the RDMA WRITE's pattern differs from the SEND's
+
+uint64_t send_slot_offset(const QpState& q) { return static_cast<uint64_t>(q.slot_count - 1) * q.slot_size; }
+
+dataplane::StreamConfig one_message(const RunOptions& o) {
+  dataplane::StreamConfig c;
+  c.size = kSmokeBytes;
+  c.iterations = 1;
+  c.depth = 1;
+  c.peak = false;
+  c.timeout_ms = o.timeout_ms;
+  c.stop = &stop_flag();
+  return c;
+}
+
+void run_one(RunState& st, QpState& q, dataplane::Endpoint& ep, const dataplane::StreamConfig& c) {
+  dataplane::StreamLane lane{&ep, ep.recv_pool.get()};
+  Reader reader = c.op == dataplane::Op::Recv ? Reader::Receives : Reader::Sends;
+  try {
+    dataplane::run_stream(std::span(&lane, 1), c, access_for(st, q, reader));
+  } catch (const dataplane::DataplaneError& e) {
+    if (e.kind() != dataplane::DataplaneError::Kind::Timeout) throw;
+    // The device's own account (a CQ overrun, a fatal QP) says more than the silence.
+    throw std::runtime_error(std::string("no ") + (c.op == dataplane::Op::Recv ? "receive" : "send") +
+                             " completion on '" + q.spec->name + "' within " + std::to_string(c.timeout_ms) + " ms" +
+                             describe_async_events(st));
+  }
+}
+
+void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
+  auto& a = st.qps.at(pair.sender);
+  auto ep = own_endpoint(st, a, pair.receiver);
+  uint8_t* buf = a.slots->data() + send_slot_offset(a);
+  dataplane::fill_pattern(buf, kSmokeBytes, pair.seed);
+  auto c = one_message(o);
+  c.op = dataplane::Op::Send;
+  c.local_mr = slot_mr_name(a);
+  c.local_offset = send_slot_offset(a);
+  run_one(st, a, ep, c);
+  if (!pair.rdma_write) return;
+  // Into the receiver's last slot (its send buffer), which no receive uses.
+  const RemoteQp& b = st.dir.qps.at(pair.receiver);
+  dataplane::fill_pattern(buf, kSmokeBytes, pair.seed + kWriteSeedOffset);
+  c.op = dataplane::Op::Write;
+  c.remote_mr = "qpo.slots." + pair.receiver;
+  c.remote_offset = static_cast<uint64_t>(b.slots_count - 1) * b.slot_size;
+  run_one(st, a, ep, c);
+}
+
+void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
+  auto& b = st.qps.at(pair.receiver);
+  auto ep = own_endpoint(st, b, "");  // it only receives: no address handle back
+  auto c = one_message(o);
+  c.op = dataplane::Op::Recv;
+  c.check_seed = pair.seed;
+  // The receive taken is re-posted into the same slots: as many stay posted as bring-up left.
+  c.recv_mr = receive_mr_name(b);
+  if (b.srq) {
+    const auto& ss = st.srqs.at(b.spec->srq.name);
+    c.recv_slot_size = ss.slot_size;
+    c.recv_slots = ss.slot_count;
+  } else {
+    c.recv_slot_size = b.slot_size;
+    c.recv_slots = b.slot_count - 1;
+  }
+  c.rx_depth = std::max(1u, bringup_outstanding(st, b));
+  run_one(st, b, ep, c);
+  if (!pair.rdma_write) return;
+  // UC completes at the sender before the data lands, and the sender may be another
+  // process: poll the target memory until the pattern shows up.
+  const uint8_t* at = b.slots->data() + send_slot_offset(b);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(o.timeout_ms);
+  while (dataplane::check_pattern(at, kSmokeBytes, pair.seed + kWriteSeedOffset) >= 0) {
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("RDMA WRITE data did not arrive intact within " + std::to_string(o.timeout_ms) + " ms");
+    std::this_thread::yield();
+  }
+}
+
+}  // namespace
+
+bool smoke_step(RunState& st, const RunOptions& o, const plan::Step& step) {
+  const auto& pair = step.smoke;
+  bool send = step.kind == plan::StepKind::SmokeSend;
+  std::string detail = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + pair.sender + " -> " +
+                       pair.receiver + ", " + std::to_string(kSmokeBytes) + " B";
+  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, detail,
+                     [&] { send ? smoke_send(st, pair, o) : smoke_receive(st, pair, o); });
+  if (r.status == report::StepStatus::Failed) return false;
+  if (!send) r.message = "data checked";
+  return true;
+}
+
+}  // namespace qpo::exec
