@@ -1,6 +1,8 @@
 // The timeline's own rules: workloads that run together (`workloads: [a, b]`, or the default
 // order's waves) must not write the same bytes, or neither's data check means anything.
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "check/validate.h"
 #include "util/ops.h"
@@ -26,11 +28,29 @@ std::optional<Written> written_by(const scenario::Workload& w) {
   return std::nullopt;
 }
 
+// Two op workloads sending from one QP at once would each take the other's completions
+// (one send queue, one stream per workload): the run cannot tell them apart.
+void same_sender(const scenario::Scenario& s, const scenario::TimelineStep& step, diag::DiagSink& sink) {
+  std::map<std::string, const scenario::Workload*> by_qp;
+  for (const auto& ref : step.workloads) {
+    const auto* w = s.workload(ref.name);
+    if (!w || !w->script.empty() || !w->qp) continue;
+    auto [it, fresh] = by_qp.emplace(w->qp.name, w);
+    if (fresh) continue;
+    auto& d = sink.error("Q513", step.loc.line ? step.loc : w->loc, step.path,
+                         "workloads '" + it->second->name + "' and '" + w->name + "' run together from QP '" +
+                             w->qp.name + "'");
+    d.rule = "one op workload at a time per sending QP: their completions share one send queue";
+    d.hint = "run them one after the other (two timeline steps), or send from two QPs";
+  }
+}
+
 }  // namespace
 
 void check_timeline(const scenario::Scenario& s, diag::DiagSink& sink) {
   for (const auto& step : s.timeline) {
     if (step.kind != scenario::TimelineStep::Kind::Workloads || step.workloads.size() < 2) continue;
+    same_sender(s, step, sink);
     std::vector<Written> writes;
     for (const auto& ref : step.workloads)
       if (const auto* w = s.workload(ref.name))

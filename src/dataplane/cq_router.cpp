@@ -48,8 +48,18 @@ void CqRouter::share_if_several(ibv_cq* cq) {
     s = std::make_unique<Shared>();
     s->cq = cq;
   }
+  std::lock_guard lock(s->mutex);
   s->owner_of = owners.all;
   s->receives_of = owners.receives;
+  // Completions already queued follow their QP to its new owner (a receive of an SRQ's second
+  // QP, queued while one stream read all of them, goes back to that QP's own reader).
+  std::map<int, std::deque<ibv_wc>> requeued;
+  for (auto& [owner, queue] : s->queued)
+    for (const auto& wc : queue) {
+      int to = owner_of(*s, wc);
+      if (to >= 0) requeued[to].push_back(wc);
+    }
+  s->queued = std::move(requeued);
 }
 
 CqRouter::Shared* CqRouter::shared(ibv_cq* cq) const {

@@ -97,7 +97,7 @@ void to_verbs(const Endpoint& ep, const SendRequest& r, ibv_send_wr& wr, ibv_sge
   const OpInfo& info = op_info(r.op);
   wr = {};
   wr.wr_id = r.id;
-  wr.opcode = info.opcode;
+  wr.opcode = static_cast<ibv_wr_opcode>(info.opcode);
   wr.sg_list = sges;
   wr.num_sge = r.num_sge;
   for (int i = 0; i < r.num_sge; ++i) {

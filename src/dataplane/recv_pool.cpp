@@ -13,26 +13,33 @@ void RecvPool::layout(const Endpoint& ep, const LocalMr& mr, uint64_t offset, ui
                                 std::to_string(offset) + " does not fit the " + std::to_string(mr.length) +
                                 "-byte receive MR");
   uint32_t fits = static_cast<uint32_t>(std::min<uint64_t>((mr.length - offset) / slot_size, count));
-  Generation g{mr.data + offset, mr.mr->lkey, slot_size, fits, fits < count, 0};
-  if (!gens_.empty()) {
-    const Generation& cur = gens_.back();
-    if (cur.base == g.base && cur.lkey == g.lkey && cur.slot_size == g.slot_size && cur.count == g.count &&
-        cur.shared == g.shared)
-      return;  // same layout: keep posting into it
+  Generation g{mr.data + offset, mr.mr->lkey, slot_size, fits, fits < count};
+  for (size_t i = 0; i < gens_.size(); ++i) {
+    const Generation& old = gens_[i];
+    if (old.base == g.base && old.lkey == g.lkey && old.slot_size == g.slot_size && old.count == g.count &&
+        old.shared == g.shared) {
+      current_ = i;  // the same layout: keep posting into it, with its own free slots
+      return;
+    }
   }
   if (gens_.size() >= 0x7FFF) usage_error(ep.qp_name, "too many receive layouts on one QP");
-  gens_.push_back(g);
-  free_.clear();
+  g.free_all();
+  gens_.push_back(std::move(g));
+  current_ = gens_.size() - 1;
+}
+
+void RecvPool::Generation::free_all() {
+  free.clear();
+  next_shared = 0;
   // Slots are handed out lowest first; reversed so pop_back() yields slot 0 first.
-  if (!g.shared)
-    for (uint32_t s = g.count; s-- > 0;) free_.push_back(s);
-  next_shared_ = 0;
+  if (!shared)
+    for (uint32_t s = count; s-- > 0;) free.push_back(s);
 }
 
 void RecvPool::fill(const Endpoint& ep, uint32_t target, uint32_t batch) {
   if (gens_.empty() || outstanding_ >= target) return;
-  Generation& g = gens_.back();
-  uint64_t gen = gens_.size() - 1;
+  Generation& g = gens_[current_];
+  uint64_t gen = current_;
   if (batch == 0) batch = 1;
   if (wrs_.size() < batch) {
     wrs_.resize(batch);
@@ -43,12 +50,12 @@ void RecvPool::fill(const Endpoint& ep, uint32_t target, uint32_t batch) {
     while (n < batch && outstanding_ + n < target) {
       uint32_t slot;
       if (g.shared) {
-        slot = next_shared_;
-        next_shared_ = (next_shared_ + 1) % g.count;
+        slot = g.next_shared;
+        g.next_shared = (g.next_shared + 1) % g.count;
       } else {
-        if (free_.empty()) break;  // every slot is posted: fewer receives than asked, never two per slot
-        slot = free_.back();
-        free_.pop_back();
+        if (g.free.empty()) break;  // every slot is posted: fewer receives than asked, never two per slot
+        slot = g.free.back();
+        g.free.pop_back();
       }
       sges_[n] = {reinterpret_cast<uintptr_t>(g.base) + static_cast<uint64_t>(slot) * g.slot_size, g.slot_size, g.lkey};
       wrs_[n] = {};
@@ -65,7 +72,7 @@ void RecvPool::fill(const Endpoint& ep, uint32_t target, uint32_t batch) {
     if (e) {
       // Return the slots of the WRs that were not posted, then report.
       size_t posted = bad ? static_cast<size_t>(bad - wrs_.data()) : 0;
-      for (size_t i = posted; i < n && !g.shared; ++i) free_.push_back(static_cast<uint32_t>(wrs_[i].wr_id));
+      for (size_t i = posted; i < n && !g.shared; ++i) g.free.push_back(static_cast<uint32_t>(wrs_[i].wr_id));
       outstanding_ += static_cast<uint32_t>(posted);
       g.outstanding += static_cast<uint32_t>(posted);
       post_error(ep.qp_name, ep.srq ? "ibv_post_srq_recv" : "ibv_post_recv", e,
@@ -85,11 +92,10 @@ uint32_t RecvPool::outstanding_in(const uint8_t* base) const {
 
 void RecvPool::forget_outstanding() {
   outstanding_ = 0;
-  for (auto& g : gens_) g.outstanding = 0;
-  free_.clear();
-  next_shared_ = 0;
-  if (gens_.empty() || gens_.back().shared) return;
-  for (uint32_t s = gens_.back().count; s-- > 0;) free_.push_back(s);
+  for (auto& g : gens_) {
+    g.outstanding = 0;
+    g.free_all();
+  }
 }
 
 }  // namespace qpo::dataplane

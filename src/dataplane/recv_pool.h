@@ -2,7 +2,9 @@
 // Receive buffers kept posted on a QP's RQ (or an SRQ) by the data path's loops. The pool
 // outlives one stream: receives a stream leaves posted are still there for the next call, so
 // the pool remembers every buffer layout it has posted with (a "generation") and each wr_id
-// says which layout and slot it refers to.
+// says which layout and slot it refers to. Going back to a layout used before (the executor's
+// slots after a script's MR) goes back to that generation and its free slots, so no slot ever
+// has two receives posted into it.
 //
 // wr_id = kPoolRecvTag | generation << 32 | slot.
 #include <infiniband/verbs.h>
@@ -35,8 +37,8 @@ class RecvPool {
   // Of those, the receives posted into layouts that start at `base` (the executor's own slot
   // buffer, say, as opposed to a script's MR).
   uint32_t outstanding_in(const uint8_t* base) const;
-  uint32_t slot_size() const { return gens_.empty() ? 0 : gens_.back().slot_size; }
-  bool shared_slots() const { return !gens_.empty() && gens_.back().shared; }
+  uint32_t slot_size() const { return gens_.empty() ? 0 : gens_[current_].slot_size; }
+  bool shared_slots() const { return !gens_.empty() && gens_[current_].shared; }
 
  private:
   struct Generation {
@@ -45,10 +47,12 @@ class RecvPool {
     uint32_t slot_size = 0, count = 0;
     bool shared = false;
     uint32_t outstanding = 0;
+    std::vector<uint32_t> free;  // its slots with no receive posted (unless shared)
+    uint32_t next_shared = 0;
+    void free_all();
   };
   std::vector<Generation> gens_;
-  std::vector<uint32_t> free_;  // free slots of the current generation (unless shared)
-  uint32_t next_shared_ = 0;
+  size_t current_ = 0;  // the layout fill() posts into
   uint32_t outstanding_ = 0;
   std::vector<ibv_recv_wr> wrs_;
   std::vector<ibv_sge> sges_;
@@ -65,8 +69,7 @@ inline const uint8_t* RecvPool::complete(uint64_t wr_id) {
   if (outstanding_) --outstanding_;
   Generation& g = gens_[gen];
   if (g.outstanding) --g.outstanding;
-  // Slots of older layouts are not reused: the current layout's own slots take their place.
-  if (gen == gens_.size() - 1 && !g.shared) free_.push_back(slot);
+  if (!g.shared) g.free.push_back(slot);
   return g.base + static_cast<uint64_t>(slot) * g.slot_size;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "dataplane/clock.h"
@@ -21,6 +22,7 @@ namespace {
 constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
 constexpr int kPollBatch = 16;               // perftest's CTX_POLL_BATCH
 constexpr size_t kMaxTimestamps = 1u << 24;  // per-op timestamps beyond this: no peak
+constexpr size_t kMaxLatencySamples = 1u << 20;  // keep_latency: samples of the first WRs
 
 // One QP's send side. The WR templates are built and checked once; a post only rewrites
 // wr_id and the signaled flag (and, in hook mode, the fields the hook may change).
@@ -104,8 +106,8 @@ class Engine {
     if (cfg_.post_list == 0 || cfg_.post_list > cfg_.depth)
       bad("post_list must be between 1 and depth (" + std::to_string(cfg_.depth) + ")");
     if (hooked() && cfg_.op == Op::Recv) bad("a per-WR hook applies to sends, not receives");
-    if (cfg_.keep_latency && (cfg_.signal_every != 1 || cfg_.duration > 0))
-      bad("per-WR latency needs every WR signaled and an iteration count");
+    if (cfg_.keep_latency && (cfg_.signal_every != 1 || cfg_.duration > 0 || eps_.size() != 1))
+      bad("per-WR latency needs every WR signaled, an iteration count and one QP");
     if (cfg_.events && access_.router)
       for (auto* e : eps_)
         if (access_.router->shared(e->send_cq) || access_.router->shared(e->recv_cq))
@@ -153,11 +155,14 @@ class Engine {
       tx_lanes_.push_back(std::move(lane));
     }
     if (hooked()) edits_.resize(cfg_.depth);
-    if (((cfg_.peak && !hooked()) || cfg_.keep_latency) && cfg_.duration <= 0) {
+    if (cfg_.duration <= 0) {
       uint64_t total = cfg_.iterations * eps_.size();
-      if (total <= kMaxTimestamps) {
+      if (cfg_.peak && !hooked() && total <= kMaxTimestamps) {
         tposted_.resize(total);
         tcompleted_.resize(total);
+      } else if (cfg_.keep_latency) {  // the first kMaxLatencySamples WRs
+        tposted_.resize(std::min<uint64_t>(total, kMaxLatencySamples));
+        tcompleted_.resize(tposted_.size());
       }
     }
   }
@@ -215,6 +220,11 @@ class Engine {
   }
 
   void setup_cqs() {
+    setup_cq_handles();
+    if (cfg_.check_cq_room) check_cq_room();
+  }
+
+  void setup_cq_handles() {
     auto add = [&](ibv_cq* cq, ibv_comp_channel* ch, const Endpoint& ep) {
       if (!cq) usage_error(ep.qp_name, "has no CQ");
       for (const auto& c : cqs_)
@@ -227,7 +237,10 @@ class Engine {
       if (tx_) add(e->send_cq, e->send_channel, *e);
       if (rx_) add(e->recv_cq, e->recv_channel, *e);
     }
-    // Each CQ must hold every completion this stream can have outstanding on it.
+  }
+
+  // Each CQ must hold every completion this stream can have outstanding on it.
+  void check_cq_room() {
     for (const auto& c : cqs_) {
       uint64_t need = 0;
       std::vector<ibv_srq*> srqs;
@@ -423,12 +436,15 @@ class Engine {
     }
   }
 
+  // Sorted by wr_id tag: an error completion's opcode is undefined (ibv_poll_cq(3)).
   void dispatch(const ibv_wc& wc, uint64_t t) {
-    if (wc.opcode & IBV_WC_RECV) {
+    if (expected_status_) return;  // the stream is over; what follows is the QP's flush
+    if ((wc.wr_id & kPoolRecvTag) || (!(wc.wr_id & kStreamSendTag) && wc.status == IBV_WC_SUCCESS &&
+                                       (wc.opcode & IBV_WC_RECV))) {
       on_receive(wc, t);
       return;
     }
-    if (!(wc.wr_id & kStreamSendTag) || (wc.wr_id & kPoolRecvTag)) return;  // a script's own WR
+    if (!(wc.wr_id & kStreamSendTag)) return;  // a script's own WR
     size_t li = (wc.wr_id >> 32) & 0xFFFF;
     if (li >= tx_lanes_.size()) return;
     TxLane& lane = tx_lanes_[li];
@@ -473,8 +489,8 @@ class Engine {
                             : "receive #" + std::to_string(received_ + 1);
       completion_error(qp, wc.status, wc.vendor_err, why);
     }
-    // A receive posted by hand (a script, the executor): the message counts, but its buffer is
-    // unknown (no check) and it is not re-posted.
+    // A receive a script posted by hand: the message counts, but its buffer is unknown (no
+    // check) and it is not re-posted.
     bool ud = is_ud(*ep);
     uint32_t len = wc.byte_len - (ud && wc.byte_len >= kGrhBytes ? kGrhBytes : 0);
     ++received_;
@@ -528,6 +544,10 @@ class Engine {
         if (lane.posted < lane.quota || lane.outstanding > 0) return false;
     if (rx_) {
       if (stopped()) return true;
+      if (cfg_.enough && received_ != enough_asked_at_) {
+        enough_asked_at_ = received_;
+        if (cfg_.enough()) return true;
+      }
       if (cfg_.until) {
         if (received_ >= rx_quota_) return true;
         if (!until_at_) {
@@ -549,6 +569,7 @@ class Engine {
   void idle() {
     if (nudging_) nudge();
     if (now_ - last_activity_ > clock::from_seconds(cfg_.timeout_ms / 1000.0)) timeout();
+    if (cfg_.yield_when_idle) std::this_thread::yield();
     if (cfg_.events) {
       arm_cqs(events_, eps_[0]->qp_name);
       ibv_wc wc[kPollBatch];
@@ -581,6 +602,7 @@ class Engine {
 
   [[noreturn]] void timeout() {
     const Endpoint& ep = *eps_[0];
+    if (cfg_.progress) report_progress(/*force=*/true);  // the caller's last word on the counts
     std::string what;
     if (tx_)
       for (const auto& lane : tx_lanes_)
@@ -595,8 +617,8 @@ class Engine {
                              what + " (is the peer receiving? are QPs in RTS?)");
   }
 
-  void report_progress() {
-    if (now_ - last_report_ < clock::from_seconds(cfg_.progress_every)) return;
+  void report_progress(bool force = false) {
+    if (!force && now_ - last_report_ < clock::from_seconds(cfg_.progress_every)) return;
     last_report_ = now_;
     StreamProgress p;
     p.qp = eps_[0]->qp_name;
@@ -607,6 +629,7 @@ class Engine {
     }
     p.recv_ops = received_;
     p.seconds = clock::to_seconds(now_ - start_);
+    if (force) p.notes = nudge_notes();
     cfg_.progress(p);
   }
 
@@ -628,7 +651,7 @@ class Engine {
       uint64_t begin = tposted_.empty() ? start_ : tposted_[0];
       r.tx.seconds = clock::to_seconds((last_tx_ > begin ? last_tx_ : now_) - begin);
       rates(r.tx);
-      if (!tposted_.empty() && completed_total_ == tposted_.size()) {
+      if (!tposted_.empty() && cfg_.peak && completed_total_ == tposted_.size()) {
         double per_op = peak_ticks_per_op(tposted_, tcompleted_);
         if (per_op > 0) r.tx.bw_peak = cfg_.size * clock::ticks_per_second() / per_op / kMB;
       }
@@ -669,7 +692,7 @@ class Engine {
   uint32_t recv_batch_ = 1;
   uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
   uint64_t last_tx_ = 0, last_rx_ = 0;
-  uint64_t until_at_ = 0, until_polls_ = 0;
+  uint64_t until_at_ = 0, until_polls_ = 0, enough_asked_at_ = 0;
   std::optional<StreamResult::Expected> expected_status_;
 };
 

@@ -42,6 +42,7 @@ struct StreamProgress {
   std::string qp;       // first lane
   uint64_t ops = 0, bytes = 0, recv_ops = 0;
   uint64_t posted = 0;  // sends posted; posted - ops are outstanding
+  std::vector<std::string> notes;  // the last report before a timeout: the nudge's notes
   double seconds = 0;
 };
 
@@ -84,9 +85,14 @@ struct StreamConfig {
   // Expected outcome: the first send completion with this IBV_WC_* status ends the stream and
   // is returned in StreamResult::expected instead of thrown (a scenario's `expect:`).
   std::optional<int> expect_status;
-  // Every WR's post-to-completion time in StreamResult::latency_us (needs signal_every 1 and
-  // an iteration count).
+  // Each WR's post-to-completion time in StreamResult::latency_us, for the first 2^20 WRs
+  // (needs signal_every 1, an iteration count and one lane).
   bool keep_latency = false;
+  // The executor's streams: receives it posted before the stream exist whatever the stream
+  // asks, and its CQ sizes were judged by the validator (Q601), so no CQ-room check; and the
+  // thread yields when idle, as the executor's loops always have (many sides, few cores).
+  bool check_cq_room = true;
+  bool yield_when_idle = false;
 
   // Control.
   int timeout_ms = 10000;         // no completion for this long (while work is outstanding) = error
@@ -95,6 +101,9 @@ struct StreamConfig {
   // said they are done); rx_iterations, when set, is then an upper bound. Checked every few
   // hundred idle polls, never per receive.
   std::function<bool()> until;
+  // Receivers: stop at once when this returns true (asked after each receive): the caller
+  // knows every message it waits for has come (a fan-in of several senders, several lanes).
+  std::function<bool()> enough;
   bool events = false;            // sleep on the completion channel when idle instead of spinning
   bool peak = true;               // per-op timestamps for BW peak (perftest -N turns it off)
   const std::atomic<bool>* stop = nullptr;       // set by the executor (SIGINT): stop posting, drain

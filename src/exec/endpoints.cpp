@@ -90,6 +90,26 @@ dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& pe
   return e;
 }
 
+void executor_stream(dataplane::StreamConfig& c) {
+  c.check_cq_room = false;
+  c.yield_when_idle = true;
+  c.peak = false;
+}
+
+void use_executor_receives(RunState& st, QpState& q, dataplane::StreamConfig& c) {
+  executor_stream(c);
+  c.recv_mr = receive_mr_name(q);
+  if (q.srq) {
+    const auto& ss = st.srqs.at(q.spec->srq.name);
+    c.recv_slot_size = ss.slot_size;
+    c.recv_slots = ss.slot_count;
+  } else {
+    c.recv_slot_size = q.slot_size;
+    c.recv_slots = q.slot_count - 1;  // the last slot is the send buffer
+  }
+  c.rx_depth = std::max(1u, bringup_outstanding(st, q));
+}
+
 void post_bringup_receives(RunState& st, QpState& q, uint32_t count) {
   if (!q.slots || q.slot_count < 2 || count == 0) return;
   auto e = receive_endpoint(q.spec->name, q.qp->get(), nullptr);
@@ -102,7 +122,7 @@ void post_srq_bringup_receives(RunState& st, const std::string& srq, uint32_t co
   auto& ss = st.srqs.at(srq);
   if (!ss.slots || count == 0) return;
   auto e = receive_endpoint(srq, nullptr, ss.srq->get());
-  if (!ss.recv_pool) ss.recv_pool = std::make_shared<dataplane::RecvPool>();
+  if (!ss.recv_pool) ss.recv_pool = std::make_shared<dataplane::RecvPool>();  // before any QP on it asks pool_of
   ss.recv_pool->layout(e, local_of(ss.slots), 0, ss.slot_size, ss.slot_count);
   ss.recv_pool->fill(e, ss.recv_pool->outstanding() + std::min(count, ss.slot_count));
 }

@@ -11,6 +11,7 @@
 #include "dataplane/cq_router.h"
 #include "dataplane/endpoint.h"
 #include "dataplane/recv_pool.h"
+#include "dataplane/stream.h"
 #include "exec/run_state.h"
 
 namespace qpo::exec {
@@ -25,6 +26,14 @@ dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& pe
 // slot what the QP sends) and where its receives land (its SRQ's "qpo.slots.<srq>", or its own).
 std::string slot_mr_name(const QpState& q);
 std::string receive_mr_name(const QpState& q);
+
+// A stream that receives through the executor's own slots: the layout bring-up posted (so
+// its receives count and are re-posted into the same slots) and as many kept posted as are
+// posted now. Also the settings every executor stream shares (executor_stream).
+void use_executor_receives(RunState& st, QpState& q, dataplane::StreamConfig& c);
+// No CQ-room check (the validator's Q601 judged the CQs; the receives exist already), and a
+// yield when idle: an executor step may run many sides on few cores.
+void executor_stream(dataplane::StreamConfig& c);
 
 // The receive pool of the QP's receive queue: its SRQ's when it has one (QPs on one SRQ share
 // it), else its own. Created on first use; it lives as long as the run.

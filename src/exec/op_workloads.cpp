@@ -63,10 +63,12 @@ struct Watch {
   explicit Watch(const RunState& st) : stall(st) {}
   StallWatch stall;
   uint64_t done = 0, posted = 0;
-  void observe(uint64_t now_done, uint64_t now_posted) {
-    stall.observe(now_done != done || now_posted != posted, StallWatch::Clock::now());
+  std::vector<std::string> notes;  // the nudge's, from the report before a timeout
+  void observe(const dataplane::StreamProgress& p, uint64_t now_done) {
+    stall.observe(now_done != done || p.posted != posted, StallWatch::Clock::now());
     done = now_done;
-    posted = now_posted;
+    posted = p.posted;
+    if (!p.notes.empty()) notes = p.notes;
   }
 };
 
@@ -151,9 +153,9 @@ const std::string* receiver_here(const RunState& st, const scenario::Workload& w
 
 // `halt`: set when Ctrl-C or another side fails; the stream stops posting and drains.
 void common(dataplane::StreamConfig& c, const RunOptions& o, const std::atomic<bool>* halt) {
+  executor_stream(c);
   c.timeout_ms = o.timeout_ms;
   c.stop = halt;
-  c.peak = false;
   c.progress_every = kProgressEvery;
 }
 
@@ -194,7 +196,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   c.compare_add = 1;  // fetch_add: +1 each
   if (w.expect_status) c.expect_status = util::parse_wc_status(*w.expect_status);
   Watch* watch = t->watch.get();
-  c.progress = [watch](const dataplane::StreamProgress& p) { watch->observe(p.ops, p.posted); };
+  c.progress = [watch](const dataplane::StreamProgress& p) { watch->observe(p, p.ops); };
   // The bytes it sends: the plan's pattern (a read's destination starts zeroed).
   const auto& mr = t->ep.local_mrs.at(c.local_mr);
   uint8_t* bytes = mr.data + c.local_offset;
@@ -224,29 +226,17 @@ Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& 
   common(c, o, halt);
   c.op = Op::Recv;
   c.size = 1;  // slots are the executor's (recv_slot_size); each Incoming checks its own size
-  c.recv_mr = receive_mr_name(receiver);
-  if (receiver.srq) {
-    const auto& ss = st.srqs.at(receiver.spec->srq.name);
-    c.recv_slot_size = ss.slot_size;
-    c.recv_slots = ss.slot_count;
-  } else {
-    c.recv_slot_size = receiver.slot_size;
-    c.recv_slots = receiver.slot_count - 1;
-  }
-  // Each receive taken is re-posted: as many stay posted as bring-up left.
-  c.rx_depth = std::max(1u, bringup_outstanding(st, receiver));
+  use_executor_receives(st, receiver, c);  // each receive taken is re-posted into its slots
   Responder* self = r.get();
   c.on_receive = [self](const ibv_wc& wc, const uint8_t* data, uint32_t len) { self->on_receive(wc, data, len); };
-  c.progress = [self](const dataplane::StreamProgress& p) { self->watch->observe(p.recv_ops, 0); };
+  c.progress = [self](const dataplane::StreamProgress& p) { self->watch->observe(p, p.recv_ops); };
+  c.enough = [self] { return self->all_received(); };  // several senders and lanes: no one count
   if (r->unreliable) {
     // UD and UC drop what they cannot deliver: once the stream has gone quiet for `idle_ms`
     // after the first message, the receiver stops and reports the loss instead of waiting
-    // for messages that will never come.
+    // for messages that will never come (within the timeout, which would call it a stall).
     c.until = [self] { return self->any; };
-    c.idle_ms = std::max(2000, o.timeout_ms / 4);
-  } else {
-    c.until = [self] { return self->all_received(); };  // several QPs: no one count per lane
-    c.idle_ms = 1;
+    c.idle_ms = std::min(std::max(2000, o.timeout_ms / 4), o.timeout_ms / 2);
   }
   all.push_back(std::move(r));
   return *all.back();
@@ -282,23 +272,23 @@ report::StepResult line(const RunState& st, const plan::Step& step, const std::s
   return r;
 }
 
-std::string nudged(const dataplane::StreamResult& r) {
+std::string nudged(const std::vector<std::string>& notes) {
   std::string out;
-  for (const auto& n : r.notes) out += "; " + n;
+  for (const auto& n : notes) out += "; " + n;
   return out;
 }
 
 // "no progress for 1500 ms (0 of 1 done, 1 posted and not completed; QP 'qa' is in RTS; ...)"
-std::string stalled(const RunState& st, const RunOptions& o, const Watch& watch, const QpState& q, uint64_t of,
-                    bool sender) {
-  std::string m = "no progress for " + std::to_string(o.timeout_ms) + " ms (" + std::to_string(watch.done) + " of " +
+std::string stalled(const RunState& st, const RunOptions& o, const Watch& watch, const QpState& q, uint64_t done,
+                    uint64_t of, bool sender, const std::string& nudge = "") {
+  std::string m = "no progress for " + std::to_string(o.timeout_ms) + " ms (" + std::to_string(done) + " of " +
                   std::to_string(of) + " done";
   if (sender) m += ", " + std::to_string(watch.posted - watch.done) + " posted and not completed";
-  return m + "; " + watch.stall.describe(q) + describe_async_events(st) + ")";
+  return m + "; " + watch.stall.describe(q) + nudge + describe_async_events(st) + ")";
 }
 
 // A side that ended early without an error of its own was halted: another side failed.
-std::string halted(uint64_t done, uint64_t of) {
+std::string halted_text(uint64_t done, uint64_t of) {
   return "stopped after " + std::to_string(done) + " of " + std::to_string(of) + ": another side of this step failed";
 }
 
@@ -306,9 +296,9 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t) {
   const auto& w = *t.w;
   auto r = line(st, *t.step, "workload", w.qp.name, w);
   const auto& res = t.result;
-  if (t.timed_out) r.message = stalled(st, o, *t.watch, *t.q, w.iterations, true) + nudged(res);
+  if (t.timed_out) r.message = stalled(st, o, *t.watch, *t.q, t.watch->done, w.iterations, true, nudged(t.watch->notes));
   else if (!t.error.empty()) r.message = t.error;
-  else if (!res.expected && res.tx.ops < w.iterations) r.message = halted(res.tx.ops, w.iterations);
+  else if (!res.expected && res.tx.ops < w.iterations) r.message = halted_text(res.tx.ops, w.iterations);
   else if (w.expect_status && !res.expected) r.message = "all completions succeeded; expected " + *w.expect_status;
   if (!r.message.empty()) {
     r.status = report::StepStatus::Failed;
@@ -327,24 +317,39 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "%.3f s, %.1f kmsg/s, %.2f MB/s", seconds, w.iterations / seconds / 1e3,
                 static_cast<double>(w.iterations) * w.size / seconds / 1e6);
-  r.message = buf + nudged(res);
+  r.message = buf + nudged(res.notes);
   r.micros = seconds * 1e6;
   auto result = std::make_shared<report::WorkloadResult>();
   result->name = w.name;
-  auto latency = res.latency_us;
-  result->summary = op_summary(w.size, w.iterations, seconds, latency);
+  result->summary = op_summary(w.size, w.iterations, seconds, t.result.latency_us);
   r.workload = std::move(result);
   st.report.add(r);
   return true;
 }
 
+// The words for one workload arriving at a responder that stopped: its own problem, the
+// stall, or whose problem stopped the receive stream they share.
+std::string incoming_failure(const RunState& st, const RunOptions& o, const Responder& rs, const Incoming& in) {
+  if (!in.problem.empty()) return in.problem;
+  if (rs.timed_out) return stalled(st, o, *rs.watch, *in.receiver, in.received, in.w->iterations, false);
+  if (!rs.error.empty()) {
+    for (const auto& other : rs.in)
+      if (!other.problem.empty())
+        return "stopped after " + std::to_string(in.received) + " of " + std::to_string(in.w->iterations) +
+               ": receiving for workload '" + other.w->name + "' on the same queue failed";
+    return rs.error;
+  }
+  bool halted = rs.cfg.stop && rs.cfg.stop->load();
+  if (in.received < in.w->iterations && (!rs.unreliable || halted)) return halted_text(in.received, in.w->iterations);
+  if (in.received == 0)  // UD fan-in: the others arrived, this sender's never did
+    return "nothing arrived from '" + in.w->qp.name + "' (" + std::to_string(in.w->iterations) + " sent)";
+  return "";
+}
+
 bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, const Incoming& in) {
   const auto& w = *in.w;
   auto r = line(st, *in.step, "workload receive", in.receiver->spec->name, w);
-  if (!in.problem.empty()) r.message = in.problem;
-  else if (rs.timed_out) r.message = stalled(st, o, *rs.watch, *in.receiver, w.iterations, false);
-  else if (!rs.error.empty()) r.message = rs.error;
-  else if (!rs.unreliable && in.received < w.iterations) r.message = halted(in.received, w.iterations);
+  r.message = incoming_failure(st, o, rs, in);
   if (!r.message.empty()) {
     r.status = report::StepStatus::Failed;
     st.report.fail("workload '" + w.name + "': " + r.message);
@@ -405,6 +410,11 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       st.report.fail("workload '" + w.name + "': " + e.what());
       return false;
     }
+  }
+  for (auto& r : responders) {
+    uint64_t total = 0;
+    for (const auto& in : r->in) total += in.w->iterations;
+    r->cfg.rx_iterations = total;  // an upper bound (times the lanes); `enough` ends it exactly
   }
   // The run's router, as for every other reader of these CQs: completions a side polls that
   // are not its own (a flushed receive of its QP, another QP's) wait for their reader. The

@@ -47,9 +47,10 @@ struct QpState {
   bool went_through_reset = false;
   bool routed = false;          // its CQs are assigned in RunState::router (endpoints.h access_for)
   ibv_qp_cap asked_cap{}, granted_cap{};  // the create's request and what the device granted
-  // Receives script workloads keep posted on this QP's own RQ (not an SRQ's: SrqState has
-  // that pool). It lives as long as the run, not the process: its buffers point into this
-  // run's MRs, and ERR/RESET must be able to tell it that its receives are gone.
+  // Every receive posted on this QP's own RQ (not an SRQ's: SrqState has that pool): bring-up's
+  // into `slots`, the smoke's and op workloads' re-posts, a script's into its MRs. It lives as
+  // long as the run, not the process: its buffers point into this run's MRs, and ERR/RESET
+  // must be able to tell it that its receives are gone.
   std::shared_ptr<dataplane::RecvPool> recv_pool;
 };
 
@@ -57,8 +58,8 @@ struct SrqState {
   verbs::Srq* srq = nullptr;
   verbs::Mr* slots = nullptr;
   uint32_t slot_size = 0, slot_count = 0;
-  // Shared by the script workloads of every QP on this SRQ; a QP moving to ERR leaves it
-  // alone (SRQ receives are not flushed with the QP).
+  // Every receive posted on the SRQ (bring-up's, the executor's re-posts, scripts'), shared by
+  // the QPs on it; a QP moving to ERR leaves it alone (SRQ receives are not flushed with the QP).
   std::shared_ptr<dataplane::RecvPool> recv_pool;
 };
 
@@ -77,6 +78,7 @@ struct RunState {
   std::map<std::string, SrqState> srqs;
   std::map<std::string, verbs::Xrcd*> xrcds;
   std::map<std::string, QpState> qps;
+  std::map<std::string, verbs::Ah*> ahs;  // "qpo.ah.<from>-><to>", made once (peer_ah)
   // How every reader of this host's CQs shares them (endpoints.h access_for).
   dataplane::CqRouter router;
   report::RunReport report;

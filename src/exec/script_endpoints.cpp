@@ -30,17 +30,20 @@ std::string peer_in(const RunState& st, const scenario::Workload& w, const std::
 
 dataplane::StreamConfig one_by_one(int timeout_ms) {
   dataplane::StreamConfig c;
+  executor_stream(c);
   c.depth = 1;
-  c.peak = false;
   c.timeout_ms = timeout_ms;
   c.stop = &stop_flag();
   return c;
 }
 
-std::string failed(const QpState& q, const dataplane::DataplaneError& e, const RunState& st) {
-  return "'" + q.spec->name + "': " + e.what() +
-         (e.kind() == dataplane::DataplaneError::Kind::Timeout ? describe_async_events(st) : "");
+// The data path's words name the QP already.
+std::string failed(const dataplane::DataplaneError& e, const RunState& st) {
+  return e.what() + (e.kind() == dataplane::DataplaneError::Kind::Timeout ? describe_async_events(st) : "");
 }
+
+// "" when the stream ran to its end; a stream told to stop returns early.
+std::string interrupted() { return stop_requested() ? "interrupted (SIGINT)" : ""; }
 
 // `count` empty SENDs from `from` to the QP named `to` (here or on another host), each
 // completed before the next.
@@ -54,9 +57,9 @@ std::string send_empty(RunState& st, QpState& from, const std::string& to, uint3
   try {
     dataplane::run_stream(std::span(&lane, 1), c, access_for(st, from));
   } catch (const dataplane::DataplaneError& e) {
-    return failed(from, e, st);
+    return failed(e, st);
   }
-  return "";
+  return interrupted();
 }
 
 // `count` receives of `to` completing (messages its peer sent to clear them), not re-posted.
@@ -66,18 +69,16 @@ std::string await_receives(RunState& st, QpState& to, uint32_t count, int timeou
   c.op = dataplane::Op::Recv;
   c.size = 1;
   c.iterations = count;
-  c.recv_mr = receive_mr_name(to);
-  c.recv_slot_size = to.slot_size;
-  c.recv_slots = to.slot_count - 1;
+  use_executor_receives(st, to, c);
   c.rx_depth = count;
   c.keep_posted = false;  // take what is posted; post nothing new
   dataplane::StreamLane lane{&ep, ep.recv_pool.get()};
   try {
     dataplane::run_stream(std::span(&lane, 1), c, access_for(st, to, Reader::Receives));
   } catch (const dataplane::DataplaneError& e) {
-    return failed(to, e, st);
+    return failed(e, st);
   }
-  return "";
+  return interrupted();
 }
 
 }  // namespace

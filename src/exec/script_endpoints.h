@@ -20,10 +20,11 @@ std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua
                             std::map<std::string, dataplane::Endpoint>& out);
 
 // The executor keeps a receive or two posted on QPs that scripts own (for the smoke
-// exchange; scenario/script_qps.h). A message landing in one would bypass the data path: a
-// ping-pong would never see it, a stream would count it unchecked. So before the script
-// starts, each such QP's peer sends it one empty message per leftover receive, and the
-// receive completes here without being re-posted (SRQs keep theirs: a stream counts what
+// exchange; scenario/script_qps.h), in slots sized for the smoke, not for the script's
+// messages: a script message landing in one would fail with IBV_WC_LOC_LEN_ERR, and a
+// ping-pong (which receives into its own buffers) would take it for its own. So before the
+// script starts, each such QP's peer sends it one empty message per leftover receive, and the
+// receive completes here without being re-posted (SRQs keep theirs: a stream checks what
 // lands there). Pairs on this host are cleared here; a QP whose peer is on another host is
 // put in `across_hosts` (QP -> leftover receives) for clear_receives_across_hosts once the
 // hosts have compared notes. "" when done, else what went wrong.

@@ -214,8 +214,7 @@ ibv_gid gid_of(const RemoteQp& p) {
 
 ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
   std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
-  for (auto& r : st.owned)
-    if (r->name() == name) return static_cast<verbs::Ah*>(r.get())->get();
+  if (auto it = st.ahs.find(name); it != st.ahs.end()) return it->second->get();
   ibv_ah_attr ah{};
   ah.port_num = from.device->ctx().port();
   ah.dlid = to.lid;
@@ -223,7 +222,9 @@ ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const R
   ah.grh.dgid = gid_of(to);
   ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
   ah.grh.hop_limit = 1;
-  return st.own<verbs::Ah>(name, from.pd, ah)->get();
+  auto* made = st.own<verbs::Ah>(name, from.pd, ah);
+  st.ahs[name] = made;
+  return made->get();
 }
 
 }  // namespace qpo::exec

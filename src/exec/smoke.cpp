@@ -26,13 +26,18 @@ uint64_t send_slot_offset(const QpState& q) { return static_cast<uint64_t>(q.slo
 
 dataplane::StreamConfig one_message(const RunOptions& o) {
   dataplane::StreamConfig c;
+  executor_stream(c);
   c.size = kSmokeBytes;
   c.iterations = 1;
   c.depth = 1;
-  c.peak = false;
   c.timeout_ms = o.timeout_ms;
   c.stop = &stop_flag();
   return c;
+}
+
+// A stream returns early when told to stop: that is not a message sent or received.
+void throw_if_interrupted() {
+  if (stop_requested()) throw std::runtime_error("interrupted (SIGINT)");
 }
 
 void run_one(RunState& st, QpState& q, dataplane::Endpoint& ep, const dataplane::StreamConfig& c) {
@@ -47,6 +52,7 @@ void run_one(RunState& st, QpState& q, dataplane::Endpoint& ep, const dataplane:
                              " completion on '" + q.spec->name + "' within " + std::to_string(c.timeout_ms) + " ms" +
                              describe_async_events(st));
   }
+  throw_if_interrupted();
 }
 
 void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
@@ -75,17 +81,7 @@ void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& 
   auto c = one_message(o);
   c.op = dataplane::Op::Recv;
   c.check_seed = pair.seed;
-  // The receive taken is re-posted into the same slots: as many stay posted as bring-up left.
-  c.recv_mr = receive_mr_name(b);
-  if (b.srq) {
-    const auto& ss = st.srqs.at(b.spec->srq.name);
-    c.recv_slot_size = ss.slot_size;
-    c.recv_slots = ss.slot_count;
-  } else {
-    c.recv_slot_size = b.slot_size;
-    c.recv_slots = b.slot_count - 1;
-  }
-  c.rx_depth = std::max(1u, bringup_outstanding(st, b));
+  use_executor_receives(st, b, c);  // the receive taken is re-posted into the same slots
   run_one(st, b, ep, c);
   if (!pair.rdma_write) return;
   // UC completes at the sender before the data lands, and the sender may be another
@@ -95,6 +91,7 @@ void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& 
   while (dataplane::check_pattern(at, kSmokeBytes, pair.seed + kWriteSeedOffset) >= 0) {
     if (std::chrono::steady_clock::now() > deadline)
       throw std::runtime_error("RDMA WRITE data did not arrive intact within " + std::to_string(o.timeout_ms) + " ms");
+    throw_if_interrupted();
     std::this_thread::yield();
   }
 }

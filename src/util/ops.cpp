@@ -1,5 +1,7 @@
 #include "util/ops.h"
 
+#include <infiniband/verbs.h>
+
 #include <cctype>
 #include <string>
 

@@ -2,8 +2,6 @@
 // The operations qpo posts, one table for every name they go by (the scenario's `op:`
 // spelling, the short name Lua and reports use, the verbs opcode) and what each needs. The
 // loader, the validator, the planner and the data path all read it: one vocabulary.
-#include <infiniband/verbs.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,7 +16,7 @@ struct OpInfo {
   Op op;
   const char* name;        // short name used in Lua and reports: "write"
   const char* scenario;    // scenario spelling: "rdma_write" (recv has none: "")
-  ibv_wr_opcode opcode;    // meaningless for Recv
+  int opcode;              // enum ibv_wr_opcode (verbs.h stays below src/verbs and ops.cpp); meaningless for Recv
   bool remote;             // needs a remote MR (address + rkey)
   bool atomic;             // 8-byte operand, 8-byte aligned remote address
   bool consumes_recv;      // the peer must have a receive posted

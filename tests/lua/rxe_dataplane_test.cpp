@@ -636,3 +636,32 @@ TEST_CASE("the router gives a QP's pool receives to one owner and its sends to a
   CHECK(tb.tx.ops == 40);
   CHECK(rr.rx_checked == 40);
 }
+
+TEST_CASE("an expected status with 16 WRs in flight: the flushed ones behind it end nothing") {
+  Pair p;
+  p.a().remote_mrs["mb"].rkey ^= 0x5a5a00;
+  StreamConfig c;
+  c.op = Op::Write;
+  c.size = 64;
+  c.iterations = 100;
+  c.depth = 16;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  c.expect_status = IBV_WC_REM_ACCESS_ERR;
+  StreamResult r = stream1(p.a(), nullptr, c);  // IBV_WC_WR_FLUSH_ERR for the other 15 must not throw
+  REQUIRE(r.expected.has_value());
+  CHECK(r.expected->status == IBV_WC_REM_ACCESS_ERR);
+}
+
+TEST_CASE("receive pool: going back to an earlier layout reuses its free slots, never a slot still posted") {
+  Pair p;
+  RecvPool pool;
+  const LocalMr& mb = p.b().local_mrs["mb"];
+  pool.layout(p.b(), mb, 0, 256, 4);
+  pool.fill(p.b(), 4);  // slots 0..3 of the first layout, all posted
+  pool.layout(p.b(), mb, 65536, 512, 4);  // a second layout (another owner's)
+  pool.layout(p.b(), mb, 0, 256, 4);      // back to the first: it has no free slot
+  pool.fill(p.b(), 8);
+  CHECK(pool.outstanding() == 4);  // nothing more could be posted without doubling a slot
+  CHECK(pool.outstanding_in(mb.data) == 4);
+}

@@ -281,6 +281,21 @@ TEST_CASE("workloads that run together on separate bytes of one MR get no Q512")
   CHECK_MESSAGE(l.with_code("Q512").empty(), l.dump());
 }
 
+TEST_CASE("two op workloads that run together from one QP are error Q513 at the step") {
+  std::string y = pair("", kWriteRead + "timeline:\n  - workloads: [write, read]\n");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q513");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "workloads 'write' and 'read' run together from QP 'qa'");
+  CHECK(d->loc.line == qpo::test::line_of(y, "workloads: [write, read]"));
+}
+
+TEST_CASE("op workloads that run together from two QPs are no Q513") {
+  auto l = load_validate(pair("", kWriteRead + "  other: { qp: qb, op: rdma_write, local_mr: mro, remote_mr: mb, size: 64, offset: 4096 }\n"
+                                  "timeline:\n  - workloads: [write, other]\n"));
+  CHECK_MESSAGE(l.with_code("Q513").empty(), l.dump());
+}
+
 TEST_CASE("an offset that runs past the end of an MR is Q510 at the offset") {
   std::string y = pair("", "workloads:\n  w: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mro, size: 64, offset: 4090 }\n");
   auto l = load_validate(y);
