@@ -96,7 +96,7 @@ Action add_run(CLI::App& app) {
     sigaction(SIGTERM, &sa, nullptr);
     signal(SIGPIPE, SIG_IGN);  // an agent that died is an error to report, not a reason to die
     bool remote = false;
-    for (const auto& h : l->scenario->hosts) remote |= !cluster::is_local_address(h.address);
+    for (const auto& h : l->scenario()->hosts) remote |= !cluster::is_local_address(h.address);
     report::RunReport report;
     if ((remote && !opts->local) || opts->agents) {
       cluster::ControllerOptions co;
@@ -115,7 +115,7 @@ Action add_run(CLI::App& app) {
           return static_cast<int>(kSystemError);
         }
       }
-      report = cluster::run_with_agents(l->source->text(), *l->scenario, co);
+      report = cluster::run_with_agents(l->source->text(), *l->scenario(), co);
     } else {
       report = exec::run_scenario(*l->checked, p, ro);
     }

@@ -76,8 +76,8 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path, const
     in.read(text.data(), size);
   }
   l->source = std::make_unique<util::SourceText>(path == "-" ? "<stdin>" : path, std::move(text));
-  l->scenario = scenario::load_scenario(*l->source, l->diags, overrides);
-  if (l->scenario) l->checked = validate::validate(*l->scenario, l->diags);
+  if (auto loaded = scenario::load_scenario(*l->source, l->diags, overrides))
+    l->checked = validate::validate(std::move(*loaded), l->diags);
   l->diags.sort();
   return l;
 }
@@ -85,7 +85,7 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path, const
 int load_valid(const std::string& path, const OutputOptions& format, const char* why_not,
                std::unique_ptr<LoadedScenario>* out, const std::vector<std::string>& overrides) {
   auto l = load_and_validate(path, overrides);
-  bool invalid = !l->scenario || l->diags.has_errors();
+  bool invalid = !l->scenario() || l->diags.has_errors();
   if (format.format == "json" && (l->read_failed || invalid)) {
     util::JsonWriter json;
     json.begin_object().key("files").begin_array();
