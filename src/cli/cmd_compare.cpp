@@ -17,7 +17,7 @@ Action add_compare(CLI::App& app) {
   auto* cmd = app.add_subcommand("compare", "Compare two run results (qpo run --format json): the change per workload and figure");
   cmd->footer(
       "Pairs workloads by name (a sweep's runs by size) and compares bw_avg, bw_peak, msg_rate (higher is\n"
-      "better) and t_min, t_typical, t_avg, p99, p999, t_max (lower is better). Workloads in one file only\n"
+      "better) and t_min, t_typical, t_avg, p99, p999, t_max, loss (lower is better). Workloads in one file only\n"
       "are listed, not failed.\n"
       "Exit status: 0 no regression, 1 a figure got worse by more than the tolerance, 2 a file cannot be\n"
       "read or holds no run result.\n\n"

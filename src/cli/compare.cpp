@@ -13,27 +13,40 @@
 #include <sstream>
 
 #include "scenario/flow_depth.h"
+#include "scenario/thresholds.h"
 #include "util/strings.h"
 
 namespace qpo::cli::compare {
 
 namespace {
 
-// The figures compared, with their unit and which way is better. Others in a summary
-// (bytes, iterations, seconds, ...) describe the run, not its speed.
+// The figures compared: every field a threshold judges, with its unit and direction
+// (scenario/thresholds.h), and the summary fields no threshold judges, like one that does.
 struct FigureKind {
-  const char* name;
+  std::string name;
   const char* unit;
   bool higher_is_better;
-};
-constexpr FigureKind kFigures[] = {
-    {"bw_avg", "MB/s", true},      {"bw_peak", "MB/s", true}, {"msg_rate", "Mpps", true},
-    {"t_min", "usec", false},      {"t_typical", "usec", false}, {"t_avg", "usec", false},
-    {"p99", "usec", false},        {"p999", "usec", false},   {"t_max", "usec", false},
+  double scale;  // file value x scale = value in `unit` (loss: a fraction, shown in %)
 };
 
+const std::vector<FigureKind>& figure_kinds() {
+  static const std::vector<FigureKind> kinds = [] {
+    std::vector<FigureKind> out;
+    auto add = [&](const std::string& name, const scenario::ThresholdKind& k) {
+      out.push_back({name, scenario::unit_label(k.unit), k.minimum, scenario::display_scale(k.unit)});
+    };
+    for (const auto& k : scenario::threshold_kinds()) add(k.field, k);
+    constexpr std::pair<const char*, const char*> kLike[] = {{"bw_peak", "bw_avg"}, {"t_min", "t_typical"}, {"t_max", "t_typical"}};
+    for (const auto& [name, like] : kLike)
+      for (const auto& k : scenario::threshold_kinds())
+        if (std::string(k.field) == like) add(name, k);
+    return out;
+  }();
+  return kinds;
+}
+
 const FigureKind* figure_kind(const std::string& name) {
-  for (const auto& f : kFigures)
+  for (const auto& f : figure_kinds())
     if (name == f.name) return &f;
   return nullptr;
 }
@@ -44,10 +57,10 @@ constexpr size_t kMaxResultBytes = 64ull << 20;
 std::vector<std::pair<std::string, double>> figures_of(const YAML::Node& summary) {
   std::vector<std::pair<std::string, double>> out;
   if (!summary.IsMap()) return out;
-  for (const auto& f : kFigures) {
+  for (const auto& f : figure_kinds()) {
     const YAML::Node v = summary[f.name];
     double x = 0;
-    if (v && v.IsScalar() && YAML::convert<double>::decode(v, x) && std::isfinite(x)) out.emplace_back(f.name, x);
+    if (v && v.IsScalar() && YAML::convert<double>::decode(v, x) && std::isfinite(x)) out.emplace_back(f.name, x * f.scale);
   }
   return out;
 }
@@ -177,7 +190,9 @@ Comparison compare(const Results& now, const Results& baseline, double tolerance
       c.only_new.push_back(m.key);
       continue;
     }
-    for (const auto& [figure, value] : m.figures) {
+    for (const auto& measured : m.figures) {
+      const std::string& figure = measured.first;  // a named variable: clang 14 cannot capture a binding
+      double value = measured.second;
       auto old = std::find_if(it->second->figures.begin(), it->second->figures.end(),
                               [&](const auto& f) { return f.first == figure; });
       if (old == it->second->figures.end()) continue;

@@ -154,3 +154,17 @@ TEST_CASE("qpo compare exits 0 without a regression, 1 with one, 2 on unreadable
   CHECK(qpo_exit("compare " + kDir + "improved.json " + kDir + "absent.json") == 2);
   CHECK(qpo_exit("compare --tolerance lots " + kDir + "improved.json " + kDir + "baseline.json") == 2);
 }
+
+TEST_CASE("compare: loss (a fraction in the file) is shown in %, and up is a regression") {
+  std::string error;
+  auto now = cmp::parse_results(R"({"workloads": [{"name": "incast", "summary": {"loss": 0.02}}]})", "new.json", &error);
+  auto base = cmp::parse_results(R"({"workloads": [{"name": "incast", "summary": {"loss": 0.01}}]})", "base.json", &error);
+  REQUIRE_MESSAGE(now, error);
+  REQUIRE_MESSAGE(base, error);
+  auto c = cmp::compare(*now, *base, 5);
+  const auto* r = row(c, "incast", "loss");
+  REQUIRE(r);
+  CHECK(r->unit == "%");
+  CHECK(r->now == doctest::Approx(2.0));
+  CHECK(r->verdict == cmp::Verdict::Regression);
+}
