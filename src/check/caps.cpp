@@ -36,7 +36,7 @@ void check_caps(const scenario::Scenario& s, diag::DiagSink& sink) {
       d.hint = "size the SRQ's max_wr instead";
     }
     if (q.type_name != "XRC_RECV" && q.cap.max_send_wr == 0 && q.cap.max_recv_wr == 0) {
-      auto& d = sink.warning("Q604", q.cap.loc.line ? q.cap.loc : q.loc, p, "QP '" + q.name + "' can hold no work requests");
+      auto& d = sink.warning("Q604", q.cap.loc.given() ? q.cap.loc : q.loc, p, "QP '" + q.name + "' can hold no work requests");
       d.hint = "set max_send_wr and/or max_recv_wr";
     }
     // Initiator depth above the responder's resources just queues reads; worth a note.

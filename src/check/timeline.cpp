@@ -59,7 +59,7 @@ void check_timeline(const scenario::Scenario& s, diag::DiagSink& sink) {
       for (size_t j = 0; j < i; ++j) {
         const auto &a = writes[j], &b = writes[i];
         if (a.mr != b.mr || a.end <= b.begin || b.end <= a.begin) continue;
-        auto& d = sink.warning("Q512", step.loc.line ? step.loc : b.w->loc, step.path,
+        auto& d = sink.warning("Q512", step.loc.given() ? step.loc : b.w->loc, step.path,
                                "workloads '" + a.w->name + "' and '" + b.w->name + "' run together and both write bytes " +
                                    std::to_string(std::max(a.begin, b.begin)) + ".." +
                                    std::to_string(std::min(a.end, b.end) - 1) + " of MR '" + a.mr + "'");

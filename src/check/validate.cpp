@@ -3,7 +3,10 @@
 namespace qpo::check {
 
 Checked validate(const scenario::Scenario& loaded, diag::DiagSink& sink) {
-  scenario::Scenario s = loaded;
+  return validate(scenario::Scenario(loaded), sink);
+}
+
+Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
   check_references(s, sink);
   check_transitions(s, sink);
   check_timeline(s, sink);

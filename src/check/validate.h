@@ -18,6 +18,9 @@ namespace qpo::check {
 
 // Checks `s` and returns the elaborated copy (check/checked.h); `s` is not changed.
 Checked validate(const scenario::Scenario& s, diag::DiagSink& sink);
+// The same on a scenario the caller no longer needs: elaborated in place, not copied (a copy
+// of 10,000 QPs' transitions was a quarter of validate's time).
+Checked validate(scenario::Scenario&& s, diag::DiagSink& sink);
 
 void check_references(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_transitions(scenario::Scenario& s, diag::DiagSink& sink);

@@ -12,6 +12,7 @@ Action add_plan(CLI::App& app) {
   struct Options {
     std::string file;
     OutputOptions out;
+    std::vector<std::string> overrides;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("plan", "Show the verbs calls a scenario will make, per host, without running them");
@@ -24,9 +25,10 @@ Action add_plan(CLI::App& app) {
       "Example:\n  qpo plan scenarios/rc-write-pair.yaml\n  qpo plan --format json scenarios/ud-pair.yaml");
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
+  add_set_option(*cmd, opts->overrides);
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
-    if (int code = load_valid(opts->file, opts->out, "fix the errors above to see the plan", &l)) return code;
+    if (int code = load_valid(opts->file, opts->out, "fix the errors above to see the plan", &l, opts->overrides)) return code;
     auto p = plan::build_plan(*l->checked);
     if (opts->out.format == "json") {
       util::JsonWriter w;

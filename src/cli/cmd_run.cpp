@@ -33,6 +33,7 @@ Action add_run(CLI::App& app) {
     int timeout_ms = 5000;
     int phase_timeout_s = 120;
     std::string agent_command = "qpo", token_file;
+    std::vector<std::string> overrides;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
@@ -50,6 +51,7 @@ Action add_run(CLI::App& app) {
       "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml");
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
+  add_set_option(*cmd, opts->overrides);
   cmd->add_flag("--lab", opts->lab, "Run inside the Soft-RoCE lab guest even if this host has RDMA devices");
   cmd->add_flag("--no-lab", opts->no_lab, "Never use the lab; fail when this host has no RDMA device");
   cmd->add_flag("-v,--verbose", opts->verbose, "Also print informational steps (granted caps, published values)");
@@ -69,7 +71,7 @@ Action add_run(CLI::App& app) {
       ->capture_default_str();
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
-    if (int code = load_valid(opts->file, opts->out, "not running it", &l)) return code;
+    if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
     if (use_lab(opts->lab, opts->no_lab, "running")) {
       std::vector<std::string> args{"run", "--no-lab", "--format", opts->out.format, "--timeout-ms",
                                     std::to_string(opts->timeout_ms), "--phase-timeout",
@@ -78,6 +80,7 @@ Action add_run(CLI::App& app) {
       if (opts->no_smoke) args.push_back("--no-smoke");
       if (opts->local) args.push_back("--local");
       if (opts->agents) args.push_back("--agents");
+      for (const auto& o : opts->overrides) args.insert(args.end(), {"--set", o});
       args.push_back(opts->file);
       return run_in_lab(args);
     }
@@ -93,7 +96,7 @@ Action add_run(CLI::App& app) {
     sigaction(SIGTERM, &sa, nullptr);
     signal(SIGPIPE, SIG_IGN);  // an agent that died is an error to report, not a reason to die
     bool remote = false;
-    for (const auto& h : l->scenario->hosts) remote |= !cluster::is_local_address(h.address);
+    for (const auto& h : l->scenario()->hosts) remote |= !cluster::is_local_address(h.address);
     report::RunReport report;
     if ((remote && !opts->local) || opts->agents) {
       cluster::ControllerOptions co;
@@ -101,6 +104,7 @@ Action add_run(CLI::App& app) {
       co.phase_timeout_ms = opts->phase_timeout_s * 1000;
       co.agent_command = opts->agent_command;
       co.all_local = opts->local;
+      co.overrides = opts->overrides;
       char self[PATH_MAX];
       ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
       co.self_path = n > 0 ? std::string(self, static_cast<size_t>(n)) : "qpo";
@@ -111,10 +115,11 @@ Action add_run(CLI::App& app) {
           return static_cast<int>(kSystemError);
         }
       }
-      report = cluster::run_with_agents(l->source->text(), *l->scenario, co);
+      report = cluster::run_with_agents(l->source->text(), *l->scenario(), co);
     } else {
       report = exec::run_scenario(*l->checked, p, ro);
     }
+    report.overrides = opts->overrides;
     if (opts->out.format == "json") {
       util::JsonWriter w;
       report::render_json(w, report);

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "cli/lab.h"
 #include "suite/suite.h"
 #include "verbs/device.h"
@@ -18,6 +19,7 @@ Action add_test(CLI::App& app) {
     suite::Options suite;
     std::string junit;
     bool lab = false, no_lab = false, local = false;
+    std::vector<std::string> overrides;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("test", "Run a suite of scenarios; a verdict per scenario, JUnit/TAP for CI");
@@ -39,6 +41,7 @@ Action add_test(CLI::App& app) {
   cmd->add_flag("--lab", opts->lab, "Run the suite in the Soft-RoCE lab even if this host has RDMA devices");
   cmd->add_flag("--no-lab", opts->no_lab, "Never use the lab");
   cmd->add_flag("--local", opts->local, "Run multi-host scenarios with every host on this machine (qpo run --local)");
+  add_set_option(*cmd, opts->overrides);  // passed to every scenario's qpo run
   return [opts]() {
     auto& o = opts->suite;
     bool use_lab = opts->lab || (!opts->no_lab && verbs::list_devices().empty());
@@ -59,6 +62,7 @@ Action add_test(CLI::App& app) {
       }
       if (opts->local) args.push_back("--local");
       if (o.tap) args.push_back("--tap");
+      for (const auto& ov : opts->overrides) args.insert(args.end(), {"--set", ov});
       args.insert(args.end(), o.paths.begin(), o.paths.end());
       std::cerr << "qpo: running the suite in the Soft-RoCE lab\n";
       // The guest's writes vanish at power-off; JUnit goes through the lab's shared folder.
@@ -69,6 +73,7 @@ Action add_test(CLI::App& app) {
     o.qpo = n > 0 ? std::string(self, static_cast<size_t>(n)) : "qpo";
     o.run_args = {"--no-lab"};
     if (opts->local) o.run_args.push_back("--local");
+    for (const auto& ov : opts->overrides) o.run_args.insert(o.run_args.end(), {"--set", ov});
     std::vector<std::string> problems;
     auto cases = suite::collect(o, &problems);
     for (const auto& p : problems) std::cerr << "qpo test: " << p << "\n";

@@ -15,6 +15,7 @@ struct ValidateOptions {
   OutputOptions out;
   bool strict = false;
   bool quiet = false;
+  std::vector<std::string> overrides;
 };
 }  // namespace
 
@@ -31,13 +32,14 @@ Action add_validate(CLI::App& app) {
   add_output_options(*cmd, opts->out);
   cmd->add_flag("--strict", opts->strict, "Treat warnings as errors");
   cmd->add_flag("-q,--quiet", opts->quiet, "Print only problems, no per-file summary");
+  add_set_option(*cmd, opts->overrides);
   return [opts]() {
     int worst = kOk;
     util::JsonWriter json;
     bool as_json = opts->out.format == "json";
     if (as_json) json.begin_object().key("files").begin_array();
     for (const auto& file : opts->files) {
-      auto l = load_and_validate(file);
+      auto l = load_and_validate(file, opts->overrides);
       size_t errors = l->diags.error_count(), warnings = l->diags.warning_count();
       bool invalid = errors > 0 || (opts->strict && warnings > 0);
       if (l->read_failed) worst = kSystemError;

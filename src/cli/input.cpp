@@ -20,8 +20,17 @@ namespace {
 constexpr size_t kMaxScenarioBytes = 16ull << 20;
 }
 
-std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
+void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides) {
+  cmd.add_option("--set", overrides,
+                 "Change or add one key of the scenario before it is validated, e.g. --set "
+                 "qps.qa.states.RTR.path_mtu=1024 (repeatable; VALUE is YAML: a number, a word, [a, b])")
+      ->allow_extra_args(false)
+      ->type_name("PATH=VALUE");
+}
+
+std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path, const std::vector<std::string>& overrides) {
   auto l = std::make_unique<LoadedScenario>();
+  l->overrides = overrides;
   std::string text;
   if (path == "-") {
     // Standard input has the same cap as a file: read at most one byte past it, then stop.
@@ -67,16 +76,16 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path) {
     in.read(text.data(), size);
   }
   l->source = std::make_unique<util::SourceText>(path == "-" ? "<stdin>" : path, std::move(text));
-  l->scenario = scenario::load_scenario(*l->source, l->diags);
-  if (l->scenario) l->checked = validate::validate(*l->scenario, l->diags);
+  if (auto loaded = scenario::load_scenario(*l->source, l->diags, overrides))
+    l->checked = validate::validate(std::move(*loaded), l->diags);
   l->diags.sort();
   return l;
 }
 
 int load_valid(const std::string& path, const OutputOptions& format, const char* why_not,
-               std::unique_ptr<LoadedScenario>* out) {
-  auto l = load_and_validate(path);
-  bool invalid = !l->scenario || l->diags.has_errors();
+               std::unique_ptr<LoadedScenario>* out, const std::vector<std::string>& overrides) {
+  auto l = load_and_validate(path, overrides);
+  bool invalid = !l->scenario() || l->diags.has_errors();
   if (format.format == "json" && (l->read_failed || invalid)) {
     util::JsonWriter json;
     json.begin_object().key("files").begin_array();

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   auto agent = qpo::cli::add_agent(app);
   auto test = qpo::cli::add_test(app);
   auto devices = qpo::cli::add_devices(app);
+  auto compare = qpo::cli::add_compare(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
       if (name == "agent") return agent();
       if (name == "test") return test();
       if (name == "devices") return devices();
+      if (name == "compare") return compare();
     }
   } catch (const std::exception& e) {
     std::cerr << "qpo: internal error: " << e.what() << "\n";

@@ -212,12 +212,21 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   std::string host = field<std::string>(*run, "host");
   std::string file = field<std::string>(*run, "file");
   std::string scenario_text = field<std::string>(*run, "scenario");
+  // --set PATH=VALUE the controller applied: the same tree here, or the hosts would disagree.
+  std::vector<std::string> overrides;
+  if (const YAML::Node list = (*run)["overrides"]) {
+    if (!list.IsSequence()) throw ProtocolError("field 'overrides' is not a list");
+    for (const auto& o : list) {
+      if (!o.IsScalar()) throw ProtocolError("field 'overrides' holds a non-string");
+      overrides.push_back(o.Scalar());
+    }
+  }
   exec::RunOptions ro;
   ro.timeout_ms = field_or<int>(*run, "timeout_ms", 5000);
   ro.smoke = field_or<bool>(*run, "smoke", true);
   util::SourceText source(file, scenario_text);
   diag::DiagSink diags;
-  auto s = scenario::load_scenario(source, diags);
+  auto s = scenario::load_scenario(source, diags, overrides);
   std::optional<check::Checked> checked;
   if (s) checked = check::validate(*s, diags);
   if (s && !diags.has_errors() && !s->host(host)) {

@@ -112,7 +112,10 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     for (auto& a : agents) {
       util::JsonWriter w(false);
       w.begin_object().field("type", "run").field("host", a.host).field("file", s.file).field("scenario", text);
-      w.field("timeout_ms", o.run.timeout_ms).field("smoke", o.run.smoke).end_object();
+      w.field("timeout_ms", o.run.timeout_ms).field("smoke", o.run.smoke);
+      w.key("overrides").begin_array();
+      for (const auto& ov : o.overrides) w.value(ov);
+      w.end_array().end_object();
       a.phase = "setup";
       send(a, w.str());
     }

@@ -20,6 +20,7 @@ struct ControllerOptions {
   std::string agent_command = "qpo"; // what ssh runs remotely
   std::string token;                 // for tcp:// agents
   bool all_local = false;            // every host's agent as a local child, whatever its address
+  std::vector<std::string> overrides; // --set PATH=VALUE: every agent applies them as the controller did
 };
 
 report::RunReport run_with_agents(const std::string& scenario_text, const scenario::Scenario& s,

@@ -55,7 +55,9 @@ std::string render_text(const Diagnostic& d, const Sources& sources, bool color)
   }
   quote_line(out, d.loc, sources, "");
   for (const auto& r : d.related) {
-    out += "  --> " + util::printable(r.loc.file) + ":" + std::to_string(r.loc.line) + ":" + std::to_string(r.loc.col) + "\n";
+    out += "  --> " + util::printable(r.loc.file);
+    if (r.loc.line > 0) out += ":" + std::to_string(r.loc.line) + ":" + std::to_string(r.loc.col);  // not for a --set flag
+    out += "\n";
     quote_line(out, r.loc, sources, util::printable(r.label));
   }
   if (!d.rule.empty()) out += "   = rule: " + util::printable(d.rule) + "\n";

@@ -60,6 +60,8 @@ std::string render_text(const RunReport& r, bool verbose) {
                   r.qps_at_rts, r.bringup_seconds, static_cast<double>(r.qps_at_rts) / r.bringup_seconds);
     out += b;
   }
+  // Before the verdict: the last line stays the verdict (qpo test shows it as the reason).
+  for (const auto& o : r.overrides) out += "with --set " + util::printable(o, 200) + "\n";
   out += std::string(verdict_name(r.verdict)) + " " + util::printable(r.scenario.empty() ? r.file : r.scenario, 200);
   if (!r.device.empty()) out += " on " + util::printable(r.device, 200);
   if (!r.reason.empty()) out += ": " + util::printable(r.reason);
@@ -76,6 +78,9 @@ void render_json(util::JsonWriter& w, const RunReport& r) {
   w.field("reason", r.reason);
   w.field("qps_at_rts", static_cast<uint64_t>(r.qps_at_rts));
   w.field("bringup_seconds", r.bringup_seconds);
+  w.key("overrides").begin_array();
+  for (const auto& o : r.overrides) w.value(o);
+  w.end_array();
   w.key("disagreements").begin_array();
   for (const auto& d : r.disagreements) w.value(d);
   w.end_array();

@@ -66,6 +66,7 @@ struct RunReport {
   Verdict verdict = Verdict::Pass;
   std::string reason;      // one line: why not pass
   std::vector<std::string> disagreements;  // rule-table predictions the kernel contradicted
+  std::vector<std::string> overrides;      // `--set PATH=VALUE` applied to the scenario, in order
   // Bring-up speed: from the first ibv_create_qp to the last bring-up ibv_modify_qp.
   size_t qps_at_rts = 0;
   double bringup_seconds = 0;

@@ -86,8 +86,8 @@ void check_script_only_keys(YamlReader& r, const Workload& w, const std::string&
       d.rule = "only script workloads take args, thresholds or several QPs; an op loop runs one QP";
       d.hint = "use e.g. 'script: builtin:write_bw' (docs/lua.md), or remove '" + key + "'";
     };
-    if (w.args_loc.line) complain(w.args_loc, "args", "args");
-    if (w.thresholds_loc.line) complain(w.thresholds_loc, "thresholds", "thresholds");
+    if (w.args_loc.given()) complain(w.args_loc, "args", "args");
+    if (w.thresholds_loc.given()) complain(w.thresholds_loc, "thresholds", "thresholds");
     if (!w.more_qps.empty()) complain(w.more_qps_loc, "qp", "a list of QPs");
     return;
   }
@@ -113,7 +113,7 @@ void check_script_only_keys(YamlReader& r, const Workload& w, const std::string&
   }
   for (const auto& [key, given] : {std::pair<const char*, SourceLoc>{"size", w.size_loc}, {"iterations", w.iterations_loc}}) {
     const ScriptArg* a = w.arg(key);
-    if (!a || !given.line) continue;
+    if (!a || !given.given()) continue;
     auto& d = r.sink().error("Q105", a->loc, join_path(path, std::string("args.") + key),
                              std::string("'") + key + "' is given twice: in the workload and in its args");
     d.rule = "a workload's size and iterations are the script's args.size and args.iterations";

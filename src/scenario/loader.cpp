@@ -11,6 +11,7 @@
 #include "scenario/flow_depth.h"
 #include "scenario/keys.h"
 #include "scenario/loader_internal.h"
+#include "scenario/overrides.h"
 #include "scenario/timeline.h"
 #include "util/strings.h"
 #include "util/utf8.h"
@@ -121,7 +122,8 @@ void warn_if_nothing_to_do(const YamlReader& r, const YAML::Node& root, const YA
 
 }  // namespace
 
-std::optional<Scenario> load_scenario(const util::SourceText& source, diag::DiagSink& sink) {
+std::optional<Scenario> load_scenario(const util::SourceText& source, diag::DiagSink& sink,
+                                      const std::vector<std::string>& overrides) {
   YamlReader r(source.name(), sink);
   YAML::Node root;
   if (refuse_before_parsing(source, sink)) return std::nullopt;
@@ -172,6 +174,9 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     d.hint = "start from scenarios/rc-write-pair.yaml";
     return s;
   }
+  OverrideOrigins origins;
+  apply_overrides(root, overrides, sink, origins);
+  r.set_override_origins(&origins);
   const YAML::Node* qps = nullptr;
   YAML::Node qps_node, timeline_node;
   bool have_timeline = false;

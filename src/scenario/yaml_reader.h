@@ -11,6 +11,7 @@
 
 #include "diag/diagnostic.h"
 #include "scenario/model.h"
+#include "scenario/overrides.h"
 
 namespace qpo::scenario {
 
@@ -18,7 +19,9 @@ class YamlReader {
  public:
   YamlReader(std::string file, diag::DiagSink& sink) : file_(std::move(file)), sink_(sink) {}
 
+  // Where `n` is written: file:line:col, or the --set flag that put it into the tree.
   SourceLoc loc(const YAML::Node& n) const;
+  void set_override_origins(const OverrideOrigins* origins) { origins_ = origins && !origins->empty() ? origins : nullptr; }
   diag::DiagSink& sink() { return sink_; }
   const std::string& file() const { return file_; }
 
@@ -51,6 +54,7 @@ class YamlReader {
  private:
   std::string file_;
   diag::DiagSink& sink_;
+  const OverrideOrigins* origins_ = nullptr;
 };
 
 std::string node_kind(const YAML::Node& n);

@@ -11,6 +11,9 @@ struct SourceLoc {
   std::string file;  // as given on the command line
   int line = 0;      // 1-based; 0 = no position (whole file)
   int col = 0;       // 1-based
+  // The scenario gives this (in the file, or with --set: then `file` names the flag and line
+  // is 0); a default-constructed location means the key is absent.
+  bool given() const { return !file.empty(); }
 };
 
 class SourceText {

@@ -91,7 +91,11 @@ class ScriptSetupChecker {
 void check_script_setups(const scenario::Scenario& s, diag::DiagSink& sink) { ScriptSetupChecker(s, sink).run(); }
 
 check::Checked validate(const scenario::Scenario& s, diag::DiagSink& sink) {
-  check::Checked checked = check::validate(s, sink);
+  return validate(scenario::Scenario(s), sink);
+}
+
+check::Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
+  check::Checked checked = check::validate(std::move(s), sink);
   check_script_setups(checked.model(), sink);
   return checked;
 }

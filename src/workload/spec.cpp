@@ -36,8 +36,8 @@ lua::WorkloadSpec script_spec(const scenario::Scenario& s, const scenario::Workl
   spec.name = w.name;
   spec.script = script_location(s, w.script);
   for (const auto& a : w.args) spec.args[a.key] = to_lua(a.value);
-  if (w.size_loc.line) spec.args["size"] = static_cast<int64_t>(w.size);
-  if (w.iterations_loc.line) spec.args["iterations"] = static_cast<int64_t>(w.iterations);
+  if (w.size_loc.given()) spec.args["size"] = static_cast<int64_t>(w.size);
+  if (w.iterations_loc.given()) spec.args["iterations"] = static_cast<int64_t>(w.iterations);
   if (w.local_mr) spec.args["local_mr"] = w.local_mr.name;
   if (w.remote_mr) spec.args["remote_mr"] = w.remote_mr.name;
   std::set<std::string> named;

@@ -1,0 +1,41 @@
+#pragma once
+// `--set PATH=VALUE`: command-line edits applied to the scenario's YAML tree before the loader
+// reads it, so an overridden value meets exactly the checks a value in the file meets. What an
+// override put into the tree remembers the flag it came from, and diagnostics about it name the
+// flag (`--set qps.qa.states.RTR.path_mtu=999`) where they would name a file line.
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "diag/diagnostic.h"
+
+namespace qpo::scenario {
+
+// The nodes (values and created keys) that came from --set flags, each with its flag's text.
+class OverrideOrigins {
+ public:
+  // `n` and, for a list or map, everything in it.
+  void add(const YAML::Node& n, const std::string& flag);
+  // The flag that put `n` into the tree, or nullptr when `n` comes from the file.
+  const std::string* flag_of(const YAML::Node& n) const;
+  bool empty() const { return nodes_.empty(); }
+
+ private:
+  std::vector<std::pair<YAML::Node, const std::string*>> nodes_;
+  std::vector<std::unique_ptr<std::string>> flags_;  // stable addresses for flag_of
+};
+
+// "--set " + `override`: how diagnostics and reports name an override.
+std::string override_flag(const std::string& override);
+
+// Applies each "PATH=VALUE" to `root` (a map), in order: PATH is dot-separated keys (list
+// entries by index); VALUE is one YAML value (a scalar, or a flow list/map). A missing key is
+// created, except past a missing object (`qps.qz.type` when there is no QP qz) or below a
+// scalar. An override that cannot apply is reported (Q114) and skipped.
+void apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
+                     OverrideOrigins& origins);
+
+}  // namespace qpo::scenario

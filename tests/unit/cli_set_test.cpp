@@ -1,0 +1,66 @@
+// `--set` through the qpo binary: parsed as a repeatable option next to the file argument,
+// applied before validation, and a bad value named by its flag in the diagnostic.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "scenario_fixture.h"
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run_shell(const std::string& args) {
+  std::string cmd = std::string(QPO_BINARY) + " " + args + " 2>&1";
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) o.output.append(buf, n);
+  int status = pclose(p);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+// The fixture's RC pair, written to a file of its own for the binary to read.
+std::string pair_file() {
+  std::string path = "/tmp/qpo-cli-set-" + std::to_string(getpid()) + ".yaml";
+  std::ofstream(path) << qpo::test::rc_pair();
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("qpo validate --set with a good value: valid, exit 0") {
+  auto file = pair_file();
+  auto o = run_shell("validate --set qps.qa.states.RTR.path_mtu=1024 --set qps.qb.cap.max_send_wr=16 " + file);
+  CHECK_MESSAGE(o.exit_code == 0, o.output);
+  CHECK(o.output == file + ": valid\n");
+  std::remove(file.c_str());
+}
+
+TEST_CASE("qpo validate --set with a bad value: the diagnostic names the flag, exit 1") {
+  auto file = pair_file();
+  auto o = run_shell("validate --set qps.qa.states.RTR.path_mtu=999 " + file);
+  CHECK(o.exit_code == 1);
+  CHECK_MESSAGE(o.output.find("error[Q401]: path_mtu = 999 is outside 1..5\n"
+                              "  --> --set qps.qa.states.RTR.path_mtu=999  (qps.qa.states.RTR.path_mtu)\n") !=
+                    std::string::npos,
+                o.output);
+  std::remove(file.c_str());
+}
+
+TEST_CASE("qpo plan --set: the plan carries the overridden value") {
+  auto file = pair_file();
+  auto o = run_shell("plan --set qps.qa.states.RTR.path_mtu=2048 " + file);
+  CHECK_MESSAGE(o.exit_code == 0, o.output);
+  CHECK(o.output.find("path_mtu=IBV_MTU_2048") != std::string::npos);
+  std::remove(file.c_str());
+}
