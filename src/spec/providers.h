@@ -82,13 +82,6 @@ class ProviderTable {
   const TransitionDeviation* transition_deviation(const std::string& provider, const std::string& type,
                                                           const std::string& from, const std::string& to) const;
 
-  // The deviations by which `provider` refuses an ibv_modify_qp the rule tables predict ok:
-  // the transition itself, a bit of `mask`, or a value the call sets (`value_of(field)`
-  // returns the value a field is set to, or nullopt).
-  template <typename ValueOf>
-  std::vector<const Deviation*> refusals(const std::string& provider, const RuleTable& rules,
-                                         const std::string& type, QpState from, QpState to, Mask mask,
-                                         ValueOf value_of) const;
 
  private:
   void index_transitions();
@@ -100,15 +93,15 @@ class ProviderTable {
 bool deviation_applies(const Deviation& d, const RuleTable& rules, const std::string& cell, Mask mask,
                        const std::optional<uint64_t>& field_value);
 
+// The deviations by which provider `e` refuses an ibv_modify_qp the rule tables predict ok:
+// the transition itself, a bit of `mask`, or a value the call sets (`value_of(field)` returns
+// the value an ibv_qp_attr field is set to, or nullopt).
 template <typename ValueOf>
-std::vector<const Deviation*> ProviderTable::refusals(const std::string& provider, const RuleTable& rules,
-                                                      const std::string& type, QpState from, QpState to,
-                                                      Mask mask, ValueOf value_of) const {
+std::vector<const Deviation*> refusals(const ProviderEntry& e, const RuleTable& rules, const std::string& type,
+                                       QpState from, QpState to, Mask mask, ValueOf value_of) {
   std::vector<const Deviation*> out;
-  const auto* e = entry(provider);
-  if (!e) return out;
   std::string cell = cell_text(type, from, to);
-  for (const auto& d : e->deviations) {
+  for (const auto& d : e.deviations) {
     if (!d.refuses_predicted_ok()) continue;
     auto key = ProbeCaseKey::parse(d.what);
     std::optional<uint64_t> v;
