@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <memory>
@@ -30,33 +31,29 @@ struct Bench {
 };
 
 // Valid values for every attribute, so that only the mask (or the one value a case sets)
-// decides the answer.
+// decides the answer: the rule tables' numeric defaults (timeout 14, qkey 0x11111111, ...),
+// and for the run-time ones (`device`, `peer`, `auto`) this device's port, the QP itself as
+// its peer, IBV_MTU_1024 and the GID perftest would pick.
 ibv_qp_attr valid_attrs(const Bench& b, ibv_qp* qp, QpState cur, QpState next) {
   ibv_qp_attr a{};
+  for (const auto& f : verbs::kQpAttrFields) {
+    const auto* rule = rules().value_rule(f.name);
+    if (!rule || rule->default_text.empty() || !std::isdigit(static_cast<unsigned char>(rule->default_text[0])))
+      continue;
+    verbs::store(a, f, static_cast<uint32_t>(std::stoull(rule->default_text, nullptr, 0)));
+  }
   a.qp_state = static_cast<ibv_qp_state>(next);
   a.cur_qp_state = static_cast<ibv_qp_state>(cur);
-  a.pkey_index = 0;
-  a.port_num = b.ctx.port();
-  a.qkey = 0x11111111;
-  a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+  a.port_num = a.alt_port_num = b.ctx.port();
   a.path_mtu = IBV_MTU_1024;
-  a.timeout = 14;
-  a.retry_cnt = 7;
-  a.rnr_retry = 7;
-  a.min_rnr_timer = 12;
-  a.max_rd_atomic = 1;
-  a.max_dest_rd_atomic = 1;
-  a.path_mig_state = IBV_MIG_MIGRATED;
-  a.en_sqd_async_notify = 1;
-  a.dest_qp_num = qp->qp_num;  // itself: a valid peer as far as modify is concerned
+  a.dest_qp_num = qp->qp_num;
   a.ah_attr.is_global = 1;
   a.ah_attr.port_num = b.ctx.port();
   a.ah_attr.grh.dgid = b.ctx.gid(b.gid_index);
   a.ah_attr.grh.sgid_index = static_cast<uint8_t>(b.gid_index);
   a.ah_attr.grh.hop_limit = 1;
   a.alt_ah_attr = a.ah_attr;
-  a.alt_port_num = b.ctx.port();
-  a.alt_timeout = 14;
+  a.alt_timeout = a.timeout;
   return a;
 }
 
