@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <memory>
@@ -148,7 +149,9 @@ std::string cannot_create(Bench& b, int type) {
     if (xrc && !b.xrcd) b.xrcd = std::make_unique<verbs::Xrcd>("probe xrcd", b.ctx.get());
     create_qp(b, type);
   } catch (const verbs::VerbsError& e) {
-    return "unsupported by device: " + e.verb() + " failed with " + verbs::errno_name(e.error());
+    std::string failed = e.verb() + " failed with " + verbs::errno_name(e.error());
+    if (e.error() == EPERM) return "not permitted here: " + failed + " (RAW_PACKET QPs need CAP_NET_RAW)";
+    return "unsupported by device: " + failed;
   }
   return "";
 }

@@ -3,6 +3,8 @@
 // warning of qpo validate --provider.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -233,7 +235,7 @@ TEST_CASE("--provider takes a known name, a file with one provider, or FILE:NAME
   } catch (const std::exception& e) {
     CHECK(std::string(e.what()).find("no provider 'mlx9' in schemas/providers.yaml (known: rxe, siw)") == 0);
   }
-  std::string path = "/tmp/qpo_providers_test.yaml";
+  std::string path = "/tmp/qpo_providers_test_" + std::to_string(getpid()) + ".yaml";  // one per process
   std::ofstream(path) << kTwoProviders;
   CHECK(qpo::cli::resolve_provider(path + ":nic").entry.name == "nic");
   CHECK(qpo::cli::resolve_provider(path, "other").entry.name == "other");
