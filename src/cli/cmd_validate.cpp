@@ -3,7 +3,9 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "check/provider.h"
 #include "cli/input.h"
+#include "cli/provider_source.h"
 #include "diag/render.h"
 #include "util/json_writer.h"
 
@@ -16,6 +18,7 @@ struct ValidateOptions {
   bool strict = false;
   bool quiet = false;
   std::vector<std::string> overrides;
+  std::string provider;  // --provider NAME|FILE[:NAME]
 };
 }  // namespace
 
@@ -33,13 +36,29 @@ Action add_validate(CLI::App& app) {
   cmd->add_flag("--strict", opts->strict, "Treat warnings as errors");
   cmd->add_flag("-q,--quiet", opts->quiet, "Print only problems, no per-file summary");
   add_set_option(*cmd, opts->overrides);
+  cmd->add_option("--provider", opts->provider,
+                  "Also warn (Q308) where this provider refuses a step: a name in schemas/providers.yaml (rxe) or a "
+                  "file qpo probe --out wrote (FILE or FILE:NAME)");
   return [opts]() {
+    std::optional<ProviderSource> provider;
+    if (!opts->provider.empty()) {
+      try {
+        provider = resolve_provider(opts->provider);
+      } catch (const std::exception& e) {
+        std::cerr << "qpo: --provider: " << e.what() << "\n";
+        return static_cast<int>(kSystemError);
+      }
+    }
     int worst = kOk;
     util::JsonWriter json;
     bool as_json = opts->out.format == "json";
     if (as_json) json.begin_object().key("files").begin_array();
     for (const auto& file : opts->files) {
       auto l = load_and_validate(file, opts->overrides);
+      if (provider && l->checked) {
+        check::check_provider(l->checked->model(), provider->entry, provider->origin, l->diags);
+        l->diags.sort();
+      }
       size_t errors = l->diags.error_count(), warnings = l->diags.warning_count();
       bool invalid = errors > 0 || (opts->strict && warnings > 0);
       if (l->read_failed) worst = kSystemError;

@@ -19,6 +19,7 @@ Action add_agent(CLI::App& app);
 Action add_test(CLI::App& app);
 Action add_devices(CLI::App& app);
 Action add_compare(CLI::App& app);
+Action add_probe(CLI::App& app);
 
 // Shared output switches.
 struct OutputOptions {

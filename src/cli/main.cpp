@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
       "  qpo plan scenarios/rc-write-pair.yaml         the verbs calls and attr_masks, per host\n"
       "  qpo rules show --type RC --from INIT --to RTR the kernel's table, as a learning tool\n"
       "  qpo devices                                    devices, ports, GIDs and caps (lab's rxe0 if no RDMA here)\n"
+      "  qpo probe                                      what the device's ibv_modify_qp accepts vs the tables\n"
       "  echo 'RC INIT RTR IBV_QP_STATE|IBV_QP_AV' | qpo rules check   why did ibv_modify_qp say EINVAL?\n",
       "qpo"};
   app.require_subcommand(1);
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   auto test = qpo::cli::add_test(app);
   auto devices = qpo::cli::add_devices(app);
   auto compare = qpo::cli::add_compare(app);
+  auto probe = qpo::cli::add_probe(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
       if (name == "test") return test();
       if (name == "devices") return devices();
       if (name == "compare") return compare();
+      if (name == "probe") return probe();
     }
   } catch (const std::exception& e) {
     std::cerr << "qpo: internal error: " << e.what() << "\n";

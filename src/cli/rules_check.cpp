@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "spec/rules.h"
+#include "spec/predict.h"
 #include "util/strings.h"
 
 namespace qpo::cli {
@@ -48,8 +48,9 @@ CheckLineResult check_line(std::string_view line, bool in_kernel) {
   std::string error;
   auto mask = rules.parse_mask(mask_text(f), &error);
   if (!mask) return {"error: " + error, true};
-  spec::Mask ignored = in_kernel ? 0 : *mask & rules.user_space_ignores(type);
-  auto r = rules.check(type, *from, *to, *mask & ~ignored);
+  auto prediction = spec::predict_mask(rules, type, *from, *to, *mask, in_kernel);
+  const auto& r = prediction.result;
+  spec::Mask ignored = prediction.ignored;
   std::string note;
   if (ignored)
     note = " (ignored: " + rules.mask_names(ignored, "|") + "; uverbs removes them from a user-space call's mask for " +

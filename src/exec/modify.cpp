@@ -163,6 +163,23 @@ namespace {
 
 enum class Attempt { Failed, ExpectedFailure, Succeeded };
 
+// "; as schemas/providers.yaml records for rxe: with IBV_QP_AV" when the opened device's
+// provider entry (qpo probe) records this refusal, else "".
+std::string recorded_refusal(const QpState& q, const scenario::Transition& t, int err) {
+  const auto* entry = spec::ProviderTable::builtin().entry(q.device->ctx().provider());
+  if (!entry) return "";
+  auto value_of = [&](const std::string& field) -> std::optional<uint64_t> {
+    const auto* a = t.attr(field);
+    if (!a || !a->valid || a->symbol != scenario::Symbol::None) return std::nullopt;
+    return a->number;
+  };
+  for (const auto* d : spec::refusals(*entry, spec::RuleTable::builtin(), q.spec->type_name, t.from, t.to, t.mask,
+                                      value_of))
+    if (d->answered == verbs::errno_name(err))
+      return "; as schemas/providers.yaml records for " + entry->name + ": " + d->what;
+  return "";
+}
+
 // ibv_modify_qp, judged against the scenario's expectation and the rule tables' prediction,
 // then ibv_query_qp. Fills `r` (the step's line) and the run's verdict; adds no line.
 Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, ibv_qp_attr& attr, Outcome& r,
@@ -188,7 +205,8 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
       return Attempt::Failed;
     }
     if (t.predicted_ok && err == EINVAL)
-      st.report.disagreements.push_back(where() + ": rule tables predicted ok, the kernel returned EINVAL");
+      st.report.disagreements.push_back(where() + ": rule tables predicted ok, the kernel returned EINVAL" +
+                                        recorded_refusal(q, t, err));
     if (expected_fail && t.expect->errno_value == err) {
       r.status = report::StepStatus::ExpectedFailure;
       r.message = verbs::errno_name(err) + ", as the scenario expects" +
