@@ -209,17 +209,21 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
 Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& all, QpState& receiver,
                          const RunOptions& o, const std::atomic<bool>* halt) {
   std::string unit = receiver.srq ? "srq " + receiver.spec->srq.name : receiver.spec->name;
+  // A lane for `receiver` in its unit's stream (it only receives: no address handle back).
+  auto add_lane = [&](Responder& r) {
+    for (const auto& e : r.eps)
+      if (e->qp == receiver.qp->get()) return;
+    r.eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "")));
+  };
   for (auto& r : all)
     if (r->unit == unit) {
-      bool has = false;
-      for (const auto& e : r->eps) has |= e->qp == receiver.qp->get();
-      if (!has) r->eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "")));
+      add_lane(*r);
       return *r;
     }
   auto r = std::make_unique<Responder>();
   r->unit = unit;
   r->q = &receiver;
-  r->eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "")));
+  add_lane(*r);
   r->unreliable = receiver.spec->type_name == "UD" || receiver.spec->type_name == "UC";
   r->watch = std::make_unique<Watch>(st);
   auto& c = r->cfg;

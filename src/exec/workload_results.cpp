@@ -1,5 +1,7 @@
 #include "exec/workload_results.h"
 
+#include "dataplane/stats.h"
+
 #include <algorithm>
 
 namespace qpo::exec {
@@ -100,16 +102,13 @@ report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, st
   f.emplace_back("bw_avg", seconds > 0 ? bytes / seconds / (1024.0 * 1024.0) : 0.0);
   f.emplace_back("msg_rate", seconds > 0 ? static_cast<double>(iterations) / seconds / 1e6 : 0.0);
   if (latency_us.empty()) return f;
-  std::sort(latency_us.begin(), latency_us.end());
-  auto at = [&](double q) { return latency_us[std::min(latency_us.size() - 1, static_cast<size_t>(q * static_cast<double>(latency_us.size())))]; };
-  double sum = 0;
-  for (double v : latency_us) sum += v;
-  f.emplace_back("t_min", latency_us.front());
-  f.emplace_back("t_max", latency_us.back());
-  f.emplace_back("t_typical", at(0.5));
-  f.emplace_back("t_avg", sum / static_cast<double>(latency_us.size()));
-  f.emplace_back("p99", at(0.99));
-  f.emplace_back("p999", at(0.999));
+  auto lat = dataplane::latency_stats(latency_us);  // perftest's conventions, as the scripts' figures
+  f.emplace_back("t_min", lat.t_min);
+  f.emplace_back("t_max", lat.t_max);
+  f.emplace_back("t_typical", lat.t_typical);
+  f.emplace_back("t_avg", lat.t_avg);
+  f.emplace_back("p99", lat.p99);
+  f.emplace_back("p999", lat.p999);
   return f;
 }
 
