@@ -6,6 +6,10 @@
 
 namespace qpo::dataplane {
 
+namespace {
+constexpr double kClusterGap = 4.0;  // neighbours this far apart: no sample in between
+}  // namespace
+
 LatencyStats latency_stats(std::vector<double>& us) {
   LatencyStats s;
   s.samples = us.size();
@@ -24,6 +28,16 @@ LatencyStats latency_stats(std::vector<double>& us) {
   auto at = [&](double q) { return us[std::min(n - 1, static_cast<size_t>(q * static_cast<double>(n)))]; };
   s.p99 = at(0.99);
   s.p999 = at(0.999);
+  auto above = std::upper_bound(us.begin(), us.end(), 2 * s.t_typical);
+  s.far_from_median = static_cast<double>(us.end() - above) / static_cast<double>(n);
+  // Too few samples say nothing about clusters.
+  if (n >= 50) {
+    for (size_t i = std::max<size_t>(1, n / 50); i < n - n / 50; ++i)
+      if (us[i - 1] > 0 && us[i] >= kClusterGap * us[i - 1]) {
+        s.bimodal_share = static_cast<double>(n - i) / static_cast<double>(n);
+        break;
+      }
+  }
   return s;
 }
 

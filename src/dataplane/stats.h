@@ -10,6 +10,11 @@ namespace qpo::dataplane {
 struct LatencyStats {
   uint64_t samples = 0;
   double t_min = 0, t_max = 0, t_typical = 0, t_avg = 0, t_stdev = 0, p99 = 0, p999 = 0;  // usec
+  // How far to trust them (report/measurement_quality.h): the share of samples above twice
+  // the median, and, when the sorted samples jump by 4x or more somewhere between the 2nd and
+  // the 98th percentile (two clusters, as on a contended TCG host), the share above the jump.
+  double far_from_median = 0;
+  double bimodal_share = 0;
 };
 
 // Sorts `us` in place. perftest's percentile convention: the value at index floor(q * n).

@@ -17,8 +17,10 @@
 
 #include "exec/bringup_program.h"
 #include "exec/faults.h"
+#include "exec/host_load.h"
 #include "exec/host_session.h"
 #include "exec/steps.h"
+#include "report/measurement_quality.h"
 #include "util/strings.h"
 
 namespace qpo::exec {
@@ -268,11 +270,40 @@ void HostSession::run_stage(const std::vector<const plan::Step*>& steps) {
     if (!ok()) return;
     st_.report.current_step = step->index;
     if (step->kind == plan::StepKind::Workload) {
-      if (!workloads_ran) run_workloads(st_, o_, workloads);
+      if (!workloads_ran) run_measured_workloads(workloads);
       workloads_ran = true;
       continue;
     }
     run_timeline_step(*step);
+  }
+}
+
+// The stage's workloads, and how far their figures can be trusted: the host's CPU load while
+// they ran and the spread of their samples go into each result, and a warning line says
+// when either is bad (a missed threshold on a busy machine must not read like a regression).
+void HostSession::run_measured_workloads(const std::vector<const plan::Step*>& workloads) {
+  size_t first = st_.report.steps.size();
+  HostLoadSample before = sample_host_load();
+  run_workloads(st_, o_, workloads);
+  report::HostLoad load = host_load_between(before, sample_host_load());
+  size_t end = st_.report.steps.size();
+  for (size_t i = first; i < end; ++i) {
+    auto& step = st_.report.steps[i];
+    if (!step.workload) continue;
+    auto judged = std::make_shared<report::WorkloadResult>(*step.workload);
+    report::Quality q = report::judge_quality(load, judged->summary);
+    judged->quality = q.fields;
+    step.workload = judged;
+    if (q.trusted()) continue;
+    report::StepResult w;
+    w.plan_step = step.plan_step;
+    w.host = step.host;
+    w.phase = step.phase;
+    w.verb = "measurement";
+    w.object = judged->name;
+    w.status = report::StepStatus::Warning;
+    w.message = report::quality_warning(q);
+    st_.report.add(std::move(w));
   }
 }
 

@@ -36,6 +36,7 @@ class HostSession {
   void report_device_query(const plan::Step& step);  // ibv_query_port / ibv_query_gid lines
   int setup_step(plan::StepKind kind) const;  // this host's entries of the directory, as report lines at index `at`
   void run_stage(const std::vector<const plan::Step*>& steps);  // this host's steps of one timeline stage
+  void run_measured_workloads(const std::vector<const plan::Step*>& workloads);
   bool run_timeline_step(const plan::Step& step);
   void teardown();
   void release(verbs::Resource& res);  // one destroy, with its line

@@ -109,6 +109,8 @@ report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, st
   f.emplace_back("t_avg", lat.t_avg);
   f.emplace_back("p99", lat.p99);
   f.emplace_back("p999", lat.p999);
+  f.emplace_back("far_from_median", lat.far_from_median);
+  f.emplace_back("bimodal_share", lat.bimodal_share);
   return f;
 }
 

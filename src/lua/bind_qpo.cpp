@@ -77,7 +77,8 @@ void set_number(lua_State* L, const char* k, double v) {
   lua_setfield(L, -2, k);
 }
 
-// qpo.stats({usec...}) -> {samples, t_min, t_max, t_typical, t_avg, t_stdev, p99, p999}
+// qpo.stats({usec...}) -> {samples, t_min, t_max, t_typical, t_avg, t_stdev, p99, p999,
+//                          far_from_median, bimodal_share}
 int l_stats(lua_State* L) {
   return guarded(L, [&] {
     if (lua_type(L, 1) != LUA_TTABLE) throw ArgError("qpo.stats(samples): expected a list of numbers");
@@ -91,7 +92,7 @@ int l_stats(lua_State* L) {
       lua_pop(L, 1);
     }
     dp::LatencyStats s = dp::latency_stats(us);
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 10);
     lua_pushinteger(L, static_cast<lua_Integer>(s.samples));
     lua_setfield(L, -2, "samples");
     set_number(L, "t_min", s.t_min);
@@ -101,6 +102,8 @@ int l_stats(lua_State* L) {
     set_number(L, "t_stdev", s.t_stdev);
     set_number(L, "p99", s.p99);
     set_number(L, "p999", s.p999);
+    set_number(L, "far_from_median", s.far_from_median);
+    set_number(L, "bimodal_share", s.bimodal_share);
     return 1;
   });
 }

@@ -385,6 +385,8 @@ int l_pingpong(lua_State* L) {
       set(L, "t_stdev", r.lat.t_stdev);
       set(L, "p99", r.lat.p99);
       set(L, "p999", r.lat.p999);
+      set(L, "far_from_median", r.lat.far_from_median);
+      set(L, "bimodal_share", r.lat.bimodal_share);
     }
     if (c.keep_times) {
       // Every iteration's latency in order (usec), as perftest -U prints them.

@@ -39,6 +39,7 @@ struct WorkloadResult {
   std::vector<Fields> runs;        // summary.runs: one per message size of a sweep
   std::string table;               // summary.text: the perftest-style table
   std::vector<ThresholdResult> thresholds;
+  Fields quality;                  // measurement_quality.h: host load while it ran, sample spread
 };
 
 struct StepResult {

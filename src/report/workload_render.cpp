@@ -93,6 +93,10 @@ void render_workload_json(util::JsonWriter& j, const WorkloadResult& w) {
   }
   j.end_array();
   j.field("thresholds_passed", passed);
+  if (!w.quality.empty()) {
+    j.key("quality");
+    fields_json(j, w.quality);
+  }
   j.end_object();
 }
 

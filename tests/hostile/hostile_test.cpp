@@ -1,8 +1,10 @@
 // Hostile input: `qpo validate` (the real binary, QPO_BINARY) on malformed scenarios must
 // answer with exit 1 and at least one Q-coded diagnostic on stderr: never a crash signal,
 // never a sanitizer report or "internal error", never exit 0 (the input is invalid) or
-// 2 (that is for unreadable files), and never a hang (each run is killed after kTimeout, a
-// generous bound that no healthy run comes near: it is not a performance assertion).
+// 2 (that is for unreadable files), and never a hang (each run may use kTimeout of CPU time,
+// a generous bound that no healthy run comes near: it is not a performance assertion; CPU
+// time, not wall time, so a machine busy with other work cannot turn a slow run into a
+// "hang": a blocked child is caught by a wall-clock backstop of kWallFactor x kTimeout).
 //
 // Inputs: tests/hostile/corpus/ (committed, written by make_corpus.py, one test case per
 // family), and giants generated here into a temporary directory at test time: a 1 MB line,
@@ -49,14 +51,15 @@ constexpr int kSlowdown = 1;
 constexpr int kSlowdown = 1;
 #endif
 constexpr auto kTimeout = std::chrono::seconds(30 * kSlowdown);
+constexpr int kWallFactor = 10;
 constexpr size_t kKeepBytes = 64 * 1024;  // of each stream, for the report; the rest is drained
 
 const fs::path kHostileDir = QPO_HOSTILE_DIR;
 
 struct RunResult {
   int exit_code = -1;   // when exited normally
-  int signal = 0;       // when killed by a signal (not by us)
-  bool timed_out = false;
+  int signal = 0;       // when killed by a signal (not by us; SIGXCPU: it used up its CPU time)
+  bool timed_out = false;  // the wall-clock backstop
   double seconds = 0;
   size_t stdout_bytes = 0, stderr_bytes = 0;
   std::string out, err;  // the first kKeepBytes of each
@@ -89,6 +92,9 @@ RunResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout
       rlimit limit{address_space, address_space};
       setrlimit(RLIMIT_AS, &limit);
     }
+    // SIGXCPU at the limit, SIGKILL 5 s of CPU later.
+    rlimit cpu{static_cast<rlim_t>(timeout.count()), static_cast<rlim_t>(timeout.count() + 5)};
+    setrlimit(RLIMIT_CPU, &cpu);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -101,7 +107,7 @@ RunResult run(const std::vector<std::string>& argv, std::chrono::seconds timeout
   std::string* keep[2] = {&r.out, &r.err};
   size_t* total[2] = {&r.stdout_bytes, &r.stderr_bytes};
   int open_fds = 2;
-  auto deadline = start + timeout;
+  auto deadline = start + timeout * kWallFactor;
   char buf[65536];
   std::string tail;
   while (open_fds > 0) {
@@ -171,7 +177,9 @@ std::string verdict(const RunResult& r) {
   static const std::regex coded(R"((error|warning)\[Q[1-7][0-9][0-9]\])");
   std::string why;
   if (r.sanitizer) why = "sanitizer report";
-  else if (r.timed_out) why = "no answer within " + std::to_string(kTimeout.count()) + " s (hang)";
+  else if (r.timed_out) why = "no answer within " + std::to_string(kTimeout.count() * kWallFactor) + " s (hang)";
+  else if (r.signal == SIGXCPU || r.signal == SIGKILL)
+    why = "no answer after " + std::to_string(kTimeout.count()) + " s of CPU time (hang)";
   else if (r.signal) why = std::string("killed by signal ") + strsignal(r.signal) + " (crash)";
   else if (r.exit_code == 0) why = "exit 0: accepted as a valid scenario";
   else if (r.exit_code != 1) why = "exit " + std::to_string(r.exit_code) + " (expected 1)";

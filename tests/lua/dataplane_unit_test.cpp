@@ -73,6 +73,32 @@ TEST_CASE("latency statistics follow perftest's conventions") {
   CHECK(latency_stats(none).samples == 0);
 }
 
+TEST_CASE("latency spread: the share of samples above twice the median") {
+  std::vector<double> us(94, 40.0);
+  for (int i = 0; i < 6; ++i) us.push_back(81.0);  // 6 of 100 above 2 x 40
+  LatencyStats s = latency_stats(us);
+  CHECK(s.far_from_median == doctest::Approx(0.06));
+  CHECK(s.bimodal_share == 0);  // 81/40 is no 4x gap
+}
+
+TEST_CASE("latency spread: two clusters 4x apart are bimodal, with the share above the gap") {
+  // 80 iterations near 40 us, 20 near 4 ms: a busy TCG host (README "Measurement quality").
+  std::vector<double> us;
+  for (int i = 0; i < 80; ++i) us.push_back(40.0 + i * 0.1);
+  for (int i = 0; i < 20; ++i) us.push_back(4000.0 + i);
+  LatencyStats s = latency_stats(us);
+  CHECK(s.bimodal_share == doctest::Approx(0.20));
+  CHECK(s.far_from_median == doctest::Approx(0.20));
+}
+
+TEST_CASE("latency spread: a lone outlier in the top 2% is not a second cluster") {
+  std::vector<double> us(99, 40.0);
+  us.push_back(40000.0);
+  CHECK(latency_stats(us).bimodal_share == 0);
+  std::vector<double> few = {40, 41, 4000};  // under 50 samples: no verdict on clusters
+  CHECK(latency_stats(few).bimodal_share == 0);
+}
+
 TEST_CASE("peak: the best per-op time over any window") {
   // Ops posted every 10 ticks, each completing 100 ticks later, except a fast middle stretch.
   std::vector<uint64_t> p, c;
