@@ -1,6 +1,7 @@
 // Attribute values against the ranges in schemas/verbs-rules.yaml, and ibv_reg_mr access rules.
-// enforced_by: kernel, provider -> error; device -> error when outside what any device can
-// accept; field, lint -> warning (the kernel accepts it: stored, truncated, or a mistake).
+// enforced_by (of the bound the value is past): kernel, provider -> error; device -> error when
+// outside what any device can accept; field, none, lint -> warning (the kernel accepts it:
+// stored, truncated, or a mistake). The diagnostic's rule names who rejects it or what happens.
 #include "check/validate.h"
 #include "util/strings.h"
 #include "util/wc_status_names.h"
@@ -14,10 +15,14 @@ const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
 void check_attr(const scenario::Attr& a, const spec::ValueRule& rule, diag::DiagSink& sink) {
   if (!a.valid || a.symbol != scenario::Symbol::None || a.from_default) return;
   if (rule.has_range && (a.number < rule.min || a.number > rule.max)) {
-    bool accepted = spec::accepted_by_kernel(rule);
+    auto bound = spec::bound_of(rule, a.number);
+    bool accepted = spec::accepted_by_kernel(rule, bound);
     auto& d = accepted ? sink.warning("Q401", a.loc, a.path, "") : sink.error("Q401", a.loc, a.path, "");
     d.message = a.field + " = " + a.text + " is outside " + std::to_string(rule.min) + ".." + std::to_string(rule.max);
-    d.rule = "value range of " + a.field + " (" + spec::enforcer_text(rule) + ")";
+    std::string which;  // a rule whose bounds differ says which one the value is past
+    if (spec::per_bound(rule))
+      which = bound == spec::Bound::Below ? "below " + std::to_string(rule.min) + ": " : "above " + std::to_string(rule.max) + ": ";
+    d.rule = "value range of " + a.field + " (" + which + spec::enforcer_text(rule, bound) + ")";
     if (!rule.note.empty()) d.rule += "; " + rule.note;
     if (rule.enum_name == "mtu") d.hint = "use IBV_MTU_256..IBV_MTU_4096, or 256, 512, 1024, 2048, 4096";
     else if (rule.field == "sq_psn" || rule.field == "rq_psn") d.hint = "PSNs are 24 bits: at most 0xFFFFFF";
@@ -38,7 +43,7 @@ void check_attr(const scenario::Attr& a, const spec::ValueRule& rule, diag::Diag
     if (auto it = rules().grh_fields().find(c.field); it != rules().grh_fields().end() && a.field == "grh") cr = &it->second;
     if (cr) {
       spec::ValueRule r = *cr;
-      if (r.enforced_by.empty()) r.enforced_by = "kernel";
+      if (r.above_by.empty()) r.below_by = r.above_by = "kernel";
       check_attr(c, r, sink);
     } else if (c.field == "grh") {
       check_attr(c, spec::ValueRule{}, sink);

@@ -101,7 +101,11 @@ int show(const ShowOptions& o) {
     if (o.values) {
       w.key("values").begin_object();
       for (const auto& [name, r] : rules.value_rules()) {
-        w.key(name).begin_object().field("type", r.type).field("enforced_by", r.enforced_by);
+        w.key(name).begin_object().field("type", r.type);
+        if (spec::per_bound(r))
+          w.key("enforced_by").begin_object().field("below", r.below_by).field("above", r.above_by).end_object();
+        else
+          w.field("enforced_by", r.above_by);
         if (!r.providers.empty()) {
           w.key("providers").begin_array();
           for (const auto& p : r.providers) w.value(p);
@@ -109,6 +113,7 @@ int show(const ShowOptions& o) {
         }
         if (r.has_range) w.field("beyond_range", spec::enforcer_text(r));
         if (r.has_range) w.field("min", r.min).field("max", r.max);
+        if (!r.device_cap.empty()) w.field("device_cap", r.device_cap);
         if (!r.default_text.empty()) w.field("default", r.default_text);
         w.end_object();
       }
@@ -119,12 +124,14 @@ int show(const ShowOptions& o) {
   } else {
     if (o.values) {
       text += "\nvalue rules (past the range: kernel/provider = EINVAL; field = the kernel accepts it, the provider stores or "
-              "truncates it; device = caps; lint = qpo's warning)\n";
+              "truncates it; none = nothing rejects it, the provider stores it as is; device = caps; lint = qpo's warning; "
+              "a rule whose bounds differ names each)\n";
       for (const auto& [name, r] : rules.value_rules()) {
         text += "  " + name + ": " + r.type;
         if (r.has_range) text += " " + std::to_string(r.min) + ".." + std::to_string(r.max);
         if (!r.default_text.empty()) text += ", default " + r.default_text;
         if (r.has_range) text += "; past it: " + spec::enforcer_text(r);
+        if (!r.device_cap.empty()) text += "; at most the device's " + r.device_cap;
         if (!r.note.empty()) text += " (" + r.note + ")";
         text += "\n";
       }

@@ -18,11 +18,13 @@ std::vector<uint64_t> probe_values(const spec::ValueRule& rule, const verbs::QpA
   if (!rule.device_cap.empty()) {
     auto cap = facts.caps.find(rule.device_cap);
     if (cap == facts.caps.end()) return {};
-    std::vector<uint64_t> v{cap->second};
+    std::vector<uint64_t> v;
+    if (rule.has_range && rule.min > 0) v.push_back(rule.min - 1);
+    v.push_back(cap->second);
     if (cap->second < width_max) v.push_back(cap->second + 1);
     return v;
   }
-  if (!rule.has_range || rule.enforced_by == "device") return {};  // the device decides: nothing to predict
+  if (!rule.has_range || rule.above_by == "device") return {};  // the device decides: nothing to predict
   std::vector<uint64_t> v;
   if (rule.min > 0) v.push_back(rule.min - 1);
   v.push_back(rule.min);

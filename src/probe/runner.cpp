@@ -174,7 +174,8 @@ Report run_probe(const Options& options) {
   report.date = today();
   DeviceFacts facts{report.provider,
                     {{"max_qp_rd_atom", static_cast<uint64_t>(b.ctx.device_attr().max_qp_rd_atom)},
-                     {"max_qp_init_rd_atom", static_cast<uint64_t>(b.ctx.device_attr().max_qp_init_rd_atom)}}};
+                     {"max_qp_init_rd_atom", static_cast<uint64_t>(b.ctx.device_attr().max_qp_init_rd_atom)},
+                     {"phys_port_cnt", static_cast<uint64_t>(b.ctx.device_attr().phys_port_cnt)}}};
   for (int type = 0; type < static_cast<int>(rules().types().size()); ++type) {
     const auto& info = rules().types()[static_cast<size_t>(type)];
     if (!info.user) continue;  // SMI, GSI: not creatable from user space

@@ -1,7 +1,5 @@
 #include "spec/predict.h"
 
-#include <algorithm>
-
 namespace qpo::spec {
 
 MaskPrediction predict_mask(const RuleTable& rules, int type, QpState from, QpState to, Mask mask, bool in_kernel) {
@@ -14,15 +12,17 @@ MaskPrediction predict_mask(const RuleTable& rules, int type, QpState from, QpSt
 ValuePrediction predict_value(const ValueRule& rule, uint64_t value, const std::string& provider, uint64_t device_cap) {
   ValuePrediction p;
   p.read_back = value;
-  if (!rule.device_cap.empty() && device_cap > 0) {
-    p.refused = value > device_cap;  // the device's caps bound it, not the rule's nominal range
+  if (rule.has_range && value < rule.min) {
+    p.refused = refuses(rule, Bound::Below, provider);
     return p;
   }
-  if (!rule.has_range || (value >= rule.min && value <= rule.max)) return p;
-  if (rule.enforced_by == "kernel") p.refused = true;
-  else if (rule.enforced_by == "provider")
-    p.refused = std::find(rule.providers.begin(), rule.providers.end(), provider) != rule.providers.end();
-  else if (rule.enforced_by == "lint" && rule.max > 0 && ((rule.max + 1) & rule.max) == 0)
+  if (!rule.device_cap.empty() && device_cap > 0) {
+    p.refused = value > device_cap;  // the device's caps bound it, not the rule's nominal maximum
+    return p;
+  }
+  if (!rule.has_range || value <= rule.max) return p;
+  p.refused = refuses(rule, Bound::Above, provider);
+  if (rule.above_by == "lint" && rule.max > 0 && ((rule.max + 1) & rule.max) == 0)
     p.read_back = value & rule.max;  // a field of whole bits (PSNs): the kernel masks it
   return p;
 }

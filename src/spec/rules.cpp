@@ -1,5 +1,7 @@
 #include "spec/rules.h"
 
+#include <algorithm>
+
 #include "util/strings.h"
 
 namespace qpo::spec {
@@ -83,20 +85,39 @@ const AttrInfo* RuleTable::attr_by_bit(int bit) const {
   return nullptr;
 }
 
-std::string enforcer_text(const ValueRule& r) {
-  if (r.enforced_by == "kernel") return "the kernel rejects it: EINVAL";
-  if (r.enforced_by == "provider")
-    return "providers " + util::join(r.providers, ", ") +
-           " reject it: EINVAL; others may store or truncate it";
-  if (r.enforced_by == "field") {
+std::string enforced_by_text(const ValueRule& r) {
+  if (!per_bound(r)) return r.above_by;
+  return "below: " + r.below_by + ", above: " + r.above_by;
+}
+
+std::string enforcer_text(const ValueRule& r, Bound b) {
+  const std::string& by = enforced_by(r, b);
+  if (by == "kernel") return "the kernel rejects it: EINVAL";
+  if (by == "provider")
+    return "providers " + util::join(r.providers, ", ") + " reject it: EINVAL; others may store or truncate it";
+  if (by == "field") {
     int bits = 0;
     while (bits < 64 && (uint64_t{1} << bits) <= r.max) ++bits;
     return "only the " + std::to_string(bits) +
            "-bit IBTA field bounds it: the kernel accepts it, and the provider stores it as is or truncates it";
   }
-  if (r.enforced_by == "device") return "the device's caps decide, at run time";
-  if (r.enforced_by == "lint") return "qpo's advice: the kernel accepts it";
+  if (by == "none") return "nothing rejects it: the kernel accepts it and the provider stores it as is";
+  if (by == "device") return "the device's caps decide, at run time";
+  if (by == "lint") return "qpo's advice: the kernel accepts it";
   return "not enforced";
+}
+
+std::string enforcer_text(const ValueRule& r) {
+  if (!per_bound(r)) return enforcer_text(r, Bound::Above);
+  return "below " + std::to_string(r.min) + ": " + enforcer_text(r, Bound::Below) + "; above " + std::to_string(r.max) +
+         ": " + enforcer_text(r, Bound::Above);
+}
+
+bool refuses(const ValueRule& r, Bound b, const std::string& provider) {
+  const std::string& by = enforced_by(r, b);
+  if (by == "kernel") return true;
+  if (by != "provider") return false;
+  return std::find(r.providers.begin(), r.providers.end(), provider) != r.providers.end();
 }
 
 const ValueRule* RuleTable::value_rule(std::string_view field) const {

@@ -40,18 +40,34 @@ struct ValueRule {
   std::string enum_name;    // for enum/flags: key into RuleTable::enums()
   bool has_range = false;
   uint64_t min = 0, max = 0;
-  std::string enforced_by;  // kernel | provider | field | device | lint (schemas/verbs-rules.yaml)
-  std::vector<std::string> providers;  // enforced_by: provider - which ones return EINVAL
+  // Who rejects a value below min and above max: kernel | provider | field | none | device | lint
+  // (schemas/verbs-rules.yaml). Equal unless the rule gives `enforced_by: { below: .., above: .. }`.
+  std::string below_by, above_by;
+  std::vector<std::string> providers;  // a bound enforced by `provider`: which ones return EINVAL
   std::string default_text; // "14", "peer", "auto", "random", "device"; empty: no default
   std::string note;
   std::string device_cap;   // ibv_device_attr member that bounds it
 };
 
-// Who rejects a value outside the rule's range, in words ("providers rxe, rdmavt return
-// EINVAL; ..."), for diagnostics and `qpo rules show --values`.
+enum class Bound { Below, Above };
+inline Bound bound_of(const ValueRule& r, uint64_t value) { return value < r.min ? Bound::Below : Bound::Above; }
+inline const std::string& enforced_by(const ValueRule& r, Bound b) { return b == Bound::Below ? r.below_by : r.above_by; }
+inline bool per_bound(const ValueRule& r) { return r.below_by != r.above_by; }
+// "kernel", or "below: none, above: provider" when the bounds differ.
+std::string enforced_by_text(const ValueRule& r);
+// Who rejects a value past one bound of the rule's range, in words ("providers rxe, rdmavt
+// reject it: EINVAL; ..."), for diagnostics.
+std::string enforcer_text(const ValueRule& r, Bound b);
+// Both bounds, for `qpo rules show --values`: one text when they agree, else
+// "below 1: ...; above 5: ...".
 std::string enforcer_text(const ValueRule& r);
-// Whether the kernel accepts a value outside the range (validate warns instead of failing).
-inline bool accepted_by_kernel(const ValueRule& r) { return r.enforced_by == "lint" || r.enforced_by == "field"; }
+// Whether the device of provider `provider` ("rxe") returns EINVAL for a value past the bound.
+bool refuses(const ValueRule& r, Bound b, const std::string& provider);
+// Whether the kernel accepts a value past the bound (validate warns instead of failing).
+inline bool accepted_by_kernel(const ValueRule& r, Bound b) {
+  const auto& by = enforced_by(r, b);
+  return by == "lint" || by == "field" || by == "none";
+}
 
 struct Cell {
   bool valid = false;

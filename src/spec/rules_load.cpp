@@ -44,6 +44,27 @@ struct RulesLoader {
     }
   }
 
+  // enforced_by: WHO (both bounds), or { below: WHO, above: WHO } for a range whose bounds
+  // different parts of the stack enforce.
+  void enforcers(const std::string& field, const YAML::Node& n, ValueRule& r) {
+    static const std::set<std::string> kEnforcers = {"", "kernel", "provider", "field", "none", "device", "lint"};
+    const auto& e = n["enforced_by"];
+    if (e && e.IsMap()) {
+      if (!r.has_range) fail(field + ": enforced_by per bound needs min and max", e);
+      if (!e["below"] || !e["above"] || e.size() != 2) fail(field + ": enforced_by per bound takes below: and above:", e);
+      r.below_by = e["below"].as<std::string>();
+      r.above_by = e["above"].as<std::string>();
+    } else if (e) {
+      r.below_by = r.above_by = e.as<std::string>();
+    }
+    for (const auto* by : {&r.below_by, &r.above_by})
+      if (!kEnforcers.count(*by)) fail(field + ": enforced_by is kernel, provider, field, none, device or lint", n);
+    if (n["providers"])
+      for (const auto& p : n["providers"]) r.providers.push_back(p.as<std::string>());
+    if ((r.below_by == "provider" || r.above_by == "provider") != !r.providers.empty())
+      fail(field + ": enforced_by: provider goes with a providers: list, and only it", n);
+  }
+
   ValueRule value_rule(const std::string& field, const YAML::Node& n) {
     ValueRule r;
     r.field = field;
@@ -54,13 +75,7 @@ struct RulesLoader {
       r.min = n["min"].as<uint64_t>();
       r.max = n["max"].as<uint64_t>();
     }
-    if (n["enforced_by"]) r.enforced_by = n["enforced_by"].as<std::string>();
-    if (n["providers"])
-      for (const auto& p : n["providers"]) r.providers.push_back(p.as<std::string>());
-    static const std::set<std::string> kEnforcers = {"", "kernel", "provider", "field", "device", "lint"};
-    if (!kEnforcers.count(r.enforced_by)) fail(field + ": enforced_by is kernel, provider, field, device or lint", n);
-    if ((r.enforced_by == "provider") != !r.providers.empty())
-      fail(field + ": enforced_by: provider goes with a providers: list, and only it", n);
+    enforcers(field, n, r);
     if (n["default"]) {
       const auto& d = n["default"];
       if (d.IsSequence()) {

@@ -162,7 +162,7 @@ TEST_CASE("a probe report groups its disagreements by case and answer, listing t
 
 TEST_CASE("probe cases: every pair of the table for a type, predicted by the rules check predictor") {
   const auto& rules = qpo::spec::RuleTable::builtin();
-  qpo::probe::DeviceFacts rxe{"rxe", {{"max_qp_rd_atom", 128}, {"max_qp_init_rd_atom", 128}}};
+  qpo::probe::DeviceFacts rxe{"rxe", {{"max_qp_rd_atom", 128}, {"max_qp_init_rd_atom", 128}, {"phys_port_cnt", 1}}};
   auto cases = qpo::probe::cases_for_type(rules, rules.type_index("RC"), rxe);
   auto find = [&](QpState from, QpState to, const std::string& what) -> const qpo::probe::Case* {
     for (const auto& c : cases)
