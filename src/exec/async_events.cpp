@@ -152,6 +152,7 @@ std::string describe_async_events(const RunState& st) {
 bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
   auto r = line(st, step);
   uint64_t within = step.within_ms ? step.within_ms : static_cast<uint64_t>(std::max(o.timeout_ms, 0));
+  collect_async_events(st, 0);  // what is queued already came before this step
   auto start = Clock::now();
   auto deadline = start + std::chrono::milliseconds(within);
   for (;;) {
@@ -188,6 +189,7 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
 
 bool forbid_event(RunState& st, const plan::Step& step) {
   auto r = line(st, step);
+  collect_async_events(st, 0);  // what is queued already came before this step
   auto start = Clock::now();
   auto deadline = start + std::chrono::milliseconds(step.within_ms);
   SeenEvent got;

@@ -390,11 +390,25 @@ class TimelinePlanner {
         add(host, StepKind::RepostRecv, Phase::Transitions, "ibv_post_recv", qp, k)
             .args.push_back(arg("wr_count", std::to_string(q->cap.max_recv_wr) + " (re-post receives after RESET)"));
       const auto* notify = t.attr("en_sqd_async_notify");
-      if (t.to == QpState::SQD && before == QpState::RTS && notify && notify->number)
+      if (t.to == QpState::SQD && before == QpState::RTS && notify && notify->number && !waits_later(step, qp))
         describe_event(add(host, StepKind::WaitEvent, Phase::Transitions, "ibv_get_async_event", qp, k),
                        "IBV_EVENT_SQ_DRAINED", util::parse_async_event("SQ_DRAINED")->value, 0, false);
     }
     drop_empty_stage(k);
+  }
+
+  // True when the timeline has its own `event: IBV_EVENT_SQ_DRAINED` step for `qp` after this
+  // transition step (before the QP's next transition): that step waits instead of an implied one.
+  bool waits_later(const TimelineStep& step, const std::string& qp) const {
+    for (size_t i = static_cast<size_t>(&step - s_.timeline.data()) + 1; i < s_.timeline.size(); ++i) {
+      const auto& t = s_.timeline[i];
+      if (t.kind == TimelineStep::Kind::Event && !t.forbid && t.event == "IBV_EVENT_SQ_DRAINED" && t.on.name == qp)
+        return true;
+      if (t.kind == TimelineStep::Kind::Transition)
+        for (const auto& x : t.transitions)
+          if (x.qp == qp) return false;
+    }
+    return false;
   }
 
   const Scenario& s_;

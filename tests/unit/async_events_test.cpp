@@ -245,3 +245,13 @@ TEST_CASE("requires: [cq_timestamps] is a known capability") {
   REQUIRE(l.scenario);
   CHECK(l.scenario->requires_caps == std::vector<std::string>{"cq_timestamps"});
 }
+
+TEST_CASE("an event step for SQ_DRAINED after RTS->SQD waits instead of the implied wait") {
+  Plan p = plan_of(srq_pair("", "timeline:\n"
+                                "  - { qp: qa, to: SQD, attrs: { en_sqd_async_notify: 1 } }\n"
+                                "  - { event: IBV_EVENT_SQ_DRAINED, on: qa, within: 2s }\n"));
+  auto waits = steps_of(p, StepKind::WaitEvent);
+  REQUIRE(waits.size() == 1);
+  CHECK(waits[0]->within_ms == 2000);
+  CHECK(p.stages.at(static_cast<size_t>(waits[0]->stage)) == "event IBV_EVENT_SQ_DRAINED on qa");
+}
