@@ -22,6 +22,20 @@ void check_caps(const scenario::Scenario& s, diag::DiagSink& sink) {
     d.rule = "a CQ overrun raises IBV_EVENT_CQ_ERR and moves its QPs to the error state";
     d.hint = "set depth >= " + std::to_string(it->second) + " or lower the QPs' max_send_wr/max_recv_wr";
   }
+  // An SRQ limit above what the SRQ can hold is crossed at the first receive taken; providers
+  // refuse a limit past their queue's capacity (rxe: EINVAL).
+  auto srq_limit = [&](const scenario::Srq& sr, uint32_t limit, const util::SourceLoc& loc, const std::string& path) {
+    if (limit <= sr.max_wr) return;
+    auto& d = sink.warning("Q607", loc.given() ? loc : sr.loc, path,
+                           "srq_limit " + std::to_string(limit) + " is above the max_wr " + std::to_string(sr.max_wr) +
+                               " of SRQ '" + sr.name + "'");
+    d.rule = "IBV_EVENT_SRQ_LIMIT_REACHED fires when a receive is taken and fewer than srq_limit remain; qpo posts max_wr";
+    d.hint = "set srq_limit <= " + std::to_string(sr.max_wr) + " (equal: the first receive taken raises the event)";
+  };
+  for (const auto& sr : s.srqs) srq_limit(sr, sr.srq_limit, sr.srq_limit_loc, "srqs." + sr.name + ".srq_limit");
+  for (const auto& step : s.timeline)
+    if (step.kind == scenario::TimelineStep::Kind::SrqLimit)
+      if (const auto* sr = s.srq(step.on.name)) srq_limit(*sr, step.srq_limit, step.loc, step.path + ".srq_limit");
   for (const auto& q : s.qps) {
     std::string p = "qps." + q.name + ".cap";
     if (q.cap.max_inline_data > 1024) {

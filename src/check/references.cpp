@@ -2,6 +2,7 @@
 #include <functional>
 
 #include "check/validate.h"
+#include "util/async_event_names.h"
 #include "util/strings.h"
 
 namespace qpo::check {
@@ -101,6 +102,8 @@ class RefChecker {
       for (size_t i = 0; i < step.workloads.size(); ++i)
         resolve(step.workloads[i], s_.workloads, "workloads", step.path + ".workload");
       for (const auto& q : step.qps) resolve(q, s_.qps, "qps", step.path + ".qp");
+      if (step.kind == scenario::TimelineStep::Kind::Event) event_object(step);
+      if (step.kind == scenario::TimelineStep::Kind::SrqLimit) resolve(step.on, s_.srqs, "srqs", step.path + ".srq");
     }
   }
 
@@ -141,6 +144,42 @@ class RefChecker {
     if (q.srq && (type == "XRC_SEND" || type == "RAW_PACKET")) {
       sink_.error("Q203", q.srq.loc, p + ".srq", type + " QPs do not receive through an SRQ");
     }
+  }
+
+  // What an event step's `on` names must be what the event is about (ibv_get_async_event(3)):
+  // QP events on QPs, SRQ events on SRQs, CQ_ERR on CQs, port and device events on devices.
+  void event_object(const scenario::TimelineStep& step) {
+    const auto* info = util::parse_async_event(step.event);
+    if (!info || !step.on) return;
+    std::string p = step.path + ".on";
+    bool port = info->object == util::EventObject::Port || info->object == util::EventObject::Device;
+    switch (info->object) {
+      case util::EventObject::Qp: if (s_.qp(step.on.name)) return; break;
+      case util::EventObject::Srq: if (s_.srq(step.on.name)) return; break;
+      case util::EventObject::Cq: if (s_.cq(step.on.name)) return; break;
+      default: if (s_.device(step.on.name)) return; break;
+    }
+    std::string kind = kind_of(s_, step.on.name);
+    std::string want = port                                    ? "a device (the event is about its port)"
+                       : info->object == util::EventObject::Srq ? "an SRQ"
+                                                                : std::string("a ") + util::event_object_name(info->object);
+    if (kind.empty()) {
+      switch (info->object) {
+        case util::EventObject::Qp: resolve(step.on, s_.qps, "qps", p); break;
+        case util::EventObject::Srq: resolve(step.on, s_.srqs, "srqs", p); break;
+        case util::EventObject::Cq: resolve(step.on, s_.cqs, "cqs", p); break;
+        default: resolve(step.on, s_.devices, "devices", p); break;
+      }
+      return;
+    }
+    auto& d = sink_.error("Q204", step.on.loc, p,
+                          step.event + " is about " + want + ", but '" + step.on.name + "' is " + kind);
+    d.rule = "an event names the object it concerns: QP events a QP, SRQ events an SRQ, IBV_EVENT_CQ_ERR a CQ, "
+             "port events a device";
+    if (info->object == util::EventObject::Srq && s_.qp(step.on.name) && s_.qp(step.on.name)->srq)
+      d.hint = "'" + step.on.name + "' takes its receives from SRQ '" + s_.qp(step.on.name)->srq.name + "': name that";
+    else if (info->object == util::EventObject::Qp && s_.srq(step.on.name))
+      d.hint = "name a QP on SRQ '" + step.on.name + "'";
   }
 
   void missing(const scenario::Qp& q, const char* key, const std::string& why) {

@@ -3,70 +3,114 @@
 #include <fcntl.h>
 #include <poll.h>
 
+#include <algorithm>
+#include <thread>
+
+#include "exec/steps.h"
+#include "util/async_event_names.h"
+
 namespace qpo::exec {
 
-const char* event_name(int e) {
-  switch (e) {
-    case IBV_EVENT_CQ_ERR: return "IBV_EVENT_CQ_ERR";
-    case IBV_EVENT_QP_FATAL: return "IBV_EVENT_QP_FATAL";
-    case IBV_EVENT_QP_REQ_ERR: return "IBV_EVENT_QP_REQ_ERR";
-    case IBV_EVENT_QP_ACCESS_ERR: return "IBV_EVENT_QP_ACCESS_ERR";
-    case IBV_EVENT_COMM_EST: return "IBV_EVENT_COMM_EST";
-    case IBV_EVENT_SQ_DRAINED: return "IBV_EVENT_SQ_DRAINED";
-    case IBV_EVENT_PATH_MIG: return "IBV_EVENT_PATH_MIG";
-    case IBV_EVENT_PATH_MIG_ERR: return "IBV_EVENT_PATH_MIG_ERR";
-    case IBV_EVENT_DEVICE_FATAL: return "IBV_EVENT_DEVICE_FATAL";
-    case IBV_EVENT_PORT_ACTIVE: return "IBV_EVENT_PORT_ACTIVE";
-    case IBV_EVENT_PORT_ERR: return "IBV_EVENT_PORT_ERR";
-    case IBV_EVENT_LID_CHANGE: return "IBV_EVENT_LID_CHANGE";
-    case IBV_EVENT_PKEY_CHANGE: return "IBV_EVENT_PKEY_CHANGE";
-    case IBV_EVENT_SM_CHANGE: return "IBV_EVENT_SM_CHANGE";
-    case IBV_EVENT_SRQ_ERR: return "IBV_EVENT_SRQ_ERR";
-    case IBV_EVENT_SRQ_LIMIT_REACHED: return "IBV_EVENT_SRQ_LIMIT_REACHED";
-    case IBV_EVENT_QP_LAST_WQE_REACHED: return "IBV_EVENT_QP_LAST_WQE_REACHED";
-    case IBV_EVENT_CLIENT_REREGISTER: return "IBV_EVENT_CLIENT_REREGISTER";
-    case IBV_EVENT_GID_CHANGE: return "IBV_EVENT_GID_CHANGE";
-    default: return "IBV_EVENT_(unknown)";
-  }
-}
-
+const char* event_name(int e) { return util::async_event_name(e); }
 
 namespace {
 
-std::string cq_named(const RunState& st, const ibv_cq* cq) {
-  for (const auto& [name, c] : st.cqs)
-    if (c->get() == cq) return "CQ '" + name + "' (a completion did not fit: it holds " + std::to_string(cq->cqe) + ")";
-  return "a CQ of another owner";
-}
+using Clock = std::chrono::steady_clock;
 
-std::string qp_named(const RunState& st, const ibv_qp* qp) {
-  for (const auto& [name, q] : st.qps)
-    if (q.qp && q.qp->get() == qp) return "QP '" + name + "'";
-  return "a QP of another owner";
-}
-
-std::string srq_named(const RunState& st, const ibv_srq* srq) {
-  for (const auto& [name, s] : st.srqs)
-    if (s.srq && s.srq->get() == srq) return "SRQ '" + name + "'";
-  return "an SRQ of another owner";
-}
-
-// What the event is about, from the element its type fills in (ibv_get_async_event(3)).
-std::string element_of(const RunState& st, const ibv_async_event& ev) {
-  switch (ev.event_type) {
-    case IBV_EVENT_CQ_ERR: return cq_named(st, ev.element.cq);
-    case IBV_EVENT_SRQ_ERR:
-    case IBV_EVENT_SRQ_LIMIT_REACHED: return srq_named(st, ev.element.srq);
-    case IBV_EVENT_PORT_ACTIVE:
-    case IBV_EVENT_PORT_ERR:
-    case IBV_EVENT_LID_CHANGE:
-    case IBV_EVENT_PKEY_CHANGE:
-    case IBV_EVENT_SM_CHANGE:
-    case IBV_EVENT_CLIENT_REREGISTER:
-    case IBV_EVENT_GID_CHANGE: return "port " + std::to_string(ev.element.port_num);
-    case IBV_EVENT_DEVICE_FATAL: return "the device";
-    default: return qp_named(st, ev.element.qp);
+// The scenario object an event's element points at (ibv_get_async_event(3)): its name (empty
+// when it is not this run's) and how messages call it.
+std::pair<std::string, std::string> element_of(const RunState& st, const std::string& device, const ibv_async_event& ev) {
+  const auto* info = util::async_event(ev.event_type);
+  auto kind = info ? info->object : util::EventObject::Qp;
+  switch (kind) {
+    case util::EventObject::Cq:
+      for (const auto& [name, c] : st.cqs)
+        if (c->get() == ev.element.cq)
+          return {name, "CQ '" + name + "' (a completion did not fit: it holds " + std::to_string(ev.element.cq->cqe) + ")"};
+      return {"", "a CQ of another owner"};
+    case util::EventObject::Srq:
+      for (const auto& [name, s] : st.srqs)
+        if (s.srq && s.srq->get() == ev.element.srq) return {name, "SRQ '" + name + "'"};
+      return {"", "an SRQ of another owner"};
+    case util::EventObject::Port: {
+      const auto& d = st.devices.at(device);
+      std::string about = "port " + std::to_string(ev.element.port_num) + " of device '" + device + "'";
+      return {d.spec && ev.element.port_num == static_cast<int>(d.spec->port) ? device : "", about};
+    }
+    case util::EventObject::Device: return {device, "device '" + device + "'"};
+    case util::EventObject::Qp:
+      for (const auto& [name, q] : st.qps)
+        if (q.qp && q.qp->get() == ev.element.qp) return {name, "QP '" + name + "'"};
+      return {"", "a QP of another owner"};
   }
+  return {"", "?"};
+}
+
+// Reads what the devices have queued into the journal (the caller holds its lock).
+size_t drain(const RunState& st) {
+  size_t added = 0;
+  for (const auto& [name, d] : st.devices) {
+    if (!d.res) continue;
+    while (auto ev = take_async_event(d.ctx().get(), 0)) {
+      auto [object, about] = element_of(st, name, *ev);
+      st.events.seen.push_back({ev->event_type, std::move(object), std::move(about), Clock::now()});
+      ++added;
+    }
+  }
+  return added;
+}
+
+// Blocks until a device's async fd is readable or wait_ms passed.
+void await_any(const RunState& st, int wait_ms) {
+  std::vector<pollfd> fds;
+  for (const auto& [name, d] : st.devices)
+    if (d.res) fds.push_back({d.ctx().get()->async_fd, POLLIN, 0});
+  if (fds.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    return;
+  }
+  poll(fds.data(), fds.size(), wait_ms);
+}
+
+SeenEvent* untaken(const RunState& st, int type, const std::string& object) {
+  for (auto& e : st.events.seen)
+    if (!e.taken && e.type == type && e.object == object) return &e;
+  return nullptr;
+}
+
+// "IBV_EVENT_SRQ_LIMIT_REACHED on SRQ 'srq0', IBV_EVENT_SQ_DRAINED on QP 'qa'": what came and
+// no step took (the candidates for a mistake in `on:` or the event's name).
+std::string others(const RunState& st) {
+  std::string out;
+  for (const auto& e : st.events.seen)
+    if (!e.taken) out += (out.empty() ? "" : ", ") + std::string(event_name(e.type)) + " on " + e.about;
+  return out;
+}
+
+// How a step's object is called in messages: "SRQ 'srq0'", "QP 'qa'", "device 'da' (port 1)".
+std::string object_text(const RunState& st, const plan::Step& step) {
+  const auto* info = util::async_event(step.event_value);
+  auto kind = info ? info->object : util::EventObject::Qp;
+  if (kind == util::EventObject::Port) {
+    auto it = st.devices.find(step.object);
+    std::string port = it != st.devices.end() && it->second.spec ? std::to_string(it->second.spec->port) : "?";
+    return "port " + port + " of device '" + step.object + "'";
+  }
+  return std::string(util::event_object_name(kind)) + " '" + step.object + "'";
+}
+
+report::StepResult line(const RunState& st, const plan::Step& step) {
+  report::StepResult r;
+  r.host = st.host;
+  r.phase = "transitions";
+  r.verb = step.verb;
+  r.object = step.object;
+  r.detail = std::string(step.kind == plan::StepKind::ForbidEvent ? "forbid " : "expect ") + step.event;
+  return r;
+}
+
+long long ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
 }
 
 }  // namespace
@@ -83,15 +127,102 @@ std::optional<ibv_async_event> take_async_event(ibv_context* ctx, int wait_ms) {
   return copy;
 }
 
+size_t collect_async_events(const RunState& st, int wait_ms) {
+  {
+    std::lock_guard lock(st.events.m);
+    if (size_t n = drain(st); n || wait_ms <= 0) return n;
+  }
+  await_any(st, wait_ms);
+  std::lock_guard lock(st.events.m);
+  return drain(st);
+}
+
 std::string describe_async_events(const RunState& st) {
+  collect_async_events(st, 0);
+  std::lock_guard lock(st.events.m);
   std::string out;
-  for (const auto& [name, d] : st.devices) {
-    if (!d.res) continue;
-    while (auto ev = take_async_event(d.ctx().get(), 0))
-      out += std::string(out.empty() ? "; the device raised " : ", ") + event_name(ev->event_type) + " on " +
-             element_of(st, *ev);
+  for (auto& e : st.events.seen) {
+    if (e.described || e.taken) continue;
+    e.described = true;
+    out += std::string(out.empty() ? "; the device raised " : ", ") + event_name(e.type) + " on " + e.about;
   }
   return out;
+}
+
+bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
+  auto r = line(st, step);
+  uint64_t within = step.within_ms ? step.within_ms : static_cast<uint64_t>(std::max(o.timeout_ms, 0));
+  collect_async_events(st, 0);  // what is queued already came before this step
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::milliseconds(within);
+  for (;;) {
+    collect_async_events(st, 0);
+    {
+      std::lock_guard lock(st.events.m);
+      if (auto* e = untaken(st, step.event_value, step.object)) {
+        e->taken = true;
+        long long ms = ms_between(start, e->at);
+        r.message = step.event + " on " + e->about +
+                    (ms > 0 ? " after " + std::to_string(ms) + " ms" : " (it came before this step)");
+        r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+        st.report.add(std::move(r));
+        return true;
+      }
+    }
+    auto now = Clock::now();
+    if (now >= deadline || stop_requested()) break;
+    await_any(st, static_cast<int>(std::min<long long>(50, ms_between(now, deadline) + 1)));
+  }
+  std::string seen;
+  {
+    std::lock_guard lock(st.events.m);
+    seen = others(st);
+  }
+  r.status = report::StepStatus::Failed;
+  r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  r.message = "no " + step.event + " on " + object_text(st, step) + " within " + std::to_string(within) + " ms" +
+              (seen.empty() ? "" : " (saw: " + seen + ")");
+  st.report.fail(r.message);
+  st.report.add(std::move(r));
+  return false;
+}
+
+bool forbid_event(RunState& st, const plan::Step& step) {
+  auto r = line(st, step);
+  collect_async_events(st, 0);  // what is queued already came before this step
+  auto start = Clock::now();
+  auto deadline = start + std::chrono::milliseconds(step.within_ms);
+  SeenEvent got;
+  bool came = false;
+  for (;;) {
+    collect_async_events(st, 0);
+    {
+      std::lock_guard lock(st.events.m);
+      if (auto* e = untaken(st, step.event_value, step.object)) {
+        e->taken = true;
+        got = *e;
+        came = true;
+        break;
+      }
+    }
+    auto now = Clock::now();
+    if (now >= deadline || stop_requested()) break;
+    await_any(st, static_cast<int>(std::min<long long>(50, ms_between(now, deadline) + 1)));
+  }
+  r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  if (!came) {
+    r.message = "no " + step.event + " on " + object_text(st, step) +
+                (step.within_ms ? " within " + std::to_string(step.within_ms) + " ms" : " so far");
+    st.report.add(std::move(r));
+    return true;
+  }
+  long long ms = ms_between(start, got.at);
+  r.status = report::StepStatus::Failed;
+  r.message = "forbidden " + step.event + " on " + got.about +
+              (ms > 0 ? " came " + std::to_string(ms) + " ms into the step" : " came before this step");
+  st.report.fail(r.message);
+  st.report.add(std::move(r));
+  return false;
 }
 
 }  // namespace qpo::exec

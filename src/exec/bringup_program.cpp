@@ -205,6 +205,8 @@ void BringUpProgram::run_receives(RunState& st, const Op& op) {
     uint32_t n = sr ? scenario::bringup_srq_receives(s, *sr) : 0;
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
              [&] { post_srq_bringup_receives(st, step.object, n); });
+  } else if (step.kind == plan::StepKind::ModifySrq) {
+    arm_srq_limit(st, step, "bring-up");
   }
 }
 

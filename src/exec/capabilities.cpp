@@ -22,6 +22,8 @@ std::string unsupported_reason(const RunState& st) {
     if (q.type_name == "UC") needed.insert("uc");
     if (q.srq) needed.insert("srq");
   }
+  for (const auto& c : st.scenario->cqs)
+    if (c.timestamps) needed.insert("cq_timestamps");
   for (const auto& w : st.scenario->workloads)
     if (const auto* op = util::scenario_op(w.op); op && op->atomic) needed.insert("atomic");
   for (const auto& [name, d] : st.devices) {
@@ -32,6 +34,14 @@ std::string unsupported_reason(const RunState& st) {
       if (cap == "xrc" && !(attr.device_cap_flags & IBV_DEVICE_XRC)) return who + "xrc: IBV_DEVICE_XRC not set";
       if (cap == "srq" && attr.max_srq == 0) return who + "srq: max_srq is 0";
       if (cap == "atomic" && attr.atomic_cap == IBV_ATOMIC_NONE) return who + "atomic: atomic_cap is IBV_ATOMIC_NONE";
+      if (cap == "cq_timestamps") {
+        ibv_device_attr_ex ex{};
+        if (int e = verbs::verb_errno(ibv_query_device_ex(d.ctx().get(), nullptr, &ex)))
+          return who + "cq_timestamps: ibv_query_device_ex failed (" + verbs::errno_name(e) + ")";
+        if (ex.completion_timestamp_mask == 0)
+          return who + "cq_timestamps: completion_timestamp_mask is 0 (hca_core_clock " + std::to_string(ex.hca_core_clock) +
+                 " kHz)";
+      }
     }
   }
   return "";

@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include "exec/async_events.h"
 #include "exec/bringup_program.h"
 #include "exec/faults.h"
 #include "exec/host_load.h"
@@ -227,7 +228,9 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::Modify: return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index));
     case StepKind::FlushPoll: return flush_after_err(st_, qp());
     case StepKind::RepostRecv: return repost_after_reset(st_, qp());
-    case StepKind::WaitEvent: return wait_drained(st_, qp(), o_);
+    case StepKind::WaitEvent: return wait_event(st_, step, o_);
+    case StepKind::ForbidEvent: return forbid_event(st_, step);
+    case StepKind::ModifySrq: return arm_srq_limit(st_, step, "transitions");
     case StepKind::ReadState: return read_state(st_, qp(), step.args.empty() ? "" : step.args[0].value);
     case StepKind::SmokeSend:
     case StepKind::SmokeReceive: return smoke_step(st_, o_, step);

@@ -10,7 +10,6 @@
 #include <chrono>
 
 #include "dataplane/recv_pool.h"
-#include "exec/async_events.h"
 #include "exec/attr_template.h"
 #include "exec/deferred_lines.h"
 #include "exec/endpoints.h"
@@ -53,26 +52,6 @@ constexpr std::array<Checked, 32> kByBit = [] {
 }();
 
 uint32_t read_field(const ibv_qp_attr& a, const Checked& c) { return verbs::load(a, c); }
-
-
-// After RTS->SQD with en_sqd_async_notify: the device reports IBV_EVENT_SQ_DRAINED.
-bool wait_sq_drained(QpState& q, int timeout_ms, std::string* what) {
-  ibv_context* ctx = q.device->ctx().get();
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  std::string seen;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto ev = take_async_event(ctx, 50);
-    if (!ev) continue;
-    seen += std::string(seen.empty() ? "" : ", ") + event_name(ev->event_type);
-    if (ev->event_type == IBV_EVENT_SQ_DRAINED && ev->element.qp == q.qp->get()) {
-      *what = "IBV_EVENT_SQ_DRAINED received";
-      return true;
-    }
-  }
-  *what = "no IBV_EVENT_SQ_DRAINED within " + std::to_string(timeout_ms) + " ms" +
-          (seen.empty() ? "" : " (saw: " + seen + ")");
-  return false;
-}
 
 }  // namespace
 
@@ -313,21 +292,6 @@ bool flush_after_err(RunState& st, QpState& q) {
     return false;
   }
   return true;
-}
-
-bool wait_drained(RunState& st, QpState& q, const RunOptions& o) {
-  report::StepResult e;
-  e.host = q.host;
-  e.phase = "transitions";
-  e.verb = "ibv_get_async_event";
-  e.object = q.spec->name;
-  auto start_ev = std::chrono::steady_clock::now();
-  bool ok = wait_sq_drained(q, o.timeout_ms, &e.message);
-  e.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_ev).count();
-  e.status = ok ? report::StepStatus::Ok : report::StepStatus::Failed;
-  st.report.add(e);
-  if (!ok) st.report.fail("QP '" + q.spec->name + "': " + e.message);
-  return ok;
 }
 
 bool read_state(RunState& st, QpState& q, const std::string& expected) {

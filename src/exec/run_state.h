@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dataplane/cq_router.h"
+#include "exec/event_journal.h"
 #include "exec/exchange.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
@@ -87,6 +88,9 @@ struct RunState {
   // A workload's meeting broke (a host lost, or hosts out of step): the other hosts have
   // left the channel, so this one must not wait at the next stage either.
   bool channel_broken = false;
+  // The asynchronous events read so far (async_events.h). Mutable: reading the devices' fds
+  // fills it, also when a failure message (which sees a const state) explains a timeout.
+  mutable EventJournal events;
   // Step details by (from state, to state, attr_mask): built once, reused by every QP.
   std::map<std::tuple<int, int, uint64_t>, std::string> mask_details;
 

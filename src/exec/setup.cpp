@@ -96,7 +96,8 @@ void create_object(RunState& st, const plan::Step& step) {
     case plan::StepKind::CreateCq: {
       const auto* c = s.cq(name);
       ibv_comp_channel* ch = c->channel ? st.channels.at(name)->get() : nullptr;
-      st.cqs[name] = st.own<verbs::Cq>(name, st.devices.at(c->device.name).ctx().get(), static_cast<int>(c->depth), ch);
+      st.cqs[name] = st.own<verbs::Cq>(name, st.devices.at(c->device.name).ctx().get(), static_cast<int>(c->depth), ch,
+                                       c->timestamps);
       break;
     }
     case plan::StepKind::CreateSrq: {

@@ -116,12 +116,14 @@ bool reads_back(const QpState& q, const scenario::Transition& t, const ibv_qp_at
 void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const std::string& why);
 
 // A transition's follow-ups, each its own plan step (modify.cpp): receives re-posted after
-// RESET->INIT, the flush after ->ERR, IBV_EVENT_SQ_DRAINED after RTS->SQD, and the state read
-// back after an expected completion error. Return false when the run must stop.
+// RESET->INIT, the flush after ->ERR, and the state read back after an expected completion
+// error (IBV_EVENT_SQ_DRAINED after RTS->SQD is a WaitEvent: async_events.h). Return false
+// when the run must stop.
 bool repost_after_reset(RunState& st, QpState& q);
 bool flush_after_err(RunState& st, QpState& q);
-bool wait_drained(RunState& st, QpState& q, const RunOptions& o);
 bool read_state(RunState& st, QpState& q, const std::string& expected);
+// ibv_modify_srq(IBV_SRQ_LIMIT) with step.srq_limit (srq_limit.cpp): arms the limit event.
+bool arm_srq_limit(RunState& st, const plan::Step& step, const std::string& phase);
 
 // Traffic (smoke.cpp, op_workloads.cpp), one plan step each; each host plays its own role: sender or
 // receiver of a smoke pair, initiator or responder of a workload. Return false on failure.

@@ -36,7 +36,8 @@ enum class StepKind {
   Barrier,        // every host meets here
   FlushPoll,      // after ->ERR: every outstanding receive completes with IBV_WC_WR_FLUSH_ERR
   RepostRecv,     // after RESET->INIT on a recovery path: the receive queue is empty again
-  WaitEvent,      // IBV_EVENT_SQ_DRAINED after RTS->SQD with en_sqd_async_notify
+  WaitEvent,      // an asynchronous event that must come: IBV_EVENT_SQ_DRAINED after RTS->SQD with
+                  // en_sqd_async_notify, or a timeline `event:` step
   SmokeSend, SmokeReceive,
   PrepareData,    // a workload's responder zeroes (or fills) the remote MR before it runs
   Workload,       // an op loop or a script, with the other workloads of its stage
@@ -44,6 +45,8 @@ enum class StepKind {
   ReadState,      // ibv_query_qp after an expected completion error
   Pause,
   Destroy,
+  ModifySrq,      // ibv_modify_srq(IBV_SRQ_LIMIT): arms the SRQ limit event (srq_limit)
+  ForbidEvent,    // an asynchronous event that must not have come (nor come within within_ms)
 };
 
 const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...
@@ -79,6 +82,12 @@ struct Step {
   uint32_t data_seed = 0;
   bool fill_remote = false;
   uint64_t pause_ms = 0;      // Pause
+  // WaitEvent, ForbidEvent: the event (util/async_event_names.h) about `object`, and how long
+  // to wait (0: the run's --timeout-ms for WaitEvent; only what already came for ForbidEvent).
+  std::string event;
+  int event_value = -1;
+  uint64_t within_ms = 0;
+  uint32_t srq_limit = 0;     // ModifySrq
 };
 
 struct HostPlan {

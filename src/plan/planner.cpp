@@ -110,9 +110,10 @@ class Planner {
     for (const auto& c : s_.cqs) {
       if (!on_host(c.device.name, host)) continue;
       if (c.channel) add(StepKind::CreateCompChannel, Phase::Setup, "ibv_create_comp_channel", c.name + ".channel");
-      auto& st = add(StepKind::CreateCq, Phase::Setup, "ibv_create_cq", c.name);
+      auto& st = add(StepKind::CreateCq, Phase::Setup, c.timestamps ? "ibv_create_cq_ex" : "ibv_create_cq", c.name);
       st.args.push_back(arg("cqe", std::to_string(c.depth)));
       if (c.channel) st.args.push_back(arg("channel", c.name + ".channel"));
+      if (c.timestamps) st.args.push_back(arg("wc_flags", "IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP"));
     }
     for (const auto& sr : s_.srqs) {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
@@ -192,6 +193,7 @@ class Planner {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
       add(StepKind::PostSrqRecv, Phase::BringUp, "ibv_post_srq_recv", sr.name)
           .args.push_back(arg("wr_count", std::to_string(scenario::bringup_srq_receives(s_, sr))));
+      if (sr.srq_limit) describe_srq_limit(add(StepKind::ModifySrq, Phase::BringUp, "ibv_modify_srq", sr.name), sr.srq_limit);
     }
     if (!qps.empty()) {
       auto& pub = add(StepKind::Publish, Phase::Exchange, "publish", host);
@@ -296,6 +298,8 @@ const char* step_kind_name(StepKind k) {
     case StepKind::ReadState: return "read_state";
     case StepKind::Pause: return "pause";
     case StepKind::Destroy: return "destroy";
+    case StepKind::ModifySrq: return "modify_srq";
+    case StepKind::ForbidEvent: return "forbid_event";
   }
   return "?";
 }
@@ -322,6 +326,23 @@ void describe_modify(Step& st, const scenario::Qp& q, size_t index) {
   if (expects_fail) st.expect = t.expect->errno_name;
   if (t.predicted_ok) st.prediction = expects_fail ? "ok (but " + t.expect->errno_name + " expected)" : "ok";
   else st.prediction = expects_fail ? "EINVAL (expected " + t.expect->errno_name + ")" : "EINVAL";
+}
+
+void describe_srq_limit(Step& st, uint32_t limit) {
+  st.srq_limit = limit;
+  st.args.push_back(Arg{"srq_limit", std::to_string(limit), false, false,
+                        limit ? "arms IBV_EVENT_SRQ_LIMIT_REACHED: fewer than this many receives left" : "disarms"});
+  st.args.push_back(Arg{"attr_mask", "IBV_SRQ_LIMIT", false, false, ""});
+}
+
+void describe_event(Step& st, const std::string& event, int value, uint64_t within_ms, bool forbid) {
+  st.event = event;
+  st.event_value = value;
+  st.within_ms = within_ms;
+  st.args.push_back(Arg{"event", event, false, false, ""});
+  std::string within = within_ms ? std::to_string(within_ms) + " ms" : forbid ? "0 ms" : "--timeout-ms";
+  st.args.push_back(Arg{"within", within, false, false,
+                        forbid ? "fails if it came, or comes within this" : "taken if it came already, else waited for"});
 }
 
 void describe_fault(Step& st, const scenario::Fault& f) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "scenario/timeline.h"
+#include "util/async_event_names.h"
 #include "util/strings.h"
 #include "util/ops.h"
 
@@ -60,6 +61,15 @@ class TimelinePlanner {
         case TimelineStep::Kind::Barrier: {
           int k = stage("barrier " + step.label);
           for (const auto& h : active_hosts()) add(h, StepKind::Barrier, Phase::Traffic, "barrier", step.label, k);
+          break;
+        }
+        case TimelineStep::Kind::Event: event(step); break;
+        case TimelineStep::Kind::SrqLimit: {
+          std::string host = host_of_srq(step.on.name);
+          if (host.empty()) break;
+          int k = stage("srq_limit " + step.on.name + " " + std::to_string(step.srq_limit));
+          describe_srq_limit(add(host, StepKind::ModifySrq, Phase::Transitions, "ibv_modify_srq", step.on.name, k),
+                             step.srq_limit);
           break;
         }
         case TimelineStep::Kind::Pause: {
@@ -120,6 +130,36 @@ class TimelinePlanner {
     st.stage = k;
     steps.push_back(std::move(st));
     return steps.back();
+  }
+
+  std::string host_of_srq(const std::string& srq) const {
+    const auto* sr = s_.srq(srq);
+    const auto* pd = sr ? s_.pd(sr->pd.name) : nullptr;
+    return pd ? s_.host_of_device(pd->device.name) : "";
+  }
+
+  // The host whose device raises the event: the one the object lives on.
+  std::string host_of_event(const TimelineStep& step) const {
+    const auto* info = util::parse_async_event(step.event);
+    if (!info) return "";
+    switch (info->object) {
+      case util::EventObject::Qp: return host_of(step.on.name);
+      case util::EventObject::Srq: return host_of_srq(step.on.name);
+      case util::EventObject::Cq: {
+        const auto* c = s_.cq(step.on.name);
+        return c ? s_.host_of_device(c->device.name) : "";
+      }
+      default: return s_.host_of_device(step.on.name);
+    }
+  }
+
+  void event(const TimelineStep& step) {
+    std::string host = host_of_event(step);
+    if (host.empty()) return;
+    int k = stage(std::string(step.forbid ? "forbid " : "event ") + step.event + " on " + step.on.name);
+    auto& st = add(host, step.forbid ? StepKind::ForbidEvent : StepKind::WaitEvent, Phase::Transitions,
+                   "ibv_get_async_event", step.on.name, k);
+    describe_event(st, step.event, step.event_value, step.within_ms, step.forbid);
   }
 
   std::string host_of(const std::string& qp) const {
@@ -350,11 +390,25 @@ class TimelinePlanner {
         add(host, StepKind::RepostRecv, Phase::Transitions, "ibv_post_recv", qp, k)
             .args.push_back(arg("wr_count", std::to_string(q->cap.max_recv_wr) + " (re-post receives after RESET)"));
       const auto* notify = t.attr("en_sqd_async_notify");
-      if (t.to == QpState::SQD && before == QpState::RTS && notify && notify->number)
-        add(host, StepKind::WaitEvent, Phase::Transitions, "ibv_get_async_event", qp, k)
-            .args.push_back(arg("event", "IBV_EVENT_SQ_DRAINED"));
+      if (t.to == QpState::SQD && before == QpState::RTS && notify && notify->number && !waits_later(step, qp))
+        describe_event(add(host, StepKind::WaitEvent, Phase::Transitions, "ibv_get_async_event", qp, k),
+                       "IBV_EVENT_SQ_DRAINED", util::parse_async_event("SQ_DRAINED")->value, 0, false);
     }
     drop_empty_stage(k);
+  }
+
+  // True when the timeline has its own `event: IBV_EVENT_SQ_DRAINED` step for `qp` after this
+  // transition step (before the QP's next transition): that step waits instead of an implied one.
+  bool waits_later(const TimelineStep& step, const std::string& qp) const {
+    for (size_t i = static_cast<size_t>(&step - s_.timeline.data()) + 1; i < s_.timeline.size(); ++i) {
+      const auto& t = s_.timeline[i];
+      if (t.kind == TimelineStep::Kind::Event && !t.forbid && t.event == "IBV_EVENT_SQ_DRAINED" && t.on.name == qp)
+        return true;
+      if (t.kind == TimelineStep::Kind::Transition)
+        for (const auto& x : t.transitions)
+          if (x.qp == qp) return false;
+    }
+    return false;
   }
 
   const Scenario& s_;

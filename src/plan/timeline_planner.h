@@ -16,6 +16,11 @@ void describe_modify(Step& st, const scenario::Qp& q, size_t index);
 // A fault step's arguments (planner.cpp).
 void describe_fault(Step& st, const scenario::Fault& f);
 
+// An ibv_modify_srq step arming the limit (planner.cpp).
+void describe_srq_limit(Step& st, uint32_t limit);
+// A WaitEvent/ForbidEvent step's event and wait (planner.cpp).
+void describe_event(Step& st, const std::string& event, int value, uint64_t within_ms, bool forbid);
+
 // A deterministic pattern seed for a name (FNV-1a).
 uint32_t pattern_seed(const std::string& name);
 

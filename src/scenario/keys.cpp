@@ -18,7 +18,7 @@ QPO_KEYS(host, "address")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")
 QPO_KEYS(mr, "pd", "size", "access")
-QPO_KEYS(cq, "device", "depth", "channel")
+QPO_KEYS(cq, "device", "depth", "channel", "timestamps")
 QPO_KEYS(srq, "pd", "max_wr", "max_sge", "srq_limit")
 QPO_KEYS(xrcd, "device")
 QPO_KEYS(qp, "pd", "type", "send_cq", "recv_cq", "srq", "xrcd", "cap", "sq_sig_all", "connect", "states",
@@ -29,7 +29,8 @@ QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "offset", "itera
 QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "during")
 QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")
-QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "uc", "rc")
+QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "uc", "rc",
+         "cq_timestamps")
 
 #undef QPO_KEYS
 

@@ -255,6 +255,8 @@ void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
       else if (key == "depth") c.depth = to_u32(r.uint(value, p, 0xFFFFFFFF), c.depth);
       else if (key == "channel") {
         if (auto b = r.boolean(value, p)) c.channel = *b;
+      } else if (key == "timestamps") {
+        if (auto b = r.boolean(value, p)) c.timestamps = *b;
       }
     }
     if (!c.device) {
@@ -276,7 +278,10 @@ void load_srqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
       if (key == "pd") q.pd = r.ref(value, p);
       else if (key == "max_wr") q.max_wr = to_u32(r.uint(value, p, 0xFFFFFFFF), q.max_wr);
       else if (key == "max_sge") q.max_sge = to_u32(r.uint(value, p, 0xFFFFFFFF), q.max_sge);
-      else if (key == "srq_limit") q.srq_limit = to_u32(r.uint(value, p, 0xFFFFFFFF), q.srq_limit);
+      else if (key == "srq_limit") {
+        q.srq_limit = to_u32(r.uint(value, p, 0xFFFFFFFF), q.srq_limit);
+        q.srq_limit_loc = r.loc(value);
+      }
     }
     if (!q.pd) r.sink().error("Q104", loc, path, "shared receive queue '" + name + "' needs 'pd'");
     s.srqs.push_back(std::move(q));

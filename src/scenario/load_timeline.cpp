@@ -5,6 +5,7 @@
 
 #include "scenario/keys.h"
 #include "scenario/loader_internal.h"
+#include "util/async_event_names.h"
 #include "util/strings.h"
 
 namespace qpo::scenario::detail {
@@ -13,7 +14,8 @@ namespace {
 
 const std::vector<std::string>& step_keys() {
   static const std::vector<std::string> k{"smoke", "workload", "workloads", "qp", "qps", "to", "attrs", "expect",
-                                          "defaults", "barrier", "pause"};
+                                          "defaults", "barrier", "pause", "event", "forbid", "on", "within",
+                                          "srq", "srq_limit"};
   return k;
 }
 
@@ -35,7 +37,7 @@ class TimelineLoader {
 
   void load(const YAML::Node& n) {
     if (!n.IsSequence()) {
-      r_.wrong_type(n, "timeline", "a list of steps (smoke, workload:, {qp:, to:}, barrier:, pause:)");
+      r_.wrong_type(n, "timeline", "a list of steps (smoke, workload:, {qp:, to:}, barrier:, pause:, event:, forbid:, {srq:, srq_limit:})");
       return;
     }
     for (size_t i = 0; i < n.size(); ++i) step(n[i], "timeline[" + std::to_string(i) + "]");
@@ -59,11 +61,11 @@ class TimelineLoader {
     std::map<std::string, YAML::Node> by_key(entries.begin(), entries.end());
     auto has = [&](const char* k) { return by_key.count(k) > 0; };
     int kinds = has("smoke") + (has("workload") || has("workloads")) + (has("qp") || has("qps")) + has("barrier") +
-                has("pause");
+                has("pause") + (has("event") || has("forbid")) + has("srq");
     if (kinds != 1) {
       auto& d = r_.sink().error("Q104", t.loc, path,
                                 kinds ? "a timeline step does one thing; this one names " + std::to_string(kinds)
-                                      : "a timeline step needs one of: smoke, workload, qp, barrier, pause");
+                                      : "a timeline step needs one of: smoke, workload, qp, barrier, pause, event, forbid, srq");
       d.hint = "split it into one step per line";
       return;
     }
@@ -80,6 +82,10 @@ class TimelineLoader {
       if (t.workloads.empty()) return;
     } else if (has("qp") || has("qps")) {
       if (!transition_step(t, by_key, path)) return;
+    } else if (has("event") || has("forbid")) {
+      if (!event_step(t, by_key, path)) return;
+    } else if (has("srq")) {
+      if (!srq_limit_step(t, by_key, path)) return;
     } else if (has("barrier")) {
       t.kind = TimelineStep::Kind::Barrier;
       if (auto x = r_.string(by_key["barrier"], join_path(path, "barrier"))) t.label = *x;
@@ -93,6 +99,13 @@ class TimelineLoader {
       if (has(k) && t.kind != TimelineStep::Kind::Transition)
         r_.sink().error("Q101", r_.loc(by_key[k]), join_path(path, k),
                         std::string("'") + k + "' belongs to a transition step ({qp: NAME, to: STATE})");
+    for (const char* k : {"on", "within"})
+      if (has(k) && t.kind != TimelineStep::Kind::Event)
+        r_.sink().error("Q101", r_.loc(by_key[k]), join_path(path, k),
+                        std::string("'") + k + "' belongs to an event step ({event: NAME, on: OBJECT})");
+    if (has("srq_limit") && t.kind != TimelineStep::Kind::SrqLimit)
+      r_.sink().error("Q101", r_.loc(by_key["srq_limit"]), join_path(path, "srq_limit"),
+                      "'srq_limit' belongs to an SRQ step ({srq: NAME, srq_limit: N})");
     s_.timeline.push_back(std::move(t));
   }
 
@@ -131,6 +144,62 @@ class TimelineLoader {
     }
     t.qps = std::move(names);
     return !t.qps.empty();
+  }
+
+  // {event: IBV_EVENT_SRQ_LIMIT_REACHED, on: srq0, within: 2s}: the event must come (or have
+  // come since the run began, not yet taken by an earlier step); {forbid: ..., on: ...}: it
+  // must not have come, nor come within `within`. check/references checks what `on` names.
+  bool event_step(TimelineStep& t, std::map<std::string, YAML::Node>& by_key, const std::string& path) {
+    t.kind = TimelineStep::Kind::Event;
+    if (by_key.count("event") && by_key.count("forbid")) {
+      r_.sink().error("Q105", t.loc, path, "write either 'event' (it must come) or 'forbid' (it must not)");
+      return false;
+    }
+    t.forbid = by_key.count("forbid") > 0;
+    const char* key = t.forbid ? "forbid" : "event";
+    auto name = r_.string(by_key[key], join_path(path, key));
+    if (!name) return false;
+    const auto* info = util::parse_async_event(*name);
+    if (!info) {
+      auto& d = r_.sink().error("Q106", r_.loc(by_key[key]), join_path(path, key), "unknown asynchronous event '" + *name + "'");
+      d.rule = "events are the enum ibv_event_type names of ibv_get_async_event(3)";
+      std::string guess = util::did_you_mean(util::to_upper(*name), util::async_event_names());
+      if (guess.empty()) guess = util::did_you_mean("IBV_EVENT_" + util::to_upper(*name), util::async_event_names());
+      d.hint = guess.empty() ? "e.g. IBV_EVENT_SRQ_LIMIT_REACHED, IBV_EVENT_SQ_DRAINED, IBV_EVENT_QP_FATAL"
+                             : "did you mean '" + guess + "'?";
+      return false;
+    }
+    t.event = info->name;
+    t.event_value = info->value;
+    if (!by_key.count("on")) {
+      auto& d = r_.sink().error("Q104", t.loc, path, std::string("an event step needs 'on': the ") +
+                                                         util::event_object_name(info->object) + " it is about");
+      d.hint = std::string("e.g. '- {") + key + ": " + info->name + ", on: NAME}'";
+      return false;
+    }
+    t.on = r_.ref(by_key["on"], join_path(path, "on"));
+    if (by_key.count("within")) {
+      auto us = duration_us(r_, by_key["within"], join_path(path, "within"));
+      if (!us) return false;
+      t.within_ms = (*us + 999) / 1000;
+    }
+    return static_cast<bool>(t.on);
+  }
+
+  // {srq: srq0, srq_limit: 16}: ibv_modify_srq(IBV_SRQ_LIMIT), re-arming the limit event
+  // (it disarms itself when it fires).
+  bool srq_limit_step(TimelineStep& t, std::map<std::string, YAML::Node>& by_key, const std::string& path) {
+    t.kind = TimelineStep::Kind::SrqLimit;
+    t.on = r_.ref(by_key["srq"], join_path(path, "srq"));
+    if (!by_key.count("srq_limit")) {
+      auto& d = r_.sink().error("Q104", t.loc, path, "an SRQ step needs 'srq_limit'");
+      d.hint = "e.g. '- {srq: " + (t.on ? t.on.name : std::string("srq0")) + ", srq_limit: 16}'";
+      return false;
+    }
+    auto n = r_.uint(by_key["srq_limit"], join_path(path, "srq_limit"), 0xFFFFFFFF);
+    if (!n) return false;
+    t.srq_limit = static_cast<uint32_t>(*n);
+    return static_cast<bool>(t.on);
   }
 
   YamlReader& r_;

@@ -115,11 +115,14 @@ struct Cq : Object {
   Ref device;
   uint32_t depth = 256;
   bool channel = false;  // completion channel for event mode
+  // ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP; needs the cq_timestamps capability.
+  bool timestamps = false;
 };
 
 struct Srq : Object {
   Ref pd;
   uint32_t max_wr = 256, max_sge = 1, srq_limit = 0;
+  SourceLoc srq_limit_loc;  // set when the file gives srq_limit (ibv_modify_srq arms it after bring-up posts)
 };
 
 struct Xrcd : Object {
@@ -211,7 +214,7 @@ struct Fault : Object {
 // one the loader writes today's default order (scenario/timeline.h): smoke, the workloads in
 // waves, the extra transitions in rounds, smoke again after a recovery path.
 struct TimelineStep {
-  enum class Kind { Smoke, Workloads, Transition, Barrier, Pause };
+  enum class Kind { Smoke, Workloads, Transition, Barrier, Pause, Event, SrqLimit };
   struct QpTransition {
     std::string qp;
     size_t index = 0;  // into that QP's `transitions`
@@ -225,6 +228,13 @@ struct TimelineStep {
   std::string label;                      // Barrier: its name in the run log
   uint64_t pause_ms = 0;                  // Pause
   bool after_recovery = false;            // the default order's last smoke: pairs that went through RESET
+  // Event: an asynchronous event that must come (`event:`) or must not (`forbid:`) on `on`.
+  std::string event;                      // util/async_event_names.h's spelling: IBV_EVENT_SRQ_LIMIT_REACHED
+  int event_value = -1;                   // enum ibv_event_type
+  Ref on;                                 // Event: the QP, SRQ, CQ or device; SrqLimit: the SRQ
+  bool forbid = false;
+  uint64_t within_ms = 0;                 // Event: how long to wait; 0 = the run's timeout (event) / none (forbid)
+  uint32_t srq_limit = 0;                 // SrqLimit: ibv_modify_srq(IBV_SRQ_LIMIT) re-arms the limit
 };
 const char* timeline_kind_name(TimelineStep::Kind k);
 

@@ -11,6 +11,8 @@ const char* timeline_kind_name(TimelineStep::Kind k) {
     case TimelineStep::Kind::Transition: return "transition";
     case TimelineStep::Kind::Barrier: return "barrier";
     case TimelineStep::Kind::Pause: return "pause";
+    case TimelineStep::Kind::Event: return "event";
+    case TimelineStep::Kind::SrqLimit: return "srq_limit";
   }
   return "?";
 }

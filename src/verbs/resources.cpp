@@ -71,10 +71,23 @@ int CompChannel::release() {
   return e;
 }
 
-Cq::Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel) : Resource(std::move(name)) {
+Cq::Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel, bool timestamps)
+    : Resource(std::move(name)) {
   errno = 0;
-  cq_ = ibv_create_cq(ctx, cqe, nullptr, channel, 0);
-  if (!cq_) throw VerbsError("ibv_create_cq", this->name(), err_or(ENOMEM), "cqe " + std::to_string(cqe));
+  if (!timestamps) {
+    cq_ = ibv_create_cq(ctx, cqe, nullptr, channel, 0);
+    if (!cq_) throw VerbsError("ibv_create_cq", this->name(), err_or(ENOMEM), "cqe " + std::to_string(cqe));
+    return;
+  }
+  ibv_cq_init_attr_ex attr{};
+  attr.cqe = static_cast<uint32_t>(cqe);
+  attr.channel = channel;
+  attr.wc_flags = static_cast<uint64_t>(IBV_WC_STANDARD_FLAGS) | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+  ibv_cq_ex* ex = ibv_create_cq_ex(ctx, &attr);
+  if (!ex)
+    throw VerbsError("ibv_create_cq_ex", this->name(), err_or(EOPNOTSUPP),
+                     "cqe " + std::to_string(cqe) + ", wc_flags IBV_WC_STANDARD_FLAGS|IBV_WC_EX_WITH_COMPLETION_TIMESTAMP");
+  cq_ = ibv_cq_ex_to_cq(ex);
 }
 
 int Cq::release() {
@@ -91,6 +104,13 @@ Srq::Srq(std::string name, ibv_pd* pd, uint32_t max_wr, uint32_t max_sge) : Reso
   errno = 0;
   srq_ = ibv_create_srq(pd, &init);
   if (!srq_) throw VerbsError("ibv_create_srq", this->name(), err_or(ENOMEM));
+}
+
+int Srq::set_limit(uint32_t limit) {
+  ibv_srq_attr attr{};
+  attr.srq_limit = limit;
+  errno = 0;
+  return verb_errno(ibv_modify_srq(srq_, &attr, IBV_SRQ_LIMIT));
 }
 
 int Srq::release() {

@@ -91,7 +91,9 @@ class CompChannel : public Resource {
 
 class Cq : public Resource {
  public:
-  Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel);
+  // `timestamps`: ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP; the CQ is still
+  // polled with ibv_poll_cq (ibv_cq_ex_to_cq).
+  Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel, bool timestamps = false);
   ~Cq() override { release(); }
   const char* destroy_verb() const override { return "ibv_destroy_cq"; }
   int release() override;
@@ -108,6 +110,8 @@ class Srq : public Resource {
   const char* destroy_verb() const override { return "ibv_destroy_srq"; }
   int release() override;
   ibv_srq* get() const { return srq_; }
+  // ibv_modify_srq(IBV_SRQ_LIMIT): arms IBV_EVENT_SRQ_LIMIT_REACHED (0 disarms). 0 or the errno.
+  int set_limit(uint32_t limit);
 
  private:
   ibv_srq* srq_ = nullptr;
