@@ -44,6 +44,10 @@ enum class StepKind {
   ReadState,      // ibv_query_qp after an expected completion error
   Pause,
   Destroy,
+  AllocMw,        // ibv_alloc_mw (setup)
+  BindMw,         // type 1: ibv_bind_mw; type 2: IBV_WR_BIND_MW on the window's bind QP; waits for its completion
+  InvalidateMw,   // type 2: IBV_WR_LOCAL_INV; type 1: ibv_bind_mw with length 0 (unbind)
+  PublishMw,      // every host: the windows just bound, their addr/length/rkey to every host (a meeting)
 };
 
 const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...
