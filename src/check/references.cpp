@@ -29,6 +29,7 @@ std::string kind_of(const Scenario& s, const std::string& name) {
   if (s.srq(name)) return "an srq";
   if (s.xrcd(name)) return "an xrcd";
   if (s.qp(name)) return "a qp";
+  if (s.mw(name)) return "a memory window";
   return "";
 }
 
@@ -47,6 +48,7 @@ class RefChecker {
   bool exists(const std::vector<scenario::Xrcd>&, const std::string& n) { return s_.xrcd(n); }
   bool exists(const std::vector<scenario::Qp>&, const std::string& n) { return s_.qp(n); }
   bool exists(const std::vector<scenario::Workload>&, const std::string& n) { return s_.workload(n); }
+  bool exists(const std::vector<scenario::Mw>&, const std::string& n) { return s_.mw(n); }
 
   template <typename T>
   bool resolve(const Ref& ref, const std::vector<T>& section, const char* section_name, const std::string& path) {
@@ -104,6 +106,14 @@ class RefChecker {
       for (const auto& q : step.qps) resolve(q, s_.qps, "qps", step.path + ".qp");
       if (step.kind == scenario::TimelineStep::Kind::Event) event_object(step);
       if (step.kind == scenario::TimelineStep::Kind::SrqLimit) resolve(step.on, s_.srqs, "srqs", step.path + ".srq");
+      for (const auto& w : step.mws)
+        resolve(w, s_.mws, "mws", step.path + (step.kind == scenario::TimelineStep::Kind::BindMw ? ".bind" : ".invalidate"));
+    }
+    for (const auto& w : s_.mws) {
+      std::string p = "mws." + w.name;
+      resolve(w.pd, s_.pds, "pds (or devices)", p + ".pd");
+      resolve(w.mr, s_.mrs, "mrs", p + ".mr");
+      resolve(w.bind_qp, s_.qps, "qps", p + ".bind_qp");
     }
   }
 
@@ -193,7 +203,8 @@ class RefChecker {
     resolve(w.qp, s_.qps, "qps", p + ".qp");
     for (size_t i = 0; i < w.more_qps.size(); ++i) resolve(w.more_qps[i], s_.qps, "qps", p + ".qp[" + std::to_string(i + 1) + "]");
     bool local_ok = resolve(w.local_mr, s_.mrs, "mrs", p + ".local_mr");
-    bool remote_ok = resolve(w.remote_mr, s_.mrs, "mrs", p + ".remote_mr");
+    // remote_mr may name a memory window: its checks are check_memory_windows'.
+    bool remote_ok = s_.mw(w.remote_mr.name) || resolve(w.remote_mr, s_.mrs, "mrs", p + ".remote_mr");
     // Every initiator (a script may have several) sends from local_mr: one PD for all.
     for (const auto& ref : w.initiators()) {
       const auto* q = s_.qp(ref.name);

@@ -14,6 +14,7 @@ Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
   check_cross_qp(s, sink);
   check_caps(s, sink);
   check_scripts(s, sink);
+  check_memory_windows(s, sink);
   return Checked(std::move(s));
 }
 

@@ -29,5 +29,7 @@ void check_values(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_cross_qp(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_caps(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_scripts(const scenario::Scenario& s, diag::DiagSink& sink);
+// Memory windows: binds, workloads through them, bound-ness along the timeline (Q206/Q207, Q530-Q535).
+void check_memory_windows(const scenario::Scenario& s, diag::DiagSink& sink);
 
 }  // namespace qpo::check

@@ -26,6 +26,13 @@ std::string unsupported_reason(const RunState& st) {
     if (c.timestamps) needed.insert("cq_timestamps");
   for (const auto& w : st.scenario->workloads)
     if (const auto* op = util::scenario_op(w.op); op && op->atomic) needed.insert("atomic");
+  bool type2 = false;
+  for (const auto& w : st.scenario->mws) {
+    needed.insert("mw");
+    type2 |= w.type == 2;
+  }
+  for (const auto& m : st.scenario->mrs)
+    if (m.access & IBV_ACCESS_ON_DEMAND) needed.insert("odp");  // `on_demand` registers with ODP
   for (const auto& [name, d] : st.devices) {
     const auto& attr = d.ctx().device_attr();
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
@@ -42,6 +49,10 @@ std::string unsupported_reason(const RunState& st) {
           return who + "cq_timestamps: completion_timestamp_mask is 0 (hca_core_clock " + std::to_string(ex.hca_core_clock) +
                  " kHz)";
       }
+      if (cap == "mw" && (attr.max_mw == 0 || !(attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW)))
+        return who + "mw: no memory windows (IBV_DEVICE_MEM_WINDOW not set, max_mw " + std::to_string(attr.max_mw) + ")";
+      if (cap == "mw" && type2 && !(attr.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)))
+        return who + "mw: no type 2 memory windows (IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B not set)";
     }
   }
   return "";

@@ -20,6 +20,7 @@
 #include "exec/faults.h"
 #include "exec/host_load.h"
 #include "exec/host_session.h"
+#include "exec/memory_windows.h"
 #include "exec/steps.h"
 #include "report/measurement_quality.h"
 #include "util/strings.h"
@@ -256,6 +257,9 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
       return true;
     }
     case StepKind::Barrier: return true;  // the stage's meeting is the barrier: its line comes after it
+    case StepKind::BindMw: return bind_mw(st_, o_, step);
+    case StepKind::InvalidateMw: return invalidate_mw(st_, o_, step);
+    case StepKind::PublishMw: return publish_mws(st_, step);
     default:
       st_.report.fail("internal error: plan step " + std::to_string(step.index) + " (" + step.verb + ") is not a timeline step");
       return false;

@@ -20,6 +20,7 @@
 #include "dataplane/stream.h"
 #include "exec/async_events.h"
 #include "exec/endpoints.h"
+#include "exec/memory_windows.h"
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
 #include "exec/workload_results.h"
@@ -185,6 +186,11 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   if (info.remote) {
     c.remote_mr = w.remote_mr.name;
     c.remote_offset = w.offset;
+    // A deliberate access past a memory window's end: the responder is to refuse it
+    // (IBV_WC_REM_ACCESS_ERR), so the data path's own range check must let it through.
+    auto remote = t->ep.remote_mrs.find(c.remote_mr);
+    if (w.expect_status && st.scenario->mw(c.remote_mr) && remote != t->ep.remote_mrs.end())
+      remote->second.length = std::max<uint64_t>(remote->second.length, w.offset + (info.atomic ? 8 : w.size));
   }
   c.imm = kImmediate;
   if (op == Op::CmpSwap)
@@ -379,10 +385,11 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
 
 bool prepare_workload(RunState& st, const plan::Step& step) {
   const auto* w = st.scenario->workload(step.workload);
-  auto* m = st.mrs.at(step.object);
+  auto* m = st.mrs.at(step.object);  // the remote MR, or the one behind its window
+  uint64_t offset = w->offset + window_offset(*st.scenario, w->remote_mr.name);
   auto& r = run_step(st, st.host, "traffic", "prepare", step.object, w->name, [&] {
-    uint8_t* at = m->data() + w->offset;  // validation keeps offset + size inside the MR
-    size_t room = m->length() - w->offset;
+    uint8_t* at = m->data() + offset;  // validation keeps offset + size inside the MR (and window)
+    size_t room = offset < m->length() ? m->length() - offset : 0;  // a window's deliberate overrun stays in the MR
     if (step.fill_remote) dataplane::fill_pattern(at, std::min<size_t>(room, w->size), step.data_seed);
     else std::memset(at, 0, std::min<size_t>(room, std::max<uint64_t>(w->size, 8)));
   });
@@ -492,10 +499,11 @@ bool verify_workload(RunState& st, const plan::Step& step) {
       problem = "read data differs from the remote MR";
   } else if (op_info(op).atomic) {
     uint64_t v;
-    std::memcpy(&v, st.mrs.at(w.remote_mr.name)->data() + w.offset, 8);
+    std::memcpy(&v, st.mrs.at(step.object)->data() + w.offset + window_offset(*st.scenario, w.remote_mr.name), 8);
     if (v != w.iterations)
       problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
-  } else if (dataplane::check_pattern(st.mrs.at(w.remote_mr.name)->data() + w.offset, w.size, step.data_seed) >= 0) {
+  } else if (dataplane::check_pattern(st.mrs.at(step.object)->data() + w.offset + window_offset(*st.scenario, w.remote_mr.name),
+                                      w.size, step.data_seed) >= 0) {
     problem = "remote MR does not hold the written data";
   }
   report::StepResult r;

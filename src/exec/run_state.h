@@ -14,6 +14,7 @@
 #include "exec/exchange.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
+#include "verbs/memory_window.h"
 #include "verbs/resources.h"
 
 namespace qpo::dataplane { class RecvPool; }
@@ -64,6 +65,13 @@ struct SrqState {
   std::shared_ptr<dataplane::RecvPool> recv_pool;
 };
 
+// A memory window on this host (exec/memory_windows.h): its rkey as the last bind left it.
+struct MwState {
+  verbs::Mw* mw = nullptr;
+  uint32_t rkey = 0;
+  bool bound = false;
+};
+
 // One host's session: only the objects on `host` live here; everything about other hosts'
 // objects comes from `dir`, filled by the exchange.
 struct RunState {
@@ -80,6 +88,8 @@ struct RunState {
   std::map<std::string, verbs::Xrcd*> xrcds;
   std::map<std::string, QpState> qps;
   std::map<std::string, verbs::Ah*> ahs;  // "qpo.ah.<from>-><to>", made once (peer_ah)
+  std::map<std::string, MwState> mws;
+  std::vector<std::string> mws_bound;     // bound in the current stage, published at its PublishMw step
   // How every reader of this host's CQs shares them (endpoints.h access_for).
   dataplane::CqRouter router;
   report::RunReport report;

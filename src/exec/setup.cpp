@@ -2,6 +2,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "exec/memory_windows.h"
 #include "exec/steps.h"
 #include "util/strings.h"
 #include "util/ops.h"
@@ -117,6 +118,9 @@ void create_object(RunState& st, const plan::Step& step) {
                                    IBV_ACCESS_LOCAL_WRITE);
       break;
     }
+    case plan::StepKind::AllocMw:
+      alloc_mw(st, step);
+      break;
     default:
       throw std::logic_error("plan step " + std::to_string(step.index) + " (" + step.verb + ") creates nothing");
   }

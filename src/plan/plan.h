@@ -47,6 +47,10 @@ enum class StepKind {
   Destroy,
   ModifySrq,      // ibv_modify_srq(IBV_SRQ_LIMIT): arms the SRQ limit event (srq_limit)
   ForbidEvent,    // an asynchronous event that must not have come (nor come within within_ms)
+  AllocMw,        // ibv_alloc_mw (setup)
+  BindMw,         // type 1: ibv_bind_mw; type 2: IBV_WR_BIND_MW on the window's bind QP; waits for its completion
+  InvalidateMw,   // type 2: IBV_WR_LOCAL_INV; type 1: ibv_bind_mw with length 0 (unbind)
+  PublishMw,      // every host: the windows just bound, their addr/length/rkey to every host (a meeting)
 };
 
 const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...

@@ -107,6 +107,12 @@ class Planner {
       access.name = "access";
       st.args.push_back(access);
     }
+    for (const auto& w : s_.mws) {
+      if (!on_host(device_of_pd(w.pd.name), host)) continue;
+      auto& st = add(StepKind::AllocMw, Phase::Setup, "ibv_alloc_mw", w.name);
+      st.args.push_back(arg("pd", w.pd.name));
+      st.args.push_back(arg("type", w.type == 1 ? "IBV_MW_TYPE_1" : "IBV_MW_TYPE_2"));
+    }
     for (const auto& c : s_.cqs) {
       if (!on_host(c.device.name, host)) continue;
       if (c.channel) add(StepKind::CreateCompChannel, Phase::Setup, "ibv_create_comp_channel", c.name + ".channel");
@@ -222,7 +228,11 @@ class Planner {
   }
 
   void teardown(const std::string& host) {
-    // Reverse creation order: QPs, SRQs, CQs (then their channels), MRs, XRCDs, PDs, devices.
+    // Memory windows first: bound after the QPs were made, a type 2 window holds its QP (rxe's
+    // ibv_destroy_qp waits for it) and any window its MR (rxe refuses ibv_dereg_mr under it).
+    for (auto it = s_.mws.rbegin(); it != s_.mws.rend(); ++it)
+      if (on_host(device_of_pd(it->pd.name), host)) add(StepKind::Destroy, Phase::Teardown, "ibv_dealloc_mw", it->name);
+    // Then reverse creation order: QPs, SRQs, CQs (then their channels), MRs, XRCDs, PDs, devices.
     auto qps = qps_on(host);
     for (auto it = qps.rbegin(); it != qps.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_qp", (*it)->name);
     for (auto it = qps.rbegin(); it != qps.rend(); ++it)
@@ -300,6 +310,10 @@ const char* step_kind_name(StepKind k) {
     case StepKind::Destroy: return "destroy";
     case StepKind::ModifySrq: return "modify_srq";
     case StepKind::ForbidEvent: return "forbid_event";
+    case StepKind::AllocMw: return "alloc_mw";
+    case StepKind::BindMw: return "bind_mw";
+    case StepKind::InvalidateMw: return "invalidate_mw";
+    case StepKind::PublishMw: return "publish_mw";
   }
   return "?";
 }

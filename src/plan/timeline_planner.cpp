@@ -77,6 +77,8 @@ class TimelinePlanner {
           for (const auto& h : active_hosts()) add(h, StepKind::Pause, Phase::Traffic, "pause", std::to_string(step.pause_ms) + " ms", k).pause_ms = step.pause_ms;
           break;
         }
+        case TimelineStep::Kind::BindMw:
+        case TimelineStep::Kind::InvalidateMw: windows(step); break;
       }
     }
   }
@@ -231,7 +233,7 @@ class TimelinePlanner {
       if (!is_read(*w) && !is_write(*w) && !is_atomic(*w)) continue;
       const auto* q = s_.qp(w->qp.name);
       if (!q) continue;
-      auto& st = add(host_of(q->connect.name), StepKind::PrepareData, Phase::Traffic, "prepare", w->remote_mr.name, k);
+      auto& st = add(host_of(q->connect.name), StepKind::PrepareData, Phase::Traffic, "prepare", mr_behind(w->remote_mr.name), k);
       st.workload = w->name;
       st.data_seed = data[w->name].first;
       st.fill_remote = data[w->name].second;
@@ -292,7 +294,7 @@ class TimelinePlanner {
       if (w->op.empty() || !w->script.empty() || expects_error(*w)) continue;
       std::string host, mr;
       if (is_read(*w)) host = host_of(w->qp.name), mr = w->local_mr.name;
-      else if ((is_write(*w) || is_atomic(*w)) && s_.qp(w->qp.name)) host = host_of(s_.qp(w->qp.name)->connect.name), mr = w->remote_mr.name;
+      else if ((is_write(*w) || is_atomic(*w)) && s_.qp(w->qp.name)) host = host_of(s_.qp(w->qp.name)->connect.name), mr = mr_behind(w->remote_mr.name);
       if (host.empty()) continue;
       auto& st = add(host, StepKind::Verify, Phase::Traffic, "verify", mr, k);
       st.workload = w->name;
@@ -333,6 +335,52 @@ class TimelinePlanner {
         forget(w->remote_mr.name, begin, end);
       }
     }
+  }
+
+  // The MR a workload's remote_mr reaches: itself, or the MR behind a memory window.
+  std::string mr_behind(const std::string& name) const {
+    const auto* mw = s_.mw(name);
+    return mw ? mw->mr.name : name;
+  }
+
+  // `bind:` / `invalidate:`: each window on its host, on its bind QP; after binds, every host
+  // learns the new rkeys (an invalidation publishes nothing: the peer keeps the stale rkey).
+  void windows(const TimelineStep& step) {
+    bool bind = step.kind == TimelineStep::Kind::BindMw;
+    std::string names;
+    for (const auto& ref : step.mws) names += (names.empty() ? "" : ", ") + ref.name;
+    int k = stage((bind ? "bind " : "invalidate ") + names);
+    for (const auto& ref : step.mws) {
+      const auto* w = s_.mw(ref.name);
+      if (!w) continue;
+      std::string host = host_of(w->bind_qp.name);
+      bool type1 = w->type == 1;
+      std::string verb = type1 ? "ibv_bind_mw" : "ibv_post_send";
+      auto& st = add(host, bind ? StepKind::BindMw : StepKind::InvalidateMw, Phase::Traffic, verb, w->name, k);
+      st.args.push_back(arg("qp", w->bind_qp.name));
+      if (bind) {
+        if (!type1) st.args.push_back(arg("opcode", "IBV_WR_BIND_MW"));
+        st.args.push_back(arg("mr", w->mr.name));
+        st.args.push_back(arg("addr", w->mr.name + " + " + std::to_string(w->offset)));
+        st.args.push_back(arg("length", std::to_string(w->length)));
+        Arg access = describe_attr(scenario::Attr{"qp_access_flags", {}, {}, "", "", scenario::Symbol::None, w->access});
+        access.name = "mw_access_flags";
+        st.args.push_back(access);
+        st.args.push_back(Arg{"rkey", type1 ? "the provider's" : "ibv_inc_rkey(current rkey)", true, false, "known after the bind"});
+      } else if (type1) {
+        st.args.push_back(arg("length", "0 (unbinds the window)"));
+      } else {
+        st.args.push_back(arg("opcode", "IBV_WR_LOCAL_INV"));
+        st.args.push_back(Arg{"invalidate_rkey", "the window's rkey", true, false, "from its last bind"});
+      }
+      st.args.push_back(arg("then", "poll its completion on the send CQ"));
+    }
+    if (bind)
+      for (const auto& h : active_hosts()) {
+        auto& pub = add(h, StepKind::PublishMw, Phase::Traffic, "publish", names, k);
+        pub.args.push_back(Arg{"per window", "addr, length, rkey", true, false, "every host meets and learns them"});
+      }
+    drop_empty_stage(k);
   }
 
   // "qpo.ah.FROM->TO" on FROM's host, once per run (exec::peer_ah keeps and reuses it).

@@ -13,7 +13,7 @@ namespace qpo::scenario::keys {
   }
 
 QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts", "devices", "pds", "mrs",
-         "cqs", "srqs", "xrcds", "qps", "workloads", "faults", "timeline")
+         "cqs", "srqs", "xrcds", "qps", "workloads", "faults", "timeline", "mws")
 QPO_KEYS(host, "address")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")
@@ -30,7 +30,8 @@ QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "d
 QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")
 QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "uc", "rc",
-         "cq_timestamps")
+         "cq_timestamps", "mw")
+QPO_KEYS(mw, "pd", "type", "mr", "offset", "length", "access", "bind_qp")
 
 #undef QPO_KEYS
 

@@ -26,5 +26,6 @@ const std::vector<std::string>& transition_control();  // expect, defaults (+ to
 const std::vector<std::string>& expect();
 const std::vector<std::string>& workload_ops();
 const std::vector<std::string>& capability_names();
+const std::vector<std::string>& mw();  // a memory window
 
 }  // namespace qpo::scenario::keys

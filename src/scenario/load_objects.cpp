@@ -459,6 +459,62 @@ void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
+void load_mws(YamlReader& r, const YAML::Node& n, Scenario& s) {
+  for_each_named(r, n, "mws", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+    if (!check_unique(r, s.mw(name), name, loc, path)) return;
+    Mw w;
+    w.name = name;
+    w.loc = loc;
+    w.type_loc = w.offset_loc = w.length_loc = w.access_loc = loc;
+    for (auto& [key, value] : fields(r, v, path, keys::mw(), "a memory window")) {
+      std::string p = join_path(path, key);
+      if (key == "pd") w.pd = r.ref(value, p);
+      else if (key == "mr") w.mr = r.ref(value, p);
+      else if (key == "bind_qp") w.bind_qp = r.ref(value, p);
+      else if (key == "type") {
+        w.type_loc = r.loc(value);
+        if (auto t = r.uint(value, p)) {
+          if (*t == 1 || *t == 2) {
+            w.type = static_cast<int>(*t);
+          } else {
+            auto& d = r.sink().error("Q120", w.type_loc, p, "memory window type " + std::to_string(*t) + " does not exist");
+            d.rule = "enum ibv_mw_type: IBV_MW_TYPE_1 (bound by ibv_bind_mw) or IBV_MW_TYPE_2 (bound by IBV_WR_BIND_MW)";
+            d.hint = "write type: 1 or type: 2";
+          }
+        }
+      } else if (key == "offset") {
+        w.offset_loc = r.loc(value);
+        if (auto x = r.size(value, p)) w.offset = *x;
+      } else if (key == "length") {
+        w.length_loc = r.loc(value);
+        if (auto x = r.size(value, p)) w.length = *x;
+      } else if (key == "access") {
+        w.access_loc = r.loc(value);
+        if (auto x = parse_access(r, value, p)) w.access = *x;
+      }
+    }
+    if (!w.mr) {
+      auto& d = r.sink().error("Q104", loc, path, "memory window '" + name + "' needs 'mr'");
+      d.hint = "add 'mr: <the MR the window opens onto>'";
+    }
+    if (!w.bind_qp) {
+      auto& d = r.sink().error("Q104", loc, path, "memory window '" + name + "' needs 'bind_qp'");
+      d.rule = "a bind is a work request: it is posted on a QP's send queue (ibv_bind_mw, IBV_WR_BIND_MW)";
+      d.hint = "add 'bind_qp: <an RC or UC QP on the window's PD>'";
+    }
+    s.mws.push_back(std::move(w));
+  });
+}
+
+void finish_mws(Scenario& s) {
+  for (auto& w : s.mws) {
+    const Mr* m = s.mr(w.mr.name);
+    if (!m) continue;
+    if (!w.pd) w.pd = m->pd;
+    if (w.length == 0 && w.offset < m->size) w.length = m->size - w.offset;
+  }
+}
+
 int errno_from_name(std::string_view name) { return util::errno_from_symbol(name); }
 
 std::vector<std::string> known_errno_names() { return util::errno_symbols(); }

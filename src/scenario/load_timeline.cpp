@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string>& step_keys() {
   static const std::vector<std::string> k{"smoke", "workload", "workloads", "qp", "qps", "to", "attrs", "expect",
                                           "defaults", "barrier", "pause", "event", "forbid", "on", "within",
-                                          "srq", "srq_limit"};
+                                          "srq", "srq_limit", "bind", "invalidate"};
   return k;
 }
 
@@ -61,11 +61,12 @@ class TimelineLoader {
     std::map<std::string, YAML::Node> by_key(entries.begin(), entries.end());
     auto has = [&](const char* k) { return by_key.count(k) > 0; };
     int kinds = has("smoke") + (has("workload") || has("workloads")) + (has("qp") || has("qps")) + has("barrier") +
-                has("pause") + (has("event") || has("forbid")) + has("srq");
+                has("pause") + (has("event") || has("forbid")) + has("srq") + has("bind") +
+                has("invalidate");
     if (kinds != 1) {
       auto& d = r_.sink().error("Q104", t.loc, path,
                                 kinds ? "a timeline step does one thing; this one names " + std::to_string(kinds)
-                                      : "a timeline step needs one of: smoke, workload, qp, barrier, pause, event, forbid, srq");
+                                      : "a timeline step needs one of: smoke, workload, qp, barrier, pause, event, forbid, srq, bind, invalidate");
       d.hint = "split it into one step per line";
       return;
     }
@@ -86,6 +87,12 @@ class TimelineLoader {
       if (!event_step(t, by_key, path)) return;
     } else if (has("srq")) {
       if (!srq_limit_step(t, by_key, path)) return;
+    } else if (has("bind") || has("invalidate")) {
+      // Memory windows: `- bind: w1` (or a list), `- invalidate: w1`.
+      const char* key = has("bind") ? "bind" : "invalidate";
+      t.kind = has("bind") ? TimelineStep::Kind::BindMw : TimelineStep::Kind::InvalidateMw;
+      t.mws = refs(r_, by_key[key], join_path(path, key));
+      if (t.mws.empty()) return;
     } else if (has("barrier")) {
       t.kind = TimelineStep::Kind::Barrier;
       if (auto x = r_.string(by_key["barrier"], join_path(path, "barrier"))) t.label = *x;

@@ -34,6 +34,7 @@ void add_implicit_pds(Scenario& s) {
   for (const auto& m : s.mrs) want(m.pd);
   for (const auto& q : s.qps) want(q.pd);
   for (const auto& q : s.srqs) want(q.pd);
+  for (const auto& w : s.mws) want(w.pd);
 }
 
 // The documents of a YAML stream, counted from parser events without building nodes.
@@ -233,6 +234,8 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
       detail::load_workloads(r, value, s);
     } else if (key == "faults") {
       detail::load_faults(r, value, s);
+    } else if (key == "mws") {
+      detail::load_mws(r, value, s);
     } else if (key == "timeline") {
       timeline_node = value;
       have_timeline = true;
@@ -247,6 +250,7 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
   }
   default_hosts(s);
   add_implicit_pds(s);
+  detail::finish_mws(s);
   warn_if_nothing_to_do(r, root, qps, sink);
   return s;
 }

@@ -15,6 +15,9 @@ void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s);
+void load_mws(YamlReader& r, const YAML::Node& n, Scenario& s);
+// After every section: a window without `pd:` takes its MR's, `length: 0` runs to the MR's end.
+void finish_mws(Scenario& s);
 // `timeline:` (load_timeline.cpp), after the QPs: its transition steps join their QPs' lists.
 void load_timeline(YamlReader& r, const YAML::Node& n, Scenario& s);
 

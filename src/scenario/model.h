@@ -111,6 +111,21 @@ struct Mr : Object {
   std::string access_text;
 };
 
+// A memory window (ibv_alloc_mw) over part of an MR, bound by a timeline `bind:` step on
+// `bind_qp` (type 1: ibv_bind_mw; type 2: an IBV_WR_BIND_MW work request) and invalidated by
+// an `invalidate:` step. A workload's `remote_mr:` may name it: the peer then reaches the MR
+// through the window's rkey, published after each bind.
+struct Mw : Object {
+  Ref pd, mr, bind_qp;    // pd: the MR's when not given (the loader fills it in)
+  int type = 2;           // 1 or 2
+  SourceLoc type_loc;
+  uint64_t offset = 0;    // into the MR
+  uint64_t length = 0;    // as given; 0 = up to the MR's end (the loader resolves it)
+  SourceLoc offset_loc, length_loc;
+  uint32_t access = 0;    // IBV_ACCESS_* the window grants (mw_access_flags)
+  SourceLoc access_loc;
+};
+
 struct Cq : Object {
   Ref device;
   uint32_t depth = 256;
@@ -214,7 +229,7 @@ struct Fault : Object {
 // one the loader writes today's default order (scenario/timeline.h): smoke, the workloads in
 // waves, the extra transitions in rounds, smoke again after a recovery path.
 struct TimelineStep {
-  enum class Kind { Smoke, Workloads, Transition, Barrier, Pause, Event, SrqLimit };
+  enum class Kind { Smoke, Workloads, Transition, Barrier, Pause, Event, SrqLimit, BindMw, InvalidateMw };
   struct QpTransition {
     std::string qp;
     size_t index = 0;  // into that QP's `transitions`
@@ -235,6 +250,7 @@ struct TimelineStep {
   bool forbid = false;
   uint64_t within_ms = 0;                 // Event: how long to wait; 0 = the run's timeout (event) / none (forbid)
   uint32_t srq_limit = 0;                 // SrqLimit: ibv_modify_srq(IBV_SRQ_LIMIT) re-arms the limit
+  std::vector<Ref> mws;                   // BindMw, InvalidateMw: the memory windows
 };
 const char* timeline_kind_name(TimelineStep::Kind k);
 
@@ -255,6 +271,7 @@ struct Scenario {
   std::vector<Qp> qps;
   std::vector<Workload> workloads;
   std::vector<Fault> faults;
+  std::vector<Mw> mws;
   std::vector<TimelineStep> timeline;  // what runs after bring-up, in order
   bool timeline_given = false;         // the file wrote `timeline:` (else the loader wrote the default)
 
@@ -288,6 +305,7 @@ struct Scenario {
   const Qp* qp(std::string_view n) const { return index_.qps.find(qps, n); }
   const Workload* workload(std::string_view n) const { return index_.workloads.find(workloads, n); }
   const Fault* fault(std::string_view n) const { return index_.faults.find(faults, n); }
+  const Mw* mw(std::string_view n) const { return index_.mws.find(mws, n); }
   // Position of a QP in `qps` (its ordinal), or -1.
   int qp_ordinal(std::string_view n) const {
     const Qp* q = qp(n);
@@ -311,6 +329,7 @@ struct Scenario {
     Index<Qp> qps;
     Index<Workload> workloads;
     Index<Fault> faults;
+    Index<Mw> mws;
   };
   mutable Indexes index_;
 };

@@ -13,6 +13,8 @@ const char* timeline_kind_name(TimelineStep::Kind k) {
     case TimelineStep::Kind::Pause: return "pause";
     case TimelineStep::Kind::Event: return "event";
     case TimelineStep::Kind::SrqLimit: return "srq_limit";
+    case TimelineStep::Kind::BindMw: return "bind";
+    case TimelineStep::Kind::InvalidateMw: return "invalidate";
   }
   return "?";
 }
@@ -55,6 +57,10 @@ void write_default_timeline(Scenario& s) {
     s.timeline.push_back(std::move(t));
     return s.timeline.back();
   };
+  if (!s.mws.empty()) {  // every window bound once its QP is ready, before any traffic
+    auto& bind = add(TimelineStep::Kind::BindMw);
+    for (const auto& w : s.mws) bind.mws.push_back(Ref{w.name, w.loc});
+  }
   add(TimelineStep::Kind::Smoke);
   auto waves = workload_waves(s);
   int wave_count = waves.empty() ? 0 : *std::max_element(waves.begin(), waves.end()) + 1;

@@ -1,11 +1,14 @@
 #include "verbs/resources.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "verbs/verbs_error.h"
 
@@ -28,18 +31,50 @@ int Pd::release() {
   return e;
 }
 
+namespace {
+
+// A number from /proc/meminfo ("Hugepagesize:" in kB, "HugePages_Free:"), or `fallback`.
+uint64_t meminfo(const std::string& key, uint64_t fallback) {
+  std::ifstream in("/proc/meminfo");
+  std::string k;
+  uint64_t v;
+  while (in >> k >> v) {
+    if (k == key) return v;
+    in.ignore(256, '\n');
+  }
+  return fallback;
+}
+
+}  // namespace
+
 Mr::Mr(std::string name, ibv_pd* pd, size_t length, int access) : Resource(std::move(name)), length_(length) {
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   size_t alloc = length == 0 ? page : (length + page - 1) / page * page;
-  void* p = nullptr;
-  if (posix_memalign(&p, page, alloc) != 0) throw VerbsError("posix_memalign", this->name(), ENOMEM);
-  buf_ = static_cast<uint8_t*>(p);
-  std::memset(buf_, 0, alloc);
+  if (access & IBV_ACCESS_HUGETLB) {
+    size_t huge = meminfo("Hugepagesize:", 2048) * 1024;
+    alloc = (std::max<size_t>(length, 1) + huge - 1) / huge * huge;
+    void* p = mmap(nullptr, alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      throw VerbsError("mmap(MAP_HUGETLB)", this->name(), e,
+                       "hugetlb needs " + std::to_string(alloc / huge) + " huge page(s) of " + std::to_string(huge >> 10) +
+                           " KiB; " + std::to_string(meminfo("HugePages_Free:", 0)) +
+                           " free (reserve them: echo N > /proc/sys/vm/nr_hugepages)");
+    }
+    buf_ = static_cast<uint8_t*>(p);  // anonymous pages come zeroed
+    mapped_ = alloc;
+  } else {
+    void* p = nullptr;
+    if (posix_memalign(&p, page, alloc) != 0) throw VerbsError("posix_memalign", this->name(), ENOMEM);
+    buf_ = static_cast<uint8_t*>(p);
+    std::memset(buf_, 0, alloc);
+  }
   errno = 0;
   mr_ = ibv_reg_mr(pd, buf_, length, access);
   if (!mr_) {
     int e = err_or(EINVAL);
-    std::free(buf_);
+    if (mapped_) munmap(buf_, mapped_);
+    else std::free(buf_);
     buf_ = nullptr;
     throw VerbsError("ibv_reg_mr", this->name(), e, "length " + std::to_string(length));
   }
@@ -48,7 +83,9 @@ Mr::Mr(std::string name, ibv_pd* pd, size_t length, int access) : Resource(std::
 Mr::~Mr() {
   release();
   // The buffer must outlive the registration: free it only once deregistered.
-  if (!mr_) std::free(buf_);
+  if (mr_ || !buf_) return;
+  if (mapped_) munmap(buf_, mapped_);
+  else std::free(buf_);
 }
 
 int Mr::release() {

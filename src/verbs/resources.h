@@ -60,7 +60,10 @@ class Pd : public Resource {
   ibv_pd* pd_ = nullptr;
 };
 
-// Owns both the registration and its page-aligned buffer.
+// Owns both the registration and its page-aligned buffer. With IBV_ACCESS_HUGETLB in `access`
+// the buffer is an mmap(MAP_HUGETLB) of whole huge pages; when the host has too few huge
+// pages free the constructor throws VerbsError("mmap(MAP_HUGETLB)", ENOMEM) saying how many
+// it needs and how to reserve them (/proc/sys/vm/nr_hugepages).
 class Mr : public Resource {
  public:
   Mr(std::string name, ibv_pd* pd, size_t length, int access);
@@ -75,6 +78,7 @@ class Mr : public Resource {
   ibv_mr* mr_ = nullptr;
   uint8_t* buf_ = nullptr;
   size_t length_;
+  size_t mapped_ = 0;  // bytes of huge pages mapped (0: posix_memalign)
 };
 
 class CompChannel : public Resource {

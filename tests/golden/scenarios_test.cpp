@@ -191,7 +191,8 @@ TEST_CASE("the scenario schema's object properties match the loader's keys") {
   const std::pair<const char*, const std::vector<std::string>&> objects[] = {
       {"host", keys::host()}, {"device", keys::device()}, {"pd", keys::pd()},   {"mr", keys::mr()},
       {"cq", keys::cq()},     {"srq", keys::srq()},       {"xrcd", keys::xrcd()}, {"qp", keys::qp()},
-      {"cap", keys::cap()},   {"workload", keys::workload()}, {"thresholds", keys::threshold()}};
+      {"cap", keys::cap()},   {"workload", keys::workload()}, {"thresholds", keys::threshold()},
+      {"mw", keys::mw()}};
   for (const auto& entry : objects) {
     // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
     const char* name = entry.first;

@@ -1,0 +1,151 @@
+#include "exec/memory_windows.h"
+
+#include <chrono>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "exec/endpoints.h"
+#include "exec/steps.h"
+#include "util/strings.h"
+#include "util/wc_status_names.h"
+
+namespace qpo::exec {
+
+namespace {
+
+constexpr uint64_t kWindowTag = 0x4d57000000000000ull;  // "MW": bind/invalidate work requests
+
+const scenario::Mw& spec_of(const RunState& st, const std::string& name) {
+  const auto* w = st.scenario->mw(name);
+  if (!w) throw std::logic_error("plan names memory window '" + name + "' the scenario does not have");
+  return *w;
+}
+
+// The completion of the work request `wr_id` on `q`'s send CQ, within the run's timeout.
+void await_completion(RunState& st, QpState& q, uint64_t wr_id, int timeout_ms, const std::string& what) {
+  dataplane::CqHandle cq(q.send_cq, access_for(st, q, Reader::Sends));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    ibv_wc wc[8];
+    int n = cq.poll(8, wc);
+    if (n < 0) throw std::runtime_error("ibv_poll_cq failed while waiting for " + what);
+    for (int i = 0; i < n; ++i) {
+      if (wc[i].wr_id != wr_id) continue;
+      if (wc[i].status != IBV_WC_SUCCESS)
+        throw std::runtime_error(what + " completed with " + util::wc_status_name(wc[i].status) + " (QP '" +
+                                 q.spec->name + "' is now in ERR)");
+      return;
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw std::runtime_error("no completion of " + what + " on QP '" + q.spec->name + "' within " +
+                               std::to_string(timeout_ms) + " ms");
+    if (n == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+std::string rkey_text(uint32_t rkey) { return util::hex(rkey); }
+
+}  // namespace
+
+uint64_t window_offset(const scenario::Scenario& s, const std::string& remote) {
+  const auto* w = s.mw(remote);
+  return w ? w->offset : 0;
+}
+
+void alloc_mw(RunState& st, const plan::Step& step) {
+  const auto& w = spec_of(st, step.object);
+  MwState ms;
+  ms.mw = st.own<verbs::Mw>(w.name, st.pds.at(w.pd.name)->get(), w.type);
+  ms.rkey = ms.mw->get()->rkey;
+  st.mws[w.name] = ms;
+}
+
+bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
+  const auto& w = spec_of(st, step.object);
+  auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "bind on QP " + w.bind_qp.name, [&] {
+    auto& ms = st.mws.at(w.name);
+    auto& q = st.qps.at(w.bind_qp.name);
+    verbs::Mr* mr = st.mrs.at(w.mr.name);
+    verbs::WindowBind b{mr->get(), reinterpret_cast<uintptr_t>(mr->data()) + w.offset, w.length, w.access};
+    uint64_t wr_id = kWindowTag | static_cast<uint64_t>(ordinal_of(st, q.spec->name));
+    uint32_t rkey = 0;
+    if (w.type == 1) {
+      if (int e = verbs::bind_type1(q.qp->get(), *ms.mw, b, wr_id, &rkey))
+        throw verbs::VerbsError("ibv_bind_mw", w.name, e, "on QP " + q.spec->name);
+    } else {
+      rkey = verbs::next_rkey(ms.rkey);
+      if (int e = verbs::post_bind_type2(q.qp->get(), *ms.mw, b, rkey, wr_id))
+        throw verbs::VerbsError("ibv_post_send", w.name, e, "IBV_WR_BIND_MW on QP " + q.spec->name);
+    }
+    await_completion(st, q, wr_id, o.timeout_ms, "the bind of window '" + w.name + "'");
+    ms.rkey = rkey;
+    ms.bound = true;
+    st.mws_bound.push_back(w.name);
+  });
+  if (r.status == report::StepStatus::Ok) {
+    const auto& ms = st.mws.at(w.name);
+    r.message = "type " + std::to_string(w.type) + ", " + std::to_string(w.length) + " B of " + w.mr.name + " from " +
+                std::to_string(w.offset) + ", rkey " + rkey_text(ms.rkey);
+  }
+  return r.status != report::StepStatus::Failed;
+}
+
+bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
+  const auto& w = spec_of(st, step.object);
+  uint32_t old = 0;
+  auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "on QP " + w.bind_qp.name, [&] {
+    auto& ms = st.mws.at(w.name);
+    auto& q = st.qps.at(w.bind_qp.name);
+    uint64_t wr_id = kWindowTag | (1ull << 32) | static_cast<uint64_t>(ordinal_of(st, q.spec->name));
+    old = ms.rkey;
+    if (w.type == 1) {
+      uint32_t rkey = 0;
+      if (int e = verbs::bind_type1(q.qp->get(), *ms.mw, verbs::WindowBind{}, wr_id, &rkey))
+        throw verbs::VerbsError("ibv_bind_mw", w.name, e, "length 0 (unbind) on QP " + q.spec->name);
+      await_completion(st, q, wr_id, o.timeout_ms, "the unbind of window '" + w.name + "'");
+      ms.rkey = rkey;
+    } else {
+      if (int e = verbs::post_local_invalidate(q.qp->get(), ms.rkey, wr_id))
+        throw verbs::VerbsError("ibv_post_send", w.name, e, "IBV_WR_LOCAL_INV on QP " + q.spec->name);
+      await_completion(st, q, wr_id, o.timeout_ms, "the local invalidation of window '" + w.name + "'");
+    }
+    ms.bound = false;
+  });
+  if (r.status == report::StepStatus::Ok)
+    r.message = "rkey " + rkey_text(old) + " no longer valid" + (w.type == 1 ? " (unbound)" : " (IBV_WR_LOCAL_INV)");
+  return r.status != report::StepStatus::Failed;
+}
+
+bool publish_mws(RunState& st, const plan::Step& step) {
+  std::ostringstream mine;
+  for (const auto& name : st.mws_bound) {
+    const auto& w = spec_of(st, name);
+    const auto& ms = st.mws.at(name);
+    verbs::Mr* mr = st.mrs.at(w.mr.name);
+    uint64_t addr = (w.access & IBV_ACCESS_ZERO_BASED) ? 0 : reinterpret_cast<uintptr_t>(mr->data()) + w.offset;
+    mine << name << ' ' << addr << ' ' << w.length << ' ' << ms.rkey << '\n';
+  }
+  st.mws_bound.clear();
+  std::vector<std::string> notes;
+  auto& r = run_step(st, st.host, "traffic", "publish", step.object, "memory windows", [&] {
+    if (!st.channel || !st.channel->gather("mws " + std::to_string(step.stage), mine.str(), &notes))
+      throw std::runtime_error("the hosts did not meet to exchange the windows' rkeys");
+    for (const auto& note : notes) {
+      std::istringstream in(note);
+      std::string name;
+      RemoteMr m;
+      while (in >> name >> m.addr >> m.length >> m.rkey) {
+        const auto* w = st.scenario->mw(name);
+        const auto* pd = w ? st.scenario->pd(w->pd.name) : nullptr;
+        m.host = pd ? st.scenario->host_of_device(pd->device.name) : "";
+        st.dir.mrs[name] = m;
+      }
+    }
+  });
+  if (r.status == report::StepStatus::Failed) st.channel_broken = true;
+  else r.message = "every host knows the windows' rkeys";
+  return r.status != report::StepStatus::Failed;
+}
+
+}  // namespace qpo::exec

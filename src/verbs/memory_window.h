@@ -1,0 +1,49 @@
+#pragma once
+// A memory window (ibv_alloc_mw / ibv_dealloc_mw) and the work requests that bind and
+// invalidate it. The owner is deallocated before its MR and PD (teardown's reverse order;
+// rxe refuses ibv_dereg_mr while a window is bound to the MR). Binding and invalidating post
+// on a QP's send queue; the caller polls the completion (the run's CQ router owns the CQ).
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <string>
+
+#include "verbs/resources.h"
+
+namespace qpo::verbs {
+
+class Mw : public Resource {
+ public:
+  // type: 1 or 2 (IBV_MW_TYPE_1 / IBV_MW_TYPE_2). Throws VerbsError("ibv_alloc_mw").
+  Mw(std::string name, ibv_pd* pd, int type);
+  ~Mw() override { release(); }
+  const char* destroy_verb() const override { return "ibv_dealloc_mw"; }
+  int release() override;
+  ibv_mw* get() const { return mw_; }
+  int type() const { return type_; }
+
+ private:
+  ibv_mw* mw_ = nullptr;
+  int type_;
+};
+
+// Where a bind opens the window: `length` bytes of `mr` from `addr` (an address inside the
+// MR's buffer), with remote `access` (IBV_ACCESS_REMOTE_*, IBV_ACCESS_ZERO_BASED).
+struct WindowBind {
+  ibv_mr* mr = nullptr;
+  uint64_t addr = 0, length = 0;
+  unsigned access = 0;
+};
+
+// Type 1: ibv_bind_mw, signaled, wr_id `wr_id`; mr == nullptr (length 0) unbinds. On success
+// `*rkey` is the window's new rkey (the provider's choice). Returns 0 or the errno.
+int bind_type1(ibv_qp* qp, Mw& mw, const WindowBind& b, uint64_t wr_id, uint32_t* rkey);
+// Type 2: an IBV_WR_BIND_MW work request (ibv_post_send) giving the window `new_rkey`
+// (ibv_inc_rkey of the current one: only its low 8 bits are the consumer's). 0 or the errno.
+int post_bind_type2(ibv_qp* qp, Mw& mw, const WindowBind& b, uint32_t new_rkey, uint64_t wr_id);
+// IBV_WR_LOCAL_INV of `rkey` (a type 2 window's), signaled. 0 or the errno.
+int post_local_invalidate(ibv_qp* qp, uint32_t rkey, uint64_t wr_id);
+// The next rkey of a window: the same index, the key byte + 1 (ibv_inc_rkey).
+uint32_t next_rkey(uint32_t rkey);
+
+}  // namespace qpo::verbs
