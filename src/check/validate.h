@@ -29,5 +29,8 @@ void check_values(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_cross_qp(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_caps(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_scripts(const scenario::Scenario& s, diag::DiagSink& sink);
+// `qpo run --local` only (not part of validate): a fault between hosts that --local puts on
+// one device cannot work (Q511 as an error).
+void check_local_faults(const scenario::Scenario& s, diag::DiagSink& sink);
 
 }  // namespace qpo::check
