@@ -53,8 +53,9 @@ usage: lab.sh COMMAND ...
        [--verbose] -- CMD [ARGS...]
                run CMD in one guest with rxe0 on lo; exits with CMD's exit code
   run2 [--timeout SECS] [--smp N] [--mem MB] [--cwd DIR] [--out DIR] [--env NAME[=VALUE]]...
-       [--verbose] --cmd-a 'SHELL CMD' --cmd-b 'SHELL CMD'
-               two guests a and b joined by a network (rxe0 on eth0, fd00:1::1 and fd00:1::2)
+       [--verbose] [--plain-a] --cmd-a 'SHELL CMD' --cmd-b 'SHELL CMD'
+               two guests a and b joined by a network (rxe0 on eth0, fd00:1::1 and fd00:1::2);
+               --plain-a: guest a's output without the '[a] ' prefix
 
 exit codes: CMD's own; 124 timeout; 125 the lab failed (boot, rxe, missing tools); 2 usage
 environment: QPO_LAB_CACHE (cache dir), QPO_LAB_OUT (host dir for results, also set in the guest)
@@ -311,7 +312,7 @@ write_env() { # write_env EXTRA_ASSIGNMENTS... (NAME=VALUE)
 # or at the first word that is not an option, so the command's own options stay its own.
 parse_options() {
     OPT_TIMEOUT=600 OPT_SMP=$1 OPT_MEM=1024 OPT_CWD=$PWD OPT_OUT=${QPO_LAB_OUT:-} OPT_VERBOSE=0
-    OPT_ENV=() OPT_CMD_A='' OPT_CMD_B='' REST=()
+    OPT_ENV=() OPT_CMD_A='' OPT_CMD_B='' OPT_PLAIN_A=0 REST=()
     shift
     while (($#)); do
         case $1 in
@@ -327,6 +328,7 @@ parse_options() {
             --verbose) OPT_VERBOSE=1; shift ;;
             --cmd-a) OPT_CMD_A=${2:?--cmd-a needs a shell command}; shift 2 ;;
             --cmd-b) OPT_CMD_B=${2:?--cmd-b needs a shell command}; shift 2 ;;
+            --plain-a) OPT_PLAIN_A=1; shift ;;
             --) shift; REST=("$@"); break ;;
             -*) usage_error "unknown option $1" ;;
             *) REST=("$@"); break ;;
@@ -506,6 +508,7 @@ cmd_run() {
     set -- "${REST[@]+"${REST[@]}"}"
     (($#)) || usage_error "run: no command (lab.sh run [options] -- CMD [ARGS...])"
     [[ -z $OPT_CMD_A$OPT_CMD_B ]] || usage_error "run: --cmd-a/--cmd-b belong to run2"
+    ((OPT_PLAIN_A == 0)) || usage_error "run: --plain-a belongs to run2"
 
     prepare
     make_work
@@ -563,7 +566,11 @@ cmd_run2() {
         -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:01)
     net_b=(-netdev "dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$pb,remote.type=inet,remote.host=127.0.0.1,remote.port=$pa"
         -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:02)
-    start_guest a "[a] " "$out" "${net_a[@]}"
+    # --plain-a: guest a's command speaks for the run (qpo run's report, JSON included), so its
+    # lines keep their own form; guest b's stay prefixed.
+    local prefix_a="[a] "
+    ((OPT_PLAIN_A)) && prefix_a=""
+    start_guest a "$prefix_a" "$out" "${net_a[@]}"
     start_guest b "[b] " "$out" "${net_b[@]}"
     # Boot times differ by a second or more: release both commands together once both
     # guests have rxe0 up.

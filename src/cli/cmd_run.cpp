@@ -10,9 +10,12 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/lab.h"
+#include "cli/lab_hosts.h"
 #include "cluster/controller.h"
 #include "cluster/launch.h"
 #include "exec/executor.h"
+#include "exec/host_session.h"
+#include "check/validate.h"
 #include "plan/plan.h"
 #include "report/run_report.h"
 
@@ -22,6 +25,27 @@ namespace {
 void on_sigint(int) {
   exec::request_stop();
   cluster::request_abort();
+}
+
+// --local puts every host on this machine: a fault between hosts that then share one device
+// is an error (Q511), printed like validation's. Returns the exit code to stop with, or 0.
+int refuse_local_faults(LoadedScenario& l, const OutputOptions& out, const std::string& file) {
+  diag::DiagSink extra;
+  check::check_local_faults(*l.scenario(), extra);
+  if (!extra.has_errors()) return 0;
+  for (const auto& d : extra.all()) l.diags.add(d);
+  if (out.format == "json") {
+    util::JsonWriter json;
+    json.begin_object().key("files").begin_array();
+    render_file_json(json, file, l, true);
+    json.end_array().end_object();
+    std::cout << json.str() << "\n";
+  }
+  diag::Sources sources;
+  if (l.source) sources[l.source->name()] = l.source.get();
+  for (const auto& d : extra.all()) std::cerr << diag::render_text(d, sources, out.color) << "\n";
+  std::cerr << file << ": not running it with --local\n";
+  return 1;
 }
 }  // namespace
 
@@ -45,7 +69,10 @@ Action add_run(CLI::App& app) {
       "A transition the scenario expects to fail must fail with that errno. A prediction of the rule\n"
       "tables that the kernel contradicts is printed as a DISAGREEMENT.\n\n"
       "Without an RDMA device on this host, qpo runs the scenario in the built-in Soft-RoCE lab (a\n"
-      "QEMU guest with rdma_rxe; see scripts/lab/README.md), as if --lab was given.\n\n"
+      "QEMU guest with rdma_rxe; see scripts/lab/README.md), as if --lab was given. A scenario with\n"
+      "two hosts gets two guests joined by the lab's link, one host in each (the hosts' addresses\n"
+      "are replaced there: guest a runs the controller, guest b an agent); --local keeps every host\n"
+      "on one device in one guest, where a fault between hosts is an error (Q511).\n\n"
       "Exit status: 0 pass, 1 fail or invalid scenario, 2 system error, 77 unsupported by device\n"
       "(e.g. XRC on rxe; reported with the reason, never as a pass).\n\n"
       "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml");
@@ -72,15 +99,29 @@ Action add_run(CLI::App& app) {
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
+    if (opts->local)
+      if (int code = refuse_local_faults(*l, opts->out, opts->file)) return code;
     if (use_lab(opts->lab, opts->no_lab, "running")) {
-      std::vector<std::string> args{"run", "--no-lab", "--format", opts->out.format, "--timeout-ms",
-                                    std::to_string(opts->timeout_ms), "--phase-timeout",
-                                    std::to_string(opts->phase_timeout_s)};
+      std::vector<std::string> args{"--format", opts->out.format, "--timeout-ms", std::to_string(opts->timeout_ms),
+                                    "--phase-timeout", std::to_string(opts->phase_timeout_s)};
       if (opts->verbose) args.push_back("--verbose");
       if (opts->no_smoke) args.push_back("--no-smoke");
+      for (const auto& o : opts->overrides) args.insert(args.end(), {"--set", o});
+      // Two hosts without --local: one guest each, joined by the lab's link (cli/lab_hosts.h).
+      auto hosts = exec::active_hosts(*l->scenario());
+      if (!opts->local && hosts.size() > 1) {
+        if (opts->file == "-") {
+          std::cerr << "qpo: a multi-host scenario runs in two lab guests, which cannot read it from standard "
+                       "input; give a file\n";
+          return static_cast<int>(kSystemError);
+        }
+        std::vector<std::string> addresses;
+        for (const auto& h : hosts) addresses.push_back(l->scenario()->host(h)->address);
+        return run_hosts_in_lab(hosts, addresses, args, opts->file);
+      }
       if (opts->local) args.push_back("--local");
       if (opts->agents) args.push_back("--agents");
-      for (const auto& o : opts->overrides) args.insert(args.end(), {"--set", o});
+      args.insert(args.begin(), {"run", "--no-lab"});
       args.push_back(opts->file);
       return run_in_lab(args);
     }

@@ -28,7 +28,9 @@ Action add_test(CLI::App& app) {
       "with an errno, completions that must have a status). Outcomes: pass, fail (including invalid\n"
       "scenarios and timeouts), skip (the device lacks a capability; the reason is shown, and a skip\n"
       "is never counted as a pass). The last line is `N passed, N failed, N skipped`; exit 0 only if\n"
-      "nothing failed. Without an RDMA device the whole suite runs in one Soft-RoCE lab guest.\n\n"
+      "nothing failed. Without an RDMA device the whole suite runs in one Soft-RoCE lab guest; a suite\n"
+      "with a multi-host scenario (and no --local) runs every scenario in lab guests of its own (two\n"
+      "for a multi-host one, see qpo run --help).\n\n"
       "Example:\n  qpo test scenarios/\n  qpo test --tag rc --junit results.xml scenarios/ tests/scenarios/run/");
   cmd->add_option("paths", opts->suite.paths, "Scenario files or directories (searched for *.yaml)")->required();
   cmd->add_option("--tag", opts->suite.tags, "Only scenarios with this tag (repeatable)");
@@ -45,6 +47,20 @@ Action add_test(CLI::App& app) {
   return [opts]() {
     auto& o = opts->suite;
     bool use_lab = opts->lab || (!opts->no_lab && verbs::list_devices().empty());
+    // A multi-host scenario needs two lab guests (qpo run boots them), which one guest for the
+    // whole suite cannot hold: then every scenario's qpo run enters the lab by itself, here.
+    std::string lab_flag = "--no-lab";  // each case's qpo run: the suite is already where it runs
+    size_t multi_host = 0;
+    if (use_lab && !opts->local) {
+      std::vector<std::string> ignored;
+      for (const auto& c : suite::collect(o, &ignored)) multi_host += c.hosts > 1;
+    }
+    if (use_lab && multi_host) {
+      std::cerr << "qpo: " << multi_host << " multi-host scenario" << (multi_host > 1 ? "s" : "")
+                << " (two lab guests each, without --local): every scenario runs in lab guests of its own\n";
+      use_lab = false;
+      lab_flag = opts->lab ? "--lab" : "";  // "": qpo run finds no device and enters the lab itself
+    }
     if (use_lab) {
       std::vector<std::string> args{"test", "--no-lab", "-j", std::to_string(o.jobs), "--timeout",
                                     std::to_string(o.timeout_s)};
@@ -71,7 +87,8 @@ Action add_test(CLI::App& app) {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     o.qpo = n > 0 ? std::string(self, static_cast<size_t>(n)) : "qpo";
-    o.run_args = {"--no-lab"};
+    o.run_args.clear();
+    if (!lab_flag.empty()) o.run_args.push_back(lab_flag);
     if (opts->local) o.run_args.push_back("--local");
     for (const auto& ov : opts->overrides) o.run_args.insert(o.run_args.end(), {"--set", ov});
     std::vector<std::string> problems;

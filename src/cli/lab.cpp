@@ -11,35 +11,17 @@
 
 namespace qpo::cli {
 
-bool use_lab(bool lab, bool no_lab, const std::string& doing) {
-  if (lab) return true;
-  if (no_lab || !verbs::list_devices().empty()) return false;
-  std::cerr << "qpo: no RDMA device on this host; " << doing << " in the Soft-RoCE lab (use --no-lab to refuse)\n";
-  return true;
-}
+namespace {
 
-std::string lab_script() {
-  if (const char* env = std::getenv("QPO_LAB_SCRIPT")) return env;
-  return std::string(QPO_SOURCE_DIR) + "/scripts/lab/lab.sh";
-}
-
-int run_in_lab(const std::vector<std::string>& qpo_args, const std::vector<std::string>& lab_args) {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) {
-    std::cerr << "qpo: cannot find my own binary for the lab\n";
-    return 2;
-  }
-  self[n] = '\0';
+// Runs lab.sh with `args`; returns its exit code, or 2 when it cannot be started.
+int run_lab_script(const std::vector<std::string>& args) {
   std::string script = lab_script();
   if (access(script.c_str(), X_OK) != 0) {
     std::cerr << "qpo: lab script " << script << " not found (set QPO_LAB_SCRIPT)\n";
     return 2;
   }
-  std::vector<std::string> argv{script, "run"};
-  argv.insert(argv.end(), lab_args.begin(), lab_args.end());
-  argv.insert(argv.end(), {"--", self});
-  argv.insert(argv.end(), qpo_args.begin(), qpo_args.end());
+  std::vector<std::string> argv{script};
+  argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
@@ -57,6 +39,47 @@ int run_in_lab(const std::vector<std::string>& qpo_args, const std::vector<std::
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 2;
+}
+
+}  // namespace
+
+bool use_lab(bool lab, bool no_lab, const std::string& doing) {
+  if (lab) return true;
+  if (no_lab || !verbs::list_devices().empty()) return false;
+  std::cerr << "qpo: no RDMA device on this host; " << doing << " in the Soft-RoCE lab (use --no-lab to refuse)\n";
+  return true;
+}
+
+std::string lab_script() {
+  if (const char* env = std::getenv("QPO_LAB_SCRIPT")) return env;
+  return std::string(QPO_SOURCE_DIR) + "/scripts/lab/lab.sh";
+}
+
+std::string self_path() {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return "";
+  return std::string(self, static_cast<size_t>(n));
+}
+
+int run_in_lab(const std::vector<std::string>& qpo_args, const std::vector<std::string>& lab_args) {
+  std::string self = self_path();
+  if (self.empty()) {
+    std::cerr << "qpo: cannot find my own binary for the lab\n";
+    return 2;
+  }
+  std::vector<std::string> args{"run"};
+  args.insert(args.end(), lab_args.begin(), lab_args.end());
+  args.insert(args.end(), {"--", self});
+  args.insert(args.end(), qpo_args.begin(), qpo_args.end());
+  return run_lab_script(args);
+}
+
+int run_in_lab2(const std::string& cmd_a, const std::string& cmd_b, const std::vector<std::string>& lab_args) {
+  std::vector<std::string> args{"run2"};
+  args.insert(args.end(), lab_args.begin(), lab_args.end());
+  args.insert(args.end(), {"--cmd-a", cmd_a, "--cmd-b", cmd_b});
+  return run_lab_script(args);
 }
 
 }  // namespace qpo::cli

@@ -14,5 +14,10 @@ bool use_lab(bool lab, bool no_lab, const std::string& doing);
 // Runs `qpo <args...>` in the lab; returns its exit code (124 timeout, 125 lab failure).
 // `lab_args` go to lab.sh run before the command (e.g. {"--out", DIR} to keep files written there).
 int run_in_lab(const std::vector<std::string>& qpo_args, const std::vector<std::string>& lab_args = {});
+// Runs `lab.sh run2 <lab_args...> --cmd-a A --cmd-b B` (two guests, shell commands); returns
+// its exit code (the failing guest's, a before b; 124 timeout, 125 lab failure).
+int run_in_lab2(const std::string& cmd_a, const std::string& cmd_b, const std::vector<std::string>& lab_args = {});
+// This qpo binary's path (/proc/self/exe), or "" when it cannot be found.
+std::string self_path();
 
 }  // namespace qpo::cli

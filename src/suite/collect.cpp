@@ -37,6 +37,7 @@ std::vector<Case> collect(const Options& o, std::vector<std::string>* problems) 
       if (n.IsMap() && n["tags"] && n["tags"].IsSequence())
         for (const auto& t : n["tags"])
           if (t.IsScalar()) c.tags.push_back(t.as<std::string>());
+      if (n.IsMap() && n["hosts"] && n["hosts"].IsMap()) c.hosts = n["hosts"].size();
     } catch (const std::exception&) {
     }
     if (!o.tags.empty()) {

@@ -14,6 +14,7 @@ struct Case {
   std::string reason;    // why not pass (first line), or the skip reason
   std::string output;    // the child's full output, for failures
   double seconds = 0;
+  size_t hosts = 0;      // entries of its `hosts:` map (0 when it has none or does not parse)
 };
 
 struct Options {

@@ -1,0 +1,121 @@
+#include "cm/cm.h"
+
+#include <arpa/inet.h>
+#include <poll.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "verbs/verbs_error.h"
+
+namespace qpo::cm {
+
+std::string event_name(rdma_cm_event_type type) {
+  const char* s = rdma_event_str(type);
+  return s ? s : "UNKNOWN EVENT";
+}
+
+EventChannel::EventChannel(const std::string& object) {
+  ch_ = rdma_create_event_channel();
+  if (!ch_) throw verbs::VerbsError("rdma_create_event_channel", object, errno ? errno : ENODEV);
+}
+
+EventChannel::~EventChannel() {
+  if (ch_) rdma_destroy_event_channel(ch_);
+}
+
+Id::Id(EventChannel& channel, rdma_port_space ps, const std::string& object) : object_(object) {
+  if (rdma_create_id(channel.get(), &id_, nullptr, ps) != 0) {
+    id_ = nullptr;
+    throw verbs::VerbsError("rdma_create_id", object, errno);
+  }
+}
+
+Id::~Id() { release(); }
+
+Id& Id::operator=(Id&& o) noexcept {
+  if (this != &o) {
+    release();
+    id_ = o.id_;
+    object_ = std::move(o.object_);
+    o.id_ = nullptr;
+  }
+  return *this;
+}
+
+int Id::release() {
+  if (!id_) return 0;
+  int e = rdma_destroy_id(id_) == 0 ? 0 : errno;
+  id_ = nullptr;
+  return e;
+}
+
+std::optional<Event> next_event(EventChannel& channel, int timeout_ms, int* err) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left < 0) left = 0;
+    pollfd p{channel.get()->fd, POLLIN, 0};
+    int r = ::poll(&p, 1, static_cast<int>(left));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      *err = errno;
+      return std::nullopt;
+    }
+    if (r == 0) {
+      *err = ETIMEDOUT;
+      return std::nullopt;
+    }
+    break;
+  }
+  rdma_cm_event* raw = nullptr;
+  if (rdma_get_cm_event(channel.get(), &raw) != 0) {
+    *err = errno;
+    return std::nullopt;
+  }
+  Event e;
+  e.type = raw->event;
+  e.status = raw->status;
+  e.id = raw->id;
+  e.listen_id = raw->listen_id;
+  // `param` is a union: UD ids' events carry rdma_ud_param, the others rdma_conn_param (both
+  // begin with the private data).
+  e.ud = raw->id && (raw->id->ps == RDMA_PS_UDP || raw->id->ps == RDMA_PS_IPOIB);
+  const auto& conn = raw->param.conn;
+  if (conn.private_data && conn.private_data_len) {
+    const auto* b = static_cast<const unsigned char*>(conn.private_data);
+    e.private_data.assign(b, b + conn.private_data_len);
+  }
+  if (e.ud) {
+    e.ah_attr = raw->param.ud.ah_attr;
+    e.qp_num = raw->param.ud.qp_num;
+    e.qkey = raw->param.ud.qkey;
+  } else {
+    e.responder_resources = conn.responder_resources;
+    e.initiator_depth = conn.initiator_depth;
+    e.qp_num = conn.qp_num;
+  }
+  rdma_ack_cm_event(raw);
+  *err = 0;
+  return e;
+}
+
+bool make_sockaddr(const std::string& ip, uint16_t port, sockaddr_storage* out) {
+  std::memset(out, 0, sizeof *out);
+  auto* v4 = reinterpret_cast<sockaddr_in*>(out);
+  if (inet_pton(AF_INET, ip.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    return true;
+  }
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(out);
+  if (inet_pton(AF_INET6, ip.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace qpo::cm

@@ -1,0 +1,79 @@
+#pragma once
+// RAII over librdmacm: an event channel, the connection identifiers on it, and its events.
+// The only place besides src/verbs that sees a verbs header (rdma_cma.h includes verbs.h).
+//
+// Ownership: ids must be destroyed before their channel (librdmacm refuses otherwise), and an
+// event must be acknowledged before its id can be destroyed. next_event() copies what it needs
+// and acknowledges at once, so an Event holds no librdmacm memory; declare the channel before
+// the ids so they go first.
+#include <rdma/rdma_cma.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qpo::cm {
+
+// "RDMA_CM_EVENT_ESTABLISHED" for an event type: librdmacm's own table (rdma_event_str).
+std::string event_name(rdma_cm_event_type type);
+
+class EventChannel {
+ public:
+  // Throws verbs::VerbsError("rdma_create_event_channel", object, errno).
+  explicit EventChannel(const std::string& object);
+  ~EventChannel();
+  EventChannel(const EventChannel&) = delete;
+  EventChannel& operator=(const EventChannel&) = delete;
+  rdma_event_channel* get() const { return ch_; }
+
+ private:
+  rdma_event_channel* ch_ = nullptr;
+};
+
+class Id {
+ public:
+  Id() = default;
+  // rdma_create_id on `channel` (RDMA_PS_TCP for RC/UC, RDMA_PS_UDP for UD); throws VerbsError.
+  Id(EventChannel& channel, rdma_port_space ps, const std::string& object);
+  // Takes an id librdmacm made (a connect request's).
+  Id(rdma_cm_id* adopted, std::string object) : id_(adopted), object_(std::move(object)) {}
+  ~Id();
+  Id(Id&& o) noexcept : id_(o.id_), object_(std::move(o.object_)) { o.id_ = nullptr; }
+  Id& operator=(Id&& o) noexcept;
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  rdma_cm_id* get() const { return id_; }
+  explicit operator bool() const { return id_ != nullptr; }
+  const std::string& object() const { return object_; }
+  // rdma_destroy_id now; returns its errno (0 ok). Idempotent.
+  int release();
+
+ private:
+  rdma_cm_id* id_ = nullptr;
+  std::string object_;
+};
+
+// One event, copied out of librdmacm and acknowledged.
+struct Event {
+  rdma_cm_event_type type = RDMA_CM_EVENT_ADDR_ERROR;
+  int status = 0;                  // the event's status (a reject reason for REJECTED, -errno for errors)
+  rdma_cm_id* id = nullptr;        // the id it concerns (for CONNECT_REQUEST: the new one, to adopt)
+  rdma_cm_id* listen_id = nullptr; // CONNECT_REQUEST: the listening id it came to
+  std::vector<unsigned char> private_data;
+  uint8_t responder_resources = 0, initiator_depth = 0;  // CONNECT_REQUEST / RESPONSE
+  uint32_t qp_num = 0;             // the peer's QP number where the event carries one
+  // RDMA_PS_UDP ids: ESTABLISHED carries how to reach the peer's UD QP.
+  bool ud = false;
+  ibv_ah_attr ah_attr{};
+  uint32_t qkey = 0;
+  std::string name() const { return event_name(type); }
+};
+
+// Waits at most `timeout_ms` for the next event. nullopt on timeout (*err = ETIMEDOUT) or
+// failure (*err = errno).
+std::optional<Event> next_event(EventChannel& channel, int timeout_ms, int* err);
+
+// "10.0.1.2" or "fd00:1::2" (an IPv4 or IPv6 literal) with a port; false when `ip` is neither.
+bool make_sockaddr(const std::string& ip, uint16_t port, sockaddr_storage* out);
+
+}  // namespace qpo::cm

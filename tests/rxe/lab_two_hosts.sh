@@ -1,0 +1,51 @@
+#!/bin/sh
+# `qpo run` and `qpo test` of two-host scenarios from this host, no hand-made agents: each host
+# gets its own lab guest (lab.sh run2), joined by the lab's link, so the fault on host a's
+# netdev really touches the RC traffic to host b. Two runs, two guests each (~1 min here):
+#   1. qpo run --lab rc-write-loss-1pct: passes, the log says where each host ran and that the
+#      scenario's addresses were replaced, the fault went onto guest a's eth0, and the run
+#      reports the device's retransmissions (1% of ~11,000 packets: some are always lost).
+#   2. qpo test --lab rc-loss-100pct-retry-exceeded: the suite runs the multi-host case in
+#      guests of its own (not one guest for the suite) and the expected RETRY_EXC_ERR passes.
+set -u
+QPO=${1:?usage: lab_two_hosts.sh QPO_BINARY}
+cd "$(dirname "$0")/../.." || exit 2
+failures=0
+
+# check NAME WANT_EXIT RC OUTPUT PATTERN...: every extended regex must match a line of OUTPUT.
+check() {
+  name=$1 want=$2 rc=$3 out=$4
+  shift 4
+  problem=""
+  [ "$rc" -eq "$want" ] || problem="exit $rc, expected $want"
+  for pattern in "$@"; do
+    printf '%s\n' "$out" | grep -Eq -- "$pattern" || problem="$problem; output lacks /$pattern/"
+  done
+  if [ -z "$problem" ]; then
+    echo "ok   $name"
+  else
+    failures=$((failures + 1))
+    echo "FAIL $name: $problem"
+    printf '%s\n' "$out" | tail -40 | sed 's/^/     | /'
+  fi
+}
+
+F=tests/scenarios/faults/rc-write-loss-1pct.yaml
+out=$("$QPO" run --lab "$F" 2>&1)
+check "qpo run: two hosts in two guests, 1% loss, data intact" 0 $? "$out" \
+  "^qpo: 2 hosts, one lab guest each, joined by the lab's link: host a in guest a \(10\.0\.1\.1, fd00:1::1\), host b in guest b \(10\.0\.1\.2, fd00:1::2\)" \
+  "the scenario's addresses \(a: lab-node-a, b: lab-node-b\) are not used in the lab$" \
+  "^\[b\] qpo agent: listening on \[::\]:7000$" \
+  "tc qdisc replace +lossy +dev eth0 root netem loss 1%  ok" \
+  "hw_counters: completer_retry_err \+[1-9]" \
+  "^with --set hosts\.b\.address=\"tcp://\[fd00:1::2\]:7000\"$" \
+  "^PASS rc-write-loss-1pct"
+
+R=tests/scenarios/faults/rc-loss-100pct-retry-exceeded.yaml
+out=$("$QPO" test --lab "$R" 2>&1)
+check "qpo test: the multi-host case in guests of its own, RETRY_EXC_ERR as expected" 0 $? "$out" \
+  "^qpo: 1 multi-host scenario \(two lab guests each, without --local\): every scenario runs in lab guests of its own$" \
+  "^1 passed, 0 failed, 0 skipped$"
+
+echo "$failures two-host lab checks failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,150 @@
+// A multi-host scenario in the lab (cli/lab_hosts.h): the two guests' commands, the address
+// overrides guest a's qpo run gets, the limit of two guests; and `qpo run --local` refusing a
+// fault between hosts that --local puts on one device (Q511).
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "check/validate.h"
+#include "cli/lab_hosts.h"
+#include "scenario_fixture.h"
+
+namespace {
+
+using qpo::test::load_validate;
+
+// Two hosts, an RC write from a to b, a fault on host a's device. `db_name` is host b's device.
+std::string two_hosts_with_fault(const std::string& db_name = "rxe0") {
+  return "version: 1\n"
+         "name: two-hosts-fault\n"
+         "hosts: { a: { address: lab-node-a }, b: { address: lab-node-b } }\n"
+         "devices:\n"
+         "  da: { host: a, name: rxe0 }\n"
+         "  db: { host: b, name: " + db_name + " }\n"
+         "mrs:\n"
+         "  ma: { pd: da, size: 64KiB, access: [local_write] }\n"
+         "  mb: { pd: db, size: 64KiB, access: [local_write, remote_write] }\n"
+         "cqs: { ca: { device: da }, cb: { device: db } }\n"
+         "qps:\n"
+         "  qa: { pd: da, type: RC, send_cq: ca, recv_cq: ca, connect: qb, states: { INIT: {}, RTR: {}, RTS: {} } }\n"
+         "  qb: { pd: db, type: RC, send_cq: cb, recv_cq: cb, connect: qa,\n"
+         "        states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: {} } }\n"
+         "workloads:\n"
+         "  write: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 4KiB, iterations: 10 }\n"
+         "faults:\n"
+         "  lossy: { device: da, loss: 1% }\n";
+}
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run_qpo(const std::string& args) {
+  std::string cmd = std::string(QPO_BINARY) + " " + args + " 2>&1";
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) o.output.append(buf, n);
+  int status = pclose(p);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+std::string write_file(const std::string& tag, const std::string& text) {
+  std::string path = "/tmp/qpo-lab-hosts-" + tag + "-" + std::to_string(getpid()) + ".yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("lab guests: guest a runs the controller with host a local and host b at guest b's agent") {
+  auto g = qpo::cli::lab_guest_commands({"a", "b"}, "/opt/qpo", {"--format", "json"}, "/tmp/t/token", "/s/x.yaml");
+  CHECK(g.a ==
+        "exec '/opt/qpo' 'run' '--no-lab' '--token-file' '/tmp/t/token' '--format' 'json' '--set' "
+        "'hosts.a.address=localhost' '--set' 'hosts.b.address=\"tcp://[fd00:1::2]:7000\"' '/s/x.yaml'");
+  CHECK(g.b == "QPO_AGENT_ONCE=1 exec '/opt/qpo' 'agent' '--listen' '[::]:7000' '--token-file' '/tmp/t/token'");
+  REQUIRE(g.overrides.size() == 2);
+}
+
+TEST_CASE("lab guests: the address overrides load as the addresses the controller reaches") {
+  auto g = qpo::cli::lab_guest_commands({"a", "b"}, "/opt/qpo", {}, "/t", "/s.yaml");
+  qpo::test::Loaded l(two_hosts_with_fault());
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink, g.overrides);
+  REQUIRE_MESSAGE(l.scenario, l.dump());
+  CHECK(l.errors() == 0);
+  CHECK(l.scenario->host("a")->address == "localhost");
+  CHECK(l.scenario->host("b")->address == "tcp://[fd00:1::2]:7000");
+}
+
+TEST_CASE("lab guests: shell quoting keeps a quote inside a word") {
+  CHECK(qpo::cli::shell_quote("it's") == "'it'\\''s'");
+  CHECK(qpo::cli::shell_quote("") == "''");
+}
+
+TEST_CASE("lab guests: two hosts fit, three say the lab has two guests") {
+  CHECK(qpo::cli::lab_hosts_problem({"a", "b"}).empty());
+  CHECK(qpo::cli::lab_hosts_problem({"a", "b", "c"}) ==
+        "the scenario has 3 hosts (a, b, c), the Soft-RoCE lab has 2 guests (lab.sh run2); run it with --local "
+        "(every host on one device, in one guest) or on machines with RDMA devices");
+}
+
+TEST_CASE("Q511 under --local: a fault between two hosts on the same device name is an error") {
+  auto l = load_validate(two_hosts_with_fault());
+  REQUIRE_MESSAGE(l.checked, l.dump());
+  CHECK(l.errors() == 0);
+  CHECK(l.with_code("Q511").empty());  // validate alone: the hosts are different machines
+  qpo::diag::DiagSink sink;
+  qpo::check::check_local_faults(l.checked->model(), sink);
+  REQUIRE(sink.all().size() == 1);
+  const auto& d = sink.all()[0];
+  CHECK(d.code == "Q511");
+  CHECK(d.severity == qpo::diag::Severity::Error);
+  CHECK(d.path == "faults.lossy.device");
+  CHECK(d.loc.line == qpo::test::line_of(two_hosts_with_fault(), "lossy:"));
+  CHECK(d.message ==
+        "with --local hosts a and b share one device on this machine, which short-cuts workload 'write' between "
+        "them, so fault 'lossy' cannot touch it");
+  REQUIRE(d.related.size() == 2);
+  CHECK(d.related[1].label == "device 'db' (host b, rxe0)");
+}
+
+TEST_CASE("Q511 under --local: hosts on differently named devices (say rxe0 and rxe1 on a veth pair) are fine") {
+  auto l = load_validate(two_hosts_with_fault("rxe1"));
+  REQUIRE_MESSAGE(l.checked, l.dump());
+  qpo::diag::DiagSink sink;
+  qpo::check::check_local_faults(l.checked->model(), sink);
+  CHECK(sink.all().empty());
+}
+
+TEST_CASE("qpo run --local with a fault between hosts: error Q511, exit 1, nothing run") {
+  auto file = write_file("local", two_hosts_with_fault());
+  auto o = run_qpo("run --local --no-lab " + file);
+  CHECK(o.exit_code == 1);
+  CHECK_MESSAGE(o.output.find("error[Q511]: with --local hosts a and b share one device on this machine") !=
+                    std::string::npos,
+                o.output);
+  CHECK(o.output.find(file + ": not running it with --local\n") != std::string::npos);
+  CHECK(o.output.find("PASS") == std::string::npos);
+  std::remove(file.c_str());
+}
+
+TEST_CASE("qpo run --lab with three hosts: says the lab has two guests, exit 2, no guest booted") {
+  std::string text = two_hosts_with_fault();
+  text.replace(text.find("hosts: {"), std::string("hosts: {").size(), "hosts: { c: {}, ");
+  text.replace(text.find("devices:\n"), std::string("devices:\n").size(), "devices:\n  dc: { host: c, name: rxe0 }\n");
+  auto file = write_file("three", text);
+  auto o = run_qpo("run --lab " + file);
+  CHECK(o.exit_code == 2);
+  CHECK_MESSAGE(o.output.find("qpo: the scenario has 3 hosts (c, a, b), the Soft-RoCE lab has 2 guests") !=
+                    std::string::npos,
+                o.output);
+  CHECK(o.output.find("lab:") == std::string::npos);  // lab.sh never started
+  std::remove(file.c_str());
+}
