@@ -39,6 +39,10 @@ struct WorkloadResult {
   std::vector<Fields> runs;        // summary.runs: one per message size of a sweep
   std::string table;               // summary.text: the perftest-style table
   std::vector<ThresholdResult> thresholds;
+  // An op workload on a QP group: the group's name, on each member's results and on the
+  // aggregate of them all (aggregate = true: bytes of every member over the longest time).
+  std::string group;
+  bool aggregate = false;
 };
 
 struct StepResult {

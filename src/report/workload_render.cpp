@@ -93,6 +93,7 @@ void render_workload_json(util::JsonWriter& j, const WorkloadResult& w) {
   }
   j.end_array();
   j.field("thresholds_passed", passed);
+  if (!w.group.empty()) j.field("group", w.group).field("aggregate", w.aggregate);  // op workloads on a QP group
   j.end_object();
 }
 
