@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "plan/plan.h"
+#include "plan/render_stream.h"
 
 namespace qpo::cli {
 
@@ -35,7 +36,7 @@ Action add_plan(CLI::App& app) {
       plan::render_json(w, p);
       std::cout << w.str() << "\n";
     } else {
-      std::cout << plan::render_text(p);
+      plan::render_text(std::cout, p);
     }
     return static_cast<int>(kOk);
   };

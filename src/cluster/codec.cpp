@@ -128,6 +128,8 @@ report::WorkloadResult workload_from(const YAML::Node& n) {
     th.message = get<std::string>(t, "message", "");
     w.thresholds.push_back(std::move(th));
   }
+  w.group = get<std::string>(n, "group", "");
+  w.aggregate = get<bool>(n, "aggregate", false);
   return w;
 }
 

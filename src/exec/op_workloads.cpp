@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <span>
 #include <thread>
@@ -331,6 +332,7 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t) {
   r.micros = seconds * 1e6;
   auto result = std::make_shared<report::WorkloadResult>();
   result->name = w.name;
+  result->group = w.group;
   result->summary = op_summary(w.size, w.iterations, seconds, t.result.latency_us);
   r.workload = std::move(result);
   st.report.add(r);
@@ -379,6 +381,49 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
   }
   st.report.add(r);
   return true;
+}
+
+// Op workloads on a QP group (scenario Workload::group): after the members' lines, one line
+// per group with their figures together: the bytes of every member that completed over the
+// longest member's time (they ran at once), the latencies of all their WRs.
+// The line reports on the last member's plan step, after that step's own lines.
+void report_group(RunState& st, const std::string& g, const std::vector<const Initiator*>& members) {
+  std::vector<MemberRun> done;
+  for (const auto* t : members)
+    if (t->error.empty() && !t->timed_out && !t->result.expected && t->result.tx.ops >= t->w->iterations)
+      done.push_back({t->w->iterations, t->result.tx.seconds, &t->result.latency_us});
+  if (done.empty()) return;  // each member's own line says what went wrong
+  const auto& first = *members.front()->w;
+  auto result = std::make_shared<report::WorkloadResult>();
+  result->name = g;
+  result->group = g;
+  result->aggregate = true;
+  result->summary = group_summary(first.size, done);
+  double seconds = 0, bytes = 0, iterations = 0;
+  for (const auto& [k, v] : result->summary) {
+    const auto* i = std::get_if<int64_t>(&v);
+    const auto* d = std::get_if<double>(&v);
+    if (k == "seconds" && d) seconds = *d;
+    if (k == "bytes" && i) bytes = static_cast<double>(*i);
+    if (k == "iterations" && i) iterations = static_cast<double>(*i);
+  }
+  if (seconds <= 0) return;
+  report::StepResult r;
+  r.host = st.host;
+  r.phase = "traffic";
+  r.verb = "workload group";
+  r.object = g;
+  r.plan_step = members.back()->step->index;
+  r.detail = g + ": " + std::to_string(done.size()) + " of " + std::to_string(members.size()) + " QPs, IBV_WR_" +
+             util::to_upper(first.op) + " x" + std::to_string(first.iterations) + " each, " + std::to_string(first.size) +
+             " B";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.3f s, %.1f kmsg/s, %.2f MB/s aggregate", seconds, iterations / seconds / 1e3,
+                bytes / seconds / 1e6);
+  r.message = buf;
+  r.micros = seconds * 1e6;
+  r.workload = std::move(result);
+  st.report.add(r);
 }
 
 }  // namespace
@@ -477,13 +522,22 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     return false;
   }
 
+  // Op workloads on a QP group: their members here, so that the group's line follows its last.
+  std::map<std::string, std::vector<const Initiator*>> groups;
+  for (const auto& t : initiators)
+    if (!t->w->group.empty()) groups[t->w->group].push_back(t.get());
   bool ok = true;
   for (const plan::Step* step : steps) {
+    const Initiator* last_of_group = nullptr;
     for (auto& t : initiators)
-      if (t->step == step) ok &= report_initiator(st, o, *t);
+      if (t->step == step) {
+        ok &= report_initiator(st, o, *t);
+        if (!t->w->group.empty() && groups[t->w->group].back() == t.get()) last_of_group = t.get();
+      }
     for (auto& r : responders)
       for (const auto& in : r->in)
         if (in.step == step) ok &= report_incoming(st, o, *r, in);
+    if (last_of_group) report_group(st, last_of_group->w->group, groups[last_of_group->w->group]);
   }
   return ok;
 }

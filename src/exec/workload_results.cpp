@@ -114,4 +114,18 @@ report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, st
   return f;
 }
 
+report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members) {
+  uint64_t iterations = 0;
+  double seconds = 0;
+  std::vector<double> latency;
+  for (const auto& m : members) {
+    iterations += m.iterations;
+    seconds = std::max(seconds, m.seconds);
+    if (m.latency_us) latency.insert(latency.end(), m.latency_us->begin(), m.latency_us->end());
+  }
+  report::Fields f = op_summary(size, iterations, seconds, latency);
+  f.emplace_back("qps", static_cast<int64_t>(members.size()));
+  return f;
+}
+
 }  // namespace qpo::exec

@@ -32,4 +32,15 @@ std::string headline(const lua::Value& summary);
 // `latency_us` is sorted in place.
 report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us);
 
+// An op workload on a QP group: its members that completed, together, in the same fields
+// plus `qps`: the bytes of all of them over the longest member's time (they ran at once; the
+// bandwidths are not summed, so a member that ran alone for part of the time does not inflate
+// it), msg_rate likewise, and the latency figures from every member's WRs.
+struct MemberRun {
+  uint64_t iterations = 0;
+  double seconds = 0;
+  const std::vector<double>* latency_us = nullptr;
+};
+report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members);
+
 }  // namespace qpo::exec

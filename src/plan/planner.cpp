@@ -2,6 +2,8 @@
 // and the RDMA programming manuals: resources, RESET->INIT, receives posted before RTR,
 // out-of-band exchange, RTR, RTS; then the timeline (timeline_planner.cpp); teardown in reverse.
 #include <algorithm>
+#include <optional>
+#include <unordered_map>
 
 #include "plan/plan.h"
 #include "plan/timeline_planner.h"
@@ -31,6 +33,7 @@ class Planner {
       HostPlan hp;
       hp.host = h.name;
       hp.address = h.address;
+      hp.steps.reserve(estimated_steps(h.name));  // a Step is large: growing by copies costs more than planning
       host_ = &hp;
       setup(h.name);
       faults(h.name);  // before the QPs: the bring-up window holds nothing but QP verbs
@@ -60,6 +63,15 @@ class Planner {
     return host_->steps.back();
   }
 
+  // Steps a host will have (setup, per QP: slots, create, modify, receives, smoke, teardown;
+  // per workload a few): enough to plan without the step list moving as it grows.
+  size_t estimated_steps(const std::string& host) {
+    size_t n = 64 + 3 * (s_.devices.size() + s_.pds.size() + s_.cqs.size() + s_.srqs.size()) + 2 * s_.mrs.size() +
+               6 * s_.workloads.size() + 4 * s_.timeline.size();
+    for (const auto* q : qps_on(host)) n += 8 + q->transitions.size() * 2;
+    return n;
+  }
+
   static Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
 
   bool on_host(const std::string& device, const std::string& host) const { return s_.host_of_device(device) == host; }
@@ -67,11 +79,14 @@ class Planner {
     const auto* p = s_.pd(pd);
     return p ? p->device.name : "";
   }
-  std::vector<const scenario::Qp*> qps_on(const std::string& host) const {
-    std::vector<const scenario::Qp*> out;
-    for (const auto& q : s_.qps)
-      if (s_.host_of_qp(q) == host && q.type >= 0) out.push_back(&q);
-    return out;
+  // The QPs of each host, found once (four passes ask, each QP's host takes three lookups).
+  const std::vector<const scenario::Qp*>& qps_on(const std::string& host) {
+    if (!qps_by_host_) {
+      qps_by_host_.emplace();
+      for (const auto& q : s_.qps)
+        if (q.type >= 0) (*qps_by_host_)[s_.host_of_qp(q)].push_back(&q);
+    }
+    return (*qps_by_host_)[host];
   }
 
   void setup(const std::string& host) {
@@ -173,7 +188,7 @@ class Planner {
   // Transitions up to (not including) the first one that needs the peer, then receives,
   // then the exchange, then the rest of bring-up.
   void bring_up(const std::string& host) {
-    auto qps = qps_on(host);
+    const auto& qps = qps_on(host);
     std::vector<size_t> next(qps.size(), 0);
     for (size_t i = 0; i < qps.size(); ++i) {
       const auto& tr = qps[i]->transitions;
@@ -233,7 +248,7 @@ class Planner {
     for (auto it = s_.mws.rbegin(); it != s_.mws.rend(); ++it)
       if (on_host(device_of_pd(it->pd.name), host)) add(StepKind::Destroy, Phase::Teardown, "ibv_dealloc_mw", it->name);
     // Then reverse creation order: QPs, SRQs, CQs (then their channels), MRs, XRCDs, PDs, devices.
-    auto qps = qps_on(host);
+    const auto& qps = qps_on(host);
     for (auto it = qps.rbegin(); it != qps.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_qp", (*it)->name);
     for (auto it = qps.rbegin(); it != qps.rend(); ++it)
       if (has_slots(**it)) add(StepKind::Destroy, Phase::Teardown, "ibv_dereg_mr", "qpo.slots." + (*it)->name);
@@ -260,6 +275,7 @@ class Planner {
   const Scenario& s_;
   HostPlan* host_ = nullptr;
   bool want_slots_ = false;
+  std::optional<std::unordered_map<std::string, std::vector<const scenario::Qp*>>> qps_by_host_;
 };
 
 }  // namespace

@@ -1,22 +1,54 @@
+#include <algorithm>
+#include <ostream>
+#include <sstream>
+#include <unordered_map>
+
 #include "plan/plan.h"
+#include "plan/render_stream.h"
 #include "util/strings.h"
 
 namespace qpo::plan {
 
 namespace {
-std::string arg_text(const Arg& a) {
-  std::string out = util::printable(a.name, 200) + "=" + util::printable(a.value, 500);
-  if (a.runtime && !a.note.empty()) out += " (" + a.note + ")";
-  else if (!a.note.empty()) out += " (" + a.note + ")";
-  if (a.from_default) out += " [default]";
-  return out;
+
+// Appends `s` as printable text (names and values carry scenario text): plain printable ASCII
+// as it is, without a temporary (a 10,000-QP plan is ~300,000 lines of them).
+void put(std::string& out, std::string_view s, size_t max) {
+  if (s.size() <= max && std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) out += s;
+  else out += util::printable(s, max);
 }
+
+void put_arg(std::string& out, const Arg& a) {
+  out += "          ";
+  put(out, a.name, 200);
+  out += '=';
+  put(out, a.value, 500);
+  if (!a.note.empty()) {
+    out += " (";
+    out += a.note;
+    out += ')';
+  }
+  if (a.from_default) out += " [default]";
+  out += '\n';
+}
+
 }  // namespace
 
 std::string render_text(const Plan& p) {
+  std::ostringstream os;
+  render_text(os, p);
+  return os.str();
+}
+
+void render_text(std::ostream& os, const Plan& p) {
   const auto& rules = spec::RuleTable::builtin();
+  // A plan has a handful of distinct masks: their words once each, not once per modify.
+  std::unordered_map<spec::Mask, std::string> mask_words;
   std::string out = "plan for " + util::printable(p.scenario.empty() ? p.file : p.scenario, 200) + " (" +
                     std::to_string(p.step_count()) + " steps)\n";
+  // Written out in pieces: a 10,000-QP plan is 25 MB of text, not worth holding at once.
+  constexpr size_t kFlushAt = 1 << 20;
+  out.reserve(kFlushAt + 4096);
   for (const auto& h : p.hosts) {
     out += "\nhost " + util::printable(h.host, 200) + " (" + util::printable(h.address, 200) + ")\n";
     Phase last = Phase::Teardown;
@@ -33,19 +65,34 @@ std::string render_text(const Plan& p) {
       last_stage = st.stage;
       char num[16];
       std::snprintf(num, sizeof num, "%4d  ", st.index);
-      out += num + st.verb + " " + util::printable(st.object, 200);
+      out += num;
+      out += st.verb;
+      out += ' ';
+      put(out, st.object, 200);
       if (st.has_mask) {
-        out += "  " + st.from_state + "->" + st.to_state + "  attr_mask=" + util::hex(st.mask) + " (" +
-               rules.mask_names(st.mask) + ")";
-        out += "  => " + st.prediction;
+        auto [words, fresh] = mask_words.try_emplace(st.mask);
+        if (fresh) words->second = util::hex(st.mask) + " (" + rules.mask_names(st.mask) + ")";
+        out += "  ";
+        out += st.from_state;
+        out += "->";
+        out += st.to_state;
+        out += "  attr_mask=";
+        out += words->second;
+        out += "  => ";
+        out += st.prediction;
       } else if (!st.expect.empty()) {
-        out += "  expect " + st.expect;
+        out += "  expect ";
+        out += st.expect;
       }
-      out += "\n";
-      for (const auto& a : st.args) out += "          " + arg_text(a) + "\n";
+      out += '\n';
+      for (const auto& a : st.args) put_arg(out, a);
+      if (out.size() >= kFlushAt) {
+        os.write(out.data(), static_cast<std::streamsize>(out.size()));
+        out.clear();
+      }
     }
   }
-  return out;
+  os.write(out.data(), static_cast<std::streamsize>(out.size()));
 }
 
 void render_json(util::JsonWriter& w, const Plan& p) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "scenario/timeline.h"
 #include "util/async_event_names.h"
@@ -32,6 +33,22 @@ bool is_atomic(const scenario::Workload& w) { return op_of(w) && op_of(w)->atomi
 bool expects_error(const scenario::Workload& w) { return w.expect_status && *w.expect_status != "IBV_WC_SUCCESS"; }
 
 Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
+
+// The workloads of a stage for its name: a run of one group's members as "w.0 .. w.15".
+std::string listed(const std::vector<const scenario::Workload*>& ws) {
+  std::string out;
+  for (size_t i = 0; i < ws.size();) {
+    size_t end = i + 1;
+    if (!ws[i]->group.empty())
+      while (end < ws.size() && ws[end]->group == ws[i]->group) ++end;
+    if (!out.empty()) out += ", ";
+    out += ws[i]->name;
+    if (end - i > 2) out += " .. " + ws[end - 1]->name;
+    else if (end - i == 2) out += ", " + ws[end - 1]->name;
+    i = end;
+  }
+  return out;
+}
 
 class TimelinePlanner {
  public:
@@ -204,12 +221,19 @@ class TimelinePlanner {
   // The pattern a workload's bytes follow, and whether the responder must write it first.
   // What the plan knows an MR holds is kept per (MR, offset): a read of the bytes a write put
   // at the same place expects them.
-  static std::string at(const std::string& mr, uint64_t offset) { return mr + "@" + std::to_string(offset); }
+  // Per MR (one group workload writes 10,000 MRs: no scan of the others), offset -> content.
+  const Content* known(const std::string& mr, uint64_t offset) const {
+    auto it = content_.find(mr);
+    if (it == content_.end()) return nullptr;
+    auto c = it->second.find(offset);
+    return c == it->second.end() ? nullptr : &c->second;
+  }
+  void record(const std::string& mr, uint64_t offset, Content c) { content_[mr][offset] = c; }
 
   std::pair<uint32_t, bool> data_of(const scenario::Workload& w) {
     if (is_read(w)) {
-      auto it = content_.find(at(w.remote_mr.name, w.offset));
-      if (it != content_.end() && it->second.length >= w.size) return {it->second.seed, false};
+      const Content* c = known(w.remote_mr.name, w.offset);
+      if (c && c->length >= w.size) return {c->seed, false};
       return {pattern_seed("mr:" + w.remote_mr.name), true};
     }
     return {pattern_seed(w.local_mr ? "mr:" + w.local_mr.name : "qp:" + w.qp.name), false};
@@ -219,8 +243,7 @@ class TimelinePlanner {
     std::vector<const scenario::Workload*> ws;
     for (const auto& ref : step.workloads)
       if (const auto* w = s_.workload(ref.name)) ws.push_back(w);
-    std::string names;
-    for (const auto* w : ws) names += (names.empty() ? "" : ", ") + w->name;
+    std::string names = listed(ws);
     std::map<std::string, std::pair<uint32_t, bool>> data;
     for (const auto* w : ws) data[w->name] = data_of(*w);
 
@@ -310,10 +333,12 @@ class TimelinePlanner {
       if (w->op.empty() || !w->script.empty()) continue;
       // Whatever the MR held where these bytes went is no longer known.
       auto forget = [&](const std::string& mr, uint64_t begin, uint64_t end) {
-        for (auto it = content_.begin(); it != content_.end();) {
+        auto in = content_.find(mr);
+        if (in == content_.end()) return;
+        for (auto it = in->second.begin(); it != in->second.end();) {
           const auto& c = it->second;
-          bool hit = it->first.rfind(mr + "@", 0) == 0 && c.offset < end && begin < c.offset + c.length;
-          it = hit ? content_.erase(it) : std::next(it);
+          bool hit = c.offset < end && begin < c.offset + c.length;
+          it = hit ? in->second.erase(it) : std::next(it);
         }
       };
       uint64_t begin = w->offset, end = w->offset + (is_atomic(*w) ? 8 : w->size);
@@ -324,12 +349,12 @@ class TimelinePlanner {
       auto [seed, fill] = data[w->name];
       if (is_write(*w)) {
         forget(w->remote_mr.name, begin, end);
-        content_[at(w->remote_mr.name, w->offset)] = {seed, w->offset, w->size};
+        record(w->remote_mr.name, w->offset, {seed, w->offset, w->size});
       } else if (is_read(*w)) {
-        if (fill) content_[at(w->remote_mr.name, w->offset)] = {seed, w->offset, w->size};
+        if (fill) record(w->remote_mr.name, w->offset, {seed, w->offset, w->size});
         if (w->local_mr) {
           forget(w->local_mr.name, begin, end);
-          content_[at(w->local_mr.name, w->offset)] = {seed, w->offset, w->size};
+          record(w->local_mr.name, w->offset, {seed, w->offset, w->size});
         }
       } else if (is_atomic(*w)) {
         forget(w->remote_mr.name, begin, end);
@@ -463,8 +488,8 @@ class TimelinePlanner {
   const PlanOptions& o_;
   Plan& p_;
   std::map<std::string, HostPlan*> hosts_;
-  std::map<std::string, QpModel> qps_;
-  std::map<std::string, Content> content_;
+  std::unordered_map<std::string, QpModel> qps_;
+  std::unordered_map<std::string, std::map<uint64_t, Content>> content_;
   bool faults_planned_ = false;
   HostPlan nowhere_;
 };

@@ -40,6 +40,10 @@ struct WorkloadResult {
   std::string table;               // summary.text: the perftest-style table
   std::vector<ThresholdResult> thresholds;
   Fields quality;                  // measurement_quality.h: host load while it ran, sample spread
+  // An op workload on a QP group: the group's name, on each member's results and on the
+  // aggregate of them all (aggregate = true: bytes of every member over the longest time).
+  std::string group;
+  bool aggregate = false;
 };
 
 struct StepResult {

@@ -97,6 +97,7 @@ void render_workload_json(util::JsonWriter& j, const WorkloadResult& w) {
     j.key("quality");
     fields_json(j, w.quality);
   }
+  if (!w.group.empty()) j.field("group", w.group).field("aggregate", w.aggregate);  // op workloads on a QP group
   j.end_object();
 }
 

@@ -17,7 +17,7 @@ QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts
 QPO_KEYS(host, "address")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")
-QPO_KEYS(mr, "pd", "size", "access")
+QPO_KEYS(mr, "pd", "size", "access", "count", "per_qp")
 QPO_KEYS(cq, "device", "depth", "channel", "timestamps")
 QPO_KEYS(srq, "pd", "max_wr", "max_sge", "srq_limit")
 QPO_KEYS(xrcd, "device")

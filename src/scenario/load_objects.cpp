@@ -233,6 +233,13 @@ void load_mrs(YamlReader& r, const YAML::Node& n, Scenario& s) {
       } else if (key == "access") {
         m.access_loc = r.loc(value);
         if (auto x = parse_access(r, value, p)) m.access = *x;
+      } else if (key == "count") {
+        if (auto c = r.uint(value, p, 1000000)) {
+          if (*c == 0) r.sink().error("Q401", r.loc(value), p, "count must be at least 1");
+          else m.count = static_cast<uint32_t>(*c);
+        }
+      } else if (key == "per_qp") {
+        m.per_qp = r.ref(value, p);  // expanded with the QP groups (scenario/groups.cpp)
       }
     }
     if (!m.pd) {

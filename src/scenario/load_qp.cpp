@@ -404,7 +404,10 @@ void expand_counts(YamlReader& r, Scenario& s) {
   }
   std::map<std::string, uint32_t> counts;
   for (const auto& q : s.qps)
-    if (q.count) counts[q.name] = q.count;
+    if (q.count) {
+      counts[q.name] = q.count;
+      s.groups.push_back(Group{q.name, q.loc, Group::Kind::Qp, 0, q.count});  // named by workloads and steps
+    }
   std::vector<Qp> out;
   out.reserve(s.qps.size());
   for (auto& q : s.qps) {

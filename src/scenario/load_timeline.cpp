@@ -79,7 +79,7 @@ class TimelineLoader {
       }
       t.kind = TimelineStep::Kind::Workloads;
       const char* key = has("workload") ? "workload" : "workloads";
-      t.workloads = refs(r_, by_key[key], join_path(path, key));
+      t.workloads = expand_refs(r_, s_, refs(r_, by_key[key], join_path(path, key)), Group::Kind::Workload, join_path(path, key));
       if (t.workloads.empty()) return;
     } else if (has("qp") || has("qps")) {
       if (!transition_step(t, by_key, path)) return;
@@ -125,7 +125,7 @@ class TimelineLoader {
       return false;
     }
     const char* key = by_key.count("qp") ? "qp" : "qps";
-    auto names = refs(r_, by_key[key], join_path(path, key));
+    auto names = expand_refs(r_, s_, refs(r_, by_key[key], join_path(path, key)), Group::Kind::Qp, join_path(path, key));
     if (!by_key.count("to")) {
       auto& d = r_.sink().error("Q104", t.loc, path, "a transition step needs 'to'");
       d.hint = "e.g. '- {qp: qa, to: SQD}'";

@@ -242,6 +242,9 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     }
   }
   if (qps) detail::load_qps(r, *qps, s);
+  // Counted groups by name: MRs (count:, per_qp:), then workloads on QP groups (groups.cpp).
+  detail::expand_mr_groups(r, s);
+  detail::expand_workload_groups(r, s);
   if (have_timeline) detail::load_timeline(r, timeline_node, s);
   else write_default_timeline(s);
   if (!have_version) {

@@ -21,6 +21,14 @@ void finish_mws(Scenario& s);
 // `timeline:` (load_timeline.cpp), after the QPs: its transition steps join their QPs' lists.
 void load_timeline(YamlReader& r, const YAML::Node& n, Scenario& s);
 
+// Counted groups by name (groups.cpp), after load_qps: MRs with count:/per_qp: become their
+// members; a workload on a QP group (or slice) becomes one per QP (op loops) or drives them
+// all (scripts). expand_refs turns the group names and slices of a list into member names.
+void expand_mr_groups(YamlReader& r, Scenario& s);
+void expand_workload_groups(YamlReader& r, Scenario& s);
+std::vector<Ref> expand_refs(YamlReader& r, const Scenario& s, const std::vector<Ref>& refs, Group::Kind kind,
+                             const std::string& path);
+
 // One transition's parts (load_qp.cpp), shared by `states:`, `transitions:` and the timeline.
 void parse_expect(YamlReader& r, const YAML::Node& v, const std::string& path, Transition& t);
 void load_transition_body(YamlReader& r, const YAML::Node& body, const std::string& path, Transition& t, bool in_list);

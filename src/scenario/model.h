@@ -109,6 +109,8 @@ struct Mr : Object {
   uint32_t access = 0;   // IBV_ACCESS_* bits
   SourceLoc access_loc;
   std::string access_text;
+  uint32_t count = 0;  // > 0: a template the loader expands into name.0 .. name.(count-1)
+  Ref per_qp;          // `per_qp: GROUP`: count = that QP group's count (perftest --mr_per_qp)
 };
 
 // A memory window (ibv_alloc_mw) over part of an MR, bound by a timeline `bind:` step on
@@ -211,6 +213,8 @@ struct Workload : Object {
   std::optional<std::string> expect_status;  // IBV_WC_REM_ACCESS_ERR ...
   SourceLoc expect_loc;
 
+  std::string group;  // a member of an op workload written on a QP group: the name written
+
   // Every QP that initiates: qp, then more_qps.
   std::vector<Ref> initiators() const;
   const ScriptArg* arg(std::string_view key) const;
@@ -254,6 +258,20 @@ struct TimelineStep {
 };
 const char* timeline_kind_name(TimelineStep::Kind k);
 
+// A counted group: `count: N` on a QP or an MR (members name.0 .. name.(N-1)), or an op
+// workload written on a QP group or a slice of one (members name.I for the QPs' indexes I).
+struct Group {
+  enum class Kind { Qp, Mr, Workload };
+  std::string name;
+  SourceLoc loc;
+  Kind kind = Kind::Qp;
+  uint32_t first = 0;  // the first member's index (a workload on a slice cli[4:8]: 4)
+  uint32_t count = 0;
+  std::string member(uint32_t index) const { return name + "." + std::to_string(index); }
+  bool holds(uint32_t index) const { return index >= first && index - first < count; }
+};
+const char* group_kind_name(Group::Kind k);  // "qp", "mr", "workload"
+
 struct Scenario {
   std::string file;
   int version = 1;
@@ -274,6 +292,12 @@ struct Scenario {
   std::vector<Mw> mws;
   std::vector<TimelineStep> timeline;  // what runs after bring-up, in order
   bool timeline_given = false;         // the file wrote `timeline:` (else the loader wrote the default)
+  std::vector<Group> groups;           // counted QPs and MRs, group workloads (already expanded)
+  const Group* group(std::string_view n, Group::Kind kind) const {
+    for (const auto& g : groups)
+      if (g.kind == kind && g.name == n) return &g;
+    return nullptr;
+  }
 
   // Name lookups are indexed: scenarios with 10,000s of QPs must validate in linear time.
   // Sections only grow (push_back) while loading, so an index catches up incrementally.

@@ -1,6 +1,7 @@
 #include "scenario/timeline.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace qpo::scenario {
 
@@ -20,18 +21,35 @@ const char* timeline_kind_name(TimelineStep::Kind k) {
 }
 
 std::vector<int> workload_waves(const Scenario& s) {
+  // A workload goes one wave after the last one that shares a QP with it (either end): the
+  // last wave of each QP, kept as the workloads are placed, makes this linear. The members of
+  // an op workload on a QP group (consecutive in `workloads`) share one wave: they run together.
   std::vector<int> wave(s.workloads.size(), 0);
+  std::unordered_map<std::string, int> last;  // QP -> the last wave that uses it
   auto ends = [&](const Workload& w) {
     const auto* q = s.qp(w.qp.name);
     return std::pair<std::string, std::string>{w.qp.name, q ? q->connect.name : ""};
   };
-  for (size_t i = 0; i < s.workloads.size(); ++i) {
-    auto [a, b] = ends(s.workloads[i]);
-    for (size_t j = 0; j < i; ++j) {
-      auto [c, d] = ends(s.workloads[j]);
-      bool shared = a == c || a == d || (!b.empty() && (b == c || b == d));
-      if (shared) wave[i] = std::max(wave[i], wave[j] + 1);
+  auto after = [&](const std::string& qp) {
+    auto it = qp.empty() ? last.end() : last.find(qp);
+    return it == last.end() ? 0 : it->second + 1;
+  };
+  for (size_t i = 0; i < s.workloads.size();) {
+    size_t end = i + 1;
+    if (!s.workloads[i].group.empty())
+      while (end < s.workloads.size() && s.workloads[end].group == s.workloads[i].group) ++end;
+    int k = 0;
+    for (size_t j = i; j < end; ++j) {
+      auto [a, b] = ends(s.workloads[j]);
+      k = std::max({k, after(a), after(b)});
     }
+    for (size_t j = i; j < end; ++j) {
+      wave[j] = k;
+      auto [a, b] = ends(s.workloads[j]);
+      for (const auto& qp : {a, b})
+        if (!qp.empty()) last[qp] = std::max(last[qp], k);
+    }
+    i = end;
   }
   return wave;
 }

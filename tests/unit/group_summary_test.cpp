@@ -1,0 +1,65 @@
+// An op workload on a QP group reports its members together (exec::group_summary): the bytes
+// of all members over the longest member's time, not the sum of their bandwidths, and the
+// latency figures from every member's work requests.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "exec/workload_results.h"
+#include "report/run_report.h"
+#include "util/json_writer.h"
+
+namespace {
+
+qpo::report::Scalar field(const qpo::report::Fields& f, const std::string& k) {
+  for (const auto& [name, v] : f)
+    if (name == k) return v;
+  FAIL("no field " << k);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a group's bandwidth is every member's bytes over the longest member's time") {
+  std::vector<double> a{10, 20}, b{30, 40, 50, 60};
+  // 1 MiB writes: 2 in 1 s and 4 in 2 s, at the same time: 6 MiB in 2 s = 3 MB/s (MB = 2^20).
+  // Summing the members' own bandwidths (2 + 2) would say 4.
+  auto f = qpo::exec::group_summary(1048576, {{2, 1.0, &a}, {4, 2.0, &b}});
+  CHECK(std::get<int64_t>(field(f, "iterations")) == 6);
+  CHECK(std::get<int64_t>(field(f, "bytes")) == 6 * 1048576);
+  CHECK(std::get<double>(field(f, "seconds")) == 2.0);
+  CHECK(std::get<double>(field(f, "bw_avg")) == doctest::Approx(3.0));
+  CHECK(std::get<double>(field(f, "msg_rate")) == doctest::Approx(3e-6));
+  CHECK(std::get<int64_t>(field(f, "qps")) == 2);
+}
+
+TEST_CASE("a group's latency figures come from every member's samples") {
+  std::vector<double> a{10, 20}, b{30, 40, 50, 60};
+  auto f = qpo::exec::group_summary(64, {{2, 1.0, &a}, {4, 1.0, &b}});
+  CHECK(std::get<double>(field(f, "t_min")) == 10);
+  CHECK(std::get<double>(field(f, "t_max")) == 60);
+  CHECK(std::get<double>(field(f, "t_avg")) == doctest::Approx(35.0));
+}
+
+TEST_CASE("JSON marks a group's results with the group and whether they are the aggregate") {
+  qpo::report::RunReport r;
+  qpo::report::StepResult member, all;
+  auto m = std::make_shared<qpo::report::WorkloadResult>();
+  m->name = "write.0";
+  m->group = "write";
+  auto g = std::make_shared<qpo::report::WorkloadResult>();
+  g->name = "write";
+  g->group = "write";
+  g->aggregate = true;
+  member.workload = m;
+  all.workload = g;
+  r.add(member);
+  r.add(all);
+  qpo::util::JsonWriter w(false);
+  qpo::report::render_json(w, r);
+  std::string json = w.str();
+  CHECK(json.find(R"("name":"write.0")") != std::string::npos);
+  CHECK(json.find(R"("group":"write","aggregate":false)") != std::string::npos);
+  CHECK(json.find(R"("group":"write","aggregate":true)") != std::string::npos);
+}
