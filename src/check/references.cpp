@@ -71,6 +71,24 @@ class RefChecker {
     return false;
   }
 
+  // Where the loader does not expand groups (an event's `on:`, a window's `mr:`/`bind_qp:`),
+  // a group or a slice is not "reported by the loader": say that one object belongs here.
+  template <typename T>
+  bool resolve_one(const Ref& ref, const std::vector<T>& section, const char* section_name, const std::string& path) {
+    if (!ref || exists(section, ref.name)) return true;
+    std::string base = ref.name.substr(0, ref.name.find('['));
+    const scenario::Group* g = nullptr;
+    if constexpr (std::is_same_v<T, scenario::Qp>) g = s_.group(base, scenario::Group::Kind::Qp);
+    if constexpr (std::is_same_v<T, scenario::Mr>) g = s_.group(base, scenario::Group::Kind::Mr);
+    if (!g && ref.name.find('[') == std::string::npos) return resolve(ref, section, section_name, path);
+    auto& d = sink_.error("Q201", ref.loc, path,
+                          "'" + ref.name + "' names " + (g ? "a counted group" : "a slice") + "; one object of " +
+                              section_name + " belongs here");
+    d.rule = "only workloads and timeline steps take groups and slices";
+    if (g) d.hint = "name one member: " + g->member(g->first) + " .. " + g->member(g->first + g->count - 1);
+    return false;
+  }
+
   // A slice (cli[0:4]) or a counted group's own name left where one object belongs: the
   // loader expanded the names it could and reported the others (Q130, Q131, Q212, Q213, Q502).
   template <typename T>
@@ -125,8 +143,8 @@ class RefChecker {
     for (const auto& w : s_.mws) {
       std::string p = "mws." + w.name;
       resolve(w.pd, s_.pds, "pds (or devices)", p + ".pd");
-      resolve(w.mr, s_.mrs, "mrs", p + ".mr");
-      resolve(w.bind_qp, s_.qps, "qps", p + ".bind_qp");
+      resolve_one(w.mr, s_.mrs, "mrs", p + ".mr");
+      resolve_one(w.bind_qp, s_.qps, "qps", p + ".bind_qp");
     }
   }
 
@@ -188,7 +206,7 @@ class RefChecker {
                                                                 : std::string("a ") + util::event_object_name(info->object);
     if (kind.empty()) {
       switch (info->object) {
-        case util::EventObject::Qp: resolve(step.on, s_.qps, "qps", p); break;
+        case util::EventObject::Qp: resolve_one(step.on, s_.qps, "qps", p); break;
         case util::EventObject::Srq: resolve(step.on, s_.srqs, "srqs", p); break;
         case util::EventObject::Cq: resolve(step.on, s_.cqs, "cqs", p); break;
         default: resolve(step.on, s_.devices, "devices", p); break;

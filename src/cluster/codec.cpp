@@ -130,6 +130,7 @@ report::WorkloadResult workload_from(const YAML::Node& n) {
   }
   w.group = get<std::string>(n, "group", "");
   w.aggregate = get<bool>(n, "aggregate", false);
+  w.quality = fields_from(n["quality"]);
   return w;
 }
 

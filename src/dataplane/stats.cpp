@@ -8,6 +8,7 @@ namespace qpo::dataplane {
 
 namespace {
 constexpr double kClusterGap = 4.0;  // neighbours this far apart: no sample in between
+constexpr size_t kSpreadSamples = 50;
 }  // namespace
 
 LatencyStats latency_stats(std::vector<double>& us) {
@@ -28,10 +29,11 @@ LatencyStats latency_stats(std::vector<double>& us) {
   auto at = [&](double q) { return us[std::min(n - 1, static_cast<size_t>(q * static_cast<double>(n)))]; };
   s.p99 = at(0.99);
   s.p999 = at(0.999);
-  auto above = std::upper_bound(us.begin(), us.end(), 2 * s.t_typical);
-  s.far_from_median = static_cast<double>(us.end() - above) / static_cast<double>(n);
-  // Too few samples say nothing about clusters.
-  if (n >= 50) {
+  // Too few samples say nothing about spread: in a run of 10, the first (cold) iteration
+  // alone would be 10% "far from the median".
+  if (n >= kSpreadSamples) {
+    auto above = std::upper_bound(us.begin(), us.end(), 2 * s.t_typical);
+    s.far_from_median = static_cast<double>(us.end() - above) / static_cast<double>(n);
     for (size_t i = std::max<size_t>(1, n / 50); i < n - n / 50; ++i)
       if (us[i - 1] > 0 && us[i] >= kClusterGap * us[i - 1]) {
         s.bimodal_share = static_cast<double>(n - i) / static_cast<double>(n);

@@ -13,6 +13,7 @@ struct LatencyStats {
   // How far to trust them (report/measurement_quality.h): the share of samples above twice
   // the median, and, when the sorted samples jump by 4x or more somewhere between the 2nd and
   // the 98th percentile (two clusters, as on a contended TCG host), the share above the jump.
+  // Both stay 0 below 50 samples.
   double far_from_median = 0;
   double bimodal_share = 0;
 };

@@ -163,7 +163,7 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
         e->taken = true;
         long long ms = ms_between(start, e->at);
         r.message = step.event + " on " + e->about +
-                    (ms > 0 ? " after " + std::to_string(ms) + " ms" : " (it came before this step)");
+                    (e->at >= start ? " after " + std::to_string(ms) + " ms" : " (it came before this step)");
         r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
         st.report.add(std::move(r));
         return true;
@@ -219,7 +219,7 @@ bool forbid_event(RunState& st, const plan::Step& step) {
   long long ms = ms_between(start, got.at);
   r.status = report::StepStatus::Failed;
   r.message = "forbidden " + step.event + " on " + got.about +
-              (ms > 0 ? " came " + std::to_string(ms) + " ms into the step" : " came before this step");
+              (got.at >= start ? " came " + std::to_string(ms) + " ms into the step" : " came before this step");
   st.report.fail(r.message);
   st.report.add(std::move(r));
   return false;

@@ -178,7 +178,7 @@ std::string verdict(const RunResult& r) {
   std::string why;
   if (r.sanitizer) why = "sanitizer report";
   else if (r.timed_out) why = "no answer within " + std::to_string(kTimeout.count() * kWallFactor) + " s (hang)";
-  else if (r.signal == SIGXCPU || r.signal == SIGKILL)
+  else if (r.signal == SIGXCPU)
     why = "no answer after " + std::to_string(kTimeout.count()) + " s of CPU time (hang)";
   else if (r.signal) why = std::string("killed by signal ") + strsignal(r.signal) + " (crash)";
   else if (r.exit_code == 0) why = "exit 0: accepted as a valid scenario";

@@ -99,6 +99,12 @@ TEST_CASE("latency spread: a lone outlier in the top 2% is not a second cluster"
   CHECK(latency_stats(few).bimodal_share == 0);
 }
 
+TEST_CASE("latency spread: a short run's cold first iteration is no spread") {
+  std::vector<double> us(9, 40.0);
+  us.push_back(400.0);  // 10% above twice the median, but only 10 samples
+  CHECK(latency_stats(us).far_from_median == 0);
+}
+
 TEST_CASE("peak: the best per-op time over any window") {
   // Ops posted every 10 ticks, each completing 100 ticks later, except a fast middle stretch.
   std::vector<uint64_t> p, c;

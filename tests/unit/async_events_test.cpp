@@ -255,3 +255,23 @@ TEST_CASE("an event step for SQ_DRAINED after RTS->SQD waits instead of the impl
   CHECK(waits[0]->within_ms == 2000);
   CHECK(p.stages.at(static_cast<size_t>(waits[0]->stage)) == "event IBV_EVENT_SQ_DRAINED on qa");
 }
+
+TEST_CASE("an event on a counted group or a slice is Q201: one QP belongs in on:") {
+  std::string yaml =
+      "version: 1\n"
+      "devices: { d: { name: auto } }\n"
+      "cqs: { c: { device: d, depth: 256 } }\n"
+      "qps:\n"
+      "  cli: { count: 2, pd: d, type: RC, send_cq: c, recv_cq: c, connect: srv, states: { INIT: {}, RTR: {}, RTS: {} } }\n"
+      "  srv: { count: 2, pd: d, type: RC, send_cq: c, recv_cq: c, connect: cli, states: { INIT: {}, RTR: {}, RTS: {} } }\n"
+      "timeline:\n"
+      "  - { forbid: IBV_EVENT_QP_FATAL, on: cli }\n"
+      "  - { forbid: IBV_EVENT_QP_FATAL, on: 'cli[0]' }\n"
+      "  - { forbid: IBV_EVENT_QP_FATAL, on: cli.1 }\n";
+  auto l = load_validate(yaml);
+  auto q201 = l.with_code("Q201");
+  REQUIRE_MESSAGE(q201.size() == 2, l.dump());
+  CHECK(q201[0]->message == "'cli' names a counted group; one object of qps belongs here");
+  CHECK(q201[0]->hint == "name one member: cli.0 .. cli.1");
+  CHECK(q201[1]->message == "'cli[0]' names a counted group; one object of qps belongs here");
+}

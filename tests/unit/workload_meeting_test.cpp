@@ -212,6 +212,26 @@ TEST_CASE("a step's workload results survive the agent's report codec") {
   CHECK(b.thresholds[0].message == t.message);
 }
 
+TEST_CASE("a workload's measurement quality crosses the wire with its results") {
+  qpo::report::RunReport r;
+  qpo::report::StepResult st;
+  st.verb = "script";  // a script's step is named after its workload
+  st.object = "lat";
+  auto w = std::make_shared<qpo::report::WorkloadResult>();
+  w->name = "lat";
+  w->quality = {{"source", std::string("lab host")}, {"cpu_wait", 0.47}, {"trusted", false}};
+  st.workload = w;
+  r.steps.push_back(st);
+  auto back = qpo::cluster::read_report(YAML::Load(qpo::cluster::report_json(r)));
+  REQUIRE(back.steps.size() == 1);
+  REQUIRE(back.steps[0].workload);
+  const auto& q = back.steps[0].workload->quality;
+  REQUIRE(q.size() == 3);
+  CHECK(std::get<std::string>(q[0].second) == "lab host");
+  CHECK(std::get<double>(q[1].second) == 0.47);
+  CHECK_FALSE(std::get<bool>(q[2].second));
+}
+
 // The in-process channel's phase timeout (qpo run --local with several hosts).
 namespace {
 
