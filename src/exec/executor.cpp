@@ -293,8 +293,8 @@ void HostSession::run_measured_workloads(const std::vector<const plan::Step*>& w
   HostLoadSample before = sample_host_load();
   run_workloads(st_, o_, workloads);
   report::HostLoad load = host_load_between(before, sample_host_load());
-  size_t end = st_.report.steps.size();
-  for (size_t i = first; i < end; ++i) {
+  // From the end: each warning goes right under its result (the log reads in plan order).
+  for (size_t i = st_.report.steps.size(); i-- > first;) {
     auto& step = st_.report.steps[i];
     if (!step.workload) continue;
     auto judged = std::make_shared<report::WorkloadResult>(*step.workload);
@@ -310,7 +310,7 @@ void HostSession::run_measured_workloads(const std::vector<const plan::Step*>& w
     w.object = judged->name;
     w.status = report::StepStatus::Warning;
     w.message = report::quality_warning(q);
-    st_.report.add(std::move(w));
+    st_.report.steps.insert(st_.report.steps.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(w));
   }
 }
 

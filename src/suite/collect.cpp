@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "suite/suite.h"
 
@@ -37,7 +38,14 @@ std::vector<Case> collect(const Options& o, std::vector<std::string>* problems) 
       if (n.IsMap() && n["tags"] && n["tags"].IsSequence())
         for (const auto& t : n["tags"])
           if (t.IsScalar()) c.tags.push_back(t.as<std::string>());
-      if (n.IsMap() && n["hosts"] && n["hosts"].IsMap()) c.hosts = n["hosts"].size();
+      // Hosts that own a device take part (exec::active_hosts); a declared but unused host
+      // must not send the whole suite into two lab guests per scenario.
+      if (n.IsMap() && n["devices"] && n["devices"].IsMap()) {
+        std::set<std::string> owners;
+        for (const auto& d : n["devices"])
+          if (d.second.IsMap() && d.second["host"] && d.second["host"].IsScalar()) owners.insert(d.second["host"].as<std::string>());
+        c.hosts = std::max<size_t>(1, owners.size());
+      }
     } catch (const std::exception&) {
     }
     if (!o.tags.empty()) {

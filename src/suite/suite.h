@@ -14,7 +14,7 @@ struct Case {
   std::string reason;    // why not pass (first line), or the skip reason
   std::string output;    // the child's full output, for failures
   double seconds = 0;
-  size_t hosts = 0;      // entries of its `hosts:` map (0 when it has none or does not parse)
+  size_t hosts = 0;      // hosts that own a device (1 when devices name none; 0 when it does not parse)
 };
 
 struct Options {
