@@ -19,6 +19,7 @@
 #include "unit/scenario_fixture.h"
 #include "scenario/keys.h"
 #include "spec/rules.h"
+#include "util/async_event_names.h"
 #include "util/strings.h"
 
 namespace fs = std::filesystem;
@@ -228,4 +229,30 @@ TEST_CASE("the schema's transition properties are the rule table's value fields 
   CHECK(want.count("defaults") == 1);
   CHECK_MESSAGE(minus(want, in_schema).empty(), "rule table has, schema lacks: " << show(minus(want, in_schema)));
   CHECK_MESSAGE(minus(in_schema, want).empty(), "schema lists, rule table lacks: " << show(minus(in_schema, want)));
+}
+
+// The editor's list of `event:`/`forbid:` names comes from the one event table: every
+// IBV_EVENT_ name and its short form, nothing else (the loader takes both).
+TEST_CASE("the schema's event and forbid enums are util/async_event_names' names, long and short") {
+  YAML::Node schema = load_schema();
+  YAML::Node def = definition(schema, "timeline_step");
+  REQUIRE_MESSAGE(def, "schema has no definition 'timeline_step'");
+  std::set<std::string> want;
+  for (const auto& name : qpo::util::async_event_names()) {
+    want.insert(name);
+    want.insert(name.substr(std::string("IBV_EVENT_").size()));
+  }
+  int checked = 0;
+  for (const auto& alt : def["oneOf"])
+    for (const char* key : {"event", "forbid"}) {
+      YAML::Node props = alt["properties"];
+      if (!props || !props[key] || !props[key]["enum"]) continue;
+      YAML::Node prop = props[key];
+      std::set<std::string> in_schema;
+      for (const auto& v : prop["enum"]) in_schema.insert(v.as<std::string>());
+      CHECK_MESSAGE(minus(want, in_schema).empty(), key << ": the table has, the schema lacks: " << show(minus(want, in_schema)));
+      CHECK_MESSAGE(minus(in_schema, want).empty(), key << ": the schema lists, the table lacks: " << show(minus(in_schema, want)));
+      ++checked;
+    }
+  CHECK(checked == 2);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "plan_fixture.h"
 #include "scenario_fixture.h"
 #include "util/async_event_names.h"
 
@@ -18,6 +19,10 @@ using qpo::scenario::TimelineStep;
 using qpo::test::line_of;
 using qpo::test::load_only;
 using qpo::test::load_validate;
+
+using qpo::test::plan_of;
+using qpo::test::steps_of;
+using qpo::test::first_step;
 
 namespace {
 
@@ -32,26 +37,6 @@ std::string srq_pair(const std::string& srq_extra, const std::string& tail) {
          "  qa: { pd: d, type: RC, send_cq: c, recv_cq: c, connect: qb, states: { INIT: {}, RTR: {}, RTS: {} } }\n"
          "  qb: { pd: d, type: RC, send_cq: c, recv_cq: c, srq: rq, connect: qa, states: { INIT: {}, RTR: {}, RTS: {} } }\n" +
          tail;
-}
-
-Plan plan_of(const std::string& yaml) {
-  auto l = load_validate(yaml);
-  REQUIRE_MESSAGE(l.scenario, l.dump());
-  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  return qpo::plan::build_plan(*l.checked);
-}
-
-std::vector<const Step*> steps_of(const Plan& p, StepKind kind) {
-  std::vector<const Step*> out;
-  for (const auto& h : p.hosts)
-    for (const auto& st : h.steps)
-      if (st.kind == kind) out.push_back(&st);
-  return out;
-}
-
-const Step* first(const Plan& p, StepKind kind) {
-  auto v = steps_of(p, kind);
-  return v.empty() ? nullptr : v[0];
 }
 
 }  // namespace
@@ -173,8 +158,8 @@ TEST_CASE("event, forbid and srq steps become their own stages of typed steps") 
                                               "  - smoke\n"
                                               "  - { event: IBV_EVENT_SRQ_LIMIT_REACHED, on: rq, within: 3s }\n"
                                               "  - { srq: rq, srq_limit: 16 }\n"));
-  const auto* forbid = first(p, StepKind::ForbidEvent);
-  const auto* wait = first(p, StepKind::WaitEvent);
+  const auto* forbid = first_step(p, StepKind::ForbidEvent);
+  const auto* wait = first_step(p, StepKind::WaitEvent);
   auto arms = steps_of(p, StepKind::ModifySrq);
   REQUIRE(forbid);
   REQUIRE(wait);
@@ -194,7 +179,7 @@ TEST_CASE("event, forbid and srq steps become their own stages of typed steps") 
 
 TEST_CASE("the SQ drained wait after RTS->SQD is the same typed step, waiting --timeout-ms") {
   Plan p = plan_of(srq_pair("", "timeline:\n  - { qp: qa, to: SQD, attrs: { en_sqd_async_notify: 1 } }\n"));
-  const auto* wait = first(p, StepKind::WaitEvent);
+  const auto* wait = first_step(p, StepKind::WaitEvent);
   REQUIRE(wait);
   CHECK(wait->event == "IBV_EVENT_SQ_DRAINED");
   CHECK(wait->object == "qa");
@@ -229,14 +214,14 @@ TEST_CASE("a CQ with timestamps: true is created with ibv_create_cq_ex asking fo
   std::string y = srq_pair("", "");
   y.replace(y.find("depth: 256 }"), 12, "depth: 256, timestamps: true }");
   Plan p = plan_of(y);
-  const auto* create = first(p, StepKind::CreateCq);
+  const auto* create = first_step(p, StepKind::CreateCq);
   REQUIRE(create);
   CHECK(create->verb == "ibv_create_cq_ex");
   REQUIRE(create->args.size() == 2);
   CHECK(create->args[1].name == "wc_flags");
   CHECK(create->args[1].value == "IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP");
   auto plain = plan_of(srq_pair("", ""));
-  CHECK(first(plain, StepKind::CreateCq)->verb == "ibv_create_cq");
+  CHECK(first_step(plain, StepKind::CreateCq)->verb == "ibv_create_cq");
 }
 
 TEST_CASE("requires: [cq_timestamps] is a known capability") {

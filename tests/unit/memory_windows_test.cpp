@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "plan_fixture.h"
 #include "scenario_fixture.h"
 
 using qpo::plan::Plan;
@@ -15,6 +16,8 @@ using qpo::scenario::TimelineStep;
 using qpo::test::line_of;
 using qpo::test::load_only;
 using qpo::test::load_validate;
+
+using qpo::test::steps_of;
 
 namespace {
 
@@ -42,14 +45,6 @@ const std::string kW2 = "  w2: { type: 2, mr: dst, offset: 4KiB, length: 8KiB, a
 
 std::string write_through(const std::string& extra = "", const std::string& qp = "qa") {
   return "workloads:\n  wr: { qp: " + qp + ", op: rdma_write, local_mr: src, remote_mr: w2, size: 4KiB, iterations: 2" + extra + " }\n";
-}
-
-std::vector<const Step*> steps_of(const Plan& p, StepKind kind) {
-  std::vector<const Step*> out;
-  for (const auto& h : p.hosts)
-    for (const auto& st : h.steps)
-      if (st.kind == kind) out.push_back(&st);
-  return out;
 }
 
 int position(const Plan& p, const std::string& verb, const std::string& object) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "plan_fixture.h"
 #include "scenario_fixture.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
@@ -18,17 +19,12 @@ using qpo::plan::Phase;
 using qpo::plan::Plan;
 using qpo::plan::Step;
 
+using qpo::test::plan_of;
+
 namespace {
 
 const std::string kWrite =
     "workloads:\n  write: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 4KiB, iterations: 100 }\n";
-
-Plan plan_of(const std::string& yaml) {
-  auto l = qpo::test::load_validate(yaml);
-  REQUIRE_MESSAGE(l.scenario, l.dump());
-  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  return qpo::plan::build_plan(*l.checked);
-}
 
 // The RC pair, with qa's min_rnr_timer left to its default (12).
 Plan rc_plan() {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "plan/plan.h"
+#include "plan_fixture.h"
 #include "scenario_fixture.h"
 
 using qpo::plan::Plan;
@@ -15,6 +16,9 @@ using qpo::scenario::TimelineStep;
 using qpo::spec::QpState;
 using qpo::test::load_only;
 using qpo::test::load_validate;
+
+using qpo::test::plan_of;
+using qpo::test::steps_of;
 
 namespace {
 
@@ -56,21 +60,6 @@ const std::string kDenied =
     "workloads:\n"
     "  denied: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mro, size: 64, iterations: 1,\n"
     "            expect: { status: IBV_WC_REM_ACCESS_ERR } }\n";
-
-Plan plan_of(const std::string& yaml) {
-  auto l = load_validate(yaml);
-  REQUIRE_MESSAGE(l.scenario, l.dump());
-  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  return qpo::plan::build_plan(*l.checked);
-}
-
-std::vector<const Step*> steps_of(const Plan& p, StepKind kind) {
-  std::vector<const Step*> out;
-  for (const auto& h : p.hosts)
-    for (const auto& st : h.steps)
-      if (st.kind == kind) out.push_back(&st);
-  return out;
-}
 
 const Step* step_for(const Plan& p, StepKind kind, const std::string& workload) {
   for (const auto* st : steps_of(p, kind))
