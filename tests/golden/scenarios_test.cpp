@@ -250,8 +250,8 @@ TEST_CASE("the schema's event and forbid enums are util/async_event_names' names
       YAML::Node prop = props[key];
       std::set<std::string> in_schema;
       for (const auto& v : prop["enum"]) in_schema.insert(v.as<std::string>());
-      CHECK_MESSAGE(minus(want, in_schema).empty(), key << ": the table has, the schema lacks: " << show(minus(want, in_schema)));
-      CHECK_MESSAGE(minus(in_schema, want).empty(), key << ": the schema lists, the table lacks: " << show(minus(in_schema, want)));
+      CHECK_MESSAGE(minus(want, in_schema).empty(), std::string(key) << ": the table has, the schema lacks: " << show(minus(want, in_schema)));
+      CHECK_MESSAGE(minus(in_schema, want).empty(), std::string(key) << ": the schema lists, the table lacks: " << show(minus(in_schema, want)));
       ++checked;
     }
   CHECK(checked == 2);
