@@ -70,7 +70,11 @@ class MwChecker {
       d.hint = "add mw_bind to mrs." + m->name + ".access";
       d.related.push_back({m->access_loc, "MR access"});
     }
-    if (m && (w.offset >= m->size || w.length == 0 || w.length > m->size - w.offset)) {
+    if (m && w.length == 0 && w.length_loc.given()) {
+      auto& d = sink_.error("Q531", w.length_loc, p + ".length", "a window of 0 bytes grants no access");
+      d.rule = "ibv_alloc_mw(3): a type 1 bind of length 0 unbinds the window; it is not a window to bind";
+      d.hint = "leave length out (up to the MR's end), give the bytes the peer may reach, or unbind with an `invalidate:` step";
+    } else if (m && (w.offset >= m->size || w.length == 0 || w.length > m->size - w.offset)) {
       auto& d = sink_.error("Q531", w.length_loc.given() ? w.length_loc : w.offset_loc, p,
                             "window bytes " + std::to_string(w.offset) + ".." + std::to_string(w.offset + w.length) +
                                 " are not inside MR '" + m->name + "' (" + std::to_string(m->size) + " bytes)");

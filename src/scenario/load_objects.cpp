@@ -472,7 +472,7 @@ void load_mws(YamlReader& r, const YAML::Node& n, Scenario& s) {
     Mw w;
     w.name = name;
     w.loc = loc;
-    w.type_loc = w.offset_loc = w.length_loc = w.access_loc = loc;
+    w.type_loc = w.offset_loc = w.access_loc = loc;  // length_loc stays empty unless given
     for (auto& [key, value] : fields(r, v, path, keys::mw(), "a memory window")) {
       std::string p = join_path(path, key);
       if (key == "pd") w.pd = r.ref(value, p);
@@ -518,7 +518,7 @@ void finish_mws(Scenario& s) {
     const Mr* m = s.mr(w.mr.name);
     if (!m) continue;
     if (!w.pd) w.pd = m->pd;
-    if (w.length == 0 && w.offset < m->size) w.length = m->size - w.offset;
+    if (!w.length_loc.given() && w.offset < m->size) w.length = m->size - w.offset;
   }
 }
 

@@ -122,8 +122,8 @@ struct Mw : Object {
   int type = 2;           // 1 or 2
   SourceLoc type_loc;
   uint64_t offset = 0;    // into the MR
-  uint64_t length = 0;    // as given; 0 = up to the MR's end (the loader resolves it)
-  SourceLoc offset_loc, length_loc;
+  uint64_t length = 0;    // as given; not given = up to the MR's end (the loader resolves it)
+  SourceLoc offset_loc, length_loc;  // length_loc: empty when not given
   uint32_t access = 0;    // IBV_ACCESS_* the window grants (mw_access_flags)
   SourceLoc access_loc;
 };

@@ -110,6 +110,21 @@ TEST_CASE("Q531: a window must lie inside its MR") {
   CHECK(d->message == "window bytes 61440..69632 are not inside MR 'dst' (65536 bytes)");
 }
 
+TEST_CASE("Q531: a window of length 0 is an error, not the rest of its MR") {
+  auto l = load_validate(scenario("  w: { mr: dst, offset: 4KiB, length: 0, access: [remote_write], bind_qp: qb }\n", ""));
+  const auto* d = l.one("Q531");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->path == "mws.w.length");
+  CHECK(d->message == "a window of 0 bytes grants no access");
+  CHECK(d->loc.line == line_of(l.source.text(), "length: 0"));
+}
+
+TEST_CASE("a window without length reaches to its MR's end") {
+  auto l = load_validate(scenario("  w: { mr: dst, offset: 4KiB, access: [remote_write], bind_qp: qb }\n", ""));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  CHECK(l.scenario->mw("w")->length == 60 * 1024);
+}
+
 TEST_CASE("Q532: a writable window needs a locally writable MR; window flags are remote only") {
   auto l = load_validate(scenario("  w: { mr: dst, access: [remote_write, local_write], bind_qp: qb }\n", "", "[mw_bind]"));
   auto ds = l.with_code("Q532");
