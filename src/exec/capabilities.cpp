@@ -2,6 +2,7 @@
 // ibv_query_device, plus the per-provider deviations in schemas/providers.yaml.
 #include <set>
 
+#include "exec/odp_caps.h"
 #include "exec/steps.h"
 #include "spec/providers.h"
 #include "util/ops.h"
@@ -31,8 +32,13 @@ std::string unsupported_reason(const RunState& st) {
     needed.insert("mw");
     type2 |= w.type == 2;
   }
-  for (const auto& m : st.scenario->mrs)
-    if (m.access & IBV_ACCESS_ON_DEMAND) needed.insert("odp");  // `on_demand` registers with ODP
+  std::set<std::string> odp_qp_types;  // the types of the QPs that share a PD with an ODP MR
+  for (const auto& m : st.scenario->mrs) {
+    if (!(m.access & IBV_ACCESS_ON_DEMAND)) continue;
+    needed.insert("odp");  // `on_demand` registers with ODP
+    for (const auto& q : st.scenario->qps)
+      if (q.pd.name == m.pd.name) odp_qp_types.insert(q.type_name);
+  }
   for (const auto& [name, d] : st.devices) {
     const auto& attr = d.ctx().device_attr();
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
@@ -41,10 +47,14 @@ std::string unsupported_reason(const RunState& st) {
       if (cap == "xrc" && !(attr.device_cap_flags & IBV_DEVICE_XRC)) return who + "xrc: IBV_DEVICE_XRC not set";
       if (cap == "srq" && attr.max_srq == 0) return who + "srq: max_srq is 0";
       if (cap == "atomic" && attr.atomic_cap == IBV_ATOMIC_NONE) return who + "atomic: atomic_cap is IBV_ATOMIC_NONE";
-      if (cap == "cq_timestamps") {
+      if (cap == "cq_timestamps" || cap == "odp") {
         ibv_device_attr_ex ex{};
         if (int e = verbs::verb_errno(ibv_query_device_ex(d.ctx().get(), nullptr, &ex)))
-          return who + "cq_timestamps: ibv_query_device_ex failed (" + verbs::errno_name(e) + ")";
+          return who + cap + ": ibv_query_device_ex failed (" + verbs::errno_name(e) + ")";
+        if (cap == "odp") {
+          if (auto why = odp_problem(ex.odp_caps, odp_qp_types); !why.empty()) return who + "odp: " + why;
+          continue;
+        }
         if (ex.completion_timestamp_mask == 0)
           return who + "cq_timestamps: completion_timestamp_mask is 0 (hca_core_clock " + std::to_string(ex.hca_core_clock) +
                  " kHz)";
