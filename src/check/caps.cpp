@@ -29,7 +29,7 @@ void check_caps(const scenario::Scenario& s, diag::DiagSink& sink) {
     auto& d = sink.warning("Q607", loc.given() ? loc : sr.loc, path,
                            "srq_limit " + std::to_string(limit) + " is above the max_wr " + std::to_string(sr.max_wr) +
                                " of SRQ '" + sr.name + "'");
-    d.rule = "IBV_EVENT_SRQ_LIMIT_REACHED fires when a receive is taken and fewer than srq_limit remain; qpo posts max_wr";
+    d.rule = "IBV_EVENT_SRQ_LIMIT_REACHED fires when a receive is taken and fewer than srq_limit remain, and an SRQ holds at most max_wr receives (whoever posts them: bring-up or a script)";
     d.hint = "set srq_limit <= " + std::to_string(sr.max_wr) + " (equal: the first receive taken raises the event)";
   };
   for (const auto& sr : s.srqs) srq_limit(sr, sr.srq_limit, sr.srq_limit_loc, "srqs." + sr.name + ".srq_limit");
