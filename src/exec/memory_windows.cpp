@@ -129,8 +129,13 @@ bool publish_mws(RunState& st, const plan::Step& step) {
   st.mws_bound.clear();
   std::vector<std::string> notes;
   auto& r = run_step(st, st.host, "traffic", "publish", step.object, "memory windows", [&] {
-    if (!st.channel || !st.channel->gather("mws " + std::to_string(step.stage), mine.str(), &notes))
-      throw std::runtime_error("the hosts did not meet to exchange the windows' rkeys");
+    if (!st.channel || !st.channel->gather("mws " + std::to_string(step.stage), mine.str(), &notes)) {
+      // Most often a host failed before it could publish (a bind refused): its own steps say
+      // why; this host only learns that the meeting broke.
+      std::string why = st.channel ? st.channel->failure() : "";
+      throw std::runtime_error("another host failed before the windows' rkeys were exchanged: " +
+                               (why.empty() ? std::string("see its steps (a bind refused, or a host lost)") : why));
+    }
     for (const auto& note : notes) {
       std::istringstream in(note);
       std::string name;
