@@ -48,14 +48,14 @@ std::string render_text(const Diagnostic& d, const Sources& sources, bool color)
   if (color) out += "\033[0m";
   out += "\n";
   if (!d.loc.file.empty()) {
-    out += "  --> " + util::printable(d.loc.file);
+    out += "  --> " + util::printable(d.loc.file.str());
     if (d.loc.line > 0) out += ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col);
     if (!d.path.empty()) out += "  (" + util::printable(d.path, 512) + ")";
     out += "\n";
   }
   quote_line(out, d.loc, sources, "");
   for (const auto& r : d.related) {
-    out += "  --> " + util::printable(r.loc.file);
+    out += "  --> " + util::printable(r.loc.file.str());
     if (r.loc.line > 0) out += ":" + std::to_string(r.loc.line) + ":" + std::to_string(r.loc.col);  // not for a --set flag
     out += "\n";
     quote_line(out, r.loc, sources, util::printable(r.label));
@@ -69,7 +69,7 @@ void render_json(util::JsonWriter& w, const Diagnostic& d) {
   w.begin_object();
   w.field("code", d.code);
   w.field("severity", severity_name(d.severity));
-  w.field("file", d.loc.file);
+  w.field("file", d.loc.file.str());
   w.field("line", d.loc.line);
   w.field("column", d.loc.col);
   w.field("path", d.path);
@@ -79,7 +79,7 @@ void render_json(util::JsonWriter& w, const Diagnostic& d) {
   w.key("related").begin_array();
   for (const auto& r : d.related) {
     w.begin_object();
-    w.field("file", r.loc.file);
+    w.field("file", r.loc.file.str());
     w.field("line", r.loc.line);
     w.field("column", r.loc.col);
     w.field("label", r.label);

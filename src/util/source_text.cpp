@@ -1,6 +1,26 @@
 #include "util/source_text.h"
 
+#include <mutex>
+#include <set>
+
 namespace qpo::util {
+
+namespace {
+const std::string kNoFile;
+}  // namespace
+
+FileName::FileName(std::string_view name) {
+  if (name.empty()) return;
+  // Never freed: the names live as long as the locations that point at them may.
+  static std::mutex m;
+  static auto* names = new std::set<std::string, std::less<>>();
+  std::lock_guard lock(m);
+  auto it = names->find(name);
+  if (it == names->end()) it = names->emplace(name).first;
+  name_ = &*it;
+}
+
+const std::string& FileName::str() const { return name_ ? *name_ : kNoFile; }
 
 SourceText::SourceText(std::string name, std::string text)
     : name_(std::move(name)), text_(std::move(text)) {

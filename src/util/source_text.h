@@ -7,8 +7,28 @@
 
 namespace qpo::util {
 
+// A file name as locations hold it: one shared copy per distinct name for the life of the
+// process (a run sees a handful: its files and its --set flags), so copying a location, which
+// the loader and validator do for every key of every QP, costs no allocation.
+class FileName {
+ public:
+  FileName() = default;
+  FileName(std::string_view name);  // NOLINT(google-explicit-constructor): a name is a file name
+  FileName(const std::string& name) : FileName(std::string_view(name)) {}  // NOLINT
+  FileName(const char* name) : FileName(std::string_view(name)) {}         // NOLINT
+  const std::string& str() const;
+  operator const std::string&() const { return str(); }  // NOLINT: reads like the string it was
+  bool empty() const { return name_ == nullptr; }
+  // One copy per name: equal names are the same pointer. Order is by text (sorted output).
+  friend bool operator==(const FileName& a, const FileName& b) { return a.name_ == b.name_; }
+  friend bool operator<(const FileName& a, const FileName& b) { return a.str() < b.str(); }
+
+ private:
+  const std::string* name_ = nullptr;  // nullptr: no file (an absent key)
+};
+
 struct SourceLoc {
-  std::string file;  // as given on the command line
+  FileName file;     // as given on the command line
   int line = 0;      // 1-based; 0 = no position (whole file)
   int col = 0;       // 1-based
   // The scenario gives this (in the file, or with --set: then `file` names the flag and line
