@@ -131,6 +131,20 @@ report::WorkloadResult workload_from(const YAML::Node& n) {
   w.group = get<std::string>(n, "group", "");
   w.aggregate = get<bool>(n, "aggregate", false);
   w.quality = fields_from(n["quality"]);
+  for (const auto& l : n["latency"]) {
+    report::LatencyDistribution d;
+    d.size = get<int64_t>(l, "size", 0);
+    d.samples = get<uint64_t>(l, "samples", 0);
+    for (const auto& e : l["edges"]) d.edges.push_back(e.as<double>());
+    for (const auto& c : l["counts"]) d.counts.push_back(c.as<uint64_t>());
+    for (const auto& p : l["cdf"]) {
+      if (!p.IsSequence() || p.size() != 2) throw ProtocolError("a latency CDF point is not [usec, share]");
+      d.cdf.emplace_back(p[0].as<double>(), p[1].as<double>());
+    }
+    if (d.counts.size() + 1 != d.edges.size() && !(d.counts.empty() && d.edges.empty()))
+      throw ProtocolError("a latency histogram's edges and counts do not match");
+    w.latency.push_back(std::move(d));
+  }
   return w;
 }
 
@@ -209,6 +223,9 @@ report::RunReport read_report(const YAML::Node& n) {
     if (!d.IsScalar()) throw ProtocolError("a disagreement is not a string");
     r.disagreements.push_back(d.Scalar());
   }
+  for (const auto& c : n["counters"])
+    r.counters.push_back({get<std::string>(c, "host", ""), get<std::string>(c, "device", ""),
+                          get<std::string>(c, "name", ""), get<uint64_t>(c, "before", 0), get<uint64_t>(c, "after", 0)});
   for (const auto& s : n["steps"]) {
     report::StepResult st;
     st.plan_step = get<int>(s, "step", 0);
