@@ -59,7 +59,7 @@ Action add_run(CLI::App& app) {
     int phase_timeout_s = 120;
     std::string agent_command = "qpo", token_file;
     std::vector<std::string> overrides;
-    std::string report_file;
+    std::string report_file, results_file;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
@@ -101,6 +101,9 @@ Action add_run(CLI::App& app) {
   cmd->add_option("--report", opts->report_file,
                   "Also write the run as one self-contained HTML page here: scenario, plan steps with outcome "
                   "and time, latency histograms and CDFs, bandwidth plots, counter deltas (README: Report)");
+  cmd->add_option("--results-json", opts->results_file,
+                  "Also write the JSON results (as --format json prints them) to this file; qpo test --report "
+                  "collects them");
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
@@ -114,10 +117,19 @@ Action add_run(CLI::App& app) {
       for (const auto& o : opts->overrides) args.insert(args.end(), {"--set", o});
       // The guest writes the report; lab.sh's --out folder is the same path on both sides.
       std::string report_file = absolute_report_path(opts->report_file);
+      std::string results_file = absolute_report_path(opts->results_file);
       std::vector<std::string> lab_args;
       if (!report_file.empty()) {
         args.insert(args.end(), {"--report", report_file});
         lab_args = report_lab_args(report_file);
+      }
+      if (!results_file.empty()) {
+        args.insert(args.end(), {"--results-json", results_file});
+        if (!lab_args.empty() && lab_args != report_lab_args(results_file)) {
+          std::cerr << "qpo: in the lab, --report and --results-json must name files in one directory\n";
+          return static_cast<int>(kSystemError);
+        }
+        lab_args = report_lab_args(results_file);
       }
       // Two hosts without --local: one guest each, joined by the lab's link (cli/lab_hosts.h).
       auto hosts = exec::active_hosts(*l->scenario());
@@ -179,6 +191,11 @@ Action add_run(CLI::App& app) {
       std::cout << w.str() << "\n";
     } else {
       std::cout << report::render_text(report, opts->verbose);
+    }
+    if (!opts->results_file.empty()) {
+      util::JsonWriter w;
+      report::render_json(w, report);
+      if (!write_report_file(opts->results_file, w.str() + "\n", "--results-json")) return static_cast<int>(kSystemError);
     }
     if (!opts->report_file.empty() &&
         !write_report_file(opts->report_file, report::render_html(report, l->source ? l->source->text() : "")))

@@ -219,6 +219,8 @@ report::RunReport read_report(const YAML::Node& n) {
   r.reason = get<std::string>(n, "reason", "");
   r.qps_at_rts = get<uint64_t>(n, "qps_at_rts", 0);
   r.bringup_seconds = get<double>(n, "bringup_seconds", 0);
+  for (const auto& o : n["overrides"])
+    if (o.IsScalar()) r.overrides.push_back(o.Scalar());
   for (const auto& d : n["disagreements"]) {
     if (!d.IsScalar()) throw ProtocolError("a disagreement is not a string");
     r.disagreements.push_back(d.Scalar());
@@ -248,7 +250,8 @@ report::RunReport read_report(const YAML::Node& n) {
       // A script's step is named after the workload; an op workload's detail starts with it.
       bool script = st.verb == "script" && st.object == w->name;
       bool op = st.verb == "workload" && st.detail.rfind(w->name + ":", 0) == 0;
-      if ((script || op) && !st.workload) {
+      bool group = w->aggregate && st.verb == "workload group" && st.object == w->name;  // a group's aggregate
+      if ((script || op || group) && !st.workload) {
         st.workload = w;
         break;
       }

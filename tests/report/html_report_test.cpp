@@ -6,6 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
+#include "cluster/codec.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
 #include "report/latency_distribution.h"
@@ -147,4 +150,31 @@ TEST_CASE("html page: the plots carry the data they draw") {
   CHECK(page.find("class=\"threshold\" data-name=\"min_bw\" data-field=\"bw_avg\" data-limit=\"1\"") != std::string::npos);
   CHECK(page.find("data-name=\"sent_pkts\" data-delta=\"42\"") != std::string::npos);
   CHECK(count(page, "<svg class=\"plot ") == 4);  // bw against size, histogram, CDF, per-QP bars
+}
+
+TEST_CASE("results JSON round trip (qpo report, agents): latency, counters and a group's aggregate survive") {
+  RunReport r = evil_report();
+  StepResult g;
+  g.verb = "workload group";
+  g.object = "grp";
+  auto agg = std::make_shared<WorkloadResult>();
+  agg->name = "grp";
+  agg->group = "grp";
+  agg->aggregate = true;
+  std::vector<double> us{1, 2, 3};
+  agg->latency.push_back(latency_distribution(us, 4096));
+  g.workload = agg;
+  r.steps.push_back(g);
+  auto back = qpo::cluster::read_report(YAML::Load(qpo::cluster::report_json(r)));
+  REQUIRE(back.steps.size() == 2);
+  REQUIRE(back.steps[0].workload);
+  REQUIRE(back.steps[0].workload->latency.size() == 1);
+  CHECK(back.steps[0].workload->latency[0].counts == r.steps[0].workload->latency[0].counts);
+  CHECK(back.steps[0].workload->latency[0].cdf.size() == 4);
+  REQUIRE(back.steps[1].workload);
+  CHECK(back.steps[1].workload->aggregate);
+  CHECK(back.steps[1].workload->latency[0].size == 4096);
+  REQUIRE(back.counters.size() == 1);
+  CHECK(back.counters[0].after - back.counters[0].before == 4);
+  CHECK(back.overrides == r.overrides);
 }
