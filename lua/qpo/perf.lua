@@ -159,9 +159,10 @@ function perf.rx_depth(w, lay, size)
   return math.min(depth, fit)
 end
 
--- Whether a latency run keeps every iteration's time: perftest's -H (histogram, printed
--- sorted) and -U (unsorted, in iteration order).
-function perf.times(a) return a.histogram or a.unsorted or nil end
+-- Every latency run keeps each iteration's time: the run's results carry them (the JSON's
+-- latency histogram and CDF, the HTML report's plots), and perftest's -H (histogram, printed
+-- sorted) and -U (unsorted, in iteration order) print them.
+function perf.times(a) return true end
 
 -- inline: a byte threshold, true (whenever the QP allows), or 0/false.
 function perf.inline(a)

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/html_report.h"
 #include "cli/input.h"
 #include "cli/lab.h"
 #include "cli/lab_hosts.h"
@@ -58,6 +59,7 @@ Action add_run(CLI::App& app) {
     int phase_timeout_s = 120;
     std::string agent_command = "qpo", token_file;
     std::vector<std::string> overrides;
+    std::string report_file, results_file;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
@@ -96,6 +98,12 @@ Action add_run(CLI::App& app) {
   cmd->add_option("--token-file", opts->token_file, "Shared secret for tcp:// agents (qpo agent --listen)");
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Wait at most this long for each completion or event")
       ->capture_default_str();
+  cmd->add_option("--report", opts->report_file,
+                  "Also write the run as one self-contained HTML page here: scenario, plan steps with outcome "
+                  "and time, latency histograms and CDFs, bandwidth plots, counter deltas (README: Report)");
+  cmd->add_option("--results-json", opts->results_file,
+                  "Also write the JSON results (as --format json prints them) to this file; qpo test --report "
+                  "collects them");
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
@@ -107,6 +115,22 @@ Action add_run(CLI::App& app) {
       if (opts->verbose) args.push_back("--verbose");
       if (opts->no_smoke) args.push_back("--no-smoke");
       for (const auto& o : opts->overrides) args.insert(args.end(), {"--set", o});
+      // The guest writes the report; lab.sh's --out folder is the same path on both sides.
+      std::string report_file = absolute_report_path(opts->report_file);
+      std::string results_file = absolute_report_path(opts->results_file);
+      std::vector<std::string> lab_args;
+      if (!report_file.empty()) {
+        args.insert(args.end(), {"--report", report_file});
+        lab_args = report_lab_args(report_file);
+      }
+      if (!results_file.empty()) {
+        args.insert(args.end(), {"--results-json", results_file});
+        if (!lab_args.empty() && lab_args != report_lab_args(results_file)) {
+          std::cerr << "qpo: in the lab, --report and --results-json must name files in one directory\n";
+          return static_cast<int>(kSystemError);
+        }
+        lab_args = report_lab_args(results_file);
+      }
       // Two hosts without --local: one guest each, joined by the lab's link (cli/lab_hosts.h).
       auto hosts = exec::active_hosts(*l->scenario());
       if (!opts->local && hosts.size() > 1) {
@@ -117,13 +141,13 @@ Action add_run(CLI::App& app) {
         }
         std::vector<std::string> addresses;
         for (const auto& h : hosts) addresses.push_back(l->scenario()->host(h)->address);
-        return run_hosts_in_lab(hosts, addresses, args, opts->file);
+        return run_hosts_in_lab(hosts, addresses, args, opts->file, lab_args);
       }
       if (opts->local) args.push_back("--local");
       if (opts->agents) args.push_back("--agents");
       args.insert(args.begin(), {"run", "--no-lab"});
       args.push_back(opts->file);
-      return run_in_lab(args);
+      return run_in_lab(args, lab_args);
     }
     auto p = plan::build_plan(*l->checked, {!opts->no_smoke});
     exec::RunOptions ro;
@@ -168,6 +192,14 @@ Action add_run(CLI::App& app) {
     } else {
       std::cout << report::render_text(report, opts->verbose);
     }
+    if (!opts->results_file.empty()) {
+      util::JsonWriter w;
+      report::render_json(w, report);
+      if (!write_report_file(opts->results_file, w.str() + "\n", "--results-json")) return static_cast<int>(kSystemError);
+    }
+    if (!opts->report_file.empty() &&
+        !write_report_file(opts->report_file, report::render_html(report, l->source ? l->source->text() : "")))
+      return static_cast<int>(kSystemError);
     return report::exit_code(report);
   };
 }

@@ -1,12 +1,15 @@
 // qpo test DIR|FILES...: a regression suite of scenarios with a verdict per scenario.
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/html_report.h"
 #include "cli/input.h"
 #include "cli/lab.h"
 #include "suite/suite.h"
@@ -14,10 +17,39 @@
 
 namespace qpo::cli {
 
+namespace {
+
+// The suite's page: each case's run from the results its qpo run wrote (--results-json), or,
+// when it wrote none (invalid scenario, timeout), the case's outcome and reason.
+bool write_suite_report(const std::string& file, const std::vector<suite::Case>& cases, const std::string& dir) {
+  std::vector<report::RunReport> runs;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::vector<report::RunReport> got;
+    std::string error, path = dir + "/" + std::to_string(i) + ".json";
+    if (!dir.empty() && std::filesystem::exists(path) && read_run_results(path, &got, &error) && got.size() == 1) {
+      runs.push_back(std::move(got[0]));
+      continue;
+    }
+    report::RunReport r;
+    r.scenario = cases[i].name;
+    r.file = cases[i].file;
+    const auto& out = cases[i].outcome;
+    r.verdict = out == "pass" ? report::Verdict::Pass : out == "skip" ? report::Verdict::Unsupported
+                : out == "fail" ? report::Verdict::Fail : report::Verdict::Error;
+    r.reason = cases[i].reason;
+    runs.push_back(std::move(r));
+  }
+  std::vector<report::HtmlRun> pages;
+  for (size_t i = 0; i < runs.size(); ++i) pages.push_back({&runs[i], read_text_file(cases[i].file)});
+  return write_report_file(file, report::render_html_suite(pages, "qpo test: " + std::to_string(cases.size()) + " scenarios"));
+}
+
+}  // namespace
+
 Action add_test(CLI::App& app) {
   struct Options {
     suite::Options suite;
-    std::string junit;
+    std::string junit, report;
     bool lab = false, no_lab = false, local = false;
     std::vector<std::string> overrides;
   };
@@ -44,6 +76,9 @@ Action add_test(CLI::App& app) {
   cmd->add_flag("--no-lab", opts->no_lab, "Never use the lab");
   cmd->add_flag("--local", opts->local, "Run multi-host scenarios with every host on this machine (qpo run --local)");
   add_set_option(*cmd, opts->overrides);  // passed to every scenario's qpo run
+  cmd->add_option("--report", opts->report,
+                  "Also write the suite as one self-contained HTML page: a verdict per scenario, then each run's "
+                  "page (qpo run --report)");
   return [opts]() {
     auto& o = opts->suite;
     bool use_lab = opts->lab || (!opts->no_lab && verbs::list_devices().empty());
@@ -76,6 +111,17 @@ Action add_test(CLI::App& app) {
         // The guest's own writes vanish at power-off; the lab's --out folder is shared with the host.
         lab_args.insert(lab_args.end(), {"--out", path.substr(0, path.rfind('/') == 0 ? 1 : path.rfind('/'))});
       }
+      if (!opts->report.empty()) {
+        std::string path = absolute_report_path(opts->report);
+        args.insert(args.end(), {"--report", path});
+        auto out = report_lab_args(path);
+        auto at = std::find(lab_args.begin(), lab_args.end(), "--out");
+        if (at != lab_args.end() && *(at + 1) != out[1]) {
+          std::cerr << "qpo test: in the lab, --junit and --report must name files in one directory\n";
+          return static_cast<int>(kSystemError);
+        }
+        if (at == lab_args.end()) lab_args.insert(lab_args.end(), out.begin(), out.end());
+      }
       if (opts->local) args.push_back("--local");
       if (o.tap) args.push_back("--tap");
       for (const auto& ov : opts->overrides) args.insert(args.end(), {"--set", ov});
@@ -98,6 +144,11 @@ Action add_test(CLI::App& app) {
       std::cerr << "qpo test: no scenarios to run\n";
       return static_cast<int>(kSystemError);
     }
+    std::string results_dir;
+    if (!opts->report.empty()) {
+      char dir_template[] = "/tmp/qpo-test-report.XXXXXX";
+      if (const char* dir = mkdtemp(dir_template)) results_dir = o.results_dir = dir;
+    }
     suite::run_all(cases, o);
     int passed = 0, failed = 0, skipped = 0;
     for (const auto& c : cases) {
@@ -110,6 +161,8 @@ Action add_test(CLI::App& app) {
       out << suite::junit_xml(cases, "qpo");
       if (!out) std::cerr << "qpo test: cannot write " << opts->junit << "\n";
     }
+    if (!opts->report.empty() && !write_suite_report(opts->report, cases, results_dir)) failed += !failed;
+    if (!results_dir.empty()) std::filesystem::remove_all(results_dir);
     std::printf("%s%d passed, %d failed, %d skipped\n", o.tap ? "# " : "", passed, failed, skipped);
     return failed ? static_cast<int>(kInvalid) : static_cast<int>(kOk);
   };

@@ -75,7 +75,8 @@ GuestCommands lab_guest_commands(const std::vector<std::string>& hosts, const st
 }
 
 int run_hosts_in_lab(const std::vector<std::string>& hosts, const std::vector<std::string>& addresses,
-                     const std::vector<std::string>& run_args, const std::string& scenario_file) {
+                     const std::vector<std::string>& run_args, const std::string& scenario_file,
+                     const std::vector<std::string>& lab_args) {
   if (auto why = lab_hosts_problem(hosts); !why.empty()) {
     std::cerr << "qpo: " << why << "\n";
     return 2;
@@ -116,7 +117,9 @@ int run_hosts_in_lab(const std::vector<std::string>& hosts, const std::vector<st
   std::cerr << "qpo: " << hosts.size() << " hosts, one lab guest each, joined by the lab's link: " << where
             << "; guest a runs the controller, guest " << kLabGuests[1].name << " a `qpo agent --listen` on port "
             << kLabAgentPort << "; the scenario's addresses (" << given << ") are not used in the lab\n";
-  int rc = run_in_lab2(cmds.a, cmds.b, {"--plain-a"});
+  std::vector<std::string> lab{"--plain-a"};
+  lab.insert(lab.end(), lab_args.begin(), lab_args.end());
+  int rc = run_in_lab2(cmds.a, cmds.b, lab);
   std::filesystem::remove_all(dir);
   return rc;
 }

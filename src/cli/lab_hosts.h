@@ -38,9 +38,11 @@ std::string lab_hosts_problem(const std::vector<std::string>& hosts);
 
 // Runs `qpo run` for a scenario with two active hosts across the two lab guests; returns the
 // exit code (guest a's, the controller's; 124 timeout, 125 lab failure, 2 when it cannot start).
-// `addresses`: the scenario's address per host, for the log line.
+// `addresses`: the scenario's address per host, for the log line; `lab_args` go to lab.sh run2
+// (e.g. {"--out", DIR} for a report file written in guest a).
 int run_hosts_in_lab(const std::vector<std::string>& hosts, const std::vector<std::string>& addresses,
-                     const std::vector<std::string>& run_args, const std::string& scenario_file);
+                     const std::vector<std::string>& run_args, const std::string& scenario_file,
+                     const std::vector<std::string>& lab_args = {});
 
 // POSIX shell single quoting: 'it'\''s'.
 std::string shell_quote(const std::string& s);

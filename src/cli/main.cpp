@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   auto devices = qpo::cli::add_devices(app);
   auto compare = qpo::cli::add_compare(app);
   auto probe = qpo::cli::add_probe(app);
+  auto report = qpo::cli::add_report(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
       if (name == "devices") return devices();
       if (name == "compare") return compare();
       if (name == "probe") return probe();
+      if (name == "report") return report();
     }
   } catch (const std::exception& e) {
     std::cerr << "qpo: internal error: " << e.what() << "\n";

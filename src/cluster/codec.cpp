@@ -131,6 +131,20 @@ report::WorkloadResult workload_from(const YAML::Node& n) {
   w.group = get<std::string>(n, "group", "");
   w.aggregate = get<bool>(n, "aggregate", false);
   w.quality = fields_from(n["quality"]);
+  for (const auto& l : n["latency"]) {
+    report::LatencyDistribution d;
+    d.size = get<int64_t>(l, "size", 0);
+    d.samples = get<uint64_t>(l, "samples", 0);
+    for (const auto& e : l["edges"]) d.edges.push_back(e.as<double>());
+    for (const auto& c : l["counts"]) d.counts.push_back(c.as<uint64_t>());
+    for (const auto& p : l["cdf"]) {
+      if (!p.IsSequence() || p.size() != 2) throw ProtocolError("a latency CDF point is not [usec, share]");
+      d.cdf.emplace_back(p[0].as<double>(), p[1].as<double>());
+    }
+    if (d.counts.size() + 1 != d.edges.size() && !(d.counts.empty() && d.edges.empty()))
+      throw ProtocolError("a latency histogram's edges and counts do not match");
+    w.latency.push_back(std::move(d));
+  }
   return w;
 }
 
@@ -205,10 +219,15 @@ report::RunReport read_report(const YAML::Node& n) {
   r.reason = get<std::string>(n, "reason", "");
   r.qps_at_rts = get<uint64_t>(n, "qps_at_rts", 0);
   r.bringup_seconds = get<double>(n, "bringup_seconds", 0);
+  for (const auto& o : n["overrides"])
+    if (o.IsScalar()) r.overrides.push_back(o.Scalar());
   for (const auto& d : n["disagreements"]) {
     if (!d.IsScalar()) throw ProtocolError("a disagreement is not a string");
     r.disagreements.push_back(d.Scalar());
   }
+  for (const auto& c : n["counters"])
+    r.counters.push_back({get<std::string>(c, "host", ""), get<std::string>(c, "device", ""),
+                          get<std::string>(c, "name", ""), get<uint64_t>(c, "before", 0), get<uint64_t>(c, "after", 0)});
   for (const auto& s : n["steps"]) {
     report::StepResult st;
     st.plan_step = get<int>(s, "step", 0);
@@ -231,7 +250,8 @@ report::RunReport read_report(const YAML::Node& n) {
       // A script's step is named after the workload; an op workload's detail starts with it.
       bool script = st.verb == "script" && st.object == w->name;
       bool op = st.verb == "workload" && st.detail.rfind(w->name + ":", 0) == 0;
-      if ((script || op) && !st.workload) {
+      bool group = w->aggregate && st.verb == "workload group" && st.object == w->name;  // a group's aggregate
+      if ((script || op || group) && !st.workload) {
         st.workload = w;
         break;
       }

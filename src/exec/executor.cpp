@@ -85,6 +85,7 @@ void HostSession::setup() {
         r.message = ds.ctx().device_name();
         if (!st_.report.device.empty()) st_.report.device += ", ";
         st_.report.device += ds.ctx().device_name();
+        counters_at_open_[d->name] = read_hw_counters(ds);
       }
       return;
     }
@@ -436,8 +437,23 @@ report::RunReport HostSession::run(Channel& ch) {
   }
   traffic_faults_.reset();
   whole_run_faults.reset();  // before the devices close: it reads their counters
+  record_counter_deltas();
   teardown();
   return st_.report;
+}
+
+// Every hw_counter of every device this host opened, at open and now (the HTML report's table).
+void HostSession::record_counter_deltas() {
+  for (const auto& [name, before] : counters_at_open_) {
+    auto it = st_.devices.find(name);
+    if (it == st_.devices.end()) continue;
+    const auto& ds = it->second;
+    std::string where = ds.ctx().device_name() + " port " + std::to_string(ds.ctx().port());
+    for (const auto& [counter, after] : read_hw_counters(ds)) {
+      auto b = before.find(counter);
+      st_.report.counters.push_back({st_.host, where, counter, b == before.end() ? 0 : b->second, after});
+    }
+  }
 }
 
 // Faults `during: traffic` come off after this stage (any host's last workload).
@@ -471,6 +487,7 @@ report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report:
     auto& p = parts[i];
     for (auto& step : p.steps) all.steps.push_back(std::move(step));
     for (auto& d : p.disagreements) all.disagreements.push_back(std::move(d));
+    for (auto& c : p.counters) all.counters.push_back(std::move(c));
     if (!p.device.empty() && all.device.find(p.device) == std::string::npos)
       all.device += (all.device.empty() ? "" : ", ") + p.device;
     all.qps_at_rts += p.qps_at_rts;

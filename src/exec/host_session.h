@@ -3,6 +3,7 @@
 // meets the other hosts through a Channel (see executor.cpp for the stage list).
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 #include <string>
@@ -39,6 +40,7 @@ class HostSession {
   void run_measured_workloads(const std::vector<const plan::Step*>& workloads);
   bool run_timeline_step(const plan::Step& step);
   void teardown();
+  void record_counter_deltas();
   void release(verbs::Resource& res);  // one destroy, with its line
   void report_barrier(int plan_step);
   // Local work (skipped once failed), then the barrier; false once any host failed.
@@ -56,6 +58,7 @@ class HostSession {
   bool create_started_ = false;
   std::chrono::steady_clock::time_point first_create_;
   std::unique_ptr<Faults> traffic_faults_;  // on from the first workload stage to the last
+  std::map<std::string, Counters> counters_at_open_;  // per scenario device: its hw_counters when opened
 };
 
 // Hosts that own at least one device: the ones that take part in a run.

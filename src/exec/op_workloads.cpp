@@ -334,6 +334,8 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t) {
   result->name = w.name;
   result->group = w.group;
   result->summary = op_summary(w.size, w.iterations, seconds, t.result.latency_us);
+  if (!t.result.latency_us.empty())  // sorted by op_summary
+    result->latency.push_back(report::latency_distribution(t.result.latency_us, static_cast<int64_t>(w.size)));
   r.workload = std::move(result);
   st.report.add(r);
   return true;
@@ -399,6 +401,10 @@ void report_group(RunState& st, const std::string& g, const std::vector<const In
   result->group = g;
   result->aggregate = true;
   result->summary = group_summary(first.size, done);
+  std::vector<double> all_latency;
+  for (const auto& m : done) all_latency.insert(all_latency.end(), m.latency_us->begin(), m.latency_us->end());
+  if (!all_latency.empty())
+    result->latency.push_back(report::latency_distribution(all_latency, static_cast<int64_t>(first.size)));
   double seconds = 0, bytes = 0, iterations = 0;
   for (const auto& [k, v] : result->summary) {
     const auto* i = std::get_if<int64_t>(&v);

@@ -31,6 +31,20 @@ std::string with_unit(double v, const std::string& unit) {
   return report::format_number(v) + (unit == "%" ? "" : " ") + unit;
 }
 
+// A run's `times` (every iteration's latency, usec: the latency built-ins keep them) as a
+// histogram and CDF for the report.
+void add_latency(report::WorkloadResult& out, const lua::Value& run) {
+  const auto* times = run.find("times");
+  if (!times || !times->is_table()) return;
+  std::vector<double> us;
+  for (const auto& v : times->array())
+    if (v.is_number()) us.push_back(v.as_number());
+  if (us.empty()) return;
+  const auto* size = run.find("size");
+  int64_t bytes = size && size->is_number() ? static_cast<int64_t>(size->as_number()) : 0;
+  out.latency.push_back(report::latency_distribution(us, bytes));
+}
+
 }  // namespace
 
 report::WorkloadResult workload_result(const scenario::Workload& w, const lua::Value& summary) {
@@ -40,7 +54,10 @@ report::WorkloadResult workload_result(const scenario::Workload& w, const lua::V
   out.summary = plain_fields(summary, "text", "runs");
   if (const auto* runs = summary.find("runs"))
     for (const auto& run : runs->array())
-      if (run.is_table()) out.runs.push_back(plain_fields(run));
+      if (run.is_table()) {
+        out.runs.push_back(plain_fields(run));
+        add_latency(out, run);
+      }
   if (const auto* text = summary.find("text"); text && text->is_string()) out.table = text->as_string();
   return out;
 }

@@ -97,6 +97,14 @@ void render_json(util::JsonWriter& w, const RunReport& r) {
   for (const auto& s : r.steps)
     if (s.workload) render_workload_json(w, *s.workload);
   w.end_array();
+  w.key("counters").begin_array();
+  for (const auto& c : r.counters) {
+    w.begin_object();
+    w.field("host", c.host).field("device", c.device).field("name", c.name);
+    w.field("before", c.before).field("after", c.after).field("delta", c.after - c.before);
+    w.end_object();
+  }
+  w.end_array();
   w.end_object();
 }
 

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "report/latency_distribution.h"
 #include "util/json_writer.h"
 
 namespace qpo::report {
@@ -44,6 +45,15 @@ struct WorkloadResult {
   // aggregate of them all (aggregate = true: bytes of every member over the longest time).
   std::string group;
   bool aggregate = false;
+  // Latency samples for plots, one per run that kept them (a sweep: one per size).
+  std::vector<LatencyDistribution> latency;
+};
+
+// How much a device port's hw_counter grew over the run (read after open, before teardown).
+struct CounterDelta {
+  std::string host, device;  // device: "rxe0 port 1"
+  std::string name;
+  uint64_t before = 0, after = 0;
 };
 
 struct StepResult {
@@ -75,6 +85,7 @@ struct RunReport {
   // Bring-up speed: from the first ibv_create_qp to the last bring-up ibv_modify_qp.
   size_t qps_at_rts = 0;
   double bringup_seconds = 0;
+  std::vector<CounterDelta> counters;      // every hw_counter of every device used, in name order
 
   // The plan step the executor is on: lines added without one report on it.
   int current_step = 0;

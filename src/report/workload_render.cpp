@@ -98,6 +98,24 @@ void render_workload_json(util::JsonWriter& j, const WorkloadResult& w) {
     fields_json(j, w.quality);
   }
   if (!w.group.empty()) j.field("group", w.group).field("aggregate", w.aggregate);  // op workloads on a QP group
+  if (!w.latency.empty()) {
+    j.key("latency").begin_array();
+    for (const auto& d : w.latency) {
+      j.begin_object();
+      j.field("size", d.size).field("samples", d.samples);
+      j.key("edges").begin_array();
+      for (double e : d.edges) j.value(e);
+      j.end_array();
+      j.key("counts").begin_array();
+      for (uint64_t c : d.counts) j.value(c);
+      j.end_array();
+      j.key("cdf").begin_array();
+      for (const auto& [x, y] : d.cdf) j.begin_array().value(x).value(y).end_array();
+      j.end_array();
+      j.end_object();
+    }
+    j.end_array();
+  }
   j.end_object();
 }
 

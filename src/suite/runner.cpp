@@ -39,6 +39,7 @@ Child start(const Case& c, size_t index, const Options& o) {
     setpgid(0, 0);
     std::vector<std::string> args{o.qpo, "run"};
     args.insert(args.end(), o.run_args.begin(), o.run_args.end());
+    if (!o.results_dir.empty()) args.insert(args.end(), {"--results-json", o.results_dir + "/" + std::to_string(index) + ".json"});
     args.push_back(c.file);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

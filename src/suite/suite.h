@@ -26,6 +26,7 @@ struct Options {
   std::string qpo;                     // binary to run cases with
   std::vector<std::string> run_args;   // extra `qpo run` arguments (--no-lab ...)
   bool tap = false;
+  std::string results_dir;             // non-empty: case I's qpo run writes results_dir/I.json (--results-json)
 };
 
 // Collects the cases (name and tags read from each file); errors go to `problems`.

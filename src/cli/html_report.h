@@ -1,0 +1,24 @@
+#pragma once
+// The --report FILE.html option of qpo run and qpo test, and the files it writes
+// (report/html_page.h renders the page).
+#include <string>
+#include <vector>
+
+#include "report/html_page.h"
+
+namespace qpo::cli {
+
+// FILE as an absolute path (the lab guest writes it under the same path), "" for "".
+std::string absolute_report_path(const std::string& file);
+// {"--out", DIR}: lab.sh's results folder, shared by host and guest, for FILE's directory.
+std::vector<std::string> report_lab_args(const std::string& absolute_file);
+// Writes `text` to `file` (through a temporary file beside it, renamed into place). On failure
+// prints "qpo: OPTION FILE: why" and returns false.
+bool write_report_file(const std::string& file, const std::string& text, const char* option = "--report");
+// The runs of a results file: an object (qpo run --format json) or a list of them (jq -s);
+// false with `error` naming the file when it holds something else.
+bool read_run_results(const std::string& path, std::vector<report::RunReport>* out, std::string* error);
+// A file's text, "" when it cannot be read.
+std::string read_text_file(const std::string& path);
+
+}  // namespace qpo::cli

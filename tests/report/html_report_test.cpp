@@ -1,0 +1,180 @@
+// The HTML report (report/html_page.h): escaping of everything that comes from a scenario, the
+// plots' data-* attributes, and a page that loads nothing.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "cluster/codec.h"
+#include "report/html_escape.h"
+#include "report/html_page.h"
+#include "report/latency_distribution.h"
+
+using namespace qpo::report;
+
+namespace {
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+const std::string kEvil = "</pre></script><script>alert(1)</script><img src=x onerror=alert(2)>\"'&";
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream b;
+  b << in.rdbuf();
+  return b.str();
+}
+
+RunReport evil_report() {
+  RunReport r;
+  r.scenario = kEvil;
+  r.file = kEvil + ".yaml";
+  r.device = "rxe0";
+  r.reason = kEvil;
+  r.overrides = {"workloads.w.args.size=" + kEvil};
+  StepResult s;
+  s.plan_step = 1;
+  s.phase = "traffic";
+  s.verb = "script";
+  s.object = kEvil;
+  s.detail = kEvil;
+  s.message = kEvil;
+  auto w = std::make_shared<WorkloadResult>();
+  w->name = kEvil;
+  w->script = kEvil;
+  w->summary = {{kEvil, std::string(kEvil)}};
+  w->table = kEvil;
+  std::vector<double> us{10, 12, 11, 30};
+  w->latency.push_back(latency_distribution(us, 64));
+  w->thresholds.push_back({kEvil, "p99", "usec", 20, 30.0, false, kEvil});
+  s.workload = w;
+  r.steps.push_back(s);
+  r.counters.push_back({kEvil, kEvil, kEvil, 1, 5});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("html escape: markup, quotes and control bytes become entities") {
+  CHECK(html::escape("<a href=\"x\">'&'</a>") == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  CHECK(html::escape(std::string("a\0b\x1b\tc\n", 7)) == "a&#xFFFD;b&#xFFFD;\tc\n");
+}
+
+TEST_CASE("html script_json: no </script> or <!-- survives in the embedded results") {
+  CHECK(html::script_json(R"({"a":"</script><!--&"})") == R"({"a":"\u003c/script\u003e\u003c!--\u0026"})");
+}
+
+TEST_CASE("html page: markup from every scenario string is text (a YAML string cannot inject)") {
+  std::string yaml = read(QPO_SOURCE_DIR "/tests/report/report-lab.yaml");
+  REQUIRE(yaml.find("<script>document.title='injected'</script>") != std::string::npos);
+  std::string page = render_html(evil_report(), yaml + kEvil);
+  CHECK(count(page, "<script") == 2);  // the results block and qpo's own script
+  CHECK(count(page, "</script>") == 2);
+  CHECK(count(page, "<img") == 0);
+  CHECK(count(page, "</pre>") == count(page, "<pre"));
+  CHECK(page.find("&lt;script&gt;document.title=&#39;injected&#39;&lt;/script&gt;") != std::string::npos);
+  CHECK(page.find("&lt;img src=x onerror=alert(2)&gt;&quot;&#39;&amp;") != std::string::npos);
+  CHECK(page.find("\\u003cimg src=x onerror=alert(2)\\u003e") != std::string::npos);  // in the JSON block
+}
+
+TEST_CASE("html page: loads nothing (no src/href but in-page anchors, a policy that forbids loads)") {
+  std::string page = render_html(evil_report(), "");
+  CHECK(page.find(" src=\"") == std::string::npos);
+  CHECK(page.find("http://") == std::string::npos);
+  CHECK(page.find("https://") == std::string::npos);
+  CHECK(page.find("default-src 'none'") != std::string::npos);
+}
+
+TEST_CASE("latency distribution: every sample in a bin, the CDF ends at the largest with share 1") {
+  std::vector<double> us;
+  for (int i = 1000; i >= 1; --i) us.push_back(i);
+  auto d = latency_distribution(us, 8);
+  CHECK(d.samples == 1000);
+  REQUIRE(d.counts.size() == kHistogramBins);
+  REQUIRE(d.edges.size() == kHistogramBins + 1);
+  uint64_t total = 0;
+  for (auto c : d.counts) total += c;
+  CHECK(total == 1000);
+  CHECK(d.edges.front() == 1);
+  CHECK(d.edges.back() == 1000);
+  CHECK(d.edges[20] == doctest::Approx(std::sqrt(1000.0)));  // log-spaced
+  REQUIRE(d.cdf.size() == kCdfPoints + 1);
+  CHECK(d.cdf.front() == std::make_pair(1.0, 0.001));
+  CHECK(d.cdf[100] == std::make_pair(500.0, 0.5));
+  CHECK(d.cdf.back() == std::make_pair(1000.0, 1.0));
+}
+
+TEST_CASE("latency distribution: one value is one bin; no samples, no bins") {
+  std::vector<double> same{5, 5, 5};
+  auto d = latency_distribution(same, 0);
+  CHECK(d.counts == std::vector<uint64_t>{3});
+  CHECK(d.edges == std::vector<double>{5, 5});
+  std::vector<double> none;
+  CHECK(latency_distribution(none, 0).counts.empty());
+}
+
+TEST_CASE("html page: the plots carry the data they draw") {
+  RunReport r;
+  r.scenario = "plots";
+  auto sweep = std::make_shared<WorkloadResult>();
+  sweep->name = "bw";
+  sweep->runs = {{{"size", int64_t{64}}, {"bw_avg", 1.5}}, {{"size", int64_t{1024}}, {"bw_avg", 20.25}}};
+  sweep->thresholds.push_back({"min_bw", "bw_avg", "MB/s", 1, 20.25, true, ""});
+  std::vector<double> us{10, 20, 40};
+  sweep->latency.push_back(latency_distribution(us, 1024));
+  StepResult a;
+  a.workload = sweep;
+  r.steps.push_back(a);
+  for (int i = 0; i < 2; ++i) {
+    auto m = std::make_shared<WorkloadResult>();
+    m->name = "g." + std::to_string(i);
+    m->group = "g";
+    m->summary = {{"bw_avg", 3.0 + i}};
+    StepResult s;
+    s.workload = m;
+    r.steps.push_back(s);
+  }
+  r.counters.push_back({"a", "rxe0 port 1", "sent_pkts", 10, 52});
+  std::string page = render_html(r, "");
+  CHECK(page.find("data-sizes=\"64 1024\" data-bw=\"1.5 20.25\"") != std::string::npos);
+  CHECK(page.find("data-group=\"g\" data-qps=\"g.0 g.1\" data-bw=\"3 4\"") != std::string::npos);
+  CHECK(page.find("data-size=\"1024\" data-samples=\"3\" data-edges=\"10 ") != std::string::npos);
+  CHECK(page.find("data-cdf=\"10:0.333333 20:0.666667 40:1\"") != std::string::npos);
+  CHECK(page.find("class=\"threshold\" data-name=\"min_bw\" data-field=\"bw_avg\" data-limit=\"1\"") != std::string::npos);
+  CHECK(page.find("data-name=\"sent_pkts\" data-delta=\"42\"") != std::string::npos);
+  CHECK(count(page, "<svg class=\"plot ") == 4);  // bw against size, histogram, CDF, per-QP bars
+}
+
+TEST_CASE("results JSON round trip (qpo report, agents): latency, counters and a group's aggregate survive") {
+  RunReport r = evil_report();
+  StepResult g;
+  g.verb = "workload group";
+  g.object = "grp";
+  auto agg = std::make_shared<WorkloadResult>();
+  agg->name = "grp";
+  agg->group = "grp";
+  agg->aggregate = true;
+  std::vector<double> us{1, 2, 3};
+  agg->latency.push_back(latency_distribution(us, 4096));
+  g.workload = agg;
+  r.steps.push_back(g);
+  auto back = qpo::cluster::read_report(YAML::Load(qpo::cluster::report_json(r)));
+  REQUIRE(back.steps.size() == 2);
+  REQUIRE(back.steps[0].workload);
+  REQUIRE(back.steps[0].workload->latency.size() == 1);
+  CHECK(back.steps[0].workload->latency[0].counts == r.steps[0].workload->latency[0].counts);
+  CHECK(back.steps[0].workload->latency[0].cdf.size() == 4);
+  REQUIRE(back.steps[1].workload);
+  CHECK(back.steps[1].workload->aggregate);
+  CHECK(back.steps[1].workload->latency[0].size == 4096);
+  REQUIRE(back.counters.size() == 1);
+  CHECK(back.counters[0].after - back.counters[0].before == 4);
+  CHECK(back.overrides == r.overrides);
+}
