@@ -66,7 +66,8 @@ class PingPong {
       us.reserve(stamps_.size() - 1);
       double div = r.halved ? 2.0 : 1.0;
       for (size_t i = 1; i < stamps_.size(); ++i) us.push_back(clock::to_us(stamps_[i] - stamps_[i - 1]) / div);
-      if (cfg_.keep_times) r.times_us = us;  // before latency_stats sorts them
+      if (cfg_.keep_times)  // before latency_stats sorts them; the first kMaxLatencySamples
+        r.times_us.assign(us.begin(), us.begin() + static_cast<std::ptrdiff_t>(std::min(us.size(), kMaxLatencySamples)));
       r.lat = latency_stats(us);
     }
     return r;

@@ -38,7 +38,7 @@ struct PingPongConfig {
   int timeout_ms = 10000;          // waiting this long for one reply = error
   int idle_ms = 500;               // duration-mode target: stop this long after the last message;
                                    // a stopped initiator: give up on the answer after this long
-  bool keep_times = false;         // initiator: return every iteration's time (perftest -U)
+  bool keep_times = false;         // initiator: return each iteration's time (the first 2^20; perftest -U)
   const std::atomic<bool>* stop = nullptr;
   std::function<void()> ready;     // after receives are posted, before the first message
 };

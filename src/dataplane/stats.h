@@ -2,6 +2,7 @@
 // Results the way perftest reports them, so numbers can be compared side by side:
 // bandwidth in MB/sec with MB = 2^20 bytes, message rate in Mpps, latency in microseconds
 // with t_typical = the median.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,5 +37,10 @@ struct BandwidthStats {
 double peak_ticks_per_op(const std::vector<uint64_t>& posted, const std::vector<uint64_t>& completed);
 
 inline constexpr double kMB = 1048576.0;
+
+// Per-iteration times a run hands back (stream keep_latency, ping-pong keep_times): those of
+// the first 2^20 iterations, so a long duration run's results stay bounded (8 MiB here, and
+// the Lua results' value limit). The statistics still cover every iteration.
+inline constexpr size_t kMaxLatencySamples = 1u << 20;
 
 }  // namespace qpo::dataplane

@@ -22,7 +22,6 @@ namespace {
 constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
 constexpr int kPollBatch = 16;               // perftest's CTX_POLL_BATCH
 constexpr size_t kMaxTimestamps = 1u << 24;  // per-op timestamps beyond this: no peak
-constexpr size_t kMaxLatencySamples = 1u << 20;  // keep_latency: samples of the first WRs
 
 // One QP's send side. The WR templates are built and checked once; a post only rewrites
 // wr_id and the signaled flag (and, in hook mode, the fields the hook may change).
