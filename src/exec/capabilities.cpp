@@ -2,6 +2,7 @@
 // ibv_query_device, plus the per-provider deviations in schemas/providers.yaml.
 #include <set>
 
+#include "exec/multicast.h"
 #include "exec/steps.h"
 #include "spec/providers.h"
 #include "util/ops.h"
@@ -55,7 +56,7 @@ std::string unsupported_reason(const RunState& st) {
         return who + "mw: no type 2 memory windows (IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B not set)";
     }
   }
-  return "";
+  return mcast_unsupported(st);
 }
 
 }  // namespace qpo::exec
