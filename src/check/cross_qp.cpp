@@ -152,6 +152,7 @@ class CrossChecker {
       d.rule = "transport services: UD and RAW_PACKET send only; UC sends and writes; RC everything";
       return;
     }
+    if (w.mcast) return;  // a send to a multicast group (check/multicast.cpp)
     if (!q->connect) {
       auto& d = sink_.error("Q502", w.qp.loc, path + ".qp", "workload QP '" + q->name + "' has no 'connect:' peer");
       d.hint = "add 'connect: <peer QP>' to QP '" + q->name + "'";

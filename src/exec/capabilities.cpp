@@ -2,6 +2,7 @@
 // ibv_query_device, plus the per-provider deviations in schemas/providers.yaml.
 #include <set>
 
+#include "exec/multicast.h"
 #include "exec/odp_caps.h"
 #include "exec/steps.h"
 #include "spec/providers.h"
@@ -65,7 +66,7 @@ std::string unsupported_reason(const RunState& st) {
         return who + "mw: no type 2 memory windows (IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B not set)";
     }
   }
-  return "";
+  return mcast_unsupported(st);
 }
 
 }  // namespace qpo::exec

@@ -21,6 +21,7 @@
 #include "exec/host_load.h"
 #include "exec/host_session.h"
 #include "exec/memory_windows.h"
+#include "exec/multicast.h"
 #include "exec/steps.h"
 #include "report/measurement_quality.h"
 #include "util/strings.h"
@@ -261,6 +262,8 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::BindMw: return bind_mw(st_, o_, step);
     case StepKind::InvalidateMw: return invalidate_mw(st_, o_, step);
     case StepKind::PublishMw: return publish_mws(st_, step);
+    case StepKind::AttachMcast: return attach_mcast(st_, step);
+    case StepKind::CreateMcastAh: return create_mcast_ah(st_, step);
     default:
       st_.report.fail("internal error: plan step " + std::to_string(step.index) + " (" + step.verb + ") is not a timeline step");
       return false;

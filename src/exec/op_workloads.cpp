@@ -22,6 +22,7 @@
 #include "exec/async_events.h"
 #include "exec/endpoints.h"
 #include "exec/memory_windows.h"
+#include "exec/multicast.h"
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
 #include "exec/workload_results.h"
@@ -148,9 +149,18 @@ struct Responder {
 };
 
 bool initiator_here(const RunState& st, const scenario::Workload& w) { return st.qps.count(w.qp.name) > 0; }
-const std::string* receiver_here(const RunState& st, const scenario::Workload& w) {
+// The QPs on this host that receive what `w` sends: its peer, or the members of its multicast group.
+std::vector<const std::string*> receivers_here(const RunState& st, const scenario::Workload& w) {
+  std::vector<const std::string*> out;
+  if (w.mcast) {
+    if (const auto* g = st.scenario->mcast_group(w.mcast.name))
+      for (const auto& m : g->members)
+        if (st.qps.count(m.name)) out.push_back(&m.name);
+    return out;
+  }
   const auto* q = st.scenario->qp(w.qp.name);
-  return q && st.qps.count(q->connect.name) ? &q->connect.name : nullptr;
+  if (q && st.qps.count(q->connect.name)) out.push_back(&q->connect.name);
+  return out;
 }
 
 // `halt`: set when Ctrl-C or another side fails; the stream stops posting and drains.
@@ -167,7 +177,13 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   t->step = &step;
   t->w = &w;
   t->q = &st.qps.at(w.qp.name);
-  t->ep = own_endpoint(st, *t->q, t->q->spec->connect.name);
+  t->ep = own_endpoint(st, *t->q, w.mcast ? "" : t->q->spec->connect.name);
+  if (const auto* g = w.mcast ? st.scenario->mcast_group(w.mcast.name) : nullptr) {
+    t->ep.peer_name = g->name;  // every member: the group's GID, QPN 0xffffff, the group's qkey
+    t->ep.peer_qpn = 0xffffff;
+    t->ep.peer_qkey = g->qkey;
+    t->ep.peer_ah = mcast_ah(st, *t->q, *g);
+  }
   t->watch = std::make_unique<Watch>(st);
   auto& c = t->cfg;
   common(c, o, halt);
@@ -370,6 +386,14 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
     st.report.add(r);
     return false;
   }
+  if (in.received < w.iterations && w.mcast) {  // a group promises every member every message
+    r.message = "member of multicast group '" + w.mcast.name + "' received " + std::to_string(in.received) + " of " +
+                std::to_string(w.iterations) + " (data of each checked)";
+    r.status = report::StepStatus::Failed;
+    st.report.fail("workload '" + w.name + "': " + in.receiver->spec->name + " " + r.message);
+    st.report.add(r);
+    return false;
+  }
   if (in.received < w.iterations) {
     char buf[200];
     std::snprintf(buf, sizeof buf, "%llu of %llu received (%.1f%% lost: %s is unreliable), data of each checked",
@@ -379,7 +403,8 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
     r.message = buf;
     r.status = report::StepStatus::Warning;
   } else {
-    r.message = std::to_string(in.received) + " receives" + (in.with_data ? ", data checked" : "");
+    r.message = std::to_string(in.received) + " receives" + (in.with_data ? ", data checked" : "") +
+                (w.mcast ? " (multicast group '" + w.mcast.name + "')" : "");
   }
   st.report.add(r);
   return true;
@@ -462,8 +487,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     }
     try {
       if (initiator_here(st, w)) initiators.push_back(make_initiator(st, *step, w, o, &halt));
-      const std::string* receiver = receiver_here(st, w);
-      if (receiver && op_info(op_of(w)).consumes_recv && !w.expect_status) {
+      for (const std::string* receiver : receivers_here(st, w)) {
+        if (!op_info(op_of(w)).consumes_recv || w.expect_status) break;
         auto& q = st.qps.at(*receiver);
         Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, op_of(w) != Op::WriteImm};
         responder_for(st, responders, q, o, &halt).in.push_back(in);

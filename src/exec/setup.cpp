@@ -16,13 +16,17 @@ uint32_t random_psn() {
   return gen() & 0xFFFFFF;
 }
 
-// Receive slots hold the smoke message or the largest send any workload aims at this QP
-// (UD adds the 40-byte GRH the receiver gets in front).
+// Receive slots hold the smoke message or the largest send any workload aims at this QP, also
+// through a multicast group it is a member of (UD adds the 40-byte GRH the receiver gets in front).
 uint32_t slot_size_for(const scenario::Scenario& s, const scenario::Qp& receiver) {
   uint64_t biggest = 256;
   for (const auto& w : s.workloads) {
     const auto* sender = s.qp(w.qp.name);
-    if (!sender || sender->connect.name != receiver.name) continue;
+    const auto* group = w.mcast ? s.mcast_group(w.mcast.name) : nullptr;
+    bool member = false;  // a send to a multicast group lands in each member's slots
+    if (group)
+      for (const auto& m : group->members) member |= m.name == receiver.name;
+    if (!member && (!sender || group || sender->connect.name != receiver.name)) continue;
     const auto* op = w.script.empty() ? util::scenario_op(w.op) : nullptr;
     if (op && op->payload_in_recv) biggest = std::max<uint64_t>(biggest, w.size);
   }

@@ -51,6 +51,9 @@ enum class StepKind {
   BindMw,         // type 1: ibv_bind_mw; type 2: IBV_WR_BIND_MW on the window's bind QP; waits for its completion
   InvalidateMw,   // type 2: IBV_WR_LOCAL_INV; type 1: ibv_bind_mw with length 0 (unbind)
   PublishMw,      // every host: the windows just bound, their addr/length/rkey to every host (a meeting)
+  AttachMcast,    // ibv_attach_mcast of a UD QP to a multicast group (object "GROUP:QP"); on RoCE
+                  // also the IP group's join on the device's netdev. ibv_detach_mcast is a Destroy step
+  CreateMcastAh,  // a UD sender's address handle to a multicast group ("qpo.ah.QP->GROUP")
 };
 
 const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...
@@ -92,6 +95,9 @@ struct Step {
   int event_value = -1;
   uint64_t within_ms = 0;
   uint32_t srq_limit = 0;     // ModifySrq
+  // AttachMcast, CreateMcastAh: the multicast group; the member (AttachMcast) or the sender
+  // (CreateMcastAh) is smoke.receiver / smoke.sender.
+  std::string mcast;
 };
 
 struct HostPlan {
@@ -113,6 +119,9 @@ struct PlanOptions {
 };
 // The planner consumes only a checked model (check::validate made it).
 Plan build_plan(const check::Checked& checked, const PlanOptions& o = {});
+
+// "GROUP:QP": a multicast attachment's name (its attach and detach steps, the run's resource).
+std::string mcast_attachment_name(const std::string& group, const std::string& qp);
 
 // Human-readable, one line per call; masks as IBV_QP_* names and hex.
 std::string render_text(const Plan& p);

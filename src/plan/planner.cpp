@@ -247,6 +247,13 @@ class Planner {
     // ibv_destroy_qp waits for it) and any window its MR (rxe refuses ibv_dereg_mr under it).
     for (auto it = s_.mws.rbegin(); it != s_.mws.rend(); ++it)
       if (on_host(device_of_pd(it->pd.name), host)) add(StepKind::Destroy, Phase::Teardown, "ibv_dealloc_mw", it->name);
+    // Multicast attachments before their QPs (an attached QP holds the group), last group first.
+    for (auto g = s_.mcast_groups.rbegin(); g != s_.mcast_groups.rend(); ++g)
+      for (auto m = g->members.rbegin(); m != g->members.rend(); ++m) {
+        const auto* q = s_.qp(m->name);
+        if (q && q->type >= 0 && s_.host_of_qp(*q) == host)
+          add(StepKind::Destroy, Phase::Teardown, "ibv_detach_mcast", mcast_attachment_name(g->name, m->name));
+      }
     // Then reverse creation order: QPs, SRQs, CQs (then their channels), MRs, XRCDs, PDs, devices.
     const auto& qps = qps_on(host);
     for (auto it = qps.rbegin(); it != qps.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_qp", (*it)->name);
@@ -330,6 +337,8 @@ const char* step_kind_name(StepKind k) {
     case StepKind::BindMw: return "bind_mw";
     case StepKind::InvalidateMw: return "invalidate_mw";
     case StepKind::PublishMw: return "publish_mw";
+    case StepKind::AttachMcast: return "attach_mcast";
+    case StepKind::CreateMcastAh: return "create_mcast_ah";
   }
   return "?";
 }
@@ -339,6 +348,8 @@ size_t Plan::step_count() const {
   for (const auto& h : hosts) n += h.steps.size();
   return n;
 }
+
+std::string mcast_attachment_name(const std::string& group, const std::string& qp) { return group + ":" + qp; }
 
 Plan build_plan(const check::Checked& checked, const PlanOptions& o) { return Planner(checked.model()).build(o); }
 

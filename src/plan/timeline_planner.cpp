@@ -67,6 +67,7 @@ class TimelinePlanner {
   }
 
   void run() {
+    attach_groups();
     int smoke_round = 0;
     for (const auto& step : s_.timeline) {
       switch (step.kind) {
@@ -276,13 +277,19 @@ class TimelinePlanner {
         const auto* q = s_.qp(w->qp.name);
         on.insert(host_of(w->qp.name));
         bool receives = op_of(*w) && op_of(*w)->consumes_recv;
-        if (q && q->connect && receives && !w->expect_status) on.insert(host_of(q->connect.name));
+        if (w->mcast) {  // a multicast send: every member's host receives
+          if (const auto* g = s_.mcast_group(w->mcast.name))
+            for (const auto& m : g->members) on.insert(host_of(m.name));
+          mcast_address_handle(w->qp.name, w->mcast.name, k);
+        } else if (q && q->connect && receives && !w->expect_status) {
+          on.insert(host_of(q->connect.name));
+        }
       }
       // UD senders need an address handle for their peer before the first send.
       // A script's target answers its initiators too (its meetings' wake-ups).
       for (const auto& ref : w->initiators()) {
         const auto* q = s_.qp(ref.name);
-        if (!q || q->type_name != "UD" || !q->connect) continue;
+        if (!q || q->type_name != "UD" || !q->connect || w->mcast) continue;
         address_handle(q->name, q->connect.name, k);
         if (!w->script.empty() && s_.qp(q->connect.name)) address_handle(q->connect.name, q->name, k);
       }
@@ -293,6 +300,7 @@ class TimelinePlanner {
         st.data_seed = data[w->name].first;
         st.args.push_back(arg("qp", w->qp.name));
         if (!w->op.empty()) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op)));
+        if (w->mcast) mcast_args(st, *w);
         if (w->local_mr) st.args.push_back(arg("local_mr", w->local_mr.name));
         if (w->remote_mr) {
           st.args.push_back(arg("remote_mr", w->remote_mr.name));
@@ -406,6 +414,61 @@ class TimelinePlanner {
         pub.args.push_back(Arg{"per window", "addr, length, rkey", true, false, "every host meets and learns them"});
       }
     drop_empty_stage(k);
+  }
+
+  // Before the first timeline step: every multicast group's members attach, each on its host.
+  void attach_groups() {
+    for (const auto& g : s_.mcast_groups) {
+      int k = stage("attach " + g.name);
+      for (const auto& m : g.members) {
+        const auto* q = s_.qp(m.name);
+        if (!q || q->type < 0) continue;
+        auto& st = add(host_of(m.name), StepKind::AttachMcast, Phase::Traffic, "ibv_attach_mcast",
+                       mcast_attachment_name(g.name, m.name), k);
+        st.mcast = g.name;
+        st.smoke.receiver = m.name;
+        st.args.push_back(arg("qp", m.name));
+        st.args.push_back(arg("gid", gid_words(g)));
+        st.args.push_back(arg("mlid", util::hex(g.mlid)));
+        st.args.push_back(Arg{"ip join", g.ipv4 ? "IP_ADD_MEMBERSHIP" : "IPV6_ADD_MEMBERSHIP", true, false,
+                              "on RoCE: the group's IP address on the device's netdev (as rdma_cm does)"});
+      }
+      drop_empty_stage(k);
+    }
+  }
+
+  static std::string gid_words(const scenario::McastGroup& g) {
+    return g.ipv4 && g.gid_text.find(':') == std::string::npos ? "::ffff:" + g.gid_text + " (IPv4 " + g.gid_text + ")"
+                                                               : g.gid_text;
+  }
+
+  void mcast_args(Step& st, const scenario::Workload& w) {
+    const auto* g = s_.mcast_group(w.mcast.name);
+    if (!g) return;
+    std::string members;
+    for (const auto& m : g->members) members += (members.empty() ? "" : ", ") + m.name;
+    st.args.push_back(arg("mcast", g->name + " -> " + members));
+    st.args.push_back(arg("remote_qpn", "0xffffff"));
+    st.args.push_back(arg("remote_qkey", util::hex(g->qkey)));
+    st.args.push_back(arg("check", "every member receives every message, data checked"));
+  }
+
+  // "qpo.ah.FROM->GROUP" on FROM's host, once per run: GRH to the group's GID, dlid its MLID.
+  void mcast_address_handle(const std::string& from, const std::string& group, int k) {
+    const auto* g = s_.mcast_group(group);
+    if (!g) return;
+    std::string name = "qpo.ah." + from + "->" + group;
+    std::string host = host_of(from);
+    auto& made = p_.address_handles[host];
+    if (std::find(made.begin(), made.end(), name) != made.end()) return;
+    made.push_back(name);
+    auto& st = add(host, StepKind::CreateMcastAh, Phase::Traffic, "ibv_create_ah", name, k);
+    st.mcast = group;
+    st.smoke.sender = from;
+    st.args.push_back(arg("from", from));
+    st.args.push_back(arg("ah_attr.grh.dgid", gid_words(*g)));
+    st.args.push_back(arg("ah_attr.dlid", util::hex(g->mlid)));
+    st.args.push_back(Arg{"ah_attr.grh.sgid_index", "the device's", true, false, "gid_index of the sender's device"});
   }
 
   // "qpo.ah.FROM->TO" on FROM's host, once per run (exec::peer_ah keeps and reuses it).

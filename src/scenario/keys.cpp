@@ -13,7 +13,8 @@ namespace qpo::scenario::keys {
   }
 
 QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts", "devices", "pds", "mrs",
-         "cqs", "srqs", "xrcds", "qps", "workloads", "faults", "timeline", "mws")
+         "cqs", "srqs", "xrcds", "qps", "workloads", "faults", "timeline", "mws",
+         "mcast_groups")
 QPO_KEYS(host, "address")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")
@@ -25,13 +26,14 @@ QPO_KEYS(qp, "pd", "type", "send_cq", "recv_cq", "srq", "xrcd", "cap", "sq_sig_a
          "transitions", "count")
 QPO_KEYS(cap, "max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data")
 QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "offset", "iterations", "script", "args",
-         "thresholds", "expect")
+         "thresholds", "expect", "mcast")
 QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "during")
 QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")
 QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "uc", "rc",
          "cq_timestamps", "mw")
 QPO_KEYS(mw, "pd", "type", "mr", "offset", "length", "access", "bind_qp")
+QPO_KEYS(mcast_group, "gid", "qkey", "mlid", "members")
 
 #undef QPO_KEYS
 

@@ -27,5 +27,6 @@ const std::vector<std::string>& expect();
 const std::vector<std::string>& workload_ops();
 const std::vector<std::string>& capability_names();
 const std::vector<std::string>& mw();  // a memory window
+const std::vector<std::string>& mcast_group();  // a multicast group
 
 }  // namespace qpo::scenario::keys

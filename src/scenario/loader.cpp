@@ -179,8 +179,8 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
   apply_overrides(root, overrides, sink, origins);
   r.set_override_origins(&origins);
   const YAML::Node* qps = nullptr;
-  YAML::Node qps_node, timeline_node;
-  bool have_timeline = false;
+  YAML::Node qps_node, timeline_node, mcast_node;
+  bool have_timeline = false, have_mcast = false;
   bool have_version = false;
   for (auto& [key, value] : r.entries(root, "", &keys::top_level(), "the scenario")) {
     if (key == "version") {
@@ -236,6 +236,9 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
       detail::load_faults(r, value, s);
     } else if (key == "mws") {
       detail::load_mws(r, value, s);
+    } else if (key == "mcast_groups") {
+      mcast_node = value;
+      have_mcast = true;
     } else if (key == "timeline") {
       timeline_node = value;
       have_timeline = true;
@@ -245,6 +248,10 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
   // Counted groups by name: MRs (count:, per_qp:), then workloads on QP groups (groups.cpp).
   detail::expand_mr_groups(r, s);
   detail::expand_workload_groups(r, s);
+  if (have_mcast) {
+    detail::load_mcast_groups(r, mcast_node, s);
+    detail::finish_mcast_groups(r, s);
+  }
   if (have_timeline) detail::load_timeline(r, timeline_node, s);
   else write_default_timeline(s);
   if (!have_version) {

@@ -18,6 +18,10 @@ void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s);
 void load_mws(YamlReader& r, const YAML::Node& n, Scenario& s);
 // After every section: a window without `pd:` takes its MR's, `length: 0` runs to the MR's end.
 void finish_mws(Scenario& s);
+// `mcast_groups:` (load_multicast.cpp); finish_mcast_groups after the QPs: members that name a
+// counted QP group (or a slice) become its members.
+void load_mcast_groups(YamlReader& r, const YAML::Node& n, Scenario& s);
+void finish_mcast_groups(YamlReader& r, Scenario& s);
 // `timeline:` (load_timeline.cpp), after the QPs: its transition steps join their QPs' lists.
 void load_timeline(YamlReader& r, const YAML::Node& n, Scenario& s);
 

@@ -128,6 +128,22 @@ struct Mw : Object {
   SourceLoc access_loc;
 };
 
+// A multicast group (`mcast_groups:`): UD QPs attached to it (ibv_attach_mcast) receive every
+// datagram sent to its GID with its qkey. `gid:` is an IPv6 multicast address (ff0e::1234) or
+// an IPv4 one (239.1.1.1, taken as the IPv4-mapped GID ::ffff:239.1.1.1, as RoCEv2 maps it).
+struct McastGroup : Object {
+  std::string gid_text;             // as written
+  uint8_t gid[16] = {};             // the GID (IPv4: ::ffff:a.b.c.d)
+  bool ipv4 = false;                // written as an IPv4 address (or IPv4-mapped)
+  SourceLoc gid_loc;
+  uint32_t qkey = 0x11111111;       // what senders put in the work request; members' qkey must match
+  SourceLoc qkey_loc;
+  uint32_t mlid = 0xC000;           // the multicast LID (InfiniBand; RoCE ignores it)
+  SourceLoc mlid_loc;
+  std::vector<Ref> members;         // the UD QPs attached (counted groups expanded)
+  SourceLoc members_loc;
+};
+
 struct Cq : Object {
   Ref device;
   uint32_t depth = 256;
@@ -214,6 +230,7 @@ struct Workload : Object {
   SourceLoc expect_loc;
 
   std::string group;  // a member of an op workload written on a QP group: the name written
+  Ref mcast;          // `mcast: G`: a UD send to multicast group G (every member receives it)
 
   // Every QP that initiates: qp, then more_qps.
   std::vector<Ref> initiators() const;
@@ -290,6 +307,7 @@ struct Scenario {
   std::vector<Workload> workloads;
   std::vector<Fault> faults;
   std::vector<Mw> mws;
+  std::vector<McastGroup> mcast_groups;
   std::vector<TimelineStep> timeline;  // what runs after bring-up, in order
   bool timeline_given = false;         // the file wrote `timeline:` (else the loader wrote the default)
   std::vector<Group> groups;           // counted QPs and MRs, group workloads (already expanded)
@@ -330,6 +348,11 @@ struct Scenario {
   const Workload* workload(std::string_view n) const { return index_.workloads.find(workloads, n); }
   const Fault* fault(std::string_view n) const { return index_.faults.find(faults, n); }
   const Mw* mw(std::string_view n) const { return index_.mws.find(mws, n); }
+  const McastGroup* mcast_group(std::string_view n) const {  // few groups: no index
+    for (const auto& g : mcast_groups)
+      if (g.name == n) return &g;
+    return nullptr;
+  }
   // Position of a QP in `qps` (its ordinal), or -1.
   int qp_ordinal(std::string_view n) const {
     const Qp* q = qp(n);

@@ -193,7 +193,7 @@ TEST_CASE("the scenario schema's object properties match the loader's keys") {
       {"host", keys::host()}, {"device", keys::device()}, {"pd", keys::pd()},   {"mr", keys::mr()},
       {"cq", keys::cq()},     {"srq", keys::srq()},       {"xrcd", keys::xrcd()}, {"qp", keys::qp()},
       {"cap", keys::cap()},   {"workload", keys::workload()}, {"thresholds", keys::threshold()},
-      {"mw", keys::mw()}};
+      {"mw", keys::mw()}, {"mcast_group", keys::mcast_group()}};
   for (const auto& entry : objects) {
     // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
     const char* name = entry.first;

@@ -1,0 +1,121 @@
+#include "exec/multicast.h"
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "exec/device_counters.h"
+#include "exec/steps.h"
+#include "util/strings.h"
+#include "verbs/multicast.h"
+
+namespace qpo::exec {
+
+namespace {
+
+ibv_gid gid_of(const scenario::McastGroup& g) {
+  ibv_gid gid;
+  std::memcpy(gid.raw, g.gid, sizeof gid.raw);
+  return gid;
+}
+
+const scenario::McastGroup& group_of(const RunState& st, const std::string& name) {
+  const auto* g = st.scenario->mcast_group(name);
+  if (!g) throw std::logic_error("plan names multicast group '" + name + "' the scenario does not have");
+  return *g;
+}
+
+bool roce(const DeviceState& d) { return d.ctx().port_attr().link_layer == IBV_LINK_LAYER_ETHERNET; }
+
+// IFF_MULTICAST (0x1000) in /sys/class/net/NETDEV/flags.
+bool netdev_multicast(const std::string& netdev) {
+  std::ifstream in("/sys/class/net/" + netdev + "/flags");
+  std::string text;
+  if (!(in >> text)) return true;  // not known: let the device say
+  return (std::stoul(text, nullptr, 16) & 0x1000) != 0;
+}
+
+}  // namespace
+
+bool attach_mcast(RunState& st, const plan::Step& step) {
+  const auto& g = group_of(st, step.mcast);
+  const std::string& member = step.smoke.receiver;
+  std::string joined;
+  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "QP " + member + " to " + g.gid_text, [&] {
+    auto& q = st.qps.at(member);
+    std::string netdev = roce(*q.device) ? netdev_of(*q.device) : "";
+    auto* a = st.own<verbs::McastAttachment>(step.object, q.qp->get(), gid_of(g), static_cast<uint16_t>(g.mlid), netdev);
+    joined = a->ip_join();
+  });
+  if (r.status == report::StepStatus::Ok)
+    r.message = "mlid " + util::hex(g.mlid) + (joined.empty() ? "" : "; IP group " + joined + " joined");
+  return r.status != report::StepStatus::Failed;
+}
+
+ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
+  std::string name = "qpo.ah." + from.spec->name + "->" + g.name;
+  if (auto it = st.ahs.find(name); it != st.ahs.end()) return it->second->get();
+  ibv_gid dgid = gid_of(g);
+  if (roce(*from.device) && verbs::gid_is_ipv4(dgid) != verbs::gid_is_ipv4(from.device->gid))
+    throw std::runtime_error("multicast group '" + g.name + "' (" + g.gid_text + ") is " +
+                             (verbs::gid_is_ipv4(dgid) ? "IPv4" : "IPv6") + ", the source GID " +
+                             verbs::gid_text(from.device->gid) + " (gid_index " + std::to_string(from.device->gid_index) +
+                             ") is not: RoCEv2 sends one IP packet, both addresses of one family (set the device's gid_index)");
+  ibv_ah_attr ah{};
+  ah.port_num = from.device->ctx().port();
+  ah.dlid = static_cast<uint16_t>(g.mlid);
+  ah.is_global = 1;
+  ah.grh.dgid = dgid;
+  ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
+  ah.grh.hop_limit = 1;
+  auto* made = st.own<verbs::Ah>(name, from.pd, ah);
+  st.ahs[name] = made;
+  return made->get();
+}
+
+bool create_mcast_ah(RunState& st, const plan::Step& step) {
+  const auto& g = group_of(st, step.mcast);
+  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "", [&] { mcast_ah(st, st.qps.at(step.smoke.sender), g); });
+  if (r.status == report::StepStatus::Ok) r.message = "dgid " + g.gid_text + ", dlid " + util::hex(g.mlid);
+  return r.status != report::StepStatus::Failed;
+}
+
+std::string mcast_unsupported(const RunState& st) {
+  const auto& s = *st.scenario;
+  if (s.mcast_groups.empty()) return "";
+  // The device state of a QP on this host (capabilities are checked before the QPs exist).
+  auto device_of = [&](const std::string& qp) -> const DeviceState* {
+    const auto* q = s.qp(qp);
+    const auto* d = q ? s.device_of_qp(*q) : nullptr;
+    auto it = d ? st.devices.find(d->name) : st.devices.end();
+    return it == st.devices.end() ? nullptr : &it->second;
+  };
+  std::map<const DeviceState*, uint64_t> attached;  // members per device on this host
+  for (const auto& g : s.mcast_groups)
+    for (const auto& m : g.members)
+      if (const auto* d = device_of(m.name)) ++attached[d];
+  for (const auto& [d, count] : attached) {
+    std::string who = "unsupported by device (" + d->ctx().provider() + ", " + d->ctx().device_name() + "): ";
+    const auto& attr = d->ctx().device_attr();
+    if (attr.max_mcast_grp == 0 || attr.max_mcast_qp_attach == 0)
+      return who + "mcast: no multicast groups (max_mcast_grp " + std::to_string(attr.max_mcast_grp) + ")";
+    if (count > static_cast<uint64_t>(attr.max_total_mcast_qp_attach))
+      return who + "mcast: " + std::to_string(count) + " attachments, max_total_mcast_qp_attach " +
+             std::to_string(attr.max_total_mcast_qp_attach);
+  }
+  for (const auto& w : s.workloads) {
+    const auto* g = w.mcast ? s.mcast_group(w.mcast.name) : nullptr;
+    const auto* d = g && !g->ipv4 ? device_of(w.qp.name) : nullptr;
+    if (!d || !roce(*d)) continue;
+    std::string netdev = netdev_of(*d);
+    if (!netdev.empty() && !netdev_multicast(netdev))
+      return "unsupported by device (" + d->ctx().provider() + ", " + d->ctx().device_name() + "): mcast: IPv6 group '" +
+             g->name + "' (" + g->gid_text + ") sent from netdev " + netdev +
+             ", which has no IFF_MULTICAST: the kernel has no route for it (rxe completes the send with "
+             "IBV_WC_LOC_QP_OP_ERR); IPv4 groups (239.x.x.x) work there";
+  }
+  return "";
+}
+
+}  // namespace qpo::exec
