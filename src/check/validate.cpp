@@ -15,6 +15,7 @@ Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
   check_caps(s, sink);
   check_scripts(s, sink);
   check_memory_windows(s, sink);
+  check_workers(s, sink);
   return Checked(std::move(s));
 }
 

@@ -31,6 +31,8 @@ void check_caps(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_scripts(const scenario::Scenario& s, diag::DiagSink& sink);
 // Memory windows: binds, workloads through them, bound-ness along the timeline (Q206/Q207, Q530-Q535).
 void check_memory_windows(const scenario::Scenario& s, diag::DiagSink& sink);
+// `workers:` against the QPs a workload drives (Q152).
+void check_workers(const scenario::Scenario& s, diag::DiagSink& sink);
 // `qpo run --local` only (not part of validate): a fault between hosts that --local puts on
 // one device cannot work (Q511 as an error).
 void check_local_faults(const scenario::Scenario& s, diag::DiagSink& sink);
