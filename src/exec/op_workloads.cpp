@@ -214,12 +214,9 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   return t;
 }
 
-// `shared_unit`: the receive thread of a group's workers (its receivers share `workers:`
-// threads as its initiators do); "" = the QP's own. An SRQ is always its own unit.
 Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& all, QpState& receiver,
-                         const RunOptions& o, const std::atomic<bool>* halt, const std::string& shared_unit = "") {
-  std::string unit = receiver.srq ? "srq " + receiver.spec->srq.name
-                                  : (shared_unit.empty() ? receiver.spec->name : shared_unit);
+                         const RunOptions& o, const std::atomic<bool>* halt) {
+  std::string unit = receiver.srq ? "srq " + receiver.spec->srq.name : receiver.spec->name;
   // A lane for `receiver` in its unit's stream (it only receives: no address handle back).
   auto add_lane = [&](Responder& r) {
     for (const auto& e : r.eps)
@@ -449,7 +446,8 @@ struct InitiatorWorker {
     dataplane::StreamConfig cfg = members.front()->cfg;
     if (members.size() > 1)
       cfg.progress = [this](const dataplane::StreamProgress& p) {
-        for (auto* t : members) t->watch->observe(p, p.ops);
+        // The stream counts all lanes: each member is credited an even share (stall messages).
+        for (auto* t : members) t->watch->observe(p, p.ops / members.size());
       };
     auto r = dataplane::run_stream(lanes, cfg, access);
     for (size_t i = 0; i < members.size(); ++i) {
@@ -541,10 +539,6 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   std::atomic<bool> halt{false};
   std::vector<std::unique_ptr<Initiator>> initiators;
   std::vector<std::unique_ptr<Responder>> responders;
-  std::map<std::string, size_t> group_size, group_seen;  // op workloads on a group: members here
-  for (const plan::Step* step : steps)
-    if (const auto* w = st.scenario->workload(step->workload); w && !w->group.empty() && w->script.empty())
-      ++group_size[w->group];
   for (const plan::Step* step : steps) {
     const auto& w = *st.scenario->workload(step->workload);
     if (!w.script.empty()) {
@@ -559,14 +553,10 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       if (receiver && op_info(op_of(w)).consumes_recv && !w.expect_status) {
         auto& q = st.qps.at(*receiver);
         Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, op_of(w) != Op::WriteImm};
-        std::string unit;
-        if (!w.group.empty()) {
-          size_t n = group_size[w.group], threads = std::clamp<size_t>(w.workers ? w.workers : 1, 1, n);
-          unit = "workload " + w.group + " receiver " + std::to_string(group_seen[w.group] * threads / n);
-        }
-        responder_for(st, responders, q, o, &halt, unit).in.push_back(in);
+        // Receivers keep a thread per receive queue: the receive config (slot MR, layout) is
+        // per QP, so receivers of a group cannot share one stream yet.
+        responder_for(st, responders, q, o, &halt).in.push_back(in);
       }
-      if (!w.group.empty()) ++group_seen[w.group];
     } catch (const std::exception& e) {
       st.report.fail("workload '" + w.name + "': " + e.what());
       return false;
@@ -589,7 +579,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   // drives all its QPs from one thread), each thread one stream with a lane per member.
   std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
-  std::atomic<size_t> running{initiators.size() + responders.size()};
+  std::atomic<size_t> running{workers.size() + responders.size()};
   std::vector<std::thread> threads;
   auto side = [&](std::string& error, bool& timed_out, auto fn) {
     threads.emplace_back([&, fn] {
