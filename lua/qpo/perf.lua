@@ -227,10 +227,54 @@ function perf.lat_text(runs, a)
   return table.concat(t, "\n")
 end
 
+local MB = 1048576  -- perftest's MB/sec
+
+-- The aggregate peak of runs that ran at the same time (one size, several workers), in MB/sec.
+-- Each run's timeline counts the bytes that completed per bucket (10 ms) of its host's clock;
+-- the runs on one clock add up bucket by bucket, and the best bucket is the aggregate peak
+-- there; hosts (separate clocks) add up. The sum of the workers' peaks is not the aggregate
+-- peak: each worker may peak at another moment. The result stays within what the workers'
+-- own peaks allow: at least the largest of them (the others add to that moment), at most
+-- their sum. nil when a run has no timeline (peak = false, a hook, an older agent).
+function perf.aggregate_peak(runs)
+  local clocks, order = {}, {}
+  local largest, sum = 0, 0
+  for _, r in ipairs(runs) do
+    local t = r.timeline
+    if type(t) ~= "table" or type(t.bytes) ~= "table" or not t.bucket or t.bucket <= 0 then return nil end
+    largest = math.max(largest, r.bw_peak or 0)
+    sum = sum + (r.bw_peak or 0)
+    local id = tostring(t.clock)
+    local c = clocks[id]
+    if not c then
+      c = { bucket = t.bucket, bytes = {} }
+      clocks[id] = c
+      order[#order + 1] = id
+    end
+    for i, b in ipairs(t.bytes) do
+      local k = (t.first or 0) + i - 1
+      c.bytes[k] = (c.bytes[k] or 0) + b
+    end
+  end
+  local peak = 0
+  for _, id in ipairs(order) do
+    local c, best = clocks[id], 0
+    for _, b in pairs(c.bytes) do
+      if b > best then best = b end
+    end
+    peak = peak + best / c.bucket / MB
+  end
+  if sum > 0 then peak = math.min(math.max(peak, largest), sum) end
+  return peak
+end
+
 -- report(results) for bandwidth workloads: per size, the sum over every worker that sent
--- (initiators, and targets in bidirectional runs), like perftest's bidirectional totals.
+-- (initiators, and targets in bidirectional runs), like perftest's bidirectional totals;
+-- the peak is the aggregate's (perf.aggregate_peak), and with several workers each one's
+-- peak and average are listed under the table and in summary.workers.
 function perf.report_bw(test, results)
-  local by_size, sizes, notes = {}, {}, {}
+  local by_size, sizes, notes, per_size = {}, {}, {}, {}
+  local workers = {}
   for _, name in ipairs(sorted_keys(results)) do
     local res = results[name]
     local runs = res.ok and res.result and res.result.runs or {}
@@ -242,21 +286,48 @@ function perf.report_bw(test, results)
           s = { size = r.size, iterations = 0, bw_peak = 0, bw_avg = 0, msg_rate = 0, bytes = 0, seconds = 0 }
           by_size[r.size] = s
           sizes[#sizes + 1] = r.size
+          per_size[r.size] = {}
         end
         s.iterations = s.iterations + r.iterations
-        s.bw_peak = s.bw_peak + (r.bw_peak or 0)
         s.bw_avg = s.bw_avg + r.bw_avg
         s.msg_rate = s.msg_rate + r.msg_rate
         s.bytes = s.bytes + (r.bytes or 0)
         s.seconds = math.max(s.seconds, r.seconds or 0)
+        local list = per_size[r.size]
+        list[#list + 1] = r
+        workers[name] = workers[name] or {}
+        workers[name][#workers[name] + 1] = { size = r.size, bw_peak = r.bw_peak or 0, bw_avg = r.bw_avg }
       end
     end
   end
   table.sort(sizes)
-  local runs = {}
-  for _, size in ipairs(sizes) do runs[#runs + 1] = by_size[size] end
+  local runs, several = {}, false
+  for _, size in ipairs(sizes) do
+    local s, list = by_size[size], per_size[size]
+    if #list == 1 then
+      s.bw_peak = list[1].bw_peak or 0
+    else
+      several = true
+      s.bw_peak = perf.aggregate_peak(list) or 0
+      if s.bw_peak == 0 then
+        notes[#notes + 1] = string.format("note: %d-byte aggregate peak not measured (a worker's run has no timeline)", size)
+      end
+    end
+    runs[#runs + 1] = s
+  end
   local summary = perf.result(test, runs)
   summary.text = perf.bw_text(runs)
+  if several then
+    summary.workers = workers
+    local lines = {}
+    for _, name in ipairs(sorted_keys(workers)) do
+      for _, w in ipairs(workers[name]) do
+        lines[#lines + 1] = string.format(" worker %s: %d bytes, BW peak %.2f MB/sec, BW average %.2f MB/sec",
+          name, w.size, w.bw_peak, w.bw_avg)
+      end
+    end
+    summary.text = summary.text .. "\n" .. table.concat(lines, "\n")
+  end
   -- A send queue the data path had to restart (dataplane/send_queue_nudge.h): the numbers
   -- stand, and the engineer learns the device needed the nudge.
   if #notes > 0 then summary.text = summary.text .. "\n" .. table.concat(notes, "\n") end

@@ -16,6 +16,7 @@ Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
   check_scripts(s, sink);
   check_memory_windows(s, sink);
   check_multicast(s, sink);
+  check_workers(s, sink);
   return Checked(std::move(s));
 }
 

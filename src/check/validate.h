@@ -33,6 +33,8 @@ void check_scripts(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_memory_windows(const scenario::Scenario& s, diag::DiagSink& sink);
 // Multicast groups and the workloads that send to them (Q220-Q222, Q550, Q551, Q620).
 void check_multicast(const scenario::Scenario& s, diag::DiagSink& sink);
+// `workers:` against the QPs a workload drives (Q152).
+void check_workers(const scenario::Scenario& s, diag::DiagSink& sink);
 // `qpo run --local` only (not part of validate): a fault between hosts that --local puts on
 // one device cannot work (Q511 as an error).
 void check_local_faults(const scenario::Scenario& s, diag::DiagSink& sink);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <thread>
+#include <ctime>
 #include <vector>
 
 #include "dataplane/clock.h"
@@ -22,6 +23,7 @@ namespace {
 constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
 constexpr int kPollBatch = 16;               // perftest's CTX_POLL_BATCH
 constexpr size_t kMaxTimestamps = 1u << 24;  // per-op timestamps beyond this: no peak
+constexpr int64_t kMaxTimelineBuckets = 1 << 20;  // 10 ms buckets: ~3 hours
 
 // One QP's send side. The WR templates are built and checked once; a post only rewrites
 // wr_id and the signaled flag (and, in hook mode, the fields the hook may change).
@@ -44,6 +46,8 @@ struct TxLane {
   // UD/UC: rings the doorbell again when the device leaves the queue alone (send_queue_nudge.h).
   SendQueueNudge nudge{nullptr, ""};
   uint64_t nudge_seen = 0;  // `completed` at the nudge's last look
+  uint64_t first_post = 0, last_done = 0;  // ticks: the lane's own time
+  std::vector<uint64_t> lat_posted, lat_done;  // keep_latency: per WR of this lane
 };
 
 struct RxUnit {  // one receive queue: a QP's RQ, or an SRQ shared by several lanes
@@ -69,7 +73,7 @@ class Engine {
     }
     // Configuration and requests first: a script's mistakes read the same with or without a device.
     check_config();
-    if (tx_) setup_tx();
+    if (tx_) setup_tx(lanes);
     for (auto* e : eps_)
       if (!e->qp) usage_error(e->qp_name, "has no verbs QP (not brought up?)");
     if (rx_) setup_rx(lanes);
@@ -80,7 +84,10 @@ class Engine {
     if (rx_) post_initial_receives();
     clock::ticks_per_second();  // calibrated before the window: the first call sleeps ~20 ms
     if (cfg_.ready) cfg_.ready();
+    timespec mono{};
+    clock_gettime(CLOCK_MONOTONIC, &mono);
     start_ = clock::ticks();
+    mono_start_ns_ = static_cast<int64_t>(mono.tv_sec) * 1000000000 + mono.tv_nsec;
     last_activity_ = start_;
     last_report_ = start_;
     deadline_ = cfg_.duration > 0 ? start_ + clock::from_seconds(cfg_.duration) : kForever;
@@ -105,8 +112,8 @@ class Engine {
     if (cfg_.post_list == 0 || cfg_.post_list > cfg_.depth)
       bad("post_list must be between 1 and depth (" + std::to_string(cfg_.depth) + ")");
     if (hooked() && cfg_.op == Op::Recv) bad("a per-WR hook applies to sends, not receives");
-    if (cfg_.keep_latency && (cfg_.signal_every != 1 || cfg_.duration > 0 || eps_.size() != 1))
-      bad("per-WR latency needs every WR signaled, an iteration count and one QP");
+    if (cfg_.keep_latency && (cfg_.signal_every != 1 || cfg_.duration > 0))
+      bad("per-WR latency needs every WR signaled and an iteration count");
     if (cfg_.events && access_.router)
       for (auto* e : eps_)
         if (access_.router->shared(e->send_cq) || access_.router->shared(e->recv_cq))
@@ -125,16 +132,22 @@ class Engine {
 
   uint32_t rx_depth() const { return cfg_.rx_depth ? cfg_.rx_depth : cfg_.depth; }
 
-  void setup_tx() {
+  void setup_tx(std::span<const StreamLane> lanes) {
     uint32_t n = cfg_.post_list;
     for (size_t i = 0; i < eps_.size(); ++i) {
       Endpoint& ep = *eps_[i];
       TxLane lane;
       lane.ep = &ep;
-      lane.lmr = cfg_.local_mr.empty() ? &default_local_mr(ep) : &local_mr(ep, cfg_.local_mr);
+      const std::string& lname = lanes[i].local_mr.empty() ? cfg_.local_mr : lanes[i].local_mr;
+      const std::string& rname = lanes[i].remote_mr.empty() ? cfg_.remote_mr : lanes[i].remote_mr;
+      lane.lmr = lname.empty() ? &default_local_mr(ep) : &local_mr(ep, lname);
       if (op_info(cfg_.op).remote || hooked())
-        lane.rmr = cfg_.remote_mr.empty() ? (ep.remote_mrs.empty() ? nullptr : &default_remote_mr(ep))
-                                          : &remote_mr(ep, cfg_.remote_mr);
+        lane.rmr = rname.empty() ? (ep.remote_mrs.empty() ? nullptr : &default_remote_mr(ep)) : &remote_mr(ep, rname);
+      if (cfg_.keep_latency) {
+        size_t samples = static_cast<size_t>(std::min<uint64_t>(cfg_.iterations, kMaxLatencySamples));
+        lane.lat_posted.resize(samples);
+        lane.lat_done.resize(samples);
+      }
       SendRequest r = request(lane, template_edit());
       if (auto p = check_send(ep, r); !p.empty()) usage_error(ep.qp_name, p);
       lane.wrs.resize(n);
@@ -306,9 +319,11 @@ class Engine {
         if (lane.outstanding + n > cfg_.depth) break;
         if (!fill_list(li, lane, n)) break;
         ibv_send_wr* bad = nullptr;
-        if (!tposted_.empty()) {
+        if (!tposted_.empty() || !lane.lat_posted.empty() || lane.posted == 0) {
           uint64_t t = clock::ticks();
           for (uint32_t k = 0; k < n && posted_total_ + k < tposted_.size(); ++k) tposted_[posted_total_ + k] = t;
+          for (uint64_t k = lane.posted; k < lane.posted + n && k < lane.lat_posted.size(); ++k) lane.lat_posted[k] = t;
+          if (lane.posted == 0) lane.first_post = t;
         }
         if (int e = post_send_chain(*lane.ep, lane.wrs.data(), &bad))
           post_error(lane.ep->qp_name, "ibv_post_send", e,
@@ -464,13 +479,28 @@ class Engine {
                            std::to_string(cfg_.size) + " bytes" +
                            (lane.rmr ? ", remote MR of '" + lane.ep->peer_name + "'" : ""));
     }
+    for (uint64_t k = lane.completed; k < lane.completed + covered && k < lane.lat_done.size(); ++k) lane.lat_done[k] = t;
     lane.outstanding -= covered;
     lane.completed += covered;
+    lane.last_done = t;
+    if (!hooked()) count_in_timeline(t, static_cast<uint64_t>(covered) * cfg_.size);
     if (!tcompleted_.empty())
       for (uint32_t k = 0; k < covered && completed_total_ + k < tcompleted_.size(); ++k)
         tcompleted_[completed_total_ + k] = t;
     completed_total_ += covered;
     last_tx_ = t;
+  }
+
+  // The bucket of tick t on CLOCK_MONOTONIC: the stream's start there plus the ticks since.
+  void count_in_timeline(uint64_t t, uint64_t bytes) {
+    double ns = static_cast<double>(mono_start_ns_) + clock::to_seconds(t - start_) * 1e9;
+    auto bucket = static_cast<int64_t>(ns / (StreamTimeline::kBucketSeconds * 1e9));
+    auto& tl = timeline_.bytes;
+    if (tl.empty()) timeline_.first = bucket;
+    int64_t at = bucket - timeline_.first;
+    if (at < 0 || at >= kMaxTimelineBuckets) return;
+    if (static_cast<size_t>(at) >= tl.size()) tl.resize(static_cast<size_t>(at) + 1, 0);
+    tl[static_cast<size_t>(at)] += bytes;
   }
 
   void on_receive(const ibv_wc& wc, uint64_t t) {
@@ -639,14 +669,23 @@ class Engine {
     r.notes = nudge_notes();
     r.rx_checked = checked_;
     r.expected = expected_status_;
-    if (cfg_.keep_latency)
-      for (uint64_t i = 0; i < completed_total_ && i < tcompleted_.size(); ++i)
-        r.latency_us.push_back(clock::to_us(tcompleted_[i] - tposted_[i]));
+    if (cfg_.keep_latency)  // lane by lane (one lane: completion order)
+      for (const auto& lane : tx_lanes_)
+        for (uint64_t i = 0; i < lane.completed && i < lane.lat_done.size(); ++i)
+          r.latency_us.push_back(clock::to_us(lane.lat_done[i] - lane.lat_posted[i]));
     if (tx_) {
       for (const auto& lane : tx_lanes_) {
         r.tx.ops += lane.completed;
         r.tx.bytes += lane.bytes;
+        StreamResult::Lane out;
+        out.ops = lane.completed;
+        out.bytes = lane.bytes;
+        out.seconds = lane.last_done > lane.first_post ? clock::to_seconds(lane.last_done - lane.first_post) : 0;
+        for (uint64_t i = 0; i < lane.completed && i < lane.lat_done.size(); ++i)
+          out.latency_us.push_back(clock::to_us(lane.lat_done[i] - lane.lat_posted[i]));
+        r.lanes.push_back(std::move(out));
       }
+      r.timeline = timeline_;
       uint64_t begin = tposted_.empty() ? start_ : tposted_[0];
       r.tx.seconds = clock::to_seconds((last_tx_ > begin ? last_tx_ : now_) - begin);
       rates(r.tx);
@@ -691,6 +730,8 @@ class Engine {
   uint32_t recv_batch_ = 1;
   uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
   uint64_t last_tx_ = 0, last_rx_ = 0;
+  int64_t mono_start_ns_ = 0;
+  StreamTimeline timeline_;
   uint64_t until_at_ = 0, until_polls_ = 0, enough_asked_at_ = 0;
   std::optional<StreamResult::Expected> expected_status_;
 };

@@ -85,8 +85,9 @@ struct StreamConfig {
   // Expected outcome: the first send completion with this IBV_WC_* status ends the stream and
   // is returned in StreamResult::expected instead of thrown (a scenario's `expect:`).
   std::optional<int> expect_status;
-  // Each WR's post-to-completion time in StreamResult::latency_us, for the first 2^20 WRs
-  // (needs signal_every 1, an iteration count and one lane).
+  // Each WR's post-to-completion time in StreamResult::latency_us (and per lane in
+  // StreamResult::lanes), for the first 2^20 WRs of each lane (needs signal_every 1 and an
+  // iteration count).
   bool keep_latency = false;
   // The executor's streams: receives it posted before the stream exist whatever the stream
   // asks, and its CQ sizes were judged by the validator (Q601), so no CQ-room check; and the
@@ -115,6 +116,19 @@ struct StreamConfig {
 struct StreamLane {
   Endpoint* ep = nullptr;
   RecvPool* pool = nullptr;       // required when receiving
+  // This lane's MRs when they differ from the config's (a group's QP I writes MR I); "" = cfg's.
+  std::string local_mr, remote_mr;
+};
+
+// Bytes that completed per `bucket_seconds` on the host's CLOCK_MONOTONIC, bucket I covering
+// [(first + I) x bucket, (first + I + 1) x bucket): the timelines of streams on one host (one
+// clock) add up bucket by bucket, which is the aggregate over time (its peak is the
+// workers' aggregate peak, which the sum of their peaks is not).
+struct StreamTimeline {
+  static constexpr double kBucketSeconds = 0.01;
+  double bucket_seconds = kBucketSeconds;
+  int64_t first = 0;               // absolute index of bytes[0]
+  std::vector<uint64_t> bytes;
 };
 
 struct StreamResult {
@@ -131,6 +145,15 @@ struct StreamResult {
   };
   std::optional<Expected> expected;  // StreamConfig::expect_status happened
   std::vector<double> latency_us;    // StreamConfig::keep_latency, in completion order
+  // Per send lane, in lane order: what it completed, from its first post to its last
+  // completion, and (keep_latency) its WRs' latencies.
+  struct Lane {
+    uint64_t ops = 0, bytes = 0;
+    double seconds = 0;
+    std::vector<double> latency_us;
+  };
+  std::vector<Lane> lanes;
+  StreamTimeline timeline;           // sends; empty with a hook (sizes vary per WR)
 };
 
 // Throws DataplaneError; outstanding WRs are left to the QP's teardown (or its next ERR flush).

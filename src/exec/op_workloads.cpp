@@ -26,6 +26,7 @@
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
 #include "exec/workload_results.h"
+#include "util/cpu_pin.h"
 #include "util/strings.h"
 #include "util/wc_status_names.h"
 
@@ -457,6 +458,98 @@ void report_group(RunState& st, const std::string& g, const std::vector<const In
   st.report.add(r);
 }
 
+// The initiators one thread drives: a lane each in one stream (the first member's config:
+// the members of a group differ only in QP, MRs and names). Their completions are routed to
+// the thread for the step, and back to each QP's own reader afterwards.
+struct InitiatorWorker {
+  std::vector<Initiator*> members;
+  int64_t cpu = -1;  // `pin:`
+  dataplane::CqAccess access;
+  std::string error;
+  bool timed_out = false;
+
+  void run() {
+    if (cpu >= 0)
+      if (std::string why = util::pin_this_thread(cpu); !why.empty())
+        throw std::runtime_error("workload '" + group_name() + "' pin: " + why);
+    std::vector<dataplane::StreamLane> lanes;
+    for (auto* t : members) lanes.push_back({&t->ep, nullptr, t->cfg.local_mr, t->cfg.remote_mr});
+    dataplane::StreamConfig cfg = members.front()->cfg;
+    if (members.size() > 1)
+      cfg.progress = [this](const dataplane::StreamProgress& p) {
+        // The stream counts all lanes: each member is credited an even share (stall messages).
+        for (auto* t : members) t->watch->observe(p, p.ops / members.size());
+      };
+    auto r = dataplane::run_stream(lanes, cfg, access);
+    for (size_t i = 0; i < members.size(); ++i) {
+      auto& res = members[i]->result;
+      res = members.size() == 1 ? r : dataplane::StreamResult{};
+      if (members.size() == 1) break;
+      const auto& lane = r.lanes.at(i);
+      res.tx.ops = lane.ops;
+      res.tx.bytes = lane.bytes;
+      res.tx.seconds = lane.seconds;
+      res.latency_us = lane.latency_us;
+      res.notes = r.notes;
+      res.expected = r.expected;
+    }
+  }
+
+  std::string group_name() const {
+    const auto& w = *members.front()->w;
+    return w.group.empty() ? w.name : w.group;
+  }
+
+  // What stopped the thread stops each of its members.
+  void finish(RunState& st) {
+    for (auto* t : members) {
+      if (t->error.empty()) t->error = error;
+      t->timed_out |= timed_out;
+    }
+    if (members.size() < 2) return;
+    for (auto* t : members)  // back to the QP's own reader
+      st.router.assign(t->ep.send_cq, t->ep.qp->qp_num, access_for(st, *t->q, Reader::Sends).owner);
+  }
+};
+
+// Initiators into threads: each group's members into its `workers:` (at most one per member),
+// in order, a contiguous share each; an initiator of a plain workload alone.
+std::vector<std::unique_ptr<InitiatorWorker>> initiator_workers(RunState& st,
+                                                                std::vector<std::unique_ptr<Initiator>>& initiators) {
+  std::vector<std::unique_ptr<InitiatorWorker>> out;
+  std::map<std::string, std::vector<Initiator*>> groups;
+  std::vector<std::string> order;
+  for (auto& t : initiators) {
+    const auto& w = *t->w;
+    if (w.group.empty()) {
+      auto k = std::make_unique<InitiatorWorker>();
+      k->members.push_back(t.get());
+      k->cpu = util::pin_of(w.pin, 0);
+      k->access = t->access;
+      out.push_back(std::move(k));
+      continue;
+    }
+    if (!groups.count(w.group)) order.push_back(w.group);
+    groups[w.group].push_back(t.get());
+  }
+  for (const auto& key : order) {
+    auto& members = groups[key];
+    const auto& w = *members.front()->w;
+    size_t n = members.size();
+    size_t threads = std::clamp<size_t>(w.workers ? w.workers : 1, 1, n);
+    for (size_t k = 0; k < threads; ++k) {
+      auto wk = std::make_unique<InitiatorWorker>();
+      for (size_t i = k * n / threads; i < (k + 1) * n / threads; ++i) wk->members.push_back(members[i]);
+      wk->cpu = util::pin_of(w.pin, k);
+      wk->access = wk->members.front()->access;
+      if (wk->members.size() > 1)  // every lane's sends to this thread for the step
+        for (auto* t : wk->members) st.router.assign(t->ep.send_cq, t->ep.qp->qp_num, wk->access.owner);
+      out.push_back(std::move(wk));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 bool prepare_workload(RunState& st, const plan::Step& step) {
@@ -491,6 +584,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         if (!op_info(op_of(w)).consumes_recv || w.expect_status) break;
         auto& q = st.qps.at(*receiver);
         Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, op_of(w) != Op::WriteImm};
+        // Receivers keep a thread per receive queue: the receive config (slot MR, layout) is
+        // per QP, so receivers of a group cannot share one stream yet.
         responder_for(st, responders, q, o, &halt).in.push_back(in);
       }
     } catch (const std::exception& e) {
@@ -511,8 +606,11 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     r->access = access_for(st, *r->q, Reader::Receives);
     for (const auto& e : r->eps) st.router.assign_receives(e->recv_cq, e->qp->qp_num, r->access.owner);
   }
+  // Initiators: the members of a group share `workers:` threads (default one, as perftest -q
+  // drives all its QPs from one thread), each thread one stream with a lane per member.
+  std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
-  std::atomic<size_t> running{initiators.size() + responders.size()};
+  std::atomic<size_t> running{workers.size() + responders.size()};
   std::vector<std::thread> threads;
   auto side = [&](std::string& error, bool& timed_out, auto fn) {
     threads.emplace_back([&, fn] {
@@ -527,11 +625,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       for (const auto& e : rs->eps) lanes.push_back({e.get(), e->recv_pool.get()});
       dataplane::run_stream(lanes, rs->cfg, rs->access);
     });
-  for (auto& i : initiators)
-    side(i->error, i->timed_out, [t = i.get()] {
-      dataplane::StreamLane lane{&t->ep, nullptr};
-      t->result = dataplane::run_stream(std::span(&lane, 1), t->cfg, t->access);
-    });
+  for (auto& wk : workers)
+    side(wk->error, wk->timed_out, [k = wk.get()] { k->run(); });
   // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
   const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
   while (running > 0) {
@@ -539,6 +634,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   for (auto& th : threads) th.join();
+  for (auto& wk : workers) wk->finish(st);
   for (auto& r : responders)
     for (const auto& e : r->eps) {
       QpState& q = st.qps.at(e->qp_name);

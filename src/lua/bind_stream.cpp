@@ -1,5 +1,6 @@
 // qp:stream{...} and qp:pingpong{...}: one call from Lua runs a whole bandwidth or latency
 // test in the C++ engines (dataplane/stream.h, dataplane/pingpong.h).
+#include <fstream>
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -160,6 +161,36 @@ void set_int(lua_State* L, const char* k, uint64_t v) {
   lua_setfield(L, -2, k);
 }
 
+// The clock a timeline's buckets count on: CLOCK_MONOTONIC of this boot of this host
+// (/proc/sys/kernel/random/boot_id). Timelines on one clock add up bucket by bucket.
+const std::string& clock_id() {
+  static const std::string id = [] {
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string s;
+    std::getline(in, s);
+    return s.empty() ? std::string("unknown") : s;
+  }();
+  return id;
+}
+
+// r.timeline = { clock = boot id, bucket = seconds, first = index, bytes = { ... } }: what
+// perf.report_bw adds up for the workers' aggregate peak.
+void push_timeline(lua_State* L, const dp::StreamTimeline& t) {
+  lua_createtable(L, 0, 4);
+  lua_pushstring(L, clock_id().c_str());
+  lua_setfield(L, -2, "clock");
+  set(L, "bucket", t.bucket_seconds);
+  set_int(L, "first", t.first);
+  lua_createtable(L, static_cast<int>(t.bytes.size()), 0);
+  for (size_t i = 0; i < t.bytes.size(); ++i) {
+    lua_pushinteger(L, static_cast<lua_Integer>(t.bytes[i]));
+    lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+  }
+  lua_setfield(L, -2, "bytes");
+  lua_setfield(L, -2, "timeline");
+}
+
+
 void push_error_table(lua_State* L, const dp::DataplaneError& e) {
   WorkerCtx& w = ctx(L);
   lua_createtable(L, 0, 4);
@@ -313,6 +344,7 @@ int l_stream(lua_State* L) {
       set_int(L, "checked", r.rx_checked);
     }
     if (s.hook) set_int(L, "hook_calls", r.hook_calls);
+    if (c.op != dp::Op::Recv && !r.timeline.bytes.empty()) push_timeline(L, r.timeline);
     if (!r.notes.empty()) {
       lua_createtable(L, static_cast<int>(r.notes.size()), 0);
       for (size_t i = 0; i < r.notes.size(); ++i) {

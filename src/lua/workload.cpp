@@ -18,6 +18,7 @@
 #include "lua/limits.h"
 #include "lua/runtime.h"
 #include "lua/state.h"
+#include "util/cpu_pin.h"
 
 namespace qpo::lua {
 
@@ -295,6 +296,8 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       w.access = {&shared.router, static_cast<int>(i)};
       w.timeout_ms = spec.timeout_ms;
       try {
+        if (ws.cpu >= 0)
+          if (std::string why = util::pin_this_thread(ws.cpu); !why.empty()) throw std::runtime_error("pin: " + why);
         State state(w, policy);
         InterruptScope scope(state.get(), &shared.interrupt_why);
         state.run_chunk(src.text, src.chunkname);

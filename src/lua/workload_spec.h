@@ -13,6 +13,7 @@ struct WorkerSpec {
   std::string name;                // in results and messages, usually the QP name ("qa")
   std::string role;                // the script function this worker runs ("initiator", "target")
   std::vector<std::string> qps;    // endpoints it drives (keys of the endpoint map); first = w.qp
+  int64_t cpu = -1;                // `pin:`: the CPU its thread runs on; -1 = any
 };
 
 struct WorkloadSpec {

@@ -263,6 +263,7 @@ void expand_workload_groups(YamlReader& r, Scenario& s) {
       if (local) mr_group_not_here(r, w, w.local_mr, "local_mr", *local, why);
       if (remote) mr_group_not_here(r, w, w.remote_mr, "remote_mr", *remote, why);
       if (qp_group && !members.empty()) {
+        w.on_group = true;
         w.qp = members.front().ref;
         w.more_qps.clear();
         for (size_t i = 1; i < members.size(); ++i) w.more_qps.push_back(members[i].ref);
@@ -291,6 +292,7 @@ void expand_workload_groups(YamlReader& r, Scenario& s) {
       Workload copy = w;
       copy.name = wg.member(m.index);
       copy.group = w.name;
+      copy.on_group = true;
       copy.qp = m.ref;
       if (local) copy.local_mr.name = local->member(m.index);
       if (remote) copy.remote_mr.name = remote->member(m.index);

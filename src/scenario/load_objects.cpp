@@ -308,6 +308,64 @@ void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
+namespace {
+
+constexpr uint64_t kMaxWorkers = 1024;
+constexpr long long kMaxCpu = 4096;  // CPU_SETSIZE
+
+// `workers: N`: threads that share the workload's QPs (Q150 when not 1 .. 1024).
+void load_workers(YamlReader& r, const YAML::Node& value, const std::string& p, Workload& w) {
+  auto x = r.uint(value, p);
+  if (!x) return;
+  w.workers_loc = r.loc(value);
+  if (*x == 0 || *x > kMaxWorkers) {
+    auto& d = r.sink().error("Q150", w.workers_loc, p,
+                             "workers: " + std::to_string(*x) + " is not a thread count (1 .. " +
+                                 std::to_string(kMaxWorkers) + ")");
+    d.hint = "one thread drives many QPs (perftest -q); a few workers are enough for any QP count";
+    return;
+  }
+  w.workers = static_cast<uint32_t>(*x);
+}
+
+// `pin: [0, 1]` or `cpus: [0, 1]`: CPU numbers, worker K on pin[K % size] (Q151 when not a
+// list of CPU numbers 0 .. 4095 without repeats).
+void load_pin(YamlReader& r, const YAML::Node& value, const std::string& p, Workload& w) {
+  w.pin_loc = r.loc(value);
+  auto bad = [&](const SourceLoc& at, const std::string& what) {
+    auto& d = r.sink().error("Q151", at, p, what);
+    d.hint = "a list of CPU numbers, e.g. 'pin: [0, 1]' (worker K runs on the K-th, round robin)";
+  };
+  if (!value.IsSequence() || value.size() == 0) {
+    bad(w.pin_loc, "pin is a non-empty list of CPU numbers");
+    return;
+  }
+  for (size_t i = 0; i < value.size(); ++i) {
+    std::string item = p + "[" + std::to_string(i) + "]";
+    const YAML::Node& c = value[i];
+    long long cpu = -1;
+    bool number = false;
+    if (c.IsScalar()) try {
+        size_t used = 0;
+        cpu = std::stoll(c.Scalar(), &used);
+        number = used == c.Scalar().size();
+      } catch (const std::exception&) {
+      }
+    if (!number || cpu < 0 || cpu >= kMaxCpu) {
+      bad(r.loc(c), "'" + (c.IsScalar() ? c.Scalar() : std::string("?")) + "' is not a CPU number (0 .. " +
+                        std::to_string(kMaxCpu - 1) + ")");
+      continue;
+    }
+    if (std::find(w.pin.begin(), w.pin.end(), cpu) != w.pin.end()) {
+      bad(r.loc(c), "CPU " + std::to_string(cpu) + " is listed twice");
+      continue;
+    }
+    w.pin.push_back(cpu);
+  }
+}
+
+}  // namespace
+
 void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "workloads", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
     if (!check_unique(r, s.workload(name), name, loc, path)) return;
@@ -375,6 +433,10 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
         load_script_args(r, value, p, w);
       } else if (key == "thresholds") {
         load_thresholds(r, value, p, w);
+      } else if (key == "workers") {
+        load_workers(r, value, p, w);
+      } else if (key == "pin" || key == "cpus") {
+        load_pin(r, value, p, w);
       } else if (key == "expect") {
         w.expect_loc = r.loc(value);
         for (auto& [ek, ev] : r.entries(value, p, &keys::expect(), "a workload expectation")) {

@@ -232,6 +232,15 @@ struct Workload : Object {
   std::string group;  // a member of an op workload written on a QP group: the name written
   Ref mcast;          // `mcast: G`: a UD send to multicast group G (every member receives it)
 
+  // Threads that drive the workload's QPs (`workers:`); 0 = the default: one thread for an
+  // op workload on a group (perftest -q), one per QP for a script. `pin:` the CPUs, worker K
+  // on pin[K % size] (sched_setaffinity).
+  uint32_t workers = 0;
+  SourceLoc workers_loc;
+  std::vector<int64_t> pin;
+  SourceLoc pin_loc;
+  bool on_group = false;  // written on a QP group or a slice (a script's initiators came from one)
+
   // Every QP that initiates: qp, then more_qps.
   std::vector<Ref> initiators() const;
   const ScriptArg* arg(std::string_view key) const;
