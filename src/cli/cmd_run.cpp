@@ -2,7 +2,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -11,6 +13,7 @@
 #include "cli/input.h"
 #include "cli/lab.h"
 #include "cli/lab_hosts.h"
+#include "cli/matrix_check.h"
 #include "cluster/controller.h"
 #include "cluster/launch.h"
 #include "exec/executor.h"
@@ -58,6 +61,7 @@ Action add_run(CLI::App& app) {
     int phase_timeout_s = 120;
     std::string agent_command = "qpo", token_file;
     std::vector<std::string> overrides;
+    std::string results;  // --results FILE: the JSON result, whatever --format prints
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
@@ -96,9 +100,12 @@ Action add_run(CLI::App& app) {
   cmd->add_option("--token-file", opts->token_file, "Shared secret for tcp:// agents (qpo agent --listen)");
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Wait at most this long for each completion or event")
       ->capture_default_str();
+  cmd->add_option("--results", opts->results,
+                  "Also write the result as JSON (what --format json prints) to this file, e.g. for qpo compare");
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
+    if (opts->overrides.empty()) note_unused_matrix(opts->file);
     if (opts->local)
       if (int code = refuse_local_faults(*l, opts->out, opts->file)) return code;
     if (use_lab(opts->lab, opts->no_lab, "running")) {
@@ -121,9 +128,16 @@ Action add_run(CLI::App& app) {
       }
       if (opts->local) args.push_back("--local");
       if (opts->agents) args.push_back("--agents");
+      std::vector<std::string> lab_args;
+      if (!opts->results.empty()) {
+        // The guest's own writes vanish at power-off; the lab's --out folder is the host's.
+        std::string path = std::filesystem::absolute(opts->results).lexically_normal().string();
+        args.insert(args.end(), {"--results", path});
+        lab_args = {"--out", path.substr(0, std::max<size_t>(1, path.rfind('/')))};
+      }
       args.insert(args.begin(), {"run", "--no-lab"});
       args.push_back(opts->file);
-      return run_in_lab(args);
+      return run_in_lab(args, lab_args);
     }
     auto p = plan::build_plan(*l->checked, {!opts->no_smoke});
     exec::RunOptions ro;
@@ -137,7 +151,7 @@ Action add_run(CLI::App& app) {
     sigaction(SIGTERM, &sa, nullptr);
     signal(SIGPIPE, SIG_IGN);  // an agent that died is an error to report, not a reason to die
     bool remote = false;
-    for (const auto& h : l->scenario()->hosts) remote |= !cluster::is_local_address(h.address);
+    for (const auto& h : l->scenario()->hosts) remote |= !cluster::is_local_address(h.address) || !h.launcher.empty();
     report::RunReport report;
     if ((remote && !opts->local) || opts->agents) {
       cluster::ControllerOptions co;
@@ -161,6 +175,13 @@ Action add_run(CLI::App& app) {
       report = exec::run_scenario(*l->checked, p, ro);
     }
     report.overrides = opts->overrides;
+    if (!opts->results.empty()) {
+      util::JsonWriter w;
+      report::render_json(w, report);
+      std::ofstream f(opts->results);
+      f << w.str() << "\n";
+      if (!f) std::cerr << "qpo: --results: cannot write " << opts->results << "\n";
+    }
     if (opts->out.format == "json") {
       util::JsonWriter w;
       report::render_json(w, report);

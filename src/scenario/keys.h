@@ -27,5 +27,6 @@ const std::vector<std::string>& expect();
 const std::vector<std::string>& workload_ops();
 const std::vector<std::string>& capability_names();
 const std::vector<std::string>& mw();  // a memory window
+const std::vector<std::string>& launcher_placeholders();  // {host} ... in a host's launcher:
 
 }  // namespace qpo::scenario::keys
