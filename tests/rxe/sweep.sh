@@ -31,6 +31,9 @@ for c in 'size=4KiB,mtu=1024' 'size=4KiB,mtu=4096' 'size=64KiB,mtu=1024' 'size=6
 done
 grep -q '<property name="mtu" value="4096"/>' "$tmp/j.xml"; check "junit: the parameter mtu as a property" $?
 grep -q '<property name="write_bw.bw_avg" value="[0-9.e+]* MB/s"/>' "$tmp/j.xml"; check "junit: bw_avg as a property" $?
+if command -v xmllint >/dev/null 2>&1; then
+  tests/junit/check_junit.sh --min-tests 4 "$tmp/j.xml"; check "junit: the file validates" $?
+fi
 grep -q '"name": "rc-write-matrix\[size=64KiB,mtu=1024\]"' "$tmp/s.json"; check "json: the case by its name" $?
 
 # 2. a baseline comparison (the tolerance is wide: this checks the plumbing, not the machine)
