@@ -44,11 +44,11 @@ TEST_CASE("command template: an unclosed quote, a brace without its pair, nothin
 }
 
 TEST_CASE("loader: a launcher naming an unknown placeholder is Q163 with a did-you-mean") {
-  auto l = qpo::test::load_only("version: 1\nhosts:\n  a: { launcher: \"srun -w {hots} {command}\" }\n");
+  auto l = qpo::test::load_only("version: 1\nhosts:\n  a: { launcher: \"srun -w {adress} {command}\" }\n");
   const auto* d = l.one("Q163");
   REQUIRE_MESSAGE(d, l.dump());
-  CHECK(d->message == "unknown placeholder {hots} in the launcher");
-  CHECK(d->hint.rfind("did you mean {host}? known: {host}, {address}, {command}", 0) == 0);
+  CHECK(d->message == "unknown placeholder {adress} in the launcher");
+  CHECK(d->hint.rfind("did you mean {address}? known: {host}, {address}, {command}", 0) == 0);
   CHECK(d->loc.line == 3);
   CHECK(d->path == "hosts.a.launcher");
 }
