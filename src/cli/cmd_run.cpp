@@ -2,7 +2,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -12,6 +14,7 @@
 #include "cli/input.h"
 #include "cli/lab.h"
 #include "cli/lab_hosts.h"
+#include "cli/matrix_check.h"
 #include "cluster/controller.h"
 #include "cluster/launch.h"
 #include "exec/executor.h"
@@ -59,7 +62,7 @@ Action add_run(CLI::App& app) {
     int phase_timeout_s = 120;
     std::string agent_command = "qpo", token_file;
     std::vector<std::string> overrides;
-    std::string report_file, results_file;
+    std::string report_file, results_file;  // --report, --results
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
@@ -101,12 +104,13 @@ Action add_run(CLI::App& app) {
   cmd->add_option("--report", opts->report_file,
                   "Also write the run as one self-contained HTML page here: scenario, plan steps with outcome "
                   "and time, latency histograms and CDFs, bandwidth plots, counter deltas (README: Report)");
-  cmd->add_option("--results-json", opts->results_file,
-                  "Also write the JSON results (as --format json prints them) to this file; qpo test --report "
-                  "collects them");
+  cmd->add_option("--results", opts->results_file,
+                  "Also write the JSON results (what --format json prints) to this file, whatever --format prints: "
+                  "for qpo compare, qpo report, and qpo test's baselines and report");
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
+    if (opts->overrides.empty()) note_unused_matrix(opts->file);
     if (opts->local)
       if (int code = refuse_local_faults(*l, opts->out, opts->file)) return code;
     if (use_lab(opts->lab, opts->no_lab, "running")) {
@@ -124,9 +128,9 @@ Action add_run(CLI::App& app) {
         lab_args = report_lab_args(report_file);
       }
       if (!results_file.empty()) {
-        args.insert(args.end(), {"--results-json", results_file});
+        args.insert(args.end(), {"--results", results_file});
         if (!lab_args.empty() && lab_args != report_lab_args(results_file)) {
-          std::cerr << "qpo: in the lab, --report and --results-json must name files in one directory\n";
+          std::cerr << "qpo: in the lab, --report and --results must name files in one directory\n";
           return static_cast<int>(kSystemError);
         }
         lab_args = report_lab_args(results_file);
@@ -161,7 +165,7 @@ Action add_run(CLI::App& app) {
     sigaction(SIGTERM, &sa, nullptr);
     signal(SIGPIPE, SIG_IGN);  // an agent that died is an error to report, not a reason to die
     bool remote = false;
-    for (const auto& h : l->scenario()->hosts) remote |= !cluster::is_local_address(h.address);
+    for (const auto& h : l->scenario()->hosts) remote |= !cluster::is_local_address(h.address) || !h.launcher.empty();
     report::RunReport report;
     if ((remote && !opts->local) || opts->agents) {
       cluster::ControllerOptions co;
@@ -195,7 +199,7 @@ Action add_run(CLI::App& app) {
     if (!opts->results_file.empty()) {
       util::JsonWriter w;
       report::render_json(w, report);
-      if (!write_report_file(opts->results_file, w.str() + "\n", "--results-json")) return static_cast<int>(kSystemError);
+      if (!write_report_file(opts->results_file, w.str() + "\n", "--results")) return static_cast<int>(kSystemError);
     }
     if (!opts->report_file.empty() &&
         !write_report_file(opts->report_file, report::render_html(report, l->source ? l->source->text() : "")))

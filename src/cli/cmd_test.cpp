@@ -3,15 +3,20 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
+#include "cli/baseline.h"
 #include "cli/commands.h"
 #include "cli/html_report.h"
 #include "cli/input.h"
 #include "cli/lab.h"
+#include "cli/matrix_check.h"
+#include "diag/render.h"
 #include "suite/suite.h"
 #include "verbs/device.h"
 
@@ -19,14 +24,15 @@ namespace qpo::cli {
 
 namespace {
 
-// The suite's page: each case's run from the results its qpo run wrote (--results-json), or,
+// The suite's page: each case's run from the results its qpo run wrote (--results), or,
 // when it wrote none (invalid scenario, timeout), the case's outcome and reason.
-bool write_suite_report(const std::string& file, const std::vector<suite::Case>& cases, const std::string& dir) {
+bool write_suite_report(const std::string& file, const std::vector<suite::Case>& cases) {
   std::vector<report::RunReport> runs;
   for (size_t i = 0; i < cases.size(); ++i) {
     std::vector<report::RunReport> got;
-    std::string error, path = dir + "/" + std::to_string(i) + ".json";
-    if (!dir.empty() && std::filesystem::exists(path) && read_run_results(path, &got, &error) && got.size() == 1) {
+    std::string error;
+    const std::string& path = cases[i].results;
+    if (!path.empty() && std::filesystem::exists(path) && read_run_results(path, &got, &error) && got.size() == 1) {
       runs.push_back(std::move(got[0]));
       continue;
     }
@@ -52,6 +58,7 @@ Action add_test(CLI::App& app) {
     std::string junit, report;
     bool lab = false, no_lab = false, local = false;
     std::vector<std::string> overrides;
+    std::string baseline, save_baseline, tolerance = "5%", json;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("test", "Run a suite of scenarios; a verdict per scenario, JUnit/TAP for CI");
@@ -79,17 +86,42 @@ Action add_test(CLI::App& app) {
   cmd->add_option("--report", opts->report,
                   "Also write the suite as one self-contained HTML page: a verdict per scenario, then each run's "
                   "page (qpo run --report)");
+  cmd->add_option("--matrix", opts->suite.matrix_file,
+                  "Run every scenario once per combination of this file's matrix: (replaces their own matrix:)");
+  cmd->add_option("--baseline", opts->baseline, "Compare each case's figures with DIR/<case>.json; a regression fails the case");
+  cmd->add_option("--tolerance", opts->tolerance, "How much worse a figure may get against --baseline, in %")->capture_default_str();
+  cmd->add_option("--save-baseline", opts->save_baseline, "Write each passed case's result to DIR/<case>.json");
+  cmd->add_option("--json", opts->json, "Write the cases (parameters, verdicts, figures, baseline comparisons) as JSON here");
   return [opts]() {
     auto& o = opts->suite;
-    bool use_lab = opts->lab || (!opts->no_lab && verbs::list_devices().empty());
+    auto tolerance = compare::parse_tolerance(opts->tolerance);
+    if (!tolerance) {
+      std::cerr << "qpo test: --tolerance " << opts->tolerance << ": expected a percentage like 5%\n";
+      return static_cast<int>(kSystemError);
+    }
+    // Static validation first: a matrix that cannot be used, or one combination that is
+    // invalid, stops the suite before any case runs.
+    std::vector<std::string> problems;
+    diag::DiagSink matrix_diags;
+    auto cases = suite::collect(o, &problems, &matrix_diags);
+    if (matrix_diags.has_errors()) {
+      for (const auto& d : matrix_diags.all()) std::cerr << diag::render_text(d, {}, false) << "\n";
+      std::cerr << "qpo test: the matrix cannot be used; nothing run\n";
+      return static_cast<int>(kInvalid);
+    }
+    size_t invalid = validate_matrix_cases(cases, opts->overrides, false);
+    for (auto& c : cases)
+      if (invalid && c.outcome.empty()) {
+        c.outcome = "skip";
+        c.reason = "not run: " + std::to_string(invalid) + " matrix case" + (invalid > 1 ? "s are" : " is") + " invalid";
+      }
+    bool use_lab = !invalid && (opts->lab || (!opts->no_lab && verbs::list_devices().empty()));
     // A multi-host scenario needs two lab guests (qpo run boots them), which one guest for the
     // whole suite cannot hold: then every scenario's qpo run enters the lab by itself, here.
     std::string lab_flag = "--no-lab";  // each case's qpo run: the suite is already where it runs
     size_t multi_host = 0;
-    if (use_lab && !opts->local) {
-      std::vector<std::string> ignored;
-      for (const auto& c : suite::collect(o, &ignored)) multi_host += c.hosts > 1;
-    }
+    if (use_lab && !opts->local)
+      for (const auto& c : cases) multi_host += c.hosts > 1;
     if (use_lab && multi_host) {
       std::cerr << "qpo: " << multi_host << " multi-host scenario" << (multi_host > 1 ? "s" : "")
                 << " (two lab guests each, without --local): every scenario runs in lab guests of its own\n";
@@ -103,13 +135,28 @@ Action add_test(CLI::App& app) {
       if (!o.name_filter.empty()) args.insert(args.end(), {"--name", o.name_filter});
       // One guest for the whole suite; per-scenario timeouts still apply inside it.
       std::vector<std::string> lab_args{"--timeout", "1800"};
-      if (!opts->junit.empty()) {
-        char cwd[PATH_MAX];
-        std::string path = opts->junit;
-        if (path[0] != '/' && getcwd(cwd, sizeof cwd)) path = std::string(cwd) + "/" + path;
-        args.insert(args.end(), {"--junit", path});
-        // The guest's own writes vanish at power-off; the lab's --out folder is shared with the host.
-        lab_args.insert(lab_args.end(), {"--out", path.substr(0, path.rfind('/') == 0 ? 1 : path.rfind('/'))});
+      // The guest's own writes vanish at power-off; the lab's --out folder is shared with the
+      // host: the one folder that holds every file the suite writes.
+      namespace fs = std::filesystem;
+      std::optional<fs::path> out_dir;
+      auto output = [&](const char* flag, const std::string& path, bool is_dir) {
+        if (path.empty()) return;
+        fs::path abs = fs::absolute(path).lexically_normal();
+        args.insert(args.end(), {flag, abs.string()});
+        fs::path dir = is_dir ? abs : abs.parent_path();
+        if (!out_dir) out_dir = dir;
+        while (!out_dir->empty() && std::mismatch(out_dir->begin(), out_dir->end(), dir.begin(), dir.end()).first != out_dir->end())
+          out_dir = out_dir->parent_path();
+      };
+      output("--junit", opts->junit, false);
+      output("--json", opts->json, false);
+      output("--save-baseline", opts->save_baseline, true);
+      if (out_dir) {
+        if (*out_dir == out_dir->root_path()) {
+          std::cerr << "qpo test: in the lab, --junit, --json and --save-baseline must share a folder below /\n";
+          return static_cast<int>(kSystemError);
+        }
+        lab_args.insert(lab_args.end(), {"--out", out_dir->string()});
       }
       if (!opts->report.empty()) {
         std::string path = absolute_report_path(opts->report);
@@ -122,6 +169,9 @@ Action add_test(CLI::App& app) {
         }
         if (at == lab_args.end()) lab_args.insert(lab_args.end(), out.begin(), out.end());
       }
+      if (!o.matrix_file.empty()) args.insert(args.end(), {"--matrix", fs::absolute(o.matrix_file).string()});
+      if (!opts->baseline.empty()) args.insert(args.end(), {"--baseline", fs::absolute(opts->baseline).string()});
+      args.insert(args.end(), {"--tolerance", opts->tolerance});
       if (opts->local) args.push_back("--local");
       if (o.tap) args.push_back("--tap");
       for (const auto& ov : opts->overrides) args.insert(args.end(), {"--set", ov});
@@ -137,19 +187,38 @@ Action add_test(CLI::App& app) {
     if (!lab_flag.empty()) o.run_args.push_back(lab_flag);
     if (opts->local) o.run_args.push_back("--local");
     for (const auto& ov : opts->overrides) o.run_args.insert(o.run_args.end(), {"--set", ov});
-    std::vector<std::string> problems;
-    auto cases = suite::collect(o, &problems);
     for (const auto& p : problems) std::cerr << "qpo test: " << p << "\n";
     if (cases.empty()) {
       std::cerr << "qpo test: no scenarios to run\n";
       return static_cast<int>(kSystemError);
     }
-    std::string results_dir;
-    if (!opts->report.empty()) {
-      char dir_template[] = "/tmp/qpo-test-report.XXXXXX";
-      if (const char* dir = mkdtemp(dir_template)) results_dir = o.results_dir = dir;
+    // Each case's qpo run writes its JSON result here: figures, baselines (removed at the end).
+    char tmp[] = "/tmp/qpo-test-XXXXXX";
+    if (mkdtemp(tmp)) o.results_dir = tmp;
+    std::vector<baseline::CaseBaseline> compared;
+    if (invalid) {
+      if (o.tap) std::printf("TAP version 13\n1..%zu\n", cases.size());
+      for (size_t i = 0; i < cases.size(); ++i)
+        if (cases[i].outcome == "fail" || o.tap) suite::print_case(cases[i], i + 1, o);
+    } else {
+      suite::run_all(cases, o);
+      for (auto& c : cases) baseline::add_properties(c);
+      if (!opts->baseline.empty()) {
+        compared = baseline::compare_with(cases, opts->baseline, *tolerance);
+        std::cout << baseline::render_text(cases, compared);
+      }
+      if (!opts->save_baseline.empty()) {
+        std::vector<std::string> errors;
+        size_t n = baseline::save(cases, opts->save_baseline, &errors);
+        for (const auto& e : errors) std::cerr << "qpo test: --save-baseline: " << e << "\n";
+        std::cout << "saved " << n << " baseline" << (n == 1 ? "" : "s") << " in " << opts->save_baseline << "\n";
+      }
     }
-    suite::run_all(cases, o);
+    if (!opts->json.empty()) {
+      std::ofstream out(opts->json);
+      out << baseline::suite_json(cases, compared) << "\n";
+      if (!out) std::cerr << "qpo test: cannot write " << opts->json << "\n";
+    }
     int passed = 0, failed = 0, skipped = 0;
     for (const auto& c : cases) {
       passed += c.outcome == "pass";
@@ -161,8 +230,8 @@ Action add_test(CLI::App& app) {
       out << suite::junit_xml(cases, "qpo");
       if (!out) std::cerr << "qpo test: cannot write " << opts->junit << "\n";
     }
-    if (!opts->report.empty() && !write_suite_report(opts->report, cases, results_dir)) failed += !failed;
-    if (!results_dir.empty()) std::filesystem::remove_all(results_dir);
+    if (!opts->report.empty() && !write_suite_report(opts->report, cases)) failed += !failed;
+    if (!o.results_dir.empty()) std::filesystem::remove_all(o.results_dir);
     std::printf("%s%d passed, %d failed, %d skipped\n", o.tap ? "# " : "", passed, failed, skipped);
     return failed ? static_cast<int>(kInvalid) : static_cast<int>(kOk);
   };

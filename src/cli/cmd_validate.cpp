@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "check/provider.h"
 #include "cli/input.h"
+#include "cli/matrix_check.h"
 #include "cli/provider_source.h"
 #include "diag/render.h"
 #include "util/json_writer.h"
@@ -55,6 +56,7 @@ Action add_validate(CLI::App& app) {
     if (as_json) json.begin_object().key("files").begin_array();
     for (const auto& file : opts->files) {
       auto l = load_and_validate(file, opts->overrides);
+      check_matrix(file, opts->overrides, *l);  // every combination of its matrix, if it has one
       if (provider && l->checked) {
         check::check_provider(l->checked->model(), provider->entry, provider->origin, l->diags);
         l->diags.sort();

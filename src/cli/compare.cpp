@@ -216,6 +216,11 @@ Comparison compare(const Results& now, const Results& baseline, double tolerance
   return c;
 }
 
+std::string figure_unit(const std::string& figure) {
+  const auto* kind = figure_kind(figure);
+  return kind ? kind->unit : "";
+}
+
 std::string render_text(const Comparison& c) {
   std::vector<std::vector<std::string>> table{{"workload", "figure", "baseline", "new", "change", "verdict"}};
   for (const auto& r : c.rows)

@@ -54,6 +54,9 @@ struct Comparison {
 
 Comparison compare(const Results& now, const Results& baseline, double tolerance_pct);
 
+// The unit a compared figure is in ("MB/s", "usec", "%"), "" for a name that is not one.
+std::string figure_unit(const std::string& figure);
+
 std::string render_text(const Comparison& c);
 void render_json(util::JsonWriter& w, const Comparison& c);
 

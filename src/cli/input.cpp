@@ -28,7 +28,8 @@ void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides) {
       ->type_name("PATH=VALUE");
 }
 
-std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path, const std::vector<std::string>& overrides) {
+std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path, const std::vector<std::string>& overrides,
+                                                  const std::vector<util::SourceLoc>& override_origins) {
   auto l = std::make_unique<LoadedScenario>();
   l->overrides = overrides;
   std::string text;
@@ -76,7 +77,7 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path, const
     in.read(text.data(), size);
   }
   l->source = std::make_unique<util::SourceText>(path == "-" ? "<stdin>" : path, std::move(text));
-  if (auto loaded = scenario::load_scenario(*l->source, l->diags, overrides))
+  if (auto loaded = scenario::load_scenario(*l->source, l->diags, overrides, override_origins))
     l->checked = validate::validate(std::move(*loaded), l->diags);
   l->diags.sort();
   return l;

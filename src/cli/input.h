@@ -34,8 +34,10 @@ struct LoadedScenario {
 void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides);
 
 // Reads, loads (with `overrides` applied to the YAML) and validates. Never throws for bad input.
+// `override_origins[i]`, when given, is where override i was written (a matrix entry).
 std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path,
-                                                  const std::vector<std::string>& overrides = {});
+                                                  const std::vector<std::string>& overrides = {},
+                                                  const std::vector<util::SourceLoc>& override_origins = {});
 
 struct OutputOptions;
 

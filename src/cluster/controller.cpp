@@ -75,6 +75,9 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
   for (auto& a : agents) {
     std::string err;
     a.phase = "launch";
+    // --local puts every host here as a child process; else a host's launcher: starts it.
+    lo.launcher = o.all_local ? "" : s.host(a.host)->launcher;
+    lo.host = a.host;
     if (!launch_agent(a.address, lo, &a.conn, &err)) {
       fail(a, err);
       continue;

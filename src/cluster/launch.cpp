@@ -1,5 +1,7 @@
 #include "cluster/launch.h"
 
+#include "util/command_template.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -77,7 +79,26 @@ bool split_host_port(const std::string& spec, std::string* host, std::string* po
 
 }  // namespace
 
+std::vector<std::string> launcher_argv(const std::string& launcher, const std::string& host, const std::string& address,
+                                       const std::string& agent_command) {
+  std::string why;
+  auto t = util::parse_command_template(launcher, &why);
+  if (!t) return {};
+  return util::expand_command_template(*t, {{"host", {host}}, {"address", {address}},
+                                            {"command", {agent_command, "agent", "--stdio"}}});
+}
+
 bool launch_agent(const std::string& address, const LaunchOptions& o, Connection* c, std::string* error) {
+  if (!o.launcher.empty()) {
+    auto argv = launcher_argv(o.launcher, o.host, address, o.agent_command);
+    if (argv.empty()) {
+      *error = "the launcher '" + o.launcher + "' is not a command template";
+      return false;
+    }
+    if (!spawn(argv, c, error)) return false;
+    c->description = "launcher " + argv[0] + " (pid " + std::to_string(c->pid) + ")";
+    return true;
+  }
   if (is_local_address(address)) {
     c->description = "local agent";
     if (!spawn({o.self_path, "agent", "--stdio"}, c, error)) return false;

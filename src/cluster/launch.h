@@ -3,9 +3,13 @@
 //   localhost / local / 127.0.0.1 / ::1   a child process `qpo agent --stdio` over pipes
 //   tcp://HOST:PORT                       `qpo agent --listen` on that host (token required)
 //   anything else                         `ssh -o BatchMode=yes ADDRESS qpo agent --stdio`
+// A host with a `launcher:` template is started by it instead, whatever its address:
+// "srun -w {host} -N1 {command}" runs `srun -w a -N1 qpo agent --stdio` (util/command_template.h;
+// {host} the scenario's host name, {address} its address, {command} the agent command's words).
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace qpo::cluster {
 
@@ -19,12 +23,18 @@ struct Connection {
 struct LaunchOptions {
   std::string self_path;            // this qpo binary, for local agents
   std::string agent_command = "qpo";  // what ssh runs on the remote host
+  std::string launcher;               // the host's launcher: template ("" = by address)
+  std::string host;                   // the host's name in the scenario, for {host}
 };
 
 bool is_local_address(const std::string& address);
 
 // Starts or connects to the agent for `address`; returns false with `error` on failure.
 bool launch_agent(const std::string& address, const LaunchOptions& o, Connection* c, std::string* error);
+
+// The argv a launcher template makes for one host (template errors are the loader's, Q163).
+std::vector<std::string> launcher_argv(const std::string& launcher, const std::string& host, const std::string& address,
+                                       const std::string& agent_command);
 
 // Reaps a child without blocking long; returns "exited 0", "killed by signal 9", or "".
 std::string reap(pid_t pid, bool wait);

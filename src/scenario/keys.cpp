@@ -14,8 +14,8 @@ namespace qpo::scenario::keys {
 
 QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts", "devices", "pds", "mrs",
          "cqs", "srqs", "xrcds", "qps", "workloads", "faults", "timeline", "mws",
-         "mcast_groups")
-QPO_KEYS(host, "address")
+         "mcast_groups", "matrix")
+QPO_KEYS(host, "address", "launcher")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")
 QPO_KEYS(mr, "pd", "size", "access", "count", "per_qp")
@@ -32,6 +32,8 @@ QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")
 QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "uc", "rc",
          "cq_timestamps", "mw")
+// What a host's `launcher:` template may name (cluster/launch.cpp gives each its value).
+QPO_KEYS(launcher_placeholders, "host", "address", "command")
 QPO_KEYS(mw, "pd", "type", "mr", "offset", "length", "access", "bind_qp")
 QPO_KEYS(mcast_group, "gid", "qkey", "mlid", "members")
 

@@ -9,6 +9,7 @@
 #include "scenario/keys.h"
 #include "scenario/loader_internal.h"
 #include "spec/rules.h"
+#include "util/command_template.h"
 #include "util/errno_names.h"
 #include "util/strings.h"
 #include "util/ops.h"
@@ -124,15 +125,51 @@ void check_script_only_keys(YamlReader& r, const Workload& w, const std::string&
 
 }  // namespace
 
+// A launcher template must parse, name only known placeholders and start the agent ({command}).
+static bool check_launcher(YamlReader& r, const YAML::Node& value, const std::string& path, const std::string& text) {
+  std::string why;
+  auto t = util::parse_command_template(text, &why);
+  const auto& known = keys::launcher_placeholders();
+  auto error = [&](const std::string& message) -> diag::Diagnostic& {
+    auto& d = r.sink().error("Q163", r.loc(value), path, message);
+    d.rule = "launcher: a command template; placeholders {" + util::join(known, "}, {") + "}; {command} starts the agent";
+    return d;
+  };
+  if (!t) {
+    error("launcher '" + text + "' is not a command template: " + why).hint = "e.g. launcher: \"srun -w {host} -N1 {command}\"";
+    return false;
+  }
+  bool ok = true;
+  for (const auto& name : t->placeholders)
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      auto& d = error("unknown placeholder {" + name + "} in the launcher");
+      auto guess = util::did_you_mean(name, known);
+      d.hint = (guess.empty() ? std::string() : "did you mean {" + guess + "}? ") + "known: {" + util::join(known, "}, {") +
+               "}; write {{ and }} for literal braces";
+      ok = false;
+    }
+  if (std::find(t->placeholders.begin(), t->placeholders.end(), "command") == t->placeholders.end()) {
+    auto& d = error("the launcher has no {command}: the agent would never start");
+    d.hint = "put {command} where the launched program goes: srun -w {host} -N1 {command}";
+    ok = false;
+  }
+  return ok;
+}
+
 void load_hosts(YamlReader& r, const YAML::Node& n, Scenario& s) {
   for_each_named(r, n, "hosts", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
     if (!check_unique(r, s.host(name), name, loc, path)) return;
     Host h;
     h.name = name;
     h.loc = loc;
-    for (auto& [key, value] : fields(r, v, path, keys::host(), "a host"))
+    for (auto& [key, value] : fields(r, v, path, keys::host(), "a host")) {
       if (key == "address")
         if (auto a = r.string(value, join_path(path, key))) h.address = *a;
+      if (key == "launcher")
+        if (auto t = r.string(value, join_path(path, key))) {
+          if (check_launcher(r, value, join_path(path, key), *t)) h.launcher = *t;
+        }
+    }
     s.hosts.push_back(std::move(h));
   });
 }

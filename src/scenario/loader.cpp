@@ -124,7 +124,8 @@ void warn_if_nothing_to_do(const YamlReader& r, const YAML::Node& root, const YA
 }  // namespace
 
 std::optional<Scenario> load_scenario(const util::SourceText& source, diag::DiagSink& sink,
-                                      const std::vector<std::string>& overrides) {
+                                      const std::vector<std::string>& overrides,
+                                      const std::vector<util::SourceLoc>& override_origins) {
   YamlReader r(source.name(), sink);
   YAML::Node root;
   if (refuse_before_parsing(source, sink)) return std::nullopt;
@@ -176,7 +177,7 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     return s;
   }
   OverrideOrigins origins;
-  apply_overrides(root, overrides, sink, origins);
+  apply_overrides(root, overrides, sink, origins, override_origins);
   r.set_override_origins(&origins);
   const YAML::Node* qps = nullptr;
   YAML::Node qps_node, timeline_node, mcast_node;
@@ -242,6 +243,9 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     } else if (key == "timeline") {
       timeline_node = value;
       have_timeline = true;
+    } else if (key == "matrix") {
+      // The combinations `qpo test` runs (suite/matrix.h reads and checks it); one run uses the
+      // values written in the file.
     }
   }
   if (qps) detail::load_qps(r, *qps, s);

@@ -87,6 +87,7 @@ struct Object {
 
 struct Host : Object {
   std::string address = "localhost";  // ssh destination, or localhost
+  std::string launcher;               // `launcher:` command template (util/command_template.h); "" = by address
 };
 
 struct Device : Object {

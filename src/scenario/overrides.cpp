@@ -24,8 +24,8 @@ constexpr size_t kNamesListed = 20;
 
 class Applier {
  public:
-  Applier(const std::string& text, diag::DiagSink& sink, OverrideOrigins& origins)
-      : flag_(override_flag(text)), sink_(sink), origins_(origins) {}
+  Applier(const SourceLoc& origin, diag::DiagSink& sink, OverrideOrigins& origins)
+      : flag_(origin), sink_(sink), origins_(origins) {}
 
   void apply(YAML::Node& root, const std::string& text) {
     size_t eq = text.find('=');
@@ -50,7 +50,7 @@ class Applier {
 
  private:
   diag::Diagnostic& error(const std::string& path, const std::string& message) {
-    auto& d = sink_.error("Q114", {flag_, 0, 0}, path, message);
+    auto& d = sink_.error("Q114", flag_, path, message);
     d.rule = "--set PATH=VALUE changes or adds one key of the scenario";
     return d;
   }
@@ -182,7 +182,7 @@ class Applier {
     else d.hint += "see the " + std::to_string(names.size()) + " names under " + section_name + ":";
   }
 
-  std::string flag_;
+  SourceLoc flag_;
   std::string path_;
   diag::DiagSink& sink_;
   OverrideOrigins& origins_;
@@ -190,9 +190,11 @@ class Applier {
 
 }  // namespace
 
-void OverrideOrigins::add(const YAML::Node& n, const std::string& flag) {
-  if (flags_.empty() || *flags_.back() != flag) flags_.push_back(std::make_unique<std::string>(flag));
-  nodes_.emplace_back(n, flags_.back().get());
+void OverrideOrigins::add(const YAML::Node& n, const SourceLoc& flag) {
+  const SourceLoc* last = origins_.empty() ? nullptr : origins_.back().get();
+  if (!last || last->file != flag.file || last->line != flag.line || last->col != flag.col)
+    origins_.push_back(std::make_unique<SourceLoc>(flag));
+  nodes_.emplace_back(n, origins_.back().get());
   if (n.IsSequence())
     for (const auto& item : n) add(item, flag);
   else if (n.IsMap())
@@ -202,7 +204,7 @@ void OverrideOrigins::add(const YAML::Node& n, const std::string& flag) {
     }
 }
 
-const std::string* OverrideOrigins::flag_of(const YAML::Node& n) const {
+const SourceLoc* OverrideOrigins::origin_of(const YAML::Node& n) const {
   // Later overrides win: the same key set twice is the last flag's.
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
     if (it->first.is(n)) return it->second;
@@ -212,9 +214,12 @@ const std::string* OverrideOrigins::flag_of(const YAML::Node& n) const {
 std::string override_flag(const std::string& override) { return "--set " + override; }
 
 void apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
-                     OverrideOrigins& origins) {
+                     OverrideOrigins& origins, const std::vector<SourceLoc>& where) {
   if (!root.IsMap()) return;  // the loader reports that; there is nowhere to apply them
-  for (const auto& o : overrides) Applier(o, sink, origins).apply(root, o);
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    SourceLoc origin = i < where.size() && where[i].given() ? where[i] : SourceLoc{override_flag(overrides[i]), 0, 0};
+    Applier(origin, sink, origins).apply(root, overrides[i]);
+  }
 }
 
 }  // namespace qpo::scenario

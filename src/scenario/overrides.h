@@ -11,21 +11,25 @@
 #include <vector>
 
 #include "diag/diagnostic.h"
+#include "util/source_text.h"
 
 namespace qpo::scenario {
 
-// The nodes (values and created keys) that came from --set flags, each with its flag's text.
+using util::SourceLoc;
+
+// The nodes (values and created keys) that came from --set flags, each with where its flag
+// is: {"--set PATH=VALUE", 0, 0}, or a matrix entry's line in its file (suite/matrix.h).
 class OverrideOrigins {
  public:
   // `n` and, for a list or map, everything in it.
-  void add(const YAML::Node& n, const std::string& flag);
-  // The flag that put `n` into the tree, or nullptr when `n` comes from the file.
-  const std::string* flag_of(const YAML::Node& n) const;
+  void add(const YAML::Node& n, const SourceLoc& origin);
+  // Where the override that put `n` into the tree is, or nullptr when `n` comes from the file.
+  const SourceLoc* origin_of(const YAML::Node& n) const;
   bool empty() const { return nodes_.empty(); }
 
  private:
-  std::vector<std::pair<YAML::Node, const std::string*>> nodes_;
-  std::vector<std::unique_ptr<std::string>> flags_;  // stable addresses for flag_of
+  std::vector<std::pair<YAML::Node, const SourceLoc*>> nodes_;
+  std::vector<std::unique_ptr<SourceLoc>> origins_;  // stable addresses for origin_of
 };
 
 // "--set " + `override`: how diagnostics and reports name an override.
@@ -34,8 +38,9 @@ std::string override_flag(const std::string& override);
 // Applies each "PATH=VALUE" to `root` (a map), in order: PATH is dot-separated keys (list
 // entries by index); VALUE is one YAML value (a scalar, or a flow list/map). A missing key is
 // created, except past a missing object (`qps.qz.type` when there is no QP qz) or below a
-// scalar. An override that cannot apply is reported (Q114) and skipped.
+// scalar. An override that cannot apply is reported (Q114) and skipped. `where[i]`, when
+// given, is where override i was written (a matrix entry); else it is named by its flag.
 void apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
-                     OverrideOrigins& origins);
+                     OverrideOrigins& origins, const std::vector<SourceLoc>& where = {});
 
 }  // namespace qpo::scenario

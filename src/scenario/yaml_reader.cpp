@@ -24,7 +24,7 @@ std::string join_path(const std::string& base, const std::string& key) {
 
 SourceLoc YamlReader::loc(const YAML::Node& n) const {
   if (origins_)
-    if (const auto* flag = origins_->flag_of(n)) return {*flag, 0, 0};
+    if (const auto* origin = origins_->origin_of(n)) return *origin;
   const auto mark = n.Mark();
   if (mark.is_null()) return {file_, 0, 0};
   return {file_, mark.line + 1, mark.column + 1};

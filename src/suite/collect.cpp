@@ -2,15 +2,24 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
+#include "suite/matrix.h"
 #include "suite/suite.h"
 
 namespace qpo::suite {
 
 namespace fs = std::filesystem;
 
-std::vector<Case> collect(const Options& o, std::vector<std::string>* problems) {
+std::vector<Case> collect(const Options& o, std::vector<std::string>* problems, diag::DiagSink* matrix_diags) {
+  diag::DiagSink ignored;
+  diag::DiagSink& sink = matrix_diags ? *matrix_diags : ignored;
+  std::optional<Matrix> shared;
+  if (!o.matrix_file.empty()) {
+    shared = read_matrix(o.matrix_file, true, sink);
+    if (!shared) problems->push_back("--matrix " + o.matrix_file + ": no usable matrix (see above)");
+  }
   std::vector<std::string> files;
   for (const auto& p : o.paths) {
     std::error_code ec;
@@ -53,10 +62,28 @@ std::vector<Case> collect(const Options& o, std::vector<std::string>* problems) 
       for (const auto& t : o.tags) any |= std::find(c.tags.begin(), c.tags.end(), t) != c.tags.end();
       if (!any) continue;
     }
-    if (!o.name_filter.empty() && c.name.find(o.name_filter) == std::string::npos &&
-        c.file.find(o.name_filter) == std::string::npos)
-      continue;
-    cases.push_back(std::move(c));
+    // Every combination of the matrix is a case; --matrix's replaces the file's own.
+    std::optional<Matrix> own = o.matrix_file.empty() ? read_matrix(f, false, sink) : std::nullopt;
+    const Matrix* m = !o.matrix_file.empty() ? (shared ? &*shared : nullptr) : own ? &*own : nullptr;
+    std::vector<Case> expanded;
+    if (m) {
+      for (auto& combination : expand(*m)) {
+        Case mc = c;
+        mc.name = c.name + combination.suffix();
+        mc.parameters = std::move(combination.parameters);
+        mc.overrides = std::move(combination.overrides);
+        mc.origins = std::move(combination.origins);
+        expanded.push_back(std::move(mc));
+      }
+    } else {
+      expanded.push_back(std::move(c));
+    }
+    for (auto& e : expanded) {
+      if (!o.name_filter.empty() && e.name.find(o.name_filter) == std::string::npos &&
+          e.file.find(o.name_filter) == std::string::npos)
+        continue;
+      cases.push_back(std::move(e));
+    }
   }
   return cases;
 }

@@ -72,11 +72,21 @@ std::string junit_xml(const std::vector<Case>& cases, const std::string& suite_n
     char line[128];
     std::snprintf(line, sizeof line, "\" time=\"%.3f\"", c.seconds);
     out += "    <testcase classname=\"" + xml_escape(c.file) + "\" name=\"" + xml_escape(c.name) + line;
-    if (c.outcome == "pass") {
+    if (c.outcome == "pass" && c.properties.empty()) {
       out += "/>\n";
       continue;
     }
     out += ">\n";
+    if (!c.properties.empty()) {
+      out += "      <properties>\n";
+      for (const auto& [name, value] : c.properties)
+        out += "        <property name=\"" + xml_escape(name) + "\" value=\"" + xml_escape(value) + "\"/>\n";
+      out += "      </properties>\n";
+    }
+    if (c.outcome == "pass") {
+      out += "    </testcase>\n";
+      continue;
+    }
     if (c.outcome == "skip") out += "      <skipped message=\"" + xml_escape(c.reason) + "\"/>\n";
     else if (c.outcome == "fail")
       out += "      <failure message=\"" + xml_escape(c.reason) + "\">" + xml_escape(c.output) + "</failure>\n";

@@ -39,7 +39,8 @@ Child start(const Case& c, size_t index, const Options& o) {
     setpgid(0, 0);
     std::vector<std::string> args{o.qpo, "run"};
     args.insert(args.end(), o.run_args.begin(), o.run_args.end());
-    if (!o.results_dir.empty()) args.insert(args.end(), {"--results-json", o.results_dir + "/" + std::to_string(index) + ".json"});
+    for (const auto& ov : c.overrides) args.insert(args.end(), {"--set", ov});
+    if (!c.results.empty()) args.insert(args.end(), {"--results", c.results});
     args.push_back(c.file);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -100,6 +101,9 @@ void classify(Case& c, int status, bool timed_out, int timeout_s) {
   }
 }
 
+
+}  // namespace
+
 void print_case(const Case& c, size_t number, const Options& o) {
   // Names and reasons come from scenario files and device output: one printable line each, so
   // a name with a newline cannot forge an "ok" line and an escape sequence reaches no terminal.
@@ -121,13 +125,13 @@ void print_case(const Case& c, size_t number, const Options& o) {
   std::fflush(stdout);
 }
 
-}  // namespace
-
 void run_all(std::vector<Case>& cases, const Options& o) {
   if (o.tap) std::printf("TAP version 13\n1..%zu\n", cases.size());
   std::vector<Child> running;
   size_t next = 0, finished = 0;
   int jobs = std::max(1, o.jobs);
+  if (!o.results_dir.empty())
+    for (size_t i = 0; i < cases.size(); ++i) cases[i].results = o.results_dir + "/case-" + std::to_string(i) + ".json";
   while (finished < cases.size()) {
     while (static_cast<int>(running.size()) < jobs && next < cases.size()) {
       running.push_back(start(cases[next], next, o));

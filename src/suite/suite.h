@@ -3,7 +3,11 @@
 // crash, hang or leak in one cannot take the others down), with a timeout, in parallel
 // where asked. Its verdict is the child's: pass, fail, or skipped with the device's reason.
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "diag/diagnostic.h"
+#include "util/source_text.h"
 
 namespace qpo::suite {
 
@@ -15,6 +19,14 @@ struct Case {
   std::string output;    // the child's full output, for failures
   double seconds = 0;
   size_t hosts = 0;      // hosts that own a device (1 when devices name none; 0 when it does not parse)
+  // A matrix case (suite/matrix.h): its parameters, and the overrides that make it, each with
+  // where its value is written. `name` is the scenario's name + "[p=v,...]".
+  std::vector<std::pair<std::string, std::string>> parameters;
+  std::vector<std::string> overrides;
+  std::vector<util::SourceLoc> origins;
+  std::string results;   // the JSON result its qpo run wrote (--results), "" when none
+  // JUnit <properties>: the parameters, then figures ("write_bw.bw_avg" -> "123.4 MB/s").
+  std::vector<std::pair<std::string, std::string>> properties;
 };
 
 struct Options {
@@ -26,14 +38,20 @@ struct Options {
   std::string qpo;                     // binary to run cases with
   std::vector<std::string> run_args;   // extra `qpo run` arguments (--no-lab ...)
   bool tap = false;
-  std::string results_dir;             // non-empty: case I's qpo run writes results_dir/I.json (--results-json)
+  std::string matrix_file;             // --matrix FILE: its matrix replaces the scenarios' own
+  std::string results_dir;             // each case's qpo run writes its JSON result here (--results)
 };
 
-// Collects the cases (name and tags read from each file); errors go to `problems`.
-std::vector<Case> collect(const Options& o, std::vector<std::string>* problems);
+// Collects the cases (name and tags read from each file); errors go to `problems`. A file with
+// a matrix (its own, or --matrix's) is one case per combination; a matrix that cannot be used
+// is reported into `matrix_diags` (and its file is then one case, which fails validation).
+std::vector<Case> collect(const Options& o, std::vector<std::string>* problems, diag::DiagSink* matrix_diags = nullptr);
 
 // Runs every case, printing one line per finished case (TAP when asked); fills outcomes.
 void run_all(std::vector<Case>& cases, const Options& o);
+
+// One finished case's line (text or TAP), as run_all prints it.
+void print_case(const Case& c, size_t number, const Options& o);
 
 // JUnit XML (testsuite/testcase/failure/skipped), as CI systems read it.
 std::string junit_xml(const std::vector<Case>& cases, const std::string& suite_name);
