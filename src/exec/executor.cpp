@@ -17,6 +17,7 @@
 
 #include "exec/async_events.h"
 #include "exec/bringup_program.h"
+#include "exec/cm_steps.h"
 #include "exec/faults.h"
 #include "exec/host_load.h"
 #include "exec/host_session.h"
@@ -225,6 +226,7 @@ void HostSession::report_barrier(int plan_step) {
 bool HostSession::run_timeline_step(const plan::Step& step) {
   using plan::StepKind;
   auto qp = [&]() -> QpState& { return st_.qps.at(step.object); };
+  if (is_cm_step(step)) return run_cm_step(st_, o_, step);  // rdma_cm (cm_steps.h)
   switch (step.kind) {
     case StepKind::Modify: return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index));
     case StepKind::FlushPoll: return flush_after_err(st_, qp());
