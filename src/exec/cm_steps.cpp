@@ -189,8 +189,8 @@ class CmRunner {
   }
 
   bool channel() {
-    // --local puts every host on this machine's one device: rdma_cm cannot connect it to itself.
-    if (o_.all_hosts_local) {
+    // Hosts of one process (--local) share this machine's device: rdma_cm cannot connect it to itself.
+    if (o_.hosts_here > 1) {
       for (const auto& q : st_.scenario->qps) {
         if (!q.cm.given || !q.cm.peer) continue;
         const auto* p = st_.scenario->qp(q.cm.peer.name);
@@ -340,10 +340,13 @@ class CmRunner {
     if (rdma_establish(id(step_.object)) != 0) throw verbs::VerbsError("rdma_establish", step_.object, errno);
   }
 
+  // Active: DREQ, then the DREP's DISCONNECTED. Passive: the DREQ's DISCONNECTED, then
+  // rdma_disconnect answers it (the DREP; without it the active side waits out the CM's timeout).
   void disconnect() {
-    if (spec().cm.active && rdma_disconnect(id(step_.object)) != 0)
-      throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
+    bool active = spec().cm.active;
+    if (active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
     await(id(step_.object), RDMA_CM_EVENT_DISCONNECTED);
+    if (!active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
   }
 
   RunState& st_;

@@ -507,7 +507,8 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
   return st.report.add(std::move(r));
 }
 
-report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o) {
+report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& options) {
+  RunOptions o = options;
   const scenario::Scenario& s = checked.model();
   for (const auto& h : s.hosts)
     if (h.address != "localhost" && h.address != "127.0.0.1" && h.address != "::1" && h.address != "local" &&
@@ -521,6 +522,7 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
       return r;
     }
   auto hosts = active_hosts(s);
+  o.hosts_here = hosts.size();
   InProcessChannel channel(hosts, std::chrono::milliseconds(hosts.size() > 1 ? o.phase_timeout_ms : 0));
   std::vector<report::RunReport> parts(hosts.size());
   if (hosts.size() == 1) {

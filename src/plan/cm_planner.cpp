@@ -66,7 +66,8 @@ class CmPlanner {
       if (!q.cm.given || q.type < 0 || q.type_name == "UD" || q.cm.end_state() != spec::QpState::RTS) continue;
       if (k < 0) k = stage("cm disconnect");
       std::string host = s_.host_of_qp(q);
-      auto& st = add(host, StepKind::CmDisconnect, q.cm.active ? "rdma_disconnect" : "rdma_get_cm_event", q.name, k);
+      auto& st = add(host, StepKind::CmDisconnect, "rdma_disconnect", q.name, k);
+      if (!q.cm.active) st.args.push_back(arg("after", "the peer's DREQ", "answers it with a DREP"));
       describe_wait(st, "RDMA_CM_EVENT_DISCONNECTED");
     }
   }
