@@ -23,6 +23,7 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink) {
     auto& follower = followers.try_emplace(q.name, q, sink).first->second;
     for (auto& t : q.transitions)
       if (t.bring_up) follower.apply(t);
+    if (q.cm.given) follower.enter(q.cm.end_state());  // rdma_cm's INIT/RTR/RTS (check/cm.cpp)
   }
   for (const auto& step : s.timeline) {
     if (step.kind == scenario::TimelineStep::Kind::Transition) {

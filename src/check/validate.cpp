@@ -7,6 +7,7 @@ Checked validate(const scenario::Scenario& loaded, diag::DiagSink& sink) {
 }
 
 Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
+  check_cm(s, sink);  // first: fills in connect: from cm: peer, drops a CM QP's states:
   check_references(s, sink);
   check_transitions(s, sink);
   check_timeline(s, sink);

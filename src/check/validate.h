@@ -22,6 +22,9 @@ Checked validate(const scenario::Scenario& s, diag::DiagSink& sink);
 // of 10,000 QPs' transitions was a quarter of validate's time).
 Checked validate(scenario::Scenario&& s, diag::DiagSink& sink);
 
+// rdma_cm connections (`cm:`): Q127, Q209, Q312/Q313, Q540-Q546 (cm.cpp). Fills in
+// `connect:` from the cm: peer and drops a CM QP's states: (the CM makes those transitions).
+void check_cm(scenario::Scenario& s, diag::DiagSink& sink);
 void check_references(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_transitions(scenario::Scenario& s, diag::DiagSink& sink);
 void check_timeline(const scenario::Scenario& s, diag::DiagSink& sink);

@@ -89,7 +89,7 @@ Event expect_event(EventChannel& channel, rdma_cm_event_type want, int timeout_m
   return *e;
 }
 
-int modify_by_cm(rdma_cm_id* id, ibv_qp* qp, ibv_qp_state state, const std::string& object) {
+int modify_by_cm(rdma_cm_id* id, ibv_qp* qp, ibv_qp_state state, const std::string& object, ibv_qp_attr* applied) {
   const char* to = state == IBV_QPS_INIT ? "to INIT" : state == IBV_QPS_RTR ? "to RTR" : state == IBV_QPS_RTS ? "to RTS" : "";
   ibv_qp_attr attr{};
   int mask = 0;
@@ -103,6 +103,7 @@ int modify_by_cm(rdma_cm_id* id, ibv_qp* qp, ibv_qp_state state, const std::stri
     throw verbs::VerbsError("rdma_init_qp_attr", object, errno, to);
   }
   if (int e = ibv_modify_qp(qp, &attr, mask)) throw verbs::VerbsError("ibv_modify_qp", object, verbs::verb_errno(e), to);
+  if (applied) *applied = attr;
   return mask;
 }
 

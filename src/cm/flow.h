@@ -45,6 +45,8 @@ Event expect_event(EventChannel& channel, rdma_cm_event_type want, int timeout_m
 // rdma_init_qp_attr(id, state) then ibv_modify_qp(qp) with the mask the CM chose; returns
 // that mask. A UD QP's RTR and RTS are the state (and sq_psn 0), as librdmacm brings up its
 // own UD QPs. Throws verbs::VerbsError naming the verb that failed and the target state.
-int modify_by_cm(rdma_cm_id* id, ibv_qp* qp, ibv_qp_state state, const std::string& object);
+// `applied`, when given, receives the attributes as passed to ibv_modify_qp (a UD QP's qkey).
+int modify_by_cm(rdma_cm_id* id, ibv_qp* qp, ibv_qp_state state, const std::string& object,
+                 ibv_qp_attr* applied = nullptr);
 
 }  // namespace qpo::cm

@@ -90,7 +90,7 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
   int half = 0;
   for (const auto& step : plan.steps) {
     if (step.phase == plan::Phase::Exchange) half = 1;
-    if (step.phase != plan::Phase::BringUp) continue;
+    if (step.phase != plan::Phase::BringUp || step.stage >= 0) continue;  // a stage's (rdma_cm): the timeline runs it
     Op op{&step};
     op.kind = step.kind == plan::StepKind::Modify        ? OpKind::Modify
               : step.kind == plan::StepKind::PostRecv    ? OpKind::PostRecv

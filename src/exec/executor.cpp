@@ -17,6 +17,7 @@
 
 #include "exec/async_events.h"
 #include "exec/bringup_program.h"
+#include "exec/cm_steps.h"
 #include "exec/faults.h"
 #include "exec/host_load.h"
 #include "exec/host_session.h"
@@ -227,6 +228,7 @@ void HostSession::report_barrier(int plan_step) {
 bool HostSession::run_timeline_step(const plan::Step& step) {
   using plan::StepKind;
   auto qp = [&]() -> QpState& { return st_.qps.at(step.object); };
+  if (is_cm_step(step)) return run_cm_step(st_, o_, step);  // rdma_cm (cm_steps.h)
   switch (step.kind) {
     case StepKind::Modify: return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index));
     case StepKind::FlushPoll: return flush_after_err(st_, qp());
@@ -525,7 +527,8 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
   return st.report.add(std::move(r));
 }
 
-report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o) {
+report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& options) {
+  RunOptions o = options;
   const scenario::Scenario& s = checked.model();
   for (const auto& h : s.hosts)
     if (h.address != "localhost" && h.address != "127.0.0.1" && h.address != "::1" && h.address != "local" &&
@@ -539,6 +542,7 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
       return r;
     }
   auto hosts = active_hosts(s);
+  o.hosts_here = hosts.size();
   InProcessChannel channel(hosts, std::chrono::milliseconds(hosts.size() > 1 ? o.phase_timeout_ms : 0));
   std::vector<report::RunReport> parts(hosts.size());
   if (hosts.size() == 1) {

@@ -20,6 +20,8 @@ struct RunOptions {
   // --local with several hosts: a host may take this long to reach the next stage (or a
   // round of a script workload's meeting) before the run is torn down, as with agents.
   int phase_timeout_ms = 120000;
+  // How many hosts this process runs (run_scenario sets it; an agent's session runs one).
+  size_t hosts_here = 1;
 };
 
 report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o);

@@ -72,6 +72,8 @@ struct MwState {
   bool bound = false;
 };
 
+struct CmHost;  // rdma_cm: this host's event channel and ids (cm_steps.cpp)
+
 // One host's session: only the objects on `host` live here; everything about other hosts'
 // objects comes from `dir`, filled by the exchange.
 struct RunState {
@@ -103,6 +105,7 @@ struct RunState {
   mutable EventJournal events;
   // Step details by (from state, to state, attr_mask): built once, reused by every QP.
   std::map<std::tuple<int, int, uint64_t>, std::string> mask_details;
+  std::shared_ptr<CmHost> cm;  // made by the first rdma_cm step
 
   template <typename T, typename... Args>
   T* own(Args&&... args) {

@@ -54,6 +54,20 @@ enum class StepKind {
   AttachMcast,    // ibv_attach_mcast of a UD QP to a multicast group (object "GROUP:QP"); on RoCE
                   // also the IP group's join on the device's netdev. ibv_detach_mcast is a Destroy step
   CreateMcastAh,  // a UD sender's address handle to a multicast group ("qpo.ah.QP->GROUP")
+  // rdma_cm (plan/cm_planner.h): one event channel per host, an id per connection end; every
+  // wait for a CM event (`event`) has the phase timeout.
+  CmChannel,      // rdma_create_event_channel
+  CmCreateId,     // rdma_create_id (RDMA_PS_TCP for RC/UC, RDMA_PS_UDP for UD)
+  CmListen,       // rdma_bind_addr + rdma_listen (passive)
+  CmResolveAddr,  // rdma_resolve_addr, then RDMA_CM_EVENT_ADDR_RESOLVED (active)
+  CmResolveRoute, // rdma_resolve_route, then RDMA_CM_EVENT_ROUTE_RESOLVED (active)
+  CmModify,       // rdma_init_qp_attr + ibv_modify_qp to to_state: the CM's attributes and mask
+  CmConnect,      // rdma_connect, then CONNECT_RESPONSE (UD: ESTABLISHED) or the expected event
+  CmWaitRequest,  // RDMA_CM_EVENT_CONNECT_REQUEST on the listener: the connection's id (passive)
+  CmAccept,       // rdma_accept (RC/UC: then RDMA_CM_EVENT_ESTABLISHED)
+  CmReject,       // rdma_reject with private data
+  CmEstablish,    // rdma_establish after the active side's RTS (RC/UC)
+  CmDisconnect,   // rdma_disconnect (active) / the peer's DISCONNECTED (passive)
 };
 
 const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...

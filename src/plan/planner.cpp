@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "plan/plan.h"
+#include "plan/cm_planner.h"
 #include "plan/timeline_planner.h"
 #include "scenario/script_qps.h"
 #include "util/strings.h"
@@ -41,9 +42,12 @@ class Planner {
       bring_up(h.name);
       p.hosts.push_back(std::move(hp));
     }
+    plan_cm_connect(s_, p);  // rdma_cm connections: the first stages after bring-up
     plan_timeline(s_, o, p);
+    plan_cm_disconnect(s_, p);
     for (auto& hp : p.hosts) {
       host_ = &hp;
+      plan_cm_teardown(s_, hp);  // ids before the QPs and AHs, the channel after its ids
       const auto& ahs = p.address_handles[hp.host];
       for (auto it = ahs.rbegin(); it != ahs.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_ah", *it);
       teardown(hp.host);
@@ -339,6 +343,18 @@ const char* step_kind_name(StepKind k) {
     case StepKind::PublishMw: return "publish_mw";
     case StepKind::AttachMcast: return "attach_mcast";
     case StepKind::CreateMcastAh: return "create_mcast_ah";
+    case StepKind::CmChannel: return "cm_channel";
+    case StepKind::CmCreateId: return "cm_create_id";
+    case StepKind::CmListen: return "cm_listen";
+    case StepKind::CmResolveAddr: return "cm_resolve_addr";
+    case StepKind::CmResolveRoute: return "cm_resolve_route";
+    case StepKind::CmModify: return "cm_modify";
+    case StepKind::CmConnect: return "cm_connect";
+    case StepKind::CmWaitRequest: return "cm_wait_request";
+    case StepKind::CmAccept: return "cm_accept";
+    case StepKind::CmReject: return "cm_reject";
+    case StepKind::CmEstablish: return "cm_establish";
+    case StepKind::CmDisconnect: return "cm_disconnect";
   }
   return "?";
 }

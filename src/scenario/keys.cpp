@@ -23,7 +23,7 @@ QPO_KEYS(cq, "device", "depth", "channel", "timestamps")
 QPO_KEYS(srq, "pd", "max_wr", "max_sge", "srq_limit")
 QPO_KEYS(xrcd, "device")
 QPO_KEYS(qp, "pd", "type", "send_cq", "recv_cq", "srq", "xrcd", "cap", "sq_sig_all", "connect", "states",
-         "transitions", "count")
+         "transitions", "count", "cm")
 QPO_KEYS(cap, "max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data")
 QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "offset", "iterations", "script", "args",
          "thresholds", "expect", "mcast", "workers", "pin", "cpus")

@@ -521,8 +521,15 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
           else q.count = static_cast<uint32_t>(*c);
         }
       }
+      else if (key == "cm") load_cm(r, value, p, q);
       else if (key == "states") load_states(r, value, p, q);
       else if (key == "transitions") load_transition_list(r, value, p, q);
+    }
+    if (q.cm.given && q.count) {
+      auto& d = r.sink().error("Q126", q.cm.loc, path + ".cm", "QP '" + q.name + "' has count: and cm:");
+      d.rule = "an rdma_cm connection is one QP on each side, with its own port";
+      d.hint = "write the connected QPs out by hand";
+      q.cm = CmSpec{};
     }
     // Bring-up transitions come first whatever the key order in the file.
     std::stable_partition(q.transitions.begin(), q.transitions.end(), [](const Transition& t) { return t.bring_up; });

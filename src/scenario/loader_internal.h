@@ -37,6 +37,9 @@ std::vector<Ref> expand_refs(YamlReader& r, const Scenario& s, const std::vector
 void parse_expect(YamlReader& r, const YAML::Node& v, const std::string& path, Transition& t);
 void load_transition_body(YamlReader& r, const YAML::Node& body, const std::string& path, Transition& t, bool in_list);
 std::optional<spec::QpState> state_or_report(YamlReader& r, const YAML::Node& n, const std::string& path);
+// A QP's `cm:` (load_cm.cpp), and the CM events an expected outcome may name.
+void load_cm(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q);
+const std::vector<std::string>& cm_expectable_events();
 // A script workload's `args:` and `thresholds:` (load_script.cpp).
 void load_script_args(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w);
 void load_thresholds(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w);

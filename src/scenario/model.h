@@ -163,6 +163,41 @@ struct Xrcd : Object {
   Ref device;
 };
 
+// An rdma_cm connection (`cm:` on a QP): the CM resolves the peer by IP and brings the QP up
+// (RESET->INIT->RTR->RTS with the attributes rdma_init_qp_attr computes) instead of `states:`.
+// RC/UC connect over RDMA_PS_TCP, UD resolves its peer over RDMA_PS_UDP (SIDR).
+struct CmSpec {
+  bool given = false;
+  SourceLoc loc;                 // the `cm:` key
+  bool active = true;            // role: active (resolves and connects) or passive (listens)
+  SourceLoc role_loc;
+  Ref peer;                      // the QP at the other end (none: an active side expecting failure)
+  uint32_t port = 7471;
+  SourceLoc port_loc;
+  std::string address;           // active: the IP it connects to; passive: the IP it binds ("" = any)
+  SourceLoc address_loc;
+  std::string private_data;      // sent with rdma_connect (active) or rdma_accept (passive)
+  std::optional<std::string> reject;  // passive: rdma_reject with this private data
+  SourceLoc reject_loc;
+  // An expected outcome other than a connection (active side): the CM event instead of the
+  // CONNECT_RESPONSE/ESTABLISHED ("REJECTED", "UNREACHABLE", "ADDR_ERROR", "ROUTE_ERROR",
+  // "CONNECT_ERROR") or "timeout" (no event within `within_ms`).
+  std::string expect_event;
+  std::optional<std::string> expect_reason, expect_private_data;
+  uint64_t within_ms = 0;        // the wait for the expected event; 0 = the run's phase timeout
+  SourceLoc expect_loc;
+  // The QP's state once the CM flow is done: RTS when it connects, INIT for an active side
+  // whose connection fails after INIT, RESET otherwise.
+  spec::QpState end_state() const {
+    if (reject) return spec::QpState::RESET;
+    if (expect_event.empty()) return spec::QpState::RTS;
+    return expect_event == "REJECTED" || expect_event == "UNREACHABLE" || expect_event == "CONNECT_ERROR" ||
+                   expect_event == "timeout"
+               ? spec::QpState::INIT
+               : spec::QpState::RESET;
+  }
+};
+
 struct Qp : Object {
   Ref pd;
   std::string type_name;
@@ -174,6 +209,7 @@ struct Qp : Object {
   Ref connect;                       // peer QP, possibly on another host
   uint32_t count = 0;                // > 0: a template the loader expands into name.0 .. name.(count-1)
   std::vector<Transition> transitions;  // bring-up path, then the extra transitions
+  CmSpec cm;                         // `cm:`: rdma_cm brings it up (no `states:`)
 };
 
 // A value for a script's `args:`: a YAML scalar, typed the way YAML reads it (40 is an

@@ -1,0 +1,382 @@
+#include "exec/cm_steps.h"
+
+#include <cerrno>
+#include <chrono>
+#include <deque>
+
+#include "cm/cm.h"
+#include "cm/flow.h"
+#include "exec/endpoints.h"
+#include "exec/host_session.h"
+#include "exec/steps.h"
+#include "spec/rules.h"
+#include "util/strings.h"
+
+namespace qpo::exec {
+
+namespace {
+
+class ChannelResource : public verbs::Resource {
+ public:
+  explicit ChannelResource(const std::string& name) : Resource(name), ch_(std::make_unique<cm::EventChannel>(name)) {}
+  ~ChannelResource() override { release(); }
+  bool holds() const override { return ch_ != nullptr; }
+  const char* destroy_verb() const override { return "rdma_destroy_event_channel"; }
+  int release() override {
+    ch_.reset();
+    return 0;
+  }
+  cm::EventChannel& channel() { return *ch_; }
+
+ private:
+  std::unique_ptr<cm::EventChannel> ch_;
+};
+
+class IdResource : public verbs::Resource {
+ public:
+  IdResource(const std::string& name, cm::Id id) : Resource(name), id_(std::move(id)) {}
+  ~IdResource() override { release(); }
+  bool holds() const override { return static_cast<bool>(id_); }
+  const char* destroy_verb() const override { return "rdma_destroy_id"; }
+  int release() override { return id_.release(); }
+  rdma_cm_id* get() const { return id_.get(); }
+
+ private:
+  cm::Id id_;
+};
+
+}  // namespace
+
+struct CmHost {
+  ChannelResource* channel = nullptr;
+  std::map<std::string, IdResource*> ids;  // a QP's connection id by QP name, a listener by "QP.listener"
+  std::deque<cm::Event> pending;           // events read while waiting for another id's
+};
+
+namespace {
+
+using plan::StepKind;
+
+// The CM's errors are thrown as VerbsError (a call refused) or cm::Unexpected (another event,
+// or none in time); both fail the step with their text.
+class CmRunner {
+ public:
+  CmRunner(RunState& st, const RunOptions& o, const plan::Step& step) : st_(st), o_(o), step_(step) {}
+
+  bool run() {
+    if (step_.kind == StepKind::CmChannel) return channel();
+    if (!st_.cm || !st_.cm->channel) {
+      st_.report.fail("internal error: rdma_cm step " + std::to_string(step_.index) + " before the event channel");
+      return false;
+    }
+    switch (step_.kind) {
+      case StepKind::CmCreateId: return line([&] { create_id(); });
+      case StepKind::CmListen: return line([&] { listen(); });
+      case StepKind::CmResolveAddr: return awaited([&] { resolve_addr(); });
+      case StepKind::CmResolveRoute: return awaited([&] { resolve_route(); });
+      case StepKind::CmModify: return line([&] { modify(); });
+      case StepKind::PostRecv: return line([&] { post_receives(); });
+      case StepKind::CmConnect: return awaited([&] { connect(); });
+      case StepKind::CmWaitRequest: return line([&] { wait_request(); });
+      case StepKind::CmAccept: return line([&] { accept(); });
+      case StepKind::CmReject: return line([&] { reject(); });
+      case StepKind::CmEstablish: return line([&] { establish(); });
+      case StepKind::CmDisconnect: return line([&] { disconnect(); });
+      default: break;
+    }
+    st_.report.fail("internal error: plan step " + std::to_string(step_.index) + " is not an rdma_cm step");
+    return false;
+  }
+
+ private:
+  const scenario::Qp& spec() const { return *st_.scenario->qp(step_.object); }
+  QpState& qp() { return st_.qps.at(step_.object); }
+  CmHost& host() { return *st_.cm; }
+  rdma_cm_id* id(const std::string& name) {
+    auto it = host().ids.find(name);
+    if (it == host().ids.end() || !it->second->get()) throw std::runtime_error("no rdma_cm id '" + name + "'");
+    return it->second->get();
+  }
+  int timeout_ms() const { return o_.phase_timeout_ms > 0 ? o_.phase_timeout_ms : 120000; }
+
+  template <typename Fn>
+  bool line(Fn fn) {
+    auto& r = run_step(st_, st_.host, phase(), step_.verb, step_.object, detail_, [&] { fn(); });
+    if (r.status != report::StepStatus::Failed && !message_.empty()) r.message = message_;
+    if (expected_) r.status = report::StepStatus::ExpectedFailure;
+    return r.status != report::StepStatus::Failed;
+  }
+
+  // A step that waits for an event the scenario may expect not to come: the expected one
+  // passes the step (the QP stays where the failure left it), anything else fails it.
+  template <typename Fn>
+  bool awaited(Fn fn) {
+    if (step_.expect.empty()) return line(fn);
+    return line([&] {
+      try {
+        fn();
+      } catch (const cm::Unexpected& u) {
+        judge(u);
+        return;
+      }
+      throw std::runtime_error("the connection was made, but " + step_.expect + " was expected");
+    });
+  }
+
+  void judge(const cm::Unexpected& u) {
+    const auto& cm = spec().cm;
+    if (step_.expect == "timeout") {
+      if (u.got() || u.error() != ETIMEDOUT) throw std::runtime_error(std::string(u.what()) + "; expected no event (timeout)");
+      message_ = "no event within " + std::to_string(wait_ms()) + " ms (expected)";
+      expected_ = true;
+      return;
+    }
+    if (!u.got() || u.got()->name() != step_.expect) throw std::runtime_error(std::string(u.what()) + "; expected " + step_.expect);
+    const auto& e = *u.got();
+    std::string why;
+    if (cm.expect_reason && e.type == RDMA_CM_EVENT_REJECTED && cm::reject_reason(e.status) != *cm.expect_reason)
+      why = "reason '" + cm::reject_reason(e.status) + "', not '" + *cm.expect_reason + "'";
+    std::string data;
+    for (unsigned char c : e.private_data) {
+      if (!c) break;
+      data += static_cast<char>(c);
+    }
+    if (cm.expect_private_data && data != *cm.expect_private_data)
+      why += (why.empty() ? "" : "; ") + std::string("private data '") + data + "', not '" + *cm.expect_private_data + "'";
+    if (!why.empty()) throw std::runtime_error(cm::describe(e) + " came, but with " + why);
+    message_ = cm::describe(e) + " (expected)";
+    expected_ = true;
+  }
+
+  std::string phase() const { return step_.kind == StepKind::CmDisconnect ? "transitions" : "bring-up"; }
+  int wait_ms() const {
+    const auto* q = st_.scenario->qp(step_.object);
+    return !step_.expect.empty() && q && q->cm.within_ms ? static_cast<int>(q->cm.within_ms) : timeout_ms();
+  }
+
+  // The next event about `for_id` (a CONNECT_REQUEST: about the listener), within the wait;
+  // events about other ids of this host wait in `pending`. A stop (SIGINT, the controller)
+  // ends the wait early.
+  cm::Event await(rdma_cm_id* for_id, rdma_cm_event_type want) {
+    auto concerns = [&](const cm::Event& e) { return e.id == for_id || (e.listen_id && e.listen_id == for_id); };
+    auto& h = host();
+    for (auto it = h.pending.begin(); it != h.pending.end(); ++it)
+      if (concerns(*it)) {
+        cm::Event e = *it;
+        h.pending.erase(it);
+        return checked(e, want);
+      }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms());
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) throw cm::Unexpected(step_.object, cm::event_name(want), std::nullopt, ETIMEDOUT);
+      if (stop_flag() || (st_.channel && st_.channel->stop_request() && st_.channel->stop_request()->requested))
+        throw std::runtime_error("stopped while waiting for " + cm::event_name(want));
+      int err = 0;
+      auto e = cm::next_event(h.channel->channel(), static_cast<int>(std::min<long long>(left, 200)), &err);
+      if (!e) {
+        if (err == ETIMEDOUT) continue;
+        throw cm::Unexpected(step_.object, cm::event_name(want), std::nullopt, err);
+      }
+      if (concerns(*e)) return checked(*e, want);
+      h.pending.push_back(*e);
+    }
+  }
+  cm::Event checked(const cm::Event& e, rdma_cm_event_type want) {
+    if (e.type != want) throw cm::Unexpected(step_.object, cm::event_name(want), e, 0);
+    message_ = cm::describe(e);
+    return e;
+  }
+
+  bool channel() {
+    // Hosts of one process (--local) share this machine's device: rdma_cm cannot connect it to itself.
+    if (o_.hosts_here > 1) {
+      for (const auto& q : st_.scenario->qps) {
+        if (!q.cm.given || !q.cm.peer) continue;
+        const auto* p = st_.scenario->qp(q.cm.peer.name);
+        std::string a = st_.scenario->host_of_qp(q), b = p ? st_.scenario->host_of_qp(*p) : a;
+        if (a == b) continue;
+        st_.report.verdict = report::Verdict::Unsupported;
+        st_.report.reason = "unsupported by device (" + provider_of(st_) + "): rdma_cm between hosts " + a + " and " + b +
+                            " needs a device per host; --local runs both on this machine's one device, which rdma_cm "
+                            "cannot connect to itself (run without --local: in the lab each host gets its own guest)";
+        report::StepResult r;
+        r.host = st_.host;
+        r.phase = "bring-up";
+        r.verb = step_.verb;
+        r.object = step_.object;
+        r.status = report::StepStatus::Skipped;
+        r.message = st_.report.reason;
+        st_.report.add(std::move(r));
+        return false;
+      }
+    }
+    return line([&] {
+      if (!st_.cm) st_.cm = std::make_shared<CmHost>();
+      st_.cm->channel = st_.own<ChannelResource>(step_.object);
+    });
+  }
+
+  void create_id() {
+    const auto* q = st_.scenario->qp(step_.object);
+    std::string qp_name = q ? step_.object : step_.object.substr(0, step_.object.rfind(".listener"));
+    const auto& sq = *st_.scenario->qp(qp_name);
+    rdma_port_space ps = sq.type_name == "UD" ? RDMA_PS_UDP : RDMA_PS_TCP;
+    cm::Id made(host().channel->channel(), ps, step_.object);
+    host().ids[step_.object] = st_.own<IdResource>(step_.object, std::move(made));
+  }
+
+  void listen() {
+    std::string qp_name = step_.object.substr(0, step_.object.rfind(".listener"));
+    const auto& cm = st_.scenario->qp(qp_name)->cm;
+    sockaddr_storage any;
+    cm::make_sockaddr(cm.address.empty() ? "::" : cm.address, static_cast<uint16_t>(cm.port), &any);
+    if (rdma_bind_addr(id(step_.object), reinterpret_cast<sockaddr*>(&any)) != 0)
+      throw verbs::VerbsError("rdma_bind_addr", step_.object, errno);
+    if (rdma_listen(id(step_.object), 1) != 0) throw verbs::VerbsError("rdma_listen", step_.object, errno);
+    message_ = "listening on port " + std::to_string(cm.port);
+  }
+
+  void resolve_addr() {
+    const auto& cm = spec().cm;
+    sockaddr_storage dst;
+    if (!cm::make_sockaddr(cm.address, static_cast<uint16_t>(cm.port), &dst))
+      throw std::runtime_error("'" + cm.address + "' is not an IP address");
+    if (rdma_resolve_addr(id(step_.object), nullptr, reinterpret_cast<sockaddr*>(&dst), std::min(wait_ms(), 60000)) != 0)
+      throw verbs::VerbsError("rdma_resolve_addr", step_.object, errno);
+    await(id(step_.object), RDMA_CM_EVENT_ADDR_RESOLVED);
+  }
+
+  void resolve_route() {
+    if (rdma_resolve_route(id(step_.object), std::min(wait_ms(), 60000)) != 0)
+      throw verbs::VerbsError("rdma_resolve_route", step_.object, errno);
+    await(id(step_.object), RDMA_CM_EVENT_ROUTE_RESOLVED);
+    // The CM's device must be the QP's: its attributes (port, GID index) are that device's.
+    auto* cm_id = id(step_.object);
+    std::string theirs = cm_id->verbs ? ibv_get_device_name(cm_id->verbs->device) : "?";
+    std::string ours = qp().device ? qp().device->ctx().device_name() : "?";
+    if (theirs != ours)
+      throw std::runtime_error("rdma_cm resolved " + spec().cm.address + " to device " + theirs + ", but QP '" +
+                               step_.object + "' is on " + ours);
+    message_ += " on " + theirs;
+  }
+
+  void modify() {
+    auto& q = qp();
+    ibv_qp_state to = step_.to_state == "INIT" ? IBV_QPS_INIT : step_.to_state == "RTR" ? IBV_QPS_RTR : IBV_QPS_RTS;
+    ibv_qp_attr applied{};
+    int mask = cm::modify_by_cm(id(step_.object), q.qp->get(), to, step_.object, &applied);
+    q.state = to == IBV_QPS_INIT ? spec::QpState::INIT : to == IBV_QPS_RTR ? spec::QpState::RTR : spec::QpState::RTS;
+    if (spec().type_name == "UD" && (mask & IBV_QP_QKEY)) q.qkey = applied.qkey;
+    detail_ = step_.from_state + "->" + step_.to_state + " (rdma_init_qp_attr)";
+    message_ = "attr_mask=" + util::hex(static_cast<uint64_t>(mask)) + " (" +
+               spec::RuleTable::builtin().mask_names(static_cast<spec::Mask>(mask)) + ")";
+  }
+
+  void post_receives() {
+    uint32_t count = 0;
+    for (const auto& a : step_.args)
+      if (a.name == "wr_count") count = static_cast<uint32_t>(std::stoul(a.value));
+    post_bringup_receives(st_, qp(), count);
+    message_ = std::to_string(count) + " receives";
+  }
+
+  rdma_conn_param conn_param(const std::string& data, bool ud) {
+    rdma_conn_param p{};
+    data_ = data;
+    if (!data_.empty()) {
+      p.private_data = data_.c_str();
+      p.private_data_len = static_cast<uint8_t>(data_.size() + 1);
+    }
+    if (!ud) {
+      p.responder_resources = 1;
+      p.initiator_depth = 1;
+      p.retry_count = 7;
+      p.rnr_retry_count = 7;
+    }
+    p.qp_num = qp().qp->get()->qp_num;
+    return p;
+  }
+
+  void connect() {
+    const auto& s = spec();
+    bool ud = s.type_name == "UD";
+    auto p = conn_param(s.cm.private_data, ud);
+    if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
+    auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
+    message_ += " (peer QP " + std::to_string(e.qp_num) + (ud ? ", qkey " + util::hex(e.qkey) : std::string()) + ")";
+    if (!ud || !s.connect) return;
+    // UD: what the CM says about the peer is what the sends use (the directory had the QPN
+    // already; the qkey is the CM's, RDMA_UDP_QKEY).
+    auto it = st_.dir.qps.find(s.connect.name);
+    if (it == st_.dir.qps.end()) throw std::runtime_error("peer '" + s.connect.name + "' is not in the directory");
+    if (it->second.qpn != e.qp_num)
+      throw std::runtime_error("rdma_cm names peer QP " + std::to_string(e.qp_num) + ", but '" + s.connect.name +
+                               "' published " + std::to_string(it->second.qpn));
+    it->second.qkey = e.qkey;
+  }
+
+  void wait_request() {
+    auto e = await(id(step_.object + ".listener"), RDMA_CM_EVENT_CONNECT_REQUEST);
+    host().ids[step_.object] = st_.own<IdResource>(step_.object, cm::Id(e.id, step_.object));
+  }
+
+  void accept() {
+    const auto& s = spec();
+    bool ud = s.type_name == "UD";
+    auto p = conn_param(s.cm.private_data, ud);
+    if (rdma_accept(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_accept", step_.object, errno);
+    if (!ud) await(id(step_.object), RDMA_CM_EVENT_ESTABLISHED);
+  }
+
+  void reject() {
+    const auto& r = *spec().cm.reject;
+    if (rdma_reject(id(step_.object), r.c_str(), static_cast<uint8_t>(r.size() + 1)) != 0)
+      throw verbs::VerbsError("rdma_reject", step_.object, errno);
+    message_ = "private data '" + r + "'";
+  }
+
+  void establish() {
+    if (rdma_establish(id(step_.object)) != 0) throw verbs::VerbsError("rdma_establish", step_.object, errno);
+  }
+
+  // Active: DREQ, then the DREP's DISCONNECTED. Passive: the DREQ's DISCONNECTED, then
+  // rdma_disconnect answers it (the DREP; without it the active side waits out the CM's timeout).
+  void disconnect() {
+    bool active = spec().cm.active;
+    if (active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
+    await(id(step_.object), RDMA_CM_EVENT_DISCONNECTED);
+    if (!active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
+  }
+
+  RunState& st_;
+  const RunOptions& o_;
+  const plan::Step& step_;
+  std::string detail_, message_, data_;
+  bool expected_ = false;
+};
+
+}  // namespace
+
+bool is_cm_step(const plan::Step& step) {
+  switch (step.kind) {
+    case StepKind::CmChannel:
+    case StepKind::CmCreateId:
+    case StepKind::CmListen:
+    case StepKind::CmResolveAddr:
+    case StepKind::CmResolveRoute:
+    case StepKind::CmModify:
+    case StepKind::CmConnect:
+    case StepKind::CmWaitRequest:
+    case StepKind::CmAccept:
+    case StepKind::CmReject:
+    case StepKind::CmEstablish:
+    case StepKind::CmDisconnect: return true;
+    case StepKind::PostRecv: return step.stage >= 0;
+    default: return false;
+  }
+}
+
+bool run_cm_step(RunState& st, const RunOptions& o, const plan::Step& step) { return CmRunner(st, o, step).run(); }
+
+}  // namespace qpo::exec

@@ -1,0 +1,97 @@
+// The rdma_cm example scenarios' plans: the CM calls are typed steps in the stages the hosts
+// meet after (listen before connect), an expected event ends the active flow at its step, and
+// the ids and channel go before the QPs at teardown.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "plan/plan.h"
+#include "unit/scenario_fixture.h"
+
+namespace {
+
+std::string read_file(const std::string& rel) {
+  std::ifstream in(std::filesystem::path(QPO_SOURCE_DIR) / rel, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// "kind object" of one host's steps from stage `from` on (and its teardown), one per line.
+std::string steps(const qpo::plan::Plan& p, const std::string& host, bool teardown) {
+  std::string out;
+  for (const auto& h : p.hosts)
+    if (h.host == host)
+      for (const auto& st : h.steps)
+        if (teardown ? st.phase == qpo::plan::Phase::Teardown : st.stage >= 0)
+          out += std::string(qpo::plan::step_kind_name(st.kind)) + " " + st.object +
+                 (st.expect.empty() ? "" : " expect " + st.expect) + "\n";
+  return out;
+}
+
+qpo::plan::Plan plan_of(qpo::test::Loaded& l) {
+  REQUIRE(l.scenario);
+  REQUIRE_FALSE(l.sink.has_errors());
+  return qpo::plan::build_plan(*l.checked);
+}
+
+}  // namespace
+
+TEST_CASE("two-host-cm-reject: listen, then connect; the expected REJECTED ends each active flow") {
+  qpo::test::Loaded l(read_file("scenarios/two-host-cm-reject.yaml"), "two-host-cm-reject.yaml");
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
+  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
+  auto p = plan_of(l);
+  CHECK(p.stages == std::vector<std::string>{"cm listen", "cm connect"});
+  CHECK(steps(p, "a", false) ==
+        "cm_channel qpo.cm.a\n"
+        "cm_create_id qa\n"
+        "cm_create_id qn\n"
+        "cm_resolve_addr qa\n"
+        "cm_resolve_route qa\n"
+        "cm_modify qa\n"
+        "post_recv qa\n"
+        "cm_connect qa expect RDMA_CM_EVENT_REJECTED\n"
+        "cm_resolve_addr qn\n"
+        "cm_resolve_route qn\n"
+        "cm_modify qn\n"
+        "post_recv qn\n"
+        "cm_connect qn expect RDMA_CM_EVENT_REJECTED\n");
+  CHECK(steps(p, "b", false) ==
+        "cm_channel qpo.cm.b\n"
+        "cm_create_id qb.listener\n"
+        "cm_listen qb.listener\n"
+        "cm_wait_request qb\n"
+        "cm_reject qb\n");
+  CHECK(steps(p, "b", true) ==
+        "destroy qb\n"
+        "destroy qb.listener\n"
+        "destroy qpo.cm.b\n"
+        "destroy qb\n"
+        "destroy qpo.slots.qb\n"
+        "destroy cb\n"
+        "destroy db\n"
+        "destroy db\n");
+}
+
+TEST_CASE("two-host-cm-rc: the active side re-INITs, RTR, RTS, establishes; both disconnect after the traffic") {
+  qpo::test::Loaded l(read_file("scenarios/two-host-cm-rc.yaml"), "two-host-cm-rc.yaml");
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
+  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
+  auto p = plan_of(l);
+  REQUIRE(p.stages.size() >= 3);
+  CHECK(p.stages[0] == "cm listen");
+  CHECK(p.stages[1] == "cm connect");
+  CHECK(p.stages.back() == "cm disconnect");
+  std::string a = steps(p, "a", false);
+  CHECK(a.find("cm_connect qa\ncm_modify qa\ncm_modify qa\ncm_modify qa\ncm_establish qa\n") != std::string::npos);
+  CHECK(a.find("cm_disconnect qa\n") != std::string::npos);
+  std::string b = steps(p, "b", false);
+  CHECK(b.find("cm_wait_request qb\ncm_modify qb\npost_recv qb\ncm_modify qb\ncm_accept qb\ncm_modify qb\n") != std::string::npos);
+  // Teardown: the connection's id and the listener before the QP.
+  std::string tb = steps(p, "b", true);
+  CHECK(tb.rfind("destroy qb\ndestroy qb.listener\ndestroy qpo.cm.b\ndestroy qb\n", 0) == 0);
+}

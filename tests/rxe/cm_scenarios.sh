@@ -1,0 +1,79 @@
+#!/bin/sh
+# The rdma_cm example scenarios through `qpo run`, each host in its own lab guest (two guests
+# per scenario, booted by qpo run itself): RC over IPv4 with a write, UD over IPv6 through
+# RDMA_PS_UDP, and the rejected connections as expected outcomes. For each run: the verdict,
+# the CM events by name in the steps' lines, and the plan equals the run - every host's lines
+# walk its plan steps in order, each step reporting (tests/rxe/plan_equals_run_test.cpp runs
+# every host in one guest, where rdma_cm cannot work, so the CM scenarios are checked here).
+set -u
+QPO=${1:?usage: cm_scenarios.sh QPO_BINARY}
+cd "$(dirname "$0")/../.." || exit 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# check FILE WANT...: runs FILE, then every WANT (a Python regex) must match some step's
+# "verb object: message" line of the JSON report.
+check() {
+  f=$1
+  shift
+  "$QPO" plan --format json "$f" > "$tmp/plan.json" || { echo "FAIL $f: qpo plan"; failures=$((failures + 1)); return; }
+  "$QPO" run --format json "$f" > "$tmp/run.json" 2> "$tmp/run.err"
+  rc=$?
+  if python3 - "$tmp/plan.json" "$tmp/run.json" "$rc" "$@" <<'PY'
+import json, re, sys
+plan = json.load(open(sys.argv[1]))
+try:
+    run = json.load(open(sys.argv[2]))
+except Exception as e:
+    print("  report is not JSON:", e); sys.exit(1)
+rc, wants = int(sys.argv[3]), sys.argv[4:]
+bad = []
+if rc != 0 or run.get("verdict") != "PASS":
+    bad.append("exit %d, verdict %s: %s" % (rc, run.get("verdict"), run.get("reason")))
+lines = ["%s %s: %s" % (s.get("verb"), s.get("object"), s.get("message", "")) for s in run["steps"]]
+for w in wants:
+    if not any(re.search(w, l) for l in lines):
+        bad.append("no step line matches /%s/" % w)
+for h in plan["hosts"]:
+    want = [s["index"] for s in h["steps"]]
+    got = []
+    for s in run["steps"]:
+        if s.get("host") == h["host"] and (not got or got[-1] != s.get("step")):
+            got.append(s.get("step"))
+    if got != want:
+        bad.append("host %s walked %s, plan %s" % (h["host"], got, want))
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+  then
+    echo "ok   $f"
+  else
+    failures=$((failures + 1))
+    echo "FAIL $f"
+    tail -5 "$tmp/run.err" | sed 's/^/     | /'
+  fi
+}
+
+check scenarios/two-host-cm-rc.yaml \
+  '^rdma_get_cm_event qb: RDMA_CM_EVENT_CONNECT_REQUEST \(private data .hello from a.\)$' \
+  '^rdma_connect qa: RDMA_CM_EVENT_CONNECT_RESPONSE \(private data .welcome.\) \(peer QP [0-9]+\)$' \
+  '^rdma_accept qb: RDMA_CM_EVENT_ESTABLISHED$' \
+  '^rdma_resolve_route qa: RDMA_CM_EVENT_ROUTE_RESOLVED on rxe0$' \
+  '^ibv_modify_qp qa: attr_mask=0x[0-9a-f]+ \(IBV_QP_STATE \| IBV_QP_AV \| IBV_QP_PATH_MTU' \
+  '^verify mb: data checked$' \
+  '^rdma_disconnect qa: RDMA_CM_EVENT_DISCONNECTED$' \
+  '^rdma_disconnect qb: RDMA_CM_EVENT_DISCONNECTED$'
+check scenarios/two-host-cm-ud.yaml \
+  '^rdma_get_cm_event ub: RDMA_CM_EVENT_CONNECT_REQUEST \(private data .ud hello.\)$' \
+  '^rdma_connect ua: RDMA_CM_EVENT_ESTABLISHED \(peer QP [0-9]+, qkey 0x1234567\)$' \
+  '^ibv_modify_qp ub: attr_mask=0x71 \(IBV_QP_STATE \| IBV_QP_PKEY_INDEX \| IBV_QP_PORT \| IBV_QP_QKEY\)$' \
+  ' ub: 200 receives, data checked$'
+check scenarios/two-host-cm-reject.yaml \
+  "^rdma_connect qa: RDMA_CM_EVENT_REJECTED \(status 28: consumer defined, private data 'go away'\) \(expected\)$" \
+  '^rdma_connect qn: RDMA_CM_EVENT_REJECTED \(status 8: invalid service ID\) \(expected\)$' \
+  "^rdma_reject qb: private data 'go away'$"
+
+echo "$failures rdma_cm scenario checks failed"
+[ "$failures" -eq 0 ]
