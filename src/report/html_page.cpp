@@ -66,14 +66,6 @@ std::vector<html::ThresholdLine> lines_for(const WorkloadResult& w, const char* 
   return out;
 }
 
-std::optional<double> number(const Fields& f, const std::string& key) {
-  for (const auto& [k, v] : f) {
-    if (k != key) continue;
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  }
-  return std::nullopt;
-}
 
 std::string scalar_html(const Scalar& v) {
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
@@ -129,8 +121,8 @@ std::string workload_section(const WorkloadResult& w) {
   // Bandwidth against size: a sweep's runs that measured bandwidth.
   std::vector<std::pair<double, double>> size_bw;
   for (const auto& run : w.runs)
-    if (auto size = number(run, "size"); size)
-      if (auto bw = number(run, "bw_avg")) size_bw.emplace_back(*size, *bw);
+    if (auto size = field_number(run, "size"); size)
+      if (auto bw = field_number(run, "bw_avg")) size_bw.emplace_back(*size, *bw);
   if (size_bw.size() >= 2) plots += html::svg_bw_sizes(w.name, size_bw, lines_for(w, "MB/s"));
   auto lat_lines = lines_for(w, "usec");
   for (const auto& d : w.latency) {
@@ -151,7 +143,7 @@ std::string member_table(const std::vector<const WorkloadResult*>& members) {
   for (const auto* m : members) {
     s += "<tr><td>" + escape(m->name) + "</td>";
     for (const char* f : kFigures) {
-      auto v = number(m->summary, f);
+      auto v = field_number(m->summary, f);
       s += "<td class=\"n\">" + (v ? num(*v) : "") + "</td>";
     }
     s += "</tr>\n";
@@ -166,7 +158,7 @@ std::string group_sections(const RunReport& r) {
   std::vector<std::string> order;
   for (const auto& st : r.steps) {
     if (!st.workload || st.workload->group.empty() || st.workload->aggregate) continue;
-    auto bw = number(st.workload->summary, "bw_avg");
+    auto bw = field_number(st.workload->summary, "bw_avg");
     if (!bw) continue;
     if (!groups.count(st.workload->group)) order.push_back(st.workload->group);
     groups[st.workload->group].emplace_back(st.workload->name, *bw);

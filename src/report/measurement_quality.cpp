@@ -7,14 +7,6 @@ namespace qpo::report {
 
 namespace {
 
-std::optional<double> number(const Fields& f, const std::string& key) {
-  for (const auto& [k, v] : f) {
-    if (k != key) continue;
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-  }
-  return std::nullopt;
-}
 
 std::string percent(double share) {
   char b[32];
@@ -43,12 +35,12 @@ Quality judge_quality(const HostLoad& load, const Fields& summary) {
     if (*load.steal > kStealLimit)
       q.reasons.push_back("the hypervisor stole " + percent(*load.steal) + " of the " + load.source + "'s CPU time");
   }
-  if (auto far = number(summary, "far_from_median")) {
+  if (auto far = field_number(summary, "far_from_median")) {
     q.fields.emplace_back("far_from_median", *far);
     if (*far > kFarFromMedianLimit)
       q.reasons.push_back(percent(*far) + " of the iterations took more than twice the median");
   }
-  if (auto bimodal = number(summary, "bimodal_share")) {
+  if (auto bimodal = field_number(summary, "bimodal_share")) {
     q.fields.emplace_back("bimodal_share", *bimodal);
     if (*bimodal > 0)
       q.reasons.push_back("the latencies form two clusters (" + percent(*bimodal) + " of them at 4x or more the rest)");

@@ -7,6 +7,15 @@
 
 namespace qpo::report {
 
+std::optional<double> field_number(const Fields& f, const std::string& key) {
+  for (const auto& [k, v] : f) {
+    if (k != key) continue;
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  }
+  return std::nullopt;
+}
+
 const char* status_name(StepStatus s) {
   switch (s) {
     case StepStatus::Ok: return "ok";

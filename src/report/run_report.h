@@ -20,6 +20,8 @@ const char* status_name(StepStatus s);
 // A plain value of a workload's results, and named groups of them (kept in name order).
 using Scalar = std::variant<bool, int64_t, double, std::string>;
 using Fields = std::vector<std::pair<std::string, Scalar>>;
+// The value of `key` in `f` as a number (integers converted); nullopt when absent or text.
+std::optional<double> field_number(const Fields& f, const std::string& key);
 
 // One threshold of a script workload, judged against its summary.
 struct ThresholdResult {
