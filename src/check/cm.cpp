@@ -116,9 +116,9 @@ class CmChecker {
   // reach the device. The entries are dropped so later passes follow the CM's transitions.
   void states_written(Qp& q) {
     std::vector<scenario::Transition> kept;
-    for (auto& t : q.transitions) {
+    for (const auto& t : q.transitions) {
       if (!t.bring_up) {
-        kept.push_back(std::move(t));
+        kept.push_back(t);
         continue;
       }
       bool named = false;
@@ -143,7 +143,7 @@ class CmChecker {
         d.hint = "drop states: (later transitions: after traffic stay allowed)";
       }
     }
-    q.transitions = std::move(kept);
+    q.transitions = util::SharedList<scenario::Transition>(std::move(kept));
   }
 
   void role_keys(const Qp& q) {

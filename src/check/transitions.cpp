@@ -11,6 +11,15 @@ namespace qpo::check {
 
 void check_transitions(scenario::Scenario& s, diag::DiagSink& sink) {
   std::unordered_map<std::string, StateFollower> followers;
+  // The members of a counted group share one list of transitions (util/shared_list.h): the
+  // first member's bring-up elaborates it (a copy, so the loaded model stays as it was) and
+  // the others take the elaborated list and its end state. Their QPs are alike (type, caps,
+  // a peer or none), so the result would be the same, and a mistake is reported once.
+  struct Elaborated {
+    util::SharedList<scenario::Transition> transitions;
+    spec::QpState end = spec::QpState::RESET;
+  };
+  std::unordered_map<const void*, Elaborated> done;
   for (auto& q : s.qps) {
     if (q.type < 0) continue;
     const auto& info = spec::RuleTable::builtin().types()[static_cast<size_t>(q.type)];
@@ -21,9 +30,16 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink) {
       continue;
     }
     auto& follower = followers.try_emplace(q.name, q, sink).first->second;
-    for (auto& t : q.transitions)
+    const void* shared = q.transitions.identity();
+    if (auto it = shared ? done.find(shared) : done.end(); it != done.end()) {
+      q.transitions = it->second.transitions;
+      follower.enter(it->second.end);
+      continue;
+    }
+    for (auto& t : q.transitions.edit())
       if (t.bring_up) follower.apply(t);
     if (q.cm.given) follower.enter(q.cm.end_state());  // rdma_cm's INIT/RTR/RTS (check/cm.cpp)
+    if (shared) done.emplace(shared, Elaborated{q.transitions, follower.state()});
   }
   for (const auto& step : s.timeline) {
     if (step.kind == scenario::TimelineStep::Kind::Transition) {
@@ -31,7 +47,7 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink) {
         auto it = followers.find(name);
         if (it == followers.end()) continue;
         auto& q = s.qps[static_cast<size_t>(s.qp_ordinal(name))];
-        it->second.apply(q.transitions[index]);
+        it->second.apply(q.transitions.edit()[index]);  // this QP's own list from here
       }
     } else if (step.kind == scenario::TimelineStep::Kind::Workloads) {
       for (const auto& ref : step.workloads)

@@ -103,25 +103,25 @@ class CmPlanner {
   Step& add(const std::string& host_name, StepKind kind, std::string verb, std::string object, int k) {
     HostPlan* h = host(host_name);
     auto& steps = h ? h->steps : nowhere_.steps;
-    Step st;
-    st.index = static_cast<int>(steps.size()) + 1;
+    // Built in place: a Step is large, and the list is reserved for the whole plan.
+    Step& st = steps.emplace_back();
+    st.index = static_cast<int>(steps.size());
     st.kind = kind;
     st.phase = kind == StepKind::CmDisconnect ? Phase::Transitions : Phase::BringUp;
     st.verb = std::move(verb);
     st.object = std::move(object);
     st.stage = k;
-    steps.push_back(std::move(st));
-    return steps.back();
+    return st;
   }
 
   void add_teardown(HostPlan& hp, std::string verb, std::string object) {
-    Step st;
-    st.index = static_cast<int>(hp.steps.size()) + 1;
+    // Built in place: a Step is large, and the list is reserved for the whole plan.
+    Step& st = hp.steps.emplace_back();
+    st.index = static_cast<int>(hp.steps.size());
     st.kind = StepKind::Destroy;
     st.phase = Phase::Teardown;
     st.verb = std::move(verb);
     st.object = std::move(object);
-    hp.steps.push_back(std::move(st));
   }
 
   static void describe_wait(Step& st, const std::string& event) {

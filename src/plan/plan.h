@@ -10,6 +10,7 @@
 #include "scenario/model.h"
 #include "spec/rules.h"
 #include "util/json_writer.h"
+#include "util/shared_list.h"
 
 namespace qpo::plan {
 
@@ -19,6 +20,7 @@ struct Arg {
   bool runtime = false;     // known only at run time (after exchange, or from the device)
   bool from_default = false;
   std::string note;         // "known after exchange", "min of both ports' active_mtu"
+  bool operator==(const Arg&) const = default;
 };
 
 enum class Phase { Setup, BringUp, Exchange, Traffic, Transitions, Teardown };
@@ -85,7 +87,7 @@ struct Step {
   Phase phase = Phase::Setup;
   std::string verb;         // ibv_open_device, ibv_modify_qp, ..., or qpo's own (exchange, barrier)
   std::string object;       // scenario name of the object it creates or acts on
-  std::vector<Arg> args;
+  util::SharedList<Arg> args;  // steps alike (the members of a counted group) share one list
   // ibv_modify_qp only:
   bool has_mask = false;
   spec::Mask mask = 0;

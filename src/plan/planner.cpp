@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "plan/plan.h"
+#include "plan/arg_lists.h"
 #include "plan/cm_planner.h"
 #include "plan/timeline_planner.h"
 #include "scenario/script_qps.h"
@@ -57,14 +58,14 @@ class Planner {
 
  private:
   Step& add(StepKind kind, Phase phase, std::string verb, std::string object) {
-    Step st;
-    st.index = static_cast<int>(host_->steps.size()) + 1;
+    // Built in place: a Step is large, and the list is reserved for the whole plan.
+    Step& st = host_->steps.emplace_back();
+    st.index = static_cast<int>(host_->steps.size());
     st.kind = kind;
     st.phase = phase;
     st.verb = std::move(verb);
     st.object = std::move(object);
-    host_->steps.push_back(std::move(st));
-    return host_->steps.back();
+    return st;
   }
 
   // Steps a host will have (setup, per QP: slots, create, modify, receives, smoke, teardown;
@@ -161,32 +162,34 @@ class Planner {
     for (const auto* q : qps_on(host)) {
       if (!has_slots(*q)) continue;
       auto& st = add(StepKind::RegSlots, Phase::Setup, "ibv_reg_mr", "qpo.slots." + q->name);
-      st.args.push_back(arg("pd", q->pd.name));
-      st.args.push_back(arg("slots", own_rq(*q) ? std::to_string(q->cap.max_recv_wr) + " receives + 1 send buffer"
-                                                : "1 send buffer"));
-      st.args.push_back(arg("access", "local_write, remote_write, remote_read"));
+      st.args = args_.intern({arg("pd", q->pd.name),
+                              arg("slots", own_rq(*q) ? std::to_string(q->cap.max_recv_wr) + " receives + 1 send buffer"
+                                                      : "1 send buffer"),
+                              arg("access", "local_write, remote_write, remote_read")});
     }
     for (const auto* q : qps_on(host)) {
       auto& st = add(StepKind::CreateQp, Phase::Setup, q->type_name.rfind("XRC", 0) == 0 ? "ibv_create_qp_ex" : "ibv_create_qp", q->name);
-      st.args.push_back(arg("qp_type", "IBV_QPT_" + q->type_name));
-      if (q->type_name != "XRC_RECV") st.args.push_back(arg("pd", q->pd.name));
-      if (q->send_cq) st.args.push_back(arg("send_cq", q->send_cq.name));
-      if (q->recv_cq) st.args.push_back(arg("recv_cq", q->recv_cq.name));
-      if (q->srq) st.args.push_back(arg("srq", q->srq.name));
-      if (q->xrcd) st.args.push_back(arg("xrcd", q->xrcd.name));
+      std::vector<Arg> args;
+      args.push_back(arg("qp_type", "IBV_QPT_" + q->type_name));
+      if (q->type_name != "XRC_RECV") args.push_back(arg("pd", q->pd.name));
+      if (q->send_cq) args.push_back(arg("send_cq", q->send_cq.name));
+      if (q->recv_cq) args.push_back(arg("recv_cq", q->recv_cq.name));
+      if (q->srq) args.push_back(arg("srq", q->srq.name));
+      if (q->xrcd) args.push_back(arg("xrcd", q->xrcd.name));
       if (q->type_name != "XRC_RECV") {
-        st.args.push_back(arg("cap.max_send_wr", std::to_string(q->cap.max_send_wr)));
-        st.args.push_back(arg("cap.max_recv_wr", std::to_string(q->srq ? 0 : q->cap.max_recv_wr)));
-        st.args.push_back(arg("cap.max_send_sge", std::to_string(q->cap.max_send_sge)));
-        st.args.push_back(arg("cap.max_recv_sge", std::to_string(q->cap.max_recv_sge)));
-        st.args.push_back(arg("cap.max_inline_data", std::to_string(q->cap.max_inline_data)));
-        st.args.push_back(arg("sq_sig_all", q->sq_sig_all ? "1" : "0"));
+        args.push_back(arg("cap.max_send_wr", std::to_string(q->cap.max_send_wr)));
+        args.push_back(arg("cap.max_recv_wr", std::to_string(q->srq ? 0 : q->cap.max_recv_wr)));
+        args.push_back(arg("cap.max_send_sge", std::to_string(q->cap.max_send_sge)));
+        args.push_back(arg("cap.max_recv_sge", std::to_string(q->cap.max_recv_sge)));
+        args.push_back(arg("cap.max_inline_data", std::to_string(q->cap.max_inline_data)));
+        args.push_back(arg("sq_sig_all", q->sq_sig_all ? "1" : "0"));
       }
+      st.args = args_.intern(std::move(args));
     }
   }
 
   void modify(const scenario::Qp& q, size_t index, Phase phase) {
-    describe_modify(add(StepKind::Modify, phase, "ibv_modify_qp", q.name), q, index);
+    describe_modify(add(StepKind::Modify, phase, "ibv_modify_qp", q.name), q, index, args_);
   }
 
   // Transitions up to (not including) the first one that needs the peer, then receives,
@@ -210,9 +213,10 @@ class Planner {
       if (!reaches_init) continue;
       auto& st = add(StepKind::PostRecv, Phase::BringUp, "ibv_post_recv", q->name);
       uint32_t count = scenario::bringup_receives(s_, *q);
-      st.args.push_back(arg("wr_count", std::to_string(count)));
-      st.args.back().note = count == q->cap.max_recv_wr ? "fill the receive queue before RTR"
-                                                        : "for the smoke exchange; scripts post their own";
+      Arg wr_count = arg("wr_count", std::to_string(count));
+      wr_count.note = count == q->cap.max_recv_wr ? "fill the receive queue before RTR"
+                                                  : "for the smoke exchange; scripts post their own";
+      st.args = args_.intern({wr_count});
     }
     for (const auto& sr : s_.srqs) {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
@@ -225,9 +229,10 @@ class Planner {
       pub.args.push_back(arg("per QP", "qp_num, sq_psn, port lid, gid, active_mtu"));
       pub.args.push_back(arg("per MR", "addr, length, rkey"));
       auto& res = add(StepKind::Resolve, Phase::Exchange, "resolve", host);
-      res.args.push_back(arg("peer values", "dest_qp_num, rq_psn, ah_attr.dlid, ah_attr.grh.dgid, path_mtu"));
-      res.args.back().runtime = true;
-      res.args.back().note = "waits for every peer host to publish";
+      Arg peer_values = arg("peer values", "dest_qp_num, rq_psn, ah_attr.dlid, ah_attr.grh.dgid, path_mtu");
+      peer_values.runtime = true;
+      peer_values.note = "waits for every peer host to publish";
+      res.args.push_back(peer_values);
     }
     for (size_t i = 0; i < qps.size(); ++i) {
       const auto& tr = qps[i]->transitions;
@@ -284,6 +289,7 @@ class Planner {
   }
 
   const Scenario& s_;
+  ArgLists args_;
   HostPlan* host_ = nullptr;
   bool want_slots_ = false;
   std::optional<std::unordered_map<std::string, std::vector<const scenario::Qp*>>> qps_by_host_;
@@ -369,16 +375,14 @@ std::string mcast_attachment_name(const std::string& group, const std::string& q
 
 Plan build_plan(const check::Checked& checked, const PlanOptions& o) { return Planner(checked.model()).build(o); }
 
-void describe_modify(Step& st, const scenario::Qp& q, size_t index) {
+void describe_modify(Step& st, const scenario::Qp& q, size_t index, ArgLists& lists) {
   const auto& t = q.transitions[index];
   st.has_mask = true;
   st.mask = t.mask;
   st.from_state = spec::state_name(t.from);
   st.to_state = spec::state_name(t.to);
   st.transition_index = static_cast<int>(index);
-  st.args.push_back(Arg{"qp_state", std::string("IBV_QPS_") + spec::state_name(t.to), false, false, ""});
-  for (const auto& a : t.attrs)
-    for (auto& d : describe_attr_tree(a)) st.args.push_back(std::move(d));
+  st.args = lists.modify(q, index);
   bool expects_fail = t.expect && t.expect->errno_value != 0;
   if (expects_fail) st.expect = t.expect->errno_name;
   if (t.predicted_ok) st.prediction = expects_fail ? "ok (but " + t.expect->errno_name + " expected)" : "ok";

@@ -1,10 +1,12 @@
 #include "plan/timeline_planner.h"
 
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
 
+#include "plan/arg_lists.h"
 #include "scenario/timeline.h"
 #include "util/async_event_names.h"
 #include "util/strings.h"
@@ -145,15 +147,15 @@ class TimelinePlanner {
     // A host the scenario's references do not lead to (validation reported it) gets nothing.
     auto it = hosts_.find(host);
     auto& steps = it == hosts_.end() ? nowhere_.steps : it->second->steps;
-    Step st;
-    st.index = static_cast<int>(steps.size()) + 1;
+    // Built in place: a Step is large, and the list is reserved for the whole plan.
+    Step& st = steps.emplace_back();
+    st.index = static_cast<int>(steps.size());
     st.kind = kind;
     st.phase = phase;
     st.verb = std::move(verb);
     st.object = std::move(object);
     st.stage = k;
-    steps.push_back(std::move(st));
-    return steps.back();
+    return st;
   }
 
   std::string host_of_srq(const std::string& srq) const {
@@ -515,7 +517,7 @@ class TimelinePlanner {
       std::string host = host_of(qp);
       if (host.empty()) continue;
       auto& st = add(host, StepKind::Modify, Phase::Transitions, "ibv_modify_qp", qp, k);
-      describe_modify(st, *q, index);
+      describe_modify(st, *q, index, args_);
       if (!succeeds(t)) continue;
       auto& m = qps_[qp];
       QpState before = m.state;
@@ -552,6 +554,7 @@ class TimelinePlanner {
   }
 
   const Scenario& s_;
+  ArgLists args_;
   const PlanOptions& o_;
   Plan& p_;
   std::map<std::string, HostPlan*> hosts_;

@@ -11,8 +11,9 @@ namespace qpo::plan {
 // Appends the timeline's steps to each host of `p` (after its bring-up) and fills p.stages.
 void plan_timeline(const scenario::Scenario& s, const PlanOptions& o, Plan& p);
 
-// A modify step's mask, states, arguments and prediction (planner.cpp).
-void describe_modify(Step& st, const scenario::Qp& q, size_t index);
+class ArgLists;
+// A modify step's mask, states, arguments (shared through `lists`) and prediction (planner.cpp).
+void describe_modify(Step& st, const scenario::Qp& q, size_t index, ArgLists& lists);
 // A fault step's arguments (planner.cpp).
 void describe_fault(Step& st, const scenario::Fault& f);
 

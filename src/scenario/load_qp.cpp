@@ -409,7 +409,7 @@ void expand_counts(YamlReader& r, Scenario& s) {
       s.groups.push_back(Group{q.name, q.loc, Group::Kind::Qp, 0, q.count});  // named by workloads and steps
     }
   std::vector<Qp> out;
-  out.reserve(s.qps.size());
+  out.reserve(qps);
   for (auto& q : s.qps) {
     if (!q.count) {
       if (q.connect && counts.count(q.connect.name)) {
@@ -434,7 +434,8 @@ void expand_counts(YamlReader& r, Scenario& s) {
       copy.count = 0;
       copy.name = q.name + "." + std::to_string(i);
       if (peer != counts.end()) copy.connect.name = q.connect.name + "." + std::to_string(i);
-      for (auto& t : copy.transitions) t.path = "qps." + copy.name + t.path.substr(("qps." + q.name).size());
+      // The members share the template's transitions (their paths name the template's keys,
+      // where the file wrote them); the validator elaborates the list once for the group.
       out.push_back(std::move(copy));
     }
   }
@@ -532,7 +533,8 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
       q.cm = CmSpec{};
     }
     // Bring-up transitions come first whatever the key order in the file.
-    std::stable_partition(q.transitions.begin(), q.transitions.end(), [](const Transition& t) { return t.bring_up; });
+    auto& transitions = q.transitions.edit();
+    std::stable_partition(transitions.begin(), transitions.end(), [](const Transition& t) { return t.bring_up; });
     for (const char* required : {"pd", "type"}) {
       if (!kv.second.IsMap()) break;  // entries() already reported the wrong type
       if (!kv.second[required]) {

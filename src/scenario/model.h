@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spec/rules.h"
+#include "util/shared_list.h"
 #include "util/source_text.h"
 
 namespace qpo::scenario {
@@ -208,7 +209,9 @@ struct Qp : Object {
   bool sq_sig_all = false;
   Ref connect;                       // peer QP, possibly on another host
   uint32_t count = 0;                // > 0: a template the loader expands into name.0 .. name.(count-1)
-  std::vector<Transition> transitions;  // bring-up path, then the extra transitions
+  // The bring-up path, then the extra transitions. The members of a counted group share their
+  // template's list (util/shared_list.h) until one of them needs its own.
+  util::SharedList<Transition> transitions;
   CmSpec cm;                         // `cm:`: rdma_cm brings it up (no `states:`)
 };
 

@@ -253,3 +253,72 @@ TEST_CASE("the members of a group workload writing one MR get one Q512 for the g
         "the workloads of group 'w' (one per QP, e.g. 'w.0' and 'w.1') run together and both write bytes 0..1023 of MR 'dst'");
   CHECK(d->hint == "give each QP its own MR: count: or per_qp: on the MR (MR I goes with QP I)");
 }
+
+// Sharing (util/shared_list.h): a counted group's members hold one list of transitions and
+// their plan steps one list of arguments; what differs per member stays per member.
+
+TEST_CASE("the members of a counted group share one elaborated list of transitions; the loaded model keeps its own") {
+  auto l = load_validate(groups("", ""));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  const auto& model = l.checked->model();
+  const auto* c0 = model.qp("cli.0");
+  const auto* c3 = model.qp("cli.3");
+  REQUIRE(c0);
+  REQUIRE(c3);
+  CHECK(c0->transitions.shares_with(c3->transitions));
+  // Elaborated once for all: the defaults (RTR's dest_qp_num: peer) and masks are in the shared list.
+  REQUIRE(c3->transitions.size() == 3);
+  CHECK(c3->transitions[1].attr("dest_qp_num"));
+  CHECK(c3->transitions[1].from == qpo::spec::QpState::INIT);
+  CHECK(c3->transitions[1].mask != 0);
+  // The scenario as loaded (validate took a copy) was not elaborated through the shared list.
+  const auto* loaded = l.scenario->qp("cli.3");
+  REQUIRE(loaded);
+  CHECK_FALSE(loaded->transitions.shares_with(c3->transitions));
+  CHECK_FALSE(loaded->transitions[1].attr("dest_qp_num"));
+  // The two groups (cli, srv) are different templates: different lists.
+  CHECK_FALSE(c0->transitions.shares_with(model.qp("srv.0")->transitions));
+}
+
+TEST_CASE("a timeline transition on some members gives those members their own list, judged from their own state") {
+  auto l = load_validate(groups("", "timeline:\n"
+                                    "  - { qp: 'srv[1:3]', to: ERR }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  const auto& model = l.checked->model();
+  const auto& s0 = model.qp("srv.0")->transitions;
+  const auto& s1 = model.qp("srv.1")->transitions;
+  const auto& s2 = model.qp("srv.2")->transitions;
+  CHECK(s0.shares_with(model.qp("srv.3")->transitions));
+  CHECK_FALSE(s1.shares_with(s0));
+  CHECK_FALSE(s1.shares_with(s2));
+  REQUIRE(s1.size() == 4);
+  CHECK(s1[3].to == qpo::spec::QpState::ERR);
+  CHECK(s1[3].from == qpo::spec::QpState::RTS);
+  CHECK(s1[3].predicted_ok);
+}
+
+TEST_CASE("a mistake in a counted group's states is reported once, at the template's key") {
+  std::string y = groups("", "");
+  y.replace(y.find("RTR: {}, RTS: {} }\n  srv:"), 7, "RTR: { sq_psn: 5 }");
+  auto l = load_validate(y);
+  auto q303 = l.with_code("Q303");
+  REQUIRE_MESSAGE(q303.size() == 1, l.dump());
+  CHECK(q303[0]->path == "qps.cli.states.RTR.sq_psn");
+}
+
+TEST_CASE("the plan's steps for a counted group's members share their argument lists") {
+  auto l = load_validate(groups("", ""));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  auto p = qpo::plan::build_plan(*l.checked);
+  std::vector<const qpo::plan::Step*> rtr, create;
+  for (const auto& st : p.hosts.at(0).steps) {
+    if (st.kind == qpo::plan::StepKind::Modify && st.to_state == "RTR" && st.object.rfind("cli.", 0) == 0) rtr.push_back(&st);
+    if (st.kind == qpo::plan::StepKind::CreateQp) create.push_back(&st);
+  }
+  REQUIRE(rtr.size() == 4);
+  CHECK(rtr[0]->args.shares_with(rtr[3]->args));
+  CHECK(rtr[3]->object == "cli.3");
+  REQUIRE(create.size() == 8);
+  CHECK(create[0]->args.shares_with(create[7]->args));  // cli and srv are created alike
+  CHECK(create[7]->object == "srv.3");
+}

@@ -491,9 +491,9 @@ TEST_CASE("StateFollower: a state entered without a modify (an expected completi
   auto& q = l.scenario->qps[0];
   REQUIRE(q.transitions.size() == 2);
   qpo::check::StateFollower follower(q, l.sink);
-  CHECK(follower.apply(q.transitions[0]) == QpState::INIT);
+  CHECK(follower.apply(q.transitions.edit()[0]) == QpState::INIT);
   follower.enter(QpState::ERR);
-  CHECK(follower.apply(q.transitions[1]) == QpState::RESET);
+  CHECK(follower.apply(q.transitions.edit()[1]) == QpState::RESET);
   CHECK(q.transitions[1].from == QpState::ERR);
   CHECK(q.transitions[1].predicted_ok);
   CHECK_MESSAGE(l.sink.all().empty(), l.dump());

@@ -1,0 +1,40 @@
+#include "plan/arg_lists.h"
+
+#include <functional>
+#include <string>
+
+namespace qpo::plan {
+
+namespace {
+
+size_t hash_of(const std::vector<Arg>& args) {
+  size_t h = args.size();
+  std::hash<std::string> text;
+  for (const auto& a : args)
+    h = h * 1000003u ^ (text(a.name) * 31 + text(a.value) * 7 + text(a.note) + (a.runtime ? 2u : 0u) + (a.from_default ? 1u : 0u));
+  return h;
+}
+
+}  // namespace
+
+const util::SharedList<Arg>& ArgLists::modify(const scenario::Qp& q, size_t index) {
+  TransitionKey key{q.transitions.identity(), index};
+  auto it = modify_.find(key);
+  if (it != modify_.end()) return it->second;
+  const auto& t = q.transitions[index];
+  std::vector<Arg> args;
+  args.push_back(Arg{"qp_state", std::string("IBV_QPS_") + spec::state_name(t.to), false, false, ""});
+  for (const auto& a : t.attrs)
+    for (auto& d : describe_attr_tree(a)) args.push_back(std::move(d));
+  return modify_.emplace(key, intern(std::move(args))).first->second;
+}
+
+util::SharedList<Arg> ArgLists::intern(std::vector<Arg> args) {
+  auto& bucket = interned_[hash_of(args)];
+  for (const auto& list : bucket)
+    if (list.items() == args) return list;
+  bucket.emplace_back(std::move(args));
+  return bucket.back();
+}
+
+}  // namespace qpo::plan
