@@ -5,7 +5,8 @@
 
 namespace qpo::lua {
 
-void Barrier::arrive_and_wait(const std::string& tag, const std::function<void()>& leader, int timeout_ms) {
+void Barrier::arrive_and_wait(const std::string& tag, const std::function<void()>& leader, int timeout_ms,
+                              const std::function<bool()>& progressed) {
   std::unique_lock lock(m_);
   if (!broken_.empty()) throw std::runtime_error("barrier '" + tag + "' is broken: " + broken_);
   uint64_t gen = generation_;
@@ -33,10 +34,14 @@ void Barrier::arrive_and_wait(const std::string& tag, const std::function<void()
   auto released = [&] { return generation_ != gen || !broken_.empty(); };
   if (timeout_ms < 0) {
     cv_.wait(lock, released);
-  } else if (!cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), released)) {
-    --arrived_;
-    throw std::runtime_error("barrier '" + tag + "': the other workers did not arrive within " +
-                             std::to_string(timeout_ms) + " ms");
+  } else {
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), released)) {
+      if (progressed && progressed()) continue;
+      --arrived_;
+      throw std::runtime_error("barrier '" + tag + "': the other workers did not arrive within " +
+                               std::to_string(timeout_ms) + " ms" +
+                               (progressed ? ", and no stream of this workload completed work in that time" : ""));
+    }
   }
   // Broken wins over a release that raced with it (the failed worker's drop() completes the
   // count): the others must learn that a worker failed.

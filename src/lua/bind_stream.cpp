@@ -308,8 +308,16 @@ int l_stream(lua_State* L) {
         return run.filled;
       };
     }
-    if (w.shared && w.shared->cb && w.shared->cb->progress) {
-      c.progress = [&w](const dp::StreamProgress& p) { w.shared->cb->progress(w.name, p); };
+    if (w.shared) {
+      // The executor's progress line (when it has one), and the workload's progress count
+      // that the other workers' barrier waits on.
+      c.progress = [&w, last = uint64_t{0}](const dp::StreamProgress& p) mutable {
+        if (p.ops + p.recv_ops != last) {
+          last = p.ops + p.recv_ops;
+          w.shared->progress.fetch_add(1);
+        }
+        if (w.shared->cb && w.shared->cb->progress) w.shared->cb->progress(w.name, p);
+      };
     }
 
     dp::StreamResult r;

@@ -1,4 +1,6 @@
 // The worker object `w` a role function receives.
+#include <utility>
+
 #include "lua/bindings.h"
 #include "lua/convert.h"
 #include "lua/guard.h"
@@ -18,8 +20,13 @@ int l_barrier(lua_State* L) {
     Shared& s = *w.shared;
     std::function<void()> leader;
     if (s.cb && s.cb->barrier) leader = [&] { s.cb->barrier(tag); };
-    // Generous: the other side may be posting a long stream's receives or a slow lab guest.
-    s.barrier.arrive_and_wait(tag, leader, std::max(60000, w.timeout_ms * 6));
+    // Generous: the other side may be posting a long stream's receives or a slow lab guest;
+    // and counted from the workload's last progress: a long stream is late, not lost.
+    auto progressed = [&s, seen = s.progress.load()]() mutable {
+      uint64_t now = s.progress.load();
+      return std::exchange(seen, now) != now;
+    };
+    s.barrier.arrive_and_wait(tag, leader, std::max(60000, w.timeout_ms * 6), progressed);
     return 0;
   });
 }

@@ -26,6 +26,9 @@ struct Shared {
   dataplane::CqRouter router;
   Barrier barrier;
   std::atomic<bool> stop{false};  // the executor's stop, or a worker failed
+  // Bumped when a stream of this host's workers reports completions it had not reported
+  // before (once a second at most per stream): a barrier waits as long as it moves.
+  std::atomic<uint64_t> progress{0};
   // What a worker still busy in Lua code raises when interrupted (lua/interrupt.h); written
   // once, before the first interrupt.
   std::string interrupt_why;
