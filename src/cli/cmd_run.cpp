@@ -174,6 +174,7 @@ Action add_run(CLI::App& app) {
       co.agent_command = opts->agent_command;
       co.all_local = opts->local;
       co.overrides = opts->overrides;
+      if (opts->verbose) co.log = &std::cerr;
       char self[PATH_MAX];
       ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
       co.self_path = n > 0 ? std::string(self, static_cast<size_t>(n)) : "qpo";
