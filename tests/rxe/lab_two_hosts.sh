@@ -6,7 +6,9 @@
 #      scenario's addresses were replaced, the fault went onto guest a's eth0, and the run
 #      reports the device's retransmissions (1% of ~11,000 packets: some are always lost).
 #   2. qpo test --lab rc-loss-100pct-retry-exceeded: the suite runs the multi-host case in
-#      guests of its own (not one guest for the suite) and the expected RETRY_EXC_ERR passes.
+#      guests of its own (not one guest for the suite) and the expected RETRY_EXC_ERR passes;
+#      the case's results (written in guest a) reach this host: --baseline compares, and
+#      --save-baseline and --json write them.
 set -u
 QPO=${1:?usage: lab_two_hosts.sh QPO_BINARY}
 cd "$(dirname "$0")/../.." || exit 2
@@ -42,10 +44,21 @@ check "qpo run: two hosts in two guests, 1% loss, data intact" 0 $? "$out" \
   "^PASS rc-write-loss-1pct"
 
 R=tests/scenarios/faults/rc-loss-100pct-retry-exceeded.yaml
-out=$("$QPO" test --lab "$R" 2>&1)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$("$QPO" test --lab --baseline "$tmp/base" --save-baseline "$tmp/base" --json "$tmp/suite.json" "$R" 2>&1)
 check "qpo test: the multi-host case in guests of its own, RETRY_EXC_ERR as expected" 0 $? "$out" \
   "^qpo: 1 multi-host scenario \(two lab guests each, without --local\): every scenario runs in lab guests of its own$" \
   "^1 passed, 0 failed, 0 skipped$"
+# The case's results, written in guest a, reached this host: compared (no baseline yet, rather
+# than "the case wrote no result"), saved as a baseline, and in the suite's JSON.
+check "qpo test: the multi-host case's results reach the host" 0 0 "$out" \
+  "^baseline rc-loss-100pct-retry-exceeded: no baseline \($tmp/base/rc-loss-100pct-retry-exceeded\.json\)$" \
+  "^saved 1 baseline in $tmp/base$"
+check "qpo test: the saved baseline is the multi-host run's results" 0 0 "$(cat "$tmp/base/rc-loss-100pct-retry-exceeded.json" 2>&1)" \
+  '^  "scenario": "rc-loss-100pct-retry-exceeded",$' '"host": "b",' '"verdict": "PASS"'
+check "qpo test: --json has the case" 0 0 "$(cat "$tmp/suite.json" 2>&1)" \
+  '"name": "rc-loss-100pct-retry-exceeded",' '"outcome": "pass",'
 
 echo "$failures two-host lab checks failed"
 [ "$failures" -eq 0 ]
