@@ -4,7 +4,8 @@
 # netdev really touches the RC traffic to host b. Two runs, two guests each (~1 min here):
 #   1. qpo run --lab rc-write-loss-1pct: passes, the log says where each host ran and that the
 #      scenario's addresses were replaced, the fault went onto guest a's eth0, and the run
-#      reports the device's retransmissions (1% of ~11,000 packets: some are always lost).
+#      reports the device's retransmissions (1% of ~11,000 packets: some are always lost);
+#      --verbose ends with the control plane's tally (one exchange message per host).
 #   2. qpo test --lab rc-loss-100pct-retry-exceeded: the suite runs the multi-host case in
 #      guests of its own (not one guest for the suite) and the expected RETRY_EXC_ERR passes;
 #      the case's results (written in guest a) reach this host: --baseline compares, and
@@ -33,7 +34,7 @@ check() {
 }
 
 F=tests/scenarios/faults/rc-write-loss-1pct.yaml
-out=$("$QPO" run --lab "$F" 2>&1)
+out=$("$QPO" run --lab --verbose "$F" 2>&1)
 check "qpo run: two hosts in two guests, 1% loss, data intact" 0 $? "$out" \
   "^qpo: 2 hosts, one lab guest each, joined by the lab's link: host a in guest a \(10\.0\.1\.1, fd00:1::1\), host b in guest b \(10\.0\.1\.2, fd00:1::2\)" \
   "the scenario's addresses \(a: lab-node-a, b: lab-node-b\) are not used in the lab$" \
@@ -42,6 +43,11 @@ check "qpo run: two hosts in two guests, 1% loss, data intact" 0 $? "$out" \
   "hw_counters: completer_retry_err \+[1-9]" \
   "^with --set hosts\.b\.address=\"tcp://\[fd00:1::2\]:7000\"$" \
   "^PASS rc-write-loss-1pct"
+# --verbose: the control plane's tally; one exchange message per host each way.
+check "qpo run --verbose: the control plane's messages, one exchange per host" 0 0 "$out" \
+  "^qpo: control plane: 2 hosts, [0-9]+ rounds in [0-9.]+ s; sent [0-9]+ messages, [0-9.]+ k?B: [0-9]+ barrier_result \([0-9.]+ k?B\), 2 exchange_result \([0-9.]+ k?B\), 2 hello \([0-9.]+ k?B\), 2 run " \
+  "; received [0-9]+ messages, [0-9.]+ k?B: [0-9]+ barrier \([0-9.]+ k?B\), 2 exchange \([0-9.]+ k?B\), 2 hello \([0-9.]+ k?B\), 2 report " \
+  "^qpo: wall time per round: launch \+ hello [0-9.]+ s, setup \+ bring-up to the exchange [0-9.]+ s, to 'bring-up' [0-9.]+ s, .*, the rest \+ reports [0-9.]+ s$"
 
 R=tests/scenarios/faults/rc-loss-100pct-retry-exceeded.yaml
 tmp=$(mktemp -d)
