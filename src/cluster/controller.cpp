@@ -6,13 +6,12 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <map>
-#include <string_view>
 #include <thread>
 
 #include "cluster/codec.h"
 #include "cluster/launch.h"
+#include "cluster/tally.h"
 #include "cluster/wire.h"
 #include "exec/host_session.h"
 #include "util/json_writer.h"
@@ -38,52 +37,13 @@ struct Agent {
 
 int g_failures = 0;  // agents failed so far in this run, for their order
 
-// The control plane's traffic in this run, per message type and direction (messages, bytes
-// with their 4-byte frame), and the wall time between its rounds: `qpo run --verbose` shows
-// both (issue 20: the messages stay bounded, one exchange per host whatever the QP count).
-struct Tally {
-  size_t messages = 0, bytes = 0;
-};
-std::map<std::string, Tally> g_sent, g_received;
-
-void count(std::map<std::string, Tally>& m, const std::string& type, size_t bytes) {
-  auto& t = m[type.empty() ? "?" : type];
-  ++t.messages;
-  t.bytes += bytes + 4;
-}
-
-// "type" of a message this controller wrote ({"type":"run",...}, util::JsonWriter compact).
-std::string type_of_json(const std::string& json) {
-  constexpr std::string_view key = "\"type\":\"";
-  auto p = json.find(key);
-  if (p == std::string::npos) return "";
-  p += key.size();
-  return json.substr(p, json.find('"', p) - p);
-}
-
-std::string megabytes(size_t bytes) {
-  char b[32];
-  if (bytes < 10000) std::snprintf(b, sizeof b, "%zu B", bytes);
-  else std::snprintf(b, sizeof b, "%.1f kB", static_cast<double>(bytes) / 1e3);
-  return b;
-}
-
-std::string tally_text(const std::map<std::string, Tally>& m) {
-  std::string out;
-  size_t n = 0, bytes = 0;
-  for (const auto& [type, t] : m) {
-    n += t.messages;
-    bytes += t.bytes;
-    out += (out.empty() ? "" : ", ") + std::to_string(t.messages) + " " + type + " (" + megabytes(t.bytes) + ")";
-  }
-  return std::to_string(n) + " messages, " + megabytes(bytes) + ": " + out;
-}
+ControlTally g_tally;  // this run's control plane traffic (cluster/tally.h)
 
 std::string msg_type(const YAML::Node& n) { return field<std::string>(n, "type"); }
 
 bool send(Agent& a, const std::string& json) {
   std::string err;
-  count(g_sent, type_of_json(json), json.size());
+  g_tally.sent(json);
   if (write_message(a.conn.write_fd, json, &err)) return true;
   a.failed = true;
   a.done = true;
@@ -108,15 +68,7 @@ void request_abort() { g_abort = true; }
 
 report::RunReport run_with_agents(const std::string& text, const scenario::Scenario& s, const ControllerOptions& o) {
   std::vector<Agent> agents;
-  g_sent.clear();
-  g_received.clear();
-  auto started = Clock::now(), mark = started;
-  std::vector<std::pair<std::string, double>> rounds;  // what the hosts waited at, wall seconds since the last one
-  auto lap = [&](const std::string& what) {
-    auto now = Clock::now();
-    rounds.emplace_back(what, std::chrono::duration<double>(now - mark).count());
-    mark = now;
-  };
+  g_tally = ControlTally();
   for (const auto& name : exec::active_hosts(s)) {
     Agent a;
     a.host = name;
@@ -147,7 +99,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       continue;
     }
     auto n = parse_message(*reply, &err);
-    if (n) count(g_received, field_or<std::string>(*n, "type", ""), reply->size());
+    if (n) g_tally.received(field_or<std::string>(*n, "type", ""), reply->size());
     try {
       if (!n || msg_type(*n) != "hello") {
         fail(a, n && msg_type(*n) == "error" ? field_or<std::string>(*n, "message", "") : "agent did not say hello");
@@ -165,7 +117,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
   }
   bool any_failed = false;
   for (auto& a : agents) any_failed |= a.failed;
-  lap("launch + hello");
+  g_tally.lap("launch + hello");
   if (!any_failed)
     for (auto& a : agents) {
       util::JsonWriter w(false);
@@ -248,7 +200,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
           continue;
         }
         try {
-          count(g_received, field_or<std::string>(*n, "type", ""), text->size());
+          g_tally.received(field_or<std::string>(*n, "type", ""), text->size());
           handle(a, *n);
         } catch (const ProtocolError& e) {
           fail(a, std::string("malformed message: ") + e.what());
@@ -295,7 +247,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     }
     if (gathering && !all_gathering) ok = false;
     if (gathering) stage = "meeting " + meeting;
-    lap(stage == "exchange" ? "setup + bring-up to the exchange" : "to '" + stage + "'");
+    g_tally.lap(stage == "exchange" ? "setup + bring-up to the exchange" : "to '" + stage + "'");
     for (auto& a : agents) {
       if (!a.pending) continue;
       util::JsonWriter w(false);
@@ -318,27 +270,8 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     }
   }
 
-  lap("the rest + reports");
-  if (o.log) {
-    // Rounds in order; past the first 30 (a script's meeting rounds) the middle ones summed.
-    auto timed = [](const std::string& what, double seconds) {
-      char b[32];
-      std::snprintf(b, sizeof b, " %.2f s", seconds);
-      return what + b;
-    };
-    std::string times;
-    double middle = 0;
-    for (size_t i = 0; i < rounds.size(); ++i) {
-      bool shown = i < 30 || i + 1 == rounds.size();
-      if (!shown) middle += rounds[i].second;
-      if (i + 1 == rounds.size() && rounds.size() > 31)
-        times += ", " + timed(std::to_string(rounds.size() - 31) + " more rounds", middle);
-      if (shown) times += (times.empty() ? "" : ", ") + timed(rounds[i].first, rounds[i].second);
-    }
-    *o.log << "qpo: control plane: " << agents.size() << " hosts, " << rounds.size() - 2 << " rounds in "
-           << std::chrono::duration<double>(Clock::now() - started).count() << " s; sent " << tally_text(g_sent)
-           << "; received " << tally_text(g_received) << "\nqpo: wall time per round: " << times << "\n";
-  }
+  g_tally.lap("the rest + reports");
+  if (o.log) *o.log << g_tally.text(agents.size());
 
   // Reports, in host order; a failed agent gets a report saying why.
   std::vector<report::RunReport> parts;
