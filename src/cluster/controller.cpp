@@ -11,6 +11,7 @@
 
 #include "cluster/codec.h"
 #include "cluster/launch.h"
+#include "cluster/tally.h"
 #include "cluster/wire.h"
 #include "exec/host_session.h"
 #include "util/json_writer.h"
@@ -36,10 +37,13 @@ struct Agent {
 
 int g_failures = 0;  // agents failed so far in this run, for their order
 
+ControlTally g_tally;  // this run's control plane traffic (cluster/tally.h)
+
 std::string msg_type(const YAML::Node& n) { return field<std::string>(n, "type"); }
 
 bool send(Agent& a, const std::string& json) {
   std::string err;
+  g_tally.sent(json);
   if (write_message(a.conn.write_fd, json, &err)) return true;
   a.failed = true;
   a.done = true;
@@ -64,6 +68,7 @@ void request_abort() { g_abort = true; }
 
 report::RunReport run_with_agents(const std::string& text, const scenario::Scenario& s, const ControllerOptions& o) {
   std::vector<Agent> agents;
+  g_tally = ControlTally();
   for (const auto& name : exec::active_hosts(s)) {
     Agent a;
     a.host = name;
@@ -94,6 +99,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       continue;
     }
     auto n = parse_message(*reply, &err);
+    if (n) g_tally.received(field_or<std::string>(*n, "type", ""), reply->size());
     try {
       if (!n || msg_type(*n) != "hello") {
         fail(a, n && msg_type(*n) == "error" ? field_or<std::string>(*n, "message", "") : "agent did not say hello");
@@ -111,6 +117,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
   }
   bool any_failed = false;
   for (auto& a : agents) any_failed |= a.failed;
+  g_tally.lap("launch + hello");
   if (!any_failed)
     for (auto& a : agents) {
       util::JsonWriter w(false);
@@ -193,6 +200,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
           continue;
         }
         try {
+          g_tally.received(field_or<std::string>(*n, "type", ""), text->size());
           handle(a, *n);
         } catch (const ProtocolError& e) {
           fail(a, std::string("malformed message: ") + e.what());
@@ -239,6 +247,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     }
     if (gathering && !all_gathering) ok = false;
     if (gathering) stage = "meeting " + meeting;
+    g_tally.lap(stage == "exchange" ? "setup + bring-up to the exchange" : "to '" + stage + "'");
     for (auto& a : agents) {
       if (!a.pending) continue;
       util::JsonWriter w(false);
@@ -260,6 +269,9 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       send(a, w.str());
     }
   }
+
+  g_tally.lap("the rest + reports");
+  if (o.log) *o.log << g_tally.text(agents.size());
 
   // Reports, in host order; a failed agent gets a report saying why.
   std::vector<report::RunReport> parts;

@@ -5,6 +5,7 @@
 // "signals" (its w:signal() counters across hosts) at once, without a round, and turns a
 // dead, silent or failing agent into a clear failure naming the host and the phase, while
 // the others tear down.
+#include <ostream>
 #include <string>
 
 #include "exec/executor.h"
@@ -21,6 +22,8 @@ struct ControllerOptions {
   std::string token;                 // for tcp:// agents
   bool all_local = false;            // every host's agent as a local child, whatever its address
   std::vector<std::string> overrides; // --set PATH=VALUE: every agent applies them as the controller did
+  // Where the control plane's tally goes (messages and bytes per type, wall time per round), or nowhere.
+  std::ostream* log = nullptr;
 };
 
 report::RunReport run_with_agents(const std::string& scenario_text, const scenario::Scenario& s,

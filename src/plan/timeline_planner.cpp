@@ -9,6 +9,7 @@
 #include "plan/arg_lists.h"
 #include "scenario/timeline.h"
 #include "util/async_event_names.h"
+#include "util/cpu_pin.h"
 #include "util/strings.h"
 #include "util/ops.h"
 
@@ -35,6 +36,36 @@ bool is_atomic(const scenario::Workload& w) { return op_of(w) && op_of(w)->atomi
 bool expects_error(const scenario::Workload& w) { return w.expect_status && *w.expect_status != "IBV_WC_SUCCESS"; }
 
 Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
+
+// `workers:` and `pin:` on a workload step. An op workload on a group: its members split into
+// the threads in order, a contiguous share each (exec/op_workloads.cpp initiator_workers), so
+// each member's step says its thread and CPU; default one thread (perftest -q). A script:
+// its workers as written (default one per QP).
+void threads_args(Step& st, const scenario::Workload& w,
+                  const std::unordered_map<std::string, std::unordered_map<const scenario::Workload*, size_t>>& members) {
+  auto cpus = [&] {
+    std::string out;
+    for (auto c : w.pin) out += (out.empty() ? "" : ",") + std::to_string(c);
+    return out;
+  };
+  auto g = w.group.empty() ? members.end() : members.find(w.group);
+  if (g == members.end()) {
+    if (w.workers) st.args.push_back(arg("workers", std::to_string(w.workers)));
+    else if (!w.script.empty()) st.args.push_back(Arg{"workers", "one per QP", false, true, ""});
+    if (!w.pin.empty()) st.args.push_back(Arg{"pin", cpus(), false, false, "worker K on CPU pin[K % " + std::to_string(w.pin.size()) + "]"});
+    return;
+  }
+  const auto& all = g->second;  // member -> its place in the group
+  size_t n = all.size(), i = all.at(&w);
+  size_t threads = std::clamp<size_t>(w.workers ? w.workers : 1, 1, n), t = 0;
+  while (t + 1 < threads && (t + 1) * n / threads <= i) ++t;
+  size_t share = (t + 1) * n / threads - t * n / threads;
+  st.args.push_back(Arg{"workers", std::to_string(threads), false, w.workers == 0,
+                        "thread " + std::to_string(t + 1) + " drives this QP" +
+                            (share > 1 ? " and " + std::to_string(share - 1) + " more of " + w.group : "")});
+  if (!w.pin.empty())
+    st.args.push_back(Arg{"pin", cpus(), false, false, "thread " + std::to_string(t + 1) + " on CPU " + std::to_string(util::pin_of(w.pin, t))});
+}
 
 // The workloads of a stage for its name: a run of one group's members as "w.0 .. w.15".
 std::string listed(const std::vector<const scenario::Workload*>& ws) {
@@ -274,6 +305,13 @@ class TimelinePlanner {
 
     k = stage("workload " + names);
     if (!faults_planned_) traffic_faults(k);
+    // A group's members in this stage, in order (its threads share them as exec does).
+    std::unordered_map<std::string, std::unordered_map<const scenario::Workload*, size_t>> members;
+    for (const auto* w : ws)
+      if (!w->group.empty() && w->script.empty()) {
+        auto& m = members[w->group];
+        m.emplace(w, m.size());
+      }
     for (const auto* w : ws) {
       std::set<std::string> on;
       if (!w->script.empty()) {
@@ -316,6 +354,7 @@ class TimelinePlanner {
         if (w->offset) st.args.push_back(arg("offset", std::to_string(w->offset)));
         st.args.push_back(arg("iterations", std::to_string(w->iterations)));
         if (!w->script.empty()) st.args.push_back(arg("script", w->script));
+        threads_args(st, *w, members);
         if (w->expect_status) st.expect = *w->expect_status;
       }
       // An expected completion error has moved QPs to ERR: read back where they are.

@@ -2,6 +2,7 @@
 // overrides guest a's qpo run gets, the limit of two guests; and `qpo run --local` refusing a
 // fault between hosts that --local puts on one device (Q511).
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,5 +147,40 @@ TEST_CASE("qpo run --lab with three hosts: says the lab has two guests, exit 2, 
                     std::string::npos,
                 o.output);
   CHECK(o.output.find("lab:") == std::string::npos);  // lab.sh never started
+  std::remove(file.c_str());
+}
+
+namespace {
+
+// `qpo run --lab ARGS` with a stand-in lab.sh (QPO_LAB_SCRIPT) that prints the arguments it
+// got, one per line: what qpo asks of the lab, without booting a guest.
+std::string lab_args_of(const std::string& args) {
+  std::string script = "/tmp/qpo-lab-hosts-fake-lab-" + std::to_string(getpid()) + ".sh";
+  std::ofstream(script) << "#!/bin/sh\nfor a; do printf '%s\\n' \"$a\"; done\n";
+  chmod(script.c_str(), 0755);
+  std::string cmd = "QPO_LAB_SCRIPT=" + script + " " + QPO_BINARY + " run --lab " + args + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  pclose(p);
+  std::remove(script.c_str());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("phase timeout: the default grows by 0.25 s per QP (1,000 QPs: 370 s), in guest a's qpo run") {
+  std::string out = lab_args_of(std::string(QPO_SOURCE_DIR) + "/bench/two-host-1000-qps.yaml");
+  CHECK_MESSAGE(out.find("'--phase-timeout' '370'") != std::string::npos, out);
+}
+
+TEST_CASE("phase timeout: two QPs keep the 120 s default; --phase-timeout given wins") {
+  auto file = write_file("phase", two_hosts_with_fault());
+  std::string out = lab_args_of(file);
+  CHECK_MESSAGE(out.find("'--phase-timeout' '120'") != std::string::npos, out);
+  out = lab_args_of("--phase-timeout 45 " + file);
+  CHECK_MESSAGE(out.find("'--phase-timeout' '45'") != std::string::npos, out);
   std::remove(file.c_str());
 }
