@@ -133,6 +133,7 @@ void load_mcast_groups(YamlReader& r, const YAML::Node& n, Scenario& s) {
         d.rule = "rdma_join_multicast's groups use the CM's qkey RDMA_UDP_QKEY (0x01234567): the MULTICAST_JOIN event carries it";
         d.related.push_back({g.join_loc, "join: rdma_cm"});
         d.hint = "leave 'qkey' out (it is 0x01234567), and give the members qkey 0x01234567";
+        g.qkey = kRdmaUdpQkey;  // what the run would use: the members are checked against it
       }
     }
     if (!have_members) {
