@@ -6,6 +6,7 @@
 
 #include "cm/cm.h"
 #include "cm/flow.h"
+#include "exec/cm_resources.h"
 #include "exec/endpoints.h"
 #include "exec/host_session.h"
 #include "exec/steps.h"
@@ -13,39 +14,6 @@
 #include "util/strings.h"
 
 namespace qpo::exec {
-
-namespace {
-
-class ChannelResource : public verbs::Resource {
- public:
-  explicit ChannelResource(const std::string& name) : Resource(name), ch_(std::make_unique<cm::EventChannel>(name)) {}
-  ~ChannelResource() override { release(); }
-  bool holds() const override { return ch_ != nullptr; }
-  const char* destroy_verb() const override { return "rdma_destroy_event_channel"; }
-  int release() override {
-    ch_.reset();
-    return 0;
-  }
-  cm::EventChannel& channel() { return *ch_; }
-
- private:
-  std::unique_ptr<cm::EventChannel> ch_;
-};
-
-class IdResource : public verbs::Resource {
- public:
-  IdResource(const std::string& name, cm::Id id) : Resource(name), id_(std::move(id)) {}
-  ~IdResource() override { release(); }
-  bool holds() const override { return static_cast<bool>(id_); }
-  const char* destroy_verb() const override { return "rdma_destroy_id"; }
-  int release() override { return id_.release(); }
-  rdma_cm_id* get() const { return id_.get(); }
-
- private:
-  cm::Id id_;
-};
-
-}  // namespace
 
 struct CmHost {
   ChannelResource* channel = nullptr;

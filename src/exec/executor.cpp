@@ -23,6 +23,7 @@
 #include "exec/host_session.h"
 #include "exec/memory_windows.h"
 #include "exec/multicast.h"
+#include "exec/multicast_cm.h"
 #include "exec/steps.h"
 #include "report/measurement_quality.h"
 #include "util/strings.h"
@@ -266,6 +267,8 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::PublishMw: return publish_mws(st_, step);
     case StepKind::AttachMcast: return attach_mcast(st_, step);
     case StepKind::CreateMcastAh: return create_mcast_ah(st_, step);
+    case StepKind::CmMcastChannel: return cm_mcast_channel(st_, step);
+    case StepKind::CmJoinMcast: return cm_join_mcast(st_, o_, step);
     default:
       st_.report.fail("internal error: plan step " + std::to_string(step.index) + " (" + step.verb + ") is not a timeline step");
       return false;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "exec/device_counters.h"
+#include "exec/multicast_cm.h"
 #include "exec/steps.h"
 #include "util/strings.h"
 #include "verbs/multicast.h"
@@ -42,14 +43,19 @@ bool attach_mcast(RunState& st, const plan::Step& step) {
   const auto& g = group_of(st, step.mcast);
   const std::string& member = step.smoke.receiver;
   std::string joined;
+  const auto* cm = g.cm_join ? cm_joined(st, g.name, member) : nullptr;
+  if (g.cm_join && !cm) throw std::logic_error("AttachMcast of '" + step.object + "' before its rdma_cm join");
+  uint16_t mlid = cm ? cm->ah.dlid : static_cast<uint16_t>(g.mlid);
   auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "QP " + member + " to " + g.gid_text, [&] {
     auto& q = st.qps.at(member);
-    std::string netdev = roce(*q.device) ? netdev_of(*q.device) : "";
-    auto* a = st.own<verbs::McastAttachment>(step.object, q.qp->get(), gid_of(g), static_cast<uint16_t>(g.mlid), netdev);
+    // The CM joined the IP group itself; the verbs way joins it here.
+    std::string netdev = roce(*q.device) && !cm ? netdev_of(*q.device) : "";
+    auto* a = st.own<verbs::McastAttachment>(step.object, q.qp->get(), cm ? cm->ah.grh.dgid : gid_of(g), mlid, netdev);
     joined = a->ip_join();
   });
   if (r.status == report::StepStatus::Ok)
-    r.message = "mlid " + util::hex(g.mlid) + (joined.empty() ? "" : "; IP group " + joined + " joined");
+    r.message = "mlid " + util::hex(mlid) + (joined.empty() ? "" : "; IP group " + joined + " joined") +
+                (cm ? "; GID and MLID from the CM's join" : "");
   return r.status != report::StepStatus::Failed;
 }
 
@@ -62,6 +68,12 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
                              (verbs::gid_is_ipv4(dgid) ? "IPv4" : "IPv6") + ", the source GID " +
                              verbs::gid_text(from.device->gid) + " (gid_index " + std::to_string(from.device->gid_index) +
                              ") is not: RoCEv2 sends one IP packet, both addresses of one family (set the device's gid_index)");
+  if (const auto* cm = g.cm_join ? cm_joined(st, g.name, from.spec->name) : nullptr) {  // the CM's attributes
+    ibv_ah_attr ah = cm->ah;
+    auto* made = st.own<verbs::Ah>(name, from.pd, ah);
+    st.ahs[name] = made;
+    return made->get();
+  }
   ibv_ah_attr ah{};
   ah.port_num = from.device->ctx().port();
   ah.dlid = static_cast<uint16_t>(g.mlid);
@@ -77,7 +89,8 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
 bool create_mcast_ah(RunState& st, const plan::Step& step) {
   const auto& g = group_of(st, step.mcast);
   auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "", [&] { mcast_ah(st, st.qps.at(step.smoke.sender), g); });
-  if (r.status == report::StepStatus::Ok) r.message = "dgid " + g.gid_text + ", dlid " + util::hex(g.mlid);
+  if (r.status == report::StepStatus::Ok)
+    r.message = g.cm_join ? "the CM's AH attributes (MULTICAST_JOIN)" : "dgid " + g.gid_text + ", dlid " + util::hex(g.mlid);
   return r.status != report::StepStatus::Failed;
 }
 

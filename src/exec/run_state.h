@@ -73,6 +73,7 @@ struct MwState {
 };
 
 struct CmHost;  // rdma_cm: this host's event channel and ids (cm_steps.cpp)
+struct McastCm;  // rdma_cm multicast joins (multicast_cm.h)
 
 // One host's session: only the objects on `host` live here; everything about other hosts'
 // objects comes from `dir`, filled by the exchange.
@@ -106,6 +107,7 @@ struct RunState {
   // Step details by (from state, to state, attr_mask): built once, reused by every QP.
   std::map<std::tuple<int, int, uint64_t>, std::string> mask_details;
   std::shared_ptr<CmHost> cm;  // made by the first rdma_cm step
+  std::shared_ptr<McastCm> mcast_cm;  // made by the CmMcastChannel step
 
   template <typename T, typename... Args>
   T* own(Args&&... args) {

@@ -70,6 +70,13 @@ enum class StepKind {
   CmReject,       // rdma_reject with private data
   CmEstablish,    // rdma_establish after the active side's RTS (RC/UC)
   CmDisconnect,   // rdma_disconnect (active) / the peer's DISCONNECTED (passive)
+  // Multicast groups with `join: rdma_cm` (exec/multicast_cm.h), in the attach stage: a channel
+  // per host, then per member and sender (object "GROUP:QP") rdma_create_id(RDMA_PS_UDP) +
+  // rdma_bind_addr(the device's IP) + rdma_join_multicast (a sender: send-only full member),
+  // then RDMA_CM_EVENT_MULTICAST_JOIN: the group's GID, MLID and qkey for AttachMcast and
+  // CreateMcastAh. rdma_leave_multicast and rdma_destroy_id are Destroy steps.
+  CmMcastChannel,  // rdma_create_event_channel ("qpo.cm.HOST.mcast")
+  CmJoinMcast,     // the join, and its event
 };
 
 const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...
@@ -138,6 +145,9 @@ Plan build_plan(const check::Checked& checked, const PlanOptions& o = {});
 
 // "GROUP:QP": a multicast attachment's name (its attach and detach steps, the run's resource).
 std::string mcast_attachment_name(const std::string& group, const std::string& qp);
+std::string mcast_cm_channel_name(const std::string& host);  // "qpo.cm.HOST.mcast"
+// The QPs that send to multicast group `group` (its workloads' `qp:`), once each, in file order.
+std::vector<std::string> mcast_senders(const scenario::Scenario& s, const std::string& group);
 
 // Human-readable, one line per call; masks as IBV_QP_* names and hex.
 std::string render_text(const Plan& p);

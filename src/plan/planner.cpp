@@ -263,6 +263,21 @@ class Planner {
         if (q && q->type >= 0 && s_.host_of_qp(*q) == host)
           add(StepKind::Destroy, Phase::Teardown, "ibv_detach_mcast", mcast_attachment_name(g->name, m->name));
       }
+    // rdma_cm joins: leave each group, then the ids, then this host's channel (after its ids).
+    bool cm_joined = false;
+    for (auto g = s_.mcast_groups.rbegin(); g != s_.mcast_groups.rend(); ++g) {
+      if (!g->cm_join) continue;
+      std::vector<std::string> joiners = mcast_senders(s_, g->name);
+      for (const auto& m : g->members) joiners.push_back(m.name);
+      for (auto j = joiners.rbegin(); j != joiners.rend(); ++j) {
+        const auto* q = s_.qp(*j);
+        if (!q || q->type < 0 || s_.host_of_qp(*q) != host) continue;
+        cm_joined = true;
+        add(StepKind::Destroy, Phase::Teardown, "rdma_leave_multicast", mcast_attachment_name(g->name, *j));
+        add(StepKind::Destroy, Phase::Teardown, "rdma_destroy_id", mcast_attachment_name(g->name, *j));
+      }
+    }
+    if (cm_joined) add(StepKind::Destroy, Phase::Teardown, "rdma_destroy_event_channel", mcast_cm_channel_name(host));
     // Then reverse creation order: QPs, SRQs, CQs (then their channels), MRs, XRCDs, PDs, devices.
     const auto& qps = qps_on(host);
     for (auto it = qps.rbegin(); it != qps.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_qp", (*it)->name);
@@ -361,6 +376,8 @@ const char* step_kind_name(StepKind k) {
     case StepKind::CmReject: return "cm_reject";
     case StepKind::CmEstablish: return "cm_establish";
     case StepKind::CmDisconnect: return "cm_disconnect";
+    case StepKind::CmMcastChannel: return "cm_mcast_channel";
+    case StepKind::CmJoinMcast: return "cm_join_mcast";
   }
   return "?";
 }
@@ -372,6 +389,13 @@ size_t Plan::step_count() const {
 }
 
 std::string mcast_attachment_name(const std::string& group, const std::string& qp) { return group + ":" + qp; }
+std::string mcast_cm_channel_name(const std::string& host) { return "qpo.cm." + host + ".mcast"; }
+std::vector<std::string> mcast_senders(const scenario::Scenario& s, const std::string& group) {
+  std::vector<std::string> out;
+  for (const auto& w : s.workloads)
+    if (w.mcast && w.mcast.name == group && std::find(out.begin(), out.end(), w.qp.name) == out.end()) out.push_back(w.qp.name);
+  return out;
+}
 
 Plan build_plan(const check::Checked& checked, const PlanOptions& o) { return Planner(checked.model()).build(o); }
 

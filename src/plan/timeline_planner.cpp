@@ -462,9 +462,12 @@ class TimelinePlanner {
   }
 
   // Before the first timeline step: every multicast group's members attach, each on its host.
+  // A `join: rdma_cm` group's members and senders join through the CM first (a channel per host).
   void attach_groups() {
+    std::set<std::string> channels;
     for (const auto& g : s_.mcast_groups) {
       int k = stage("attach " + g.name);
+      if (g.cm_join) cm_joins(g, k, channels);
       for (const auto& m : g.members) {
         const auto* q = s_.qp(m.name);
         if (!q || q->type < 0) continue;
@@ -473,6 +476,11 @@ class TimelinePlanner {
         st.mcast = g.name;
         st.smoke.receiver = m.name;
         st.args.push_back(arg("qp", m.name));
+        if (g.cm_join) {
+          st.args.push_back(Arg{"gid, mlid", "the MULTICAST_JOIN event's", true, false, "the CM's group (" + gid_words(g) + ")"});
+          st.args.push_back(Arg{"ip join", "the CM's", true, false, "rdma_join_multicast joined the IP group"});
+          continue;
+        }
         st.args.push_back(arg("gid", gid_words(g)));
         st.args.push_back(arg("mlid", util::hex(g.mlid)));
         st.args.push_back(Arg{"ip join", g.ipv4 ? "IP_ADD_MEMBERSHIP" : "IPV6_ADD_MEMBERSHIP", true, false,
@@ -480,6 +488,29 @@ class TimelinePlanner {
       }
       drop_empty_stage(k);
     }
+  }
+
+  void cm_joins(const scenario::McastGroup& g, int k, std::set<std::string>& channels) {
+    auto join = [&](const std::string& qp, bool send_only) {
+      const auto* q = s_.qp(qp);
+      if (!q || q->type < 0) return;
+      std::string host = host_of(qp);
+      if (channels.insert(host).second)
+        add(host, StepKind::CmMcastChannel, Phase::Traffic, "rdma_create_event_channel", mcast_cm_channel_name(host), k);
+      auto& st = add(host, StepKind::CmJoinMcast, Phase::Traffic, "rdma_join_multicast", mcast_attachment_name(g.name, qp), k);
+      st.mcast = g.name;
+      (send_only ? st.smoke.sender : st.smoke.receiver) = qp;
+      st.event = "RDMA_CM_EVENT_MULTICAST_JOIN";
+      st.args.push_back(arg("id", "rdma_create_id(RDMA_PS_UDP) on " + mcast_cm_channel_name(host)));
+      st.args.push_back(Arg{"bind", "the device's IP", true, false, "rdma_bind_addr: its GID's address"});
+      st.args.push_back(arg("group", gid_words(g)));
+      st.args.push_back(Arg{"join_flags", send_only ? "RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER" : "RDMA_MC_JOIN_FLAG_FULLMEMBER",
+                            false, false, send_only ? "a sender: no IP join, it does not receive" : "the CM joins the IP group"});
+      st.args.push_back(Arg{"waits for", "RDMA_CM_EVENT_MULTICAST_JOIN", false, false,
+                            "at most the phase timeout; its qkey must be " + util::hex(g.qkey)});
+    };
+    for (const auto& qp : mcast_senders(s_, g.name)) join(qp, true);
+    for (const auto& m : g.members) join(m.name, false);
   }
 
   static std::string gid_words(const scenario::McastGroup& g) {
@@ -511,6 +542,10 @@ class TimelinePlanner {
     st.mcast = group;
     st.smoke.sender = from;
     st.args.push_back(arg("from", from));
+    if (g->cm_join) {
+      st.args.push_back(Arg{"ah_attr", "the MULTICAST_JOIN event's", true, false, "the sender's send-only join (" + gid_words(*g) + ")"});
+      return;
+    }
     st.args.push_back(arg("ah_attr.grh.dgid", gid_words(*g)));
     st.args.push_back(arg("ah_attr.dlid", util::hex(g->mlid)));
     st.args.push_back(Arg{"ah_attr.grh.sgid_index", "the device's", true, false, "gid_index of the sender's device"});

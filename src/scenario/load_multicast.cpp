@@ -1,5 +1,6 @@
 // `mcast_groups:`: multicast groups of UD QPs. The GID is parsed here (Q103 not an address,
-// Q140 not a multicast one), the MLID bounded (Q141); members are checked by check/multicast.
+// Q140 not a multicast one), the MLID bounded (Q141), `join:` read (Q142 neither verbs nor
+// rdma_cm, Q143 an rdma_cm group's qkey not the CM's); members are checked by check/multicast.
 #include <arpa/inet.h>
 
 #include <cstring>
@@ -11,6 +12,8 @@
 namespace qpo::scenario::detail {
 
 namespace {
+
+constexpr uint32_t kRdmaUdpQkey = 0x01234567;  // librdmacm's RDMA_UDP_QKEY (rdma_cma.h), without its header
 
 // 239.1.1.1 -> ::ffff:239.1.1.1; ff0e::1234 as it is. False when `text` is no address.
 bool parse_group_gid(const std::string& text, McastGroup& g) {
@@ -66,7 +69,7 @@ void load_mcast_groups(YamlReader& r, const YAML::Node& n, Scenario& s) {
     McastGroup g;
     g.name = name;
     g.loc = g.gid_loc = g.qkey_loc = g.mlid_loc = g.members_loc = loc;
-    bool have_gid = false, have_members = false;
+    bool have_gid = false, have_members = false, have_qkey = false;
     if (!kv.second.IsNull())
       for (auto& [key, value] : r.entries(kv.second, path, &keys::mcast_group(), "a multicast group")) {
         std::string p = join_path(path, key);
@@ -88,6 +91,7 @@ void load_mcast_groups(YamlReader& r, const YAML::Node& n, Scenario& s) {
           }
         } else if (key == "qkey") {
           g.qkey_loc = r.loc(value);
+          have_qkey = true;
           if (auto x = r.uint(value, p, 0xffffffffull)) g.qkey = static_cast<uint32_t>(*x);
         } else if (key == "mlid") {
           g.mlid_loc = r.loc(value);
@@ -100,6 +104,16 @@ void load_mcast_groups(YamlReader& r, const YAML::Node& n, Scenario& s) {
               g.mlid = static_cast<uint32_t>(*x);
             }
           }
+        } else if (key == "join") {
+          g.join_loc = r.loc(value);
+          auto how = r.string(value, p);
+          if (how && *how == "rdma_cm") {
+            g.cm_join = true;
+          } else if (how && *how != "verbs") {
+            auto& d = r.sink().error("Q142", g.join_loc, p, "'" + *how + "' is not a way to join a multicast group");
+            d.rule = "verbs (ibv_attach_mcast, and the IP join on RoCE) or rdma_cm (rdma_join_multicast)";
+            d.hint = "write 'join: verbs' or 'join: rdma_cm'";
+          }
         } else if (key == "members") {
           g.members_loc = r.loc(value);
           have_members = true;
@@ -109,6 +123,18 @@ void load_mcast_groups(YamlReader& r, const YAML::Node& n, Scenario& s) {
     if (!have_gid && g.gid_text.empty()) {
       auto& d = r.sink().error("Q104", loc, path, "multicast group '" + name + "' needs 'gid'");
       d.hint = "add 'gid: 239.1.1.1' (or an IPv6 multicast address such as ff0e::1234)";
+    }
+    if (g.cm_join) {  // the CM's groups have the CM's qkey (cma.c: RDMA_UDP_QKEY)
+      if (!have_qkey) {
+        g.qkey = kRdmaUdpQkey;
+      } else if (g.qkey != kRdmaUdpQkey) {
+        auto& d = r.sink().error("Q143", g.qkey_loc, join_path(path, "qkey"),
+                                 "multicast group '" + name + "' joins through rdma_cm, but its qkey is " + util::hex(g.qkey));
+        d.rule = "rdma_join_multicast's groups use the CM's qkey RDMA_UDP_QKEY (0x01234567): the MULTICAST_JOIN event carries it";
+        d.related.push_back({g.join_loc, "join: rdma_cm"});
+        d.hint = "leave 'qkey' out (it is 0x01234567), and give the members qkey 0x01234567";
+        g.qkey = kRdmaUdpQkey;  // what the run would use: the members are checked against it
+      }
     }
     if (!have_members) {
       auto& d = r.sink().error("Q104", loc, path, "multicast group '" + name + "' needs 'members'");

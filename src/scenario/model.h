@@ -144,6 +144,10 @@ struct McastGroup : Object {
   SourceLoc mlid_loc;
   std::vector<Ref> members;         // the UD QPs attached (counted groups expanded)
   SourceLoc members_loc;
+  // `join: rdma_cm`: members (and senders, send-only) join through rdma_join_multicast; the
+  // MULTICAST_JOIN event gives the group's GID, MLID and qkey (RDMA_UDP_QKEY). Else `verbs`.
+  bool cm_join = false;
+  SourceLoc join_loc;
 };
 
 struct Cq : Object {

@@ -6,14 +6,19 @@
 # Default: scenarios/two-host-rc-ud.yaml (RC write across the wire plus UD fan-in),
 # scenarios/two-host-write-bw-lua.yaml (Lua write_bw and send_lat, initiator on a, target on
 # b: the script's barriers and results cross the wire), scenarios/two-host-ud-incast-lua.yaml
-# (Lua UD incast, senders on a, receiver on b: the senders' w:signal() cross the wire) and
-# the fault-injection scenarios in tests/scenarios/faults/ (netem on guest a's eth0).
+# (Lua UD incast, senders on a, receiver on b: the senders' w:signal() cross the wire), the
+# UD multicast groups across the link (scenarios/two-host-ud-multicast.yaml, IPv4 239.1.1.1,
+# and tests/scenarios/two-guests/ud-multicast-ipv6.yaml, ff0e::1234: members on both hosts,
+# each receives every datagram; scenarios/two-host-cm-ud-multicast.yaml joins its group through
+# rdma_cm, rdma_join_multicast) and the fault-injection scenarios in tests/scenarios/faults/
+# (netem on guest a's eth0).
 set -eu
 cd "$(dirname "$0")/../.."
 QPO=${1:-build/qpo}
 QPO=$(cd "$(dirname "$QPO")" && pwd)/$(basename "$QPO")
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- scenarios/two-host-rc-ud.yaml scenarios/two-host-write-bw-lua.yaml scenarios/two-host-ud-incast-lua.yaml \
+  scenarios/two-host-ud-multicast.yaml scenarios/two-host-cm-ud-multicast.yaml tests/scenarios/two-guests/*.yaml \
   tests/scenarios/faults/*.yaml
 work=$(mktemp -d /tmp/qpo-two-guests.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -1,0 +1,35 @@
+#pragma once
+// Multicast groups joined through rdma_cm (`join: rdma_cm`): this host's event channel
+// (CmMcastChannel) and, per member and sender, an id bound to its device's IP address that
+// joins the group (CmJoinMcast: rdma_join_multicast, a sender as send-only full member) and
+// waits for RDMA_CM_EVENT_MULTICAST_JOIN. The event's AH attributes and qkey are what the
+// member's AttachMcast (GID, MLID) and the sender's CreateMcastAh use; its qkey must be the
+// group's. rdma_leave_multicast, rdma_destroy_id and the channel are teardown's Destroy steps.
+#include <infiniband/verbs.h>
+
+#include <map>
+#include <string>
+
+#include "exec/executor.h"
+#include "exec/run_state.h"
+#include "plan/plan.h"
+
+namespace qpo::exec {
+
+class ChannelResource;
+
+struct McastCm {
+  ChannelResource* channel = nullptr;
+  struct Joined {
+    ibv_ah_attr ah{};
+    uint32_t qkey = 0;
+  };
+  std::map<std::string, Joined> joined;  // by "GROUP:QP"
+};
+
+bool cm_mcast_channel(RunState& st, const plan::Step& step);                       // CmMcastChannel
+bool cm_join_mcast(RunState& st, const RunOptions& o, const plan::Step& step);     // CmJoinMcast
+// What QP `qp`'s join to `group` said (nullptr when it did not join through rdma_cm).
+const McastCm::Joined* cm_joined(const RunState& st, const std::string& group, const std::string& qp);
+
+}  // namespace qpo::exec
