@@ -243,7 +243,7 @@ class CmRunner {
     sockaddr_storage dst;
     if (!cm::make_sockaddr(cm.address, static_cast<uint16_t>(cm.port), &dst))
       throw std::runtime_error("'" + cm.address + "' is not an IP address");
-    auto [cm_ms, ms] = resolve_times("ADDR_ERROR");
+    auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ADDR_ERROR);
     if (rdma_resolve_addr(id(step_.object), nullptr, reinterpret_cast<sockaddr*>(&dst), cm_ms) != 0)
       throw verbs::VerbsError("rdma_resolve_addr", step_.object, errno);
     await(id(step_.object), RDMA_CM_EVENT_ADDR_RESOLVED, ms);
@@ -253,13 +253,13 @@ class CmRunner {
   // timeout (RESOLVED or the error event): for an expected ADDR_ERROR/ROUTE_ERROR the CM gets
   // `within` and qpo waits up to the phase timeout, so the event does not race qpo's own wait
   // (both were `within`: the event came a few ms after qpo had given up).
-  std::pair<int, int> resolve_times(const char* error_event) const {
+  std::pair<int, int> resolve_times(rdma_cm_event_type error_event) const {
     int cm_ms = std::min(wait_ms(), 60000);
-    return {cm_ms, step_.expect == error_event ? std::max(timeout_ms(), wait_ms()) : wait_ms()};
+    return {cm_ms, step_.expect == cm::event_name(error_event) ? std::max(timeout_ms(), wait_ms()) : wait_ms()};
   }
 
   void resolve_route() {
-    auto [cm_ms, ms] = resolve_times("ROUTE_ERROR");
+    auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ROUTE_ERROR);
     if (rdma_resolve_route(id(step_.object), cm_ms) != 0)
       throw verbs::VerbsError("rdma_resolve_route", step_.object, errno);
     await(id(step_.object), RDMA_CM_EVENT_ROUTE_RESOLVED, ms);
