@@ -294,7 +294,7 @@ TEST_CASE("Q539: a send with invalidate needs the window bound at that point of 
   CHECK(ds[0]->message == "workload 'inv' invalidates window 'w2', which is not bound yet");
   CHECK(ds[1]->message == "workload 'inv' invalidates window 'w2', which timeline[2] invalidated");
   // After it, a write through the window is Q535 unless it expects the access error.
-  auto after = load_validate(scenario(kW2, send_inv() + write_through() + "timeline:\n  - bind: w2\n  - workload: inv\n  - workload: wr\n"));
+  auto after = load_validate(scenario(kW2, send_inv() + write_through().substr(std::string("workloads:\n").size()) + "timeline:\n  - bind: w2\n  - workload: inv\n  - workload: wr\n"));
   CHECK_MESSAGE(after.with_code("Q535").size() == 1, after.dump());
 }
 
