@@ -41,7 +41,10 @@ class MwChecker {
 
   void run() {
     for (const auto& w : s_.mws) window(w);
-    for (const auto& w : s_.workloads) through_window(w);
+    for (const auto& w : s_.workloads) {
+      through_window(w);
+      send_with_invalidate(w);
+    }
     timeline();
   }
 
@@ -159,7 +162,64 @@ class MwChecker {
     }
   }
 
-  // Follows each window through the timeline: bound by `bind:`, unbound by `invalidate:`.
+  // `op: send_with_inv` with `invalidate: W`: a SEND whose responder invalidates W's rkey.
+  void send_with_invalidate(const scenario::Workload& w) {
+    std::string p = "workloads." + w.name;
+    bool inv_op = w.script.empty() && w.op == "send_with_inv";
+    if (!inv_op && !w.invalidate) return;
+    if (!inv_op) {
+      auto& d = sink_.error("Q536", w.invalidate.loc, p + ".invalidate",
+                            "'invalidate:' belongs to op send_with_inv, not to " + (w.script.empty() ? "op " + w.op : "a script"));
+      d.rule = "only IBV_WR_SEND_WITH_INV carries an rkey for the responder to invalidate (ibv_post_send(3): invalidate_rkey)";
+      d.hint = "use 'op: send_with_inv', or drop 'invalidate:'";
+      return;
+    }
+    if (!w.invalidate) {
+      auto& d = sink_.error("Q536", w.op_loc, p + ".op", "send_with_inv needs 'invalidate: <memory window>'");
+      d.rule = "IBV_WR_SEND_WITH_INV invalidates the rkey in invalidate_rkey: qpo takes it from the window named";
+      d.hint = "add 'invalidate: W' naming a type 2 window on the receiving QP's side";
+      return;
+    }
+    const Mw* mw = s_.mw(w.invalidate.name);
+    if (!mw) {
+      auto& d = sink_.error("Q201", w.invalidate.loc, p + ".invalidate", "no memory window named '" + w.invalidate.name + "'");
+      std::vector<std::string> names;
+      for (const auto& m : s_.mws) names.push_back(m.name);
+      auto guess = util::did_you_mean(w.invalidate.name, names);
+      d.hint = guess.empty() ? "declare it under 'mws:'" : "did you mean '" + guess + "'?";
+      return;
+    }
+    if (mw->type != 2) {
+      auto& d = sink_.error("Q537", w.invalidate.loc, p + ".invalidate",
+                            "window '" + mw->name + "' is type " + std::to_string(mw->type) + "; a send with invalidate invalidates a type 2 window");
+      d.rule = "IBTA o10-37.2.26: a type 1 window is not invalidated remotely (rxe: the responder fails the SEND)";
+      d.hint = "make mws." + mw->name + " type: 2, or unbind it with an 'invalidate:' timeline step";
+      d.related.push_back({mw->loc, "the window"});
+    }
+    const auto* q = s_.qp(w.qp.name);
+    if (q && q->type >= 0 && q->type_name != "RC" && q->type_name != "XRC_SEND") {
+      auto& d = sink_.error("Q547", w.op_loc, p + ".op", q->type_name + " QPs cannot do send_with_inv");
+      d.rule = "ibv_post_send(3): IBV_WR_SEND_WITH_INV is a reliable-connection operation (RC, XRC)";
+      d.hint = "send from an RC QP";
+    }
+    const auto* peer = q ? s_.qp(q->connect.name) : nullptr;
+    if (peer && mw->pd && peer->pd && mw->pd.name != peer->pd.name) {
+      auto& d = sink_.error("Q538", w.invalidate.loc, p + ".invalidate",
+                            "window '" + mw->name + "' is in PD '" + mw->pd.name + "', the receiving QP '" + peer->name +
+                                "' in PD '" + peer->pd.name + "'");
+      d.rule = "the responder invalidates an rkey of its own protection domain (else the SEND fails: IBV_WC_REM_INV_REQ_ERR / REM_OP_ERR)";
+      d.hint = "name a window on the receiver's side (a PD '" + peer->pd.name + "' window), or send from its peer";
+    }
+    if (w.iterations != 1) {
+      auto& d = sink_.error("Q548", w.iterations_loc.given() ? w.iterations_loc : w.op_loc, p + ".iterations",
+                            "send_with_inv runs " + std::to_string(w.iterations) + " times; the window is invalid after the first");
+      d.rule = "invalidating a window that is already invalid fails the SEND at the responder (rxe: rxe_invalidate_mw)";
+      d.hint = "iterations: 1 (bind the window again for another)";
+    }
+  }
+
+  // Follows each window through the timeline: bound by `bind:`, unbound by `invalidate:`
+  // (or a send_with_inv workload naming it).
   void timeline() {
     std::map<std::string, std::string> unbound_by;  // window -> the step that left it unbound
     for (const auto& w : s_.mws) unbound_by[w.name] = "";
@@ -187,6 +247,17 @@ class MwChecker {
       if (step.kind != Kind::Workloads) continue;
       for (const auto& ref : step.workloads) {
         const auto* w = s_.workload(ref.name);
+        if (w && w->invalidate && w->op == "send_with_inv" && s_.mw(w->invalidate.name)) {
+          auto it = unbound_by.find(w->invalidate.name);
+          if (it != unbound_by.end()) {
+            auto& d = sink_.error("Q539", ref.loc.given() ? ref.loc : w->loc, step.path,
+                                  "workload '" + w->name + "' invalidates window '" + it->first + "', which " +
+                                      (it->second.empty() ? "is not bound yet" : it->second + " invalidated"));
+            d.rule = "the responder fails a send with invalidate of a free window (rxe: rxe_invalidate_mw)";
+            d.hint = "add '- bind: " + it->first + "' before it";
+          }
+          unbound_by[w->invalidate.name] = step.path;
+        }
         if (!w || !s_.mw(w->remote_mr.name) || expects_access_error(*w)) continue;
         auto it = unbound_by.find(w->remote_mr.name);
         if (it == unbound_by.end()) continue;

@@ -82,6 +82,8 @@ std::string check_send(const Endpoint& ep, const SendRequest& r) {
     if ((r.remote->addr + r.remote_offset) % 8 != 0) return "atomic remote address must be 8-byte aligned";
     if (ep.qp_type != "RC" && ep.qp_type != "XRC_SEND") return "atomics need an RC QP (this one is " + ep.qp_type + ")";
   }
+  if (r.op == Op::SendInv && ep.qp_type != "RC" && ep.qp_type != "XRC_SEND")
+    return "send with invalidate needs an RC or XRC QP (this one is " + ep.qp_type + ")";
   if ((r.op == Op::Read) && ep.qp_type != "RC" && ep.qp_type != "XRC_SEND")
     return "RDMA read needs an RC QP (this one is " + ep.qp_type + ")";
   if (info.remote && is_ud(ep)) return std::string(info.name) + " is not possible on a UD QP (send only)";
@@ -113,6 +115,7 @@ void to_verbs(const Endpoint& ep, const SendRequest& r, ibv_send_wr& wr, ibv_sge
   if (r.solicited) flags |= IBV_SEND_SOLICITED;
   wr.send_flags = flags;
   if (r.op == Op::SendImm || r.op == Op::WriteImm) wr.imm_data = htonl(r.imm);
+  if (r.op == Op::SendInv) wr.invalidate_rkey = r.invalidate_rkey;  // host order (a union with imm_data)
   if (info.atomic) {
     wr.wr.atomic.remote_addr = r.remote->addr + r.remote_offset;
     wr.wr.atomic.rkey = r.remote->rkey;

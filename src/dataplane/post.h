@@ -40,6 +40,7 @@ struct SendRequest {
   uint32_t imm = 0;                  // host order; sent in network order
   uint64_t compare_add = 0, swap = 0;
   bool signaled = true, inline_data = false, fence = false, solicited = false;
+  uint32_t invalidate_rkey = 0;      // send_inv: the responder's rkey (a type 2 window's) to invalidate
 };
 
 struct RecvRequest {

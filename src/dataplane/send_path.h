@@ -18,10 +18,11 @@ namespace detail {
 // A WR gathering several SGEs is left to ibv_post_send: rxe's list setters get the message
 // length wrong in rdma-core 44 (wr_set_sge_list adds the first SGE's length num_sge times,
 // wr_set_inline_data_list adds nothing), and the kernel then fails the WR with
-// IBV_WC_LOC_QP_OP_ERR.
+// IBV_WC_LOC_QP_OP_ERR. A send with invalidate too: QPs are created without
+// IBV_QP_EX_WITH_SEND_WITH_INV among their send ops (one WR a run, no post rate to win).
 inline bool needs_legacy(const ibv_send_wr* wr) {
   for (; wr; wr = wr->next)
-    if (wr->num_sge > 1) return true;
+    if (wr->num_sge > 1 || wr->opcode == IBV_WR_SEND_WITH_INV) return true;
   return false;
 }
 

@@ -193,6 +193,7 @@ class Engine {
     r.remote = lane.rmr;
     r.remote_offset = e.remote_offset;
     r.imm = cfg_.imm;
+    r.invalidate_rkey = cfg_.invalidate_rkey;
     r.compare_add = e.compare_add;
     r.swap = e.swap;
     r.signaled = false;

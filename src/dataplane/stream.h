@@ -62,6 +62,7 @@ struct StreamConfig {
   uint64_t remote_offset = 0;
   uint32_t imm = 0;
   uint64_t compare_add = 1, swap = 0;
+  uint32_t invalidate_rkey = 0;   // send_inv: the responder's rkey each WR invalidates
   StreamHook hook;                // per-WR mode when set (or hook_run)
   StreamRunHook hook_run;         // per-WR mode, asked in runs; takes precedence over hook
 

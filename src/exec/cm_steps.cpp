@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <chrono>
 #include <deque>
+#include <utility>
 
 #include "cm/cm.h"
 #include "cm/flow.h"
@@ -125,7 +126,7 @@ class CmRunner {
   // The next event about `for_id` (a CONNECT_REQUEST: about the listener), within the wait;
   // events about other ids of this host wait in `pending`. A stop (SIGINT, the controller)
   // ends the wait early.
-  cm::Event await(rdma_cm_id* for_id, rdma_cm_event_type want) {
+  cm::Event await(rdma_cm_id* for_id, rdma_cm_event_type want, int ms = 0) {
     auto concerns = [&](const cm::Event& e) { return e.id == for_id || (e.listen_id && e.listen_id == for_id); };
     auto& h = host();
     for (auto it = h.pending.begin(); it != h.pending.end(); ++it)
@@ -134,7 +135,7 @@ class CmRunner {
         h.pending.erase(it);
         return checked(e, want);
       }
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms > 0 ? ms : wait_ms());
     for (;;) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       if (left <= 0) throw cm::Unexpected(step_.object, cm::event_name(want), std::nullopt, ETIMEDOUT);
@@ -210,15 +211,26 @@ class CmRunner {
     sockaddr_storage dst;
     if (!cm::make_sockaddr(cm.address, static_cast<uint16_t>(cm.port), &dst))
       throw std::runtime_error("'" + cm.address + "' is not an IP address");
-    if (rdma_resolve_addr(id(step_.object), nullptr, reinterpret_cast<sockaddr*>(&dst), std::min(wait_ms(), 60000)) != 0)
+    auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ADDR_ERROR);
+    if (rdma_resolve_addr(id(step_.object), nullptr, reinterpret_cast<sockaddr*>(&dst), cm_ms) != 0)
       throw verbs::VerbsError("rdma_resolve_addr", step_.object, errno);
-    await(id(step_.object), RDMA_CM_EVENT_ADDR_RESOLVED);
+    await(id(step_.object), RDMA_CM_EVENT_ADDR_RESOLVED, ms);
+  }
+
+  // The CM's timeout for a resolution and qpo's wait for its answer. The CM answers by its own
+  // timeout (RESOLVED or the error event): for an expected ADDR_ERROR/ROUTE_ERROR the CM gets
+  // `within` and qpo waits up to the phase timeout, so the event does not race qpo's own wait
+  // (both were `within`: the event came a few ms after qpo had given up).
+  std::pair<int, int> resolve_times(rdma_cm_event_type error_event) const {
+    int cm_ms = std::min(wait_ms(), 60000);
+    return {cm_ms, step_.expect == cm::event_name(error_event) ? std::max(timeout_ms(), wait_ms()) : wait_ms()};
   }
 
   void resolve_route() {
-    if (rdma_resolve_route(id(step_.object), std::min(wait_ms(), 60000)) != 0)
+    auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ROUTE_ERROR);
+    if (rdma_resolve_route(id(step_.object), cm_ms) != 0)
       throw verbs::VerbsError("rdma_resolve_route", step_.object, errno);
-    await(id(step_.object), RDMA_CM_EVENT_ROUTE_RESOLVED);
+    await(id(step_.object), RDMA_CM_EVENT_ROUTE_RESOLVED, ms);
     // The CM's device must be the QP's: its attributes (port, GID index) are that device's.
     auto* cm_id = id(step_.object);
     std::string theirs = cm_id->verbs ? ibv_get_device_name(cm_id->verbs->device) : "?";

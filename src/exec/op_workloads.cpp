@@ -98,7 +98,16 @@ struct Incoming {
   bool with_data = true;  // write_with_imm consumes a receive but lands its data elsewhere
   uint64_t received = 0;
   std::string problem;
+  // send_with_inv: the window whose rkey the receive must report invalidated (IBV_WC_WITH_INV).
+  std::string window;
+  uint32_t window_rkey = 0;
+  uint32_t with_inv_flag = IBV_WC_WITH_INV;  // the wc_flags bit that says so (rxe: kWithInvRxe)
 };
+
+// rxe (Linux 6.1 rxe_resp.c do_complete) fills the user's completion with the kernel's
+// ib_wc_flags: IB_WC_WITH_INVALIDATE is 1 << 2, which libibverbs' enum calls IBV_WC_IP_CSUM_OK;
+// IBV_WC_WITH_INV (1 << 3) never comes. On rxe that bit is the one to read.
+constexpr uint32_t kWithInvRxe = 1u << 2;
 
 // The receive side of one receive queue: a QP's own, or an SRQ with every QP on it that
 // this step receives on (one stream, a lane per QP: the SRQ's pool is not shared across threads).
@@ -128,6 +137,19 @@ struct Responder {
     return ud ? nullptr : last;
   }
 
+  // A send with invalidate: the completion says so, and names the window's rkey.
+  static void check_invalidated(Incoming& i, const ibv_wc& wc) {
+    if (!(wc.wc_flags & i.with_inv_flag))
+      i.problem = std::string("the receive completed without ") +
+                  (i.with_inv_flag == IBV_WC_WITH_INV ? "IBV_WC_WITH_INV" : "rxe's IB_WC_WITH_INVALIDATE (1 << 2)") +
+                  " (wc_flags " + util::hex(wc.wc_flags) + "): window '" + i.window + "' was not invalidated";
+    else if (wc.invalidated_rkey != i.window_rkey)
+      i.problem = "the receive invalidated rkey " + util::hex(wc.invalidated_rkey) + ", window '" + i.window +
+                  "' has rkey " + util::hex(i.window_rkey);
+    if (!i.problem.empty())
+      throw dataplane::DataplaneError(dataplane::DataplaneError::Kind::Data, i.receiver->spec->name, i.problem);
+  }
+
   bool all_received() const {
     for (const auto& i : in)
       if (i.received < i.w->iterations) return false;
@@ -139,6 +161,7 @@ struct Responder {
     Incoming* i = incoming_for(wc);
     if (!i) return;  // a sender this step does not run (UD: anyone with the qkey may send)
     ++i->received;
+    if (!i->window.empty()) check_invalidated(*i, wc);
     if (!i->with_data || !data) return;
     if (len != i->w->size)
       i->problem = "received " + std::to_string(len) + " bytes, expected " + std::to_string(i->w->size);
@@ -211,6 +234,12 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
       remote->second.length = std::max<uint64_t>(remote->second.length, w.offset + (info.atomic ? 8 : w.size));
   }
   c.imm = kImmediate;
+  if (w.invalidate) {  // the window's rkey as its last bind published it
+    auto mw = st.dir.mrs.find(w.invalidate.name);
+    if (mw == st.dir.mrs.end())
+      throw std::runtime_error("window '" + w.invalidate.name + "' has no published rkey (no bind before this workload)");
+    c.invalidate_rkey = mw->second.rkey;
+  }
   if (op == Op::CmpSwap)
     c.hook = [](uint64_t i, dataplane::WrEdit& e) {
       e.compare_add = i;  // the counter the previous one left
@@ -406,6 +435,11 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
   } else {
     r.message = std::to_string(in.received) + " receives" + (in.with_data ? ", data checked" : "") +
                 (w.mcast ? " (multicast group '" + w.mcast.name + "')" : "");
+    if (!in.window.empty()) {
+      r.message += std::string(", ") + (in.with_inv_flag == IBV_WC_WITH_INV ? "IBV_WC_WITH_INV" : "IB_WC_WITH_INVALIDATE (rxe)") +
+                   ": rkey " + util::hex(in.window_rkey) + " of window '" + in.window + "' invalidated";
+      if (auto mw = st.mws.find(in.window); mw != st.mws.end()) mw->second.bound = false;
+    }
   }
   st.report.add(r);
   return true;
@@ -584,6 +618,12 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         if (!op_info(op_of(w)).consumes_recv || w.expect_status) break;
         auto& q = st.qps.at(*receiver);
         Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, op_of(w) != Op::WriteImm};
+        if (w.invalidate) {  // the window lives on the receiver's side: its rkey is this host's
+          in.window = w.invalidate.name;
+          auto mw = st.mws.find(in.window);
+          in.window_rkey = mw != st.mws.end() ? mw->second.rkey : st.dir.mrs.at(in.window).rkey;
+          if (provider_of(st) == "rxe") in.with_inv_flag = kWithInvRxe;
+        }
         // Receivers keep a thread per receive queue: the receive config (slot MR, layout) is
         // per QP, so receivers of a group cannot share one stream yet.
         responder_for(st, responders, q, o, &halt).in.push_back(in);

@@ -68,12 +68,12 @@ int read_sges(lua_State* L, const Fields& f, const dp::Endpoint& ep, dp::Segment
 dp::SendRequest read_send(lua_State* L, int index, const dp::Endpoint& ep, const std::string& call) {
   Fields f(L, index, call);
   f.only({"op", "id", "mr", "offset", "size", "sge", "remote", "remote_offset", "imm", "compare", "swap", "add",
-          "signaled", "inline", "fence", "solicited"});
+          "signaled", "inline", "fence", "solicited", "invalidate_rkey"});
   dp::SendRequest r;
   std::string op = f.string("op").value_or("send");
   auto parsed = dp::parse_op(op);
   if (!parsed || *parsed == dp::Op::Recv)
-    throw ArgError(call + ": unknown op '" + op + "' (send send_imm write write_imm read cas faa)");
+    throw ArgError(call + ": unknown op '" + op + "' (send send_imm write write_imm read cas faa send_inv)");
   r.op = *parsed;
   const dp::OpInfo& info = dp::op_info(r.op);
   if (auto id = f.integer("id")) {
@@ -96,6 +96,7 @@ dp::SendRequest read_send(lua_State* L, int index, const dp::Endpoint& ep, const
   }
   r.imm = static_cast<uint32_t>(f.integer("imm").value_or(0));
   if (r.op == dp::Op::FetchAdd) r.compare_add = static_cast<uint64_t>(f.integer("add").value_or(1));
+  if (r.op == dp::Op::SendInv) r.invalidate_rkey = static_cast<uint32_t>(f.integer("invalidate_rkey").value_or(0));
   if (r.op == dp::Op::CmpSwap) {
     r.compare_add = static_cast<uint64_t>(f.integer("compare").value_or(0));
     r.swap = static_cast<uint64_t>(f.integer("swap").value_or(0));

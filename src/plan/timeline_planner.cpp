@@ -350,6 +350,12 @@ class TimelinePlanner {
           st.args.push_back(arg("remote_mr", w->remote_mr.name));
           st.args.push_back(Arg{"remote addr/rkey", "peer", true, false, "known after exchange"});
         }
+        if (w->invalidate) {
+          st.args.push_back(Arg{"invalidate_rkey", "window " + w->invalidate.name + "'s rkey", true, false,
+                                "published after its bind"});
+          st.args.push_back(arg("check", "the receive completes with IBV_WC_WITH_INV, invalidated_rkey = " +
+                                             w->invalidate.name + "'s rkey"));
+        }
         st.args.push_back(arg("size", std::to_string(w->size)));
         if (w->offset) st.args.push_back(arg("offset", std::to_string(w->offset)));
         st.args.push_back(arg("iterations", std::to_string(w->iterations)));

@@ -446,6 +446,7 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
       } else if (key == "local_mr") w.local_mr = r.ref(value, p);
       else if (key == "remote_mr") w.remote_mr = r.ref(value, p);
       else if (key == "mcast") w.mcast = r.ref(value, p);
+      else if (key == "invalidate") w.invalidate = r.ref(value, p);
       else if (key == "size") {
         if (auto x = r.size(value, p)) {
           w.size = *x;

@@ -284,6 +284,9 @@ struct Workload : Object {
   std::vector<int64_t> pin;
   SourceLoc pin_loc;
   bool on_group = false;  // written on a QP group or a slice (a script's initiators came from one)
+  // `invalidate: W` (op send_with_inv): the type 2 window on the receiver's side whose rkey the
+  // SEND invalidates (IBV_WR_SEND_WITH_INV; the rkey is the one published after W's bind).
+  Ref invalidate;
 
   // Every QP that initiates: qp, then more_qps.
   std::vector<Ref> initiators() const;

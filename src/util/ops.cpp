@@ -20,6 +20,8 @@ constexpr OpInfo kOps[] = {
      "remote_atomic"},
     {Op::FetchAdd, "faa", "atomic_fetch_add", IBV_WR_ATOMIC_FETCH_AND_ADD, true, true, false, false,
      IBV_ACCESS_REMOTE_ATOMIC, "remote_atomic"},
+    // SEND that also invalidates an rkey on the responder (a type 2 window's: `invalidate:`).
+    {Op::SendInv, "send_inv", "send_with_inv", IBV_WR_SEND_WITH_INV, false, false, true, true, 0, ""},
     {Op::Recv, "recv", "", IBV_WR_SEND, false, false, false, false, 0, ""},
 };
 
@@ -32,6 +34,7 @@ constexpr std::pair<const char*, Op> kVerbsNames[] = {
     {"IBV_WR_RDMA_READ", Op::Read},
     {"IBV_WR_ATOMIC_CMP_AND_SWP", Op::CmpSwap},
     {"IBV_WR_ATOMIC_FETCH_AND_ADD", Op::FetchAdd},
+    {"IBV_WR_SEND_WITH_INV", Op::SendInv},
     {"atomic_cmp_and_swp", Op::CmpSwap},
     {"atomic_fetch_and_add", Op::FetchAdd},
 };
@@ -60,7 +63,7 @@ std::optional<Op> parse_op(std::string_view name) {
   return std::nullopt;
 }
 
-const char* op_names() { return "send send_imm write write_imm read cas faa recv"; }
+const char* op_names() { return "send send_imm write write_imm read cas faa send_inv recv"; }
 
 std::vector<std::string> scenario_op_names() {
   std::vector<std::string> names;

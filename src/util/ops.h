@@ -10,7 +10,8 @@
 
 namespace qpo::util {
 
-enum class Op : uint8_t { Send, SendImm, Write, WriteImm, Read, CmpSwap, FetchAdd, Recv };
+// Recv stays last: the send operations are the codes below it (Lua's qpo.op, the per-WR hook).
+enum class Op : uint8_t { Send, SendImm, Write, WriteImm, Read, CmpSwap, FetchAdd, SendInv, Recv };
 
 struct OpInfo {
   Op op;
@@ -27,10 +28,10 @@ struct OpInfo {
 
 const OpInfo& op_info(Op op);
 inline const char* op_name(Op op) { return op_info(op).name; }
-// Short names (send, send_imm, write, write_imm, read, cas, faa, recv), the scenario's
+// Short names (send, send_imm, write, write_imm, read, cas, faa, send_inv, recv), the scenario's
 // (rdma_write, atomic_fetch_add, ...) and the verbs' (IBV_WR_RDMA_WRITE, ...), any case.
 std::optional<Op> parse_op(std::string_view name);
-// For error messages: "send send_imm write write_imm read cas faa recv".
+// For error messages: "send send_imm write write_imm read cas faa send_inv recv".
 const char* op_names();
 // What a scenario workload's `op:` may say, in table order: "send", "send_with_imm", ...
 std::vector<std::string> scenario_op_names();

@@ -170,6 +170,30 @@ TEST_CASE("requests are checked against the endpoint before any verbs call") {
   CHECK_THROWS_WITH_AS(remote_mr(ep, "nope"), doctest::Contains("has: mb"), DataplaneError);
 }
 
+TEST_CASE("a send with invalidate carries its rkey in the work request, on RC only") {
+  Endpoint ep;
+  ep.qp_name = "qa";
+  ep.qp_type = "RC";
+  ibv_mr fake{};
+  fake.lkey = 7;
+  std::vector<uint8_t> mem(256);
+  ep.local_mrs["ma"] = {&fake, mem.data(), mem.size()};
+  SendRequest r;
+  r.op = Op::SendInv;
+  r.num_sge = 1;
+  r.sge[0] = {&ep.local_mrs["ma"], 0, 64};
+  r.invalidate_rkey = 0x1234ab;
+  r.imm = 0x51504f;  // not sent: imm_data and invalidate_rkey share the work request's union
+  CHECK(check_send(ep, r) == "");
+  ibv_send_wr wr{};
+  ibv_sge sges[kMaxSge];
+  to_verbs(ep, r, wr, sges);
+  CHECK(wr.opcode == IBV_WR_SEND_WITH_INV);
+  CHECK(wr.invalidate_rkey == 0x1234abu);
+  ep.qp_type = "UC";
+  CHECK(check_send(ep, r) == "send with invalidate needs an RC or XRC QP (this one is UC)");
+}
+
 TEST_CASE("stream configuration errors name the QP") {
   Endpoint ep;
   ep.qp_name = "qa";

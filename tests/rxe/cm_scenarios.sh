@@ -1,7 +1,8 @@
 #!/bin/sh
 # The rdma_cm example scenarios through `qpo run`, each host in its own lab guest (two guests
 # per scenario, booted by qpo run itself): RC over IPv4 with a write, UD over IPv6 through
-# RDMA_PS_UDP, and the rejected connections as expected outcomes. For each run: the verdict,
+# RDMA_PS_UDP, and as expected outcomes the rejected connections and an address nobody has
+# (ADDR_ERROR). For each run: the verdict,
 # the CM events by name in the steps' lines, and the plan equals the run - every host's lines
 # walk its plan steps in order, each step reporting (tests/rxe/plan_equals_run_test.cpp runs
 # every host in one guest, where rdma_cm cannot work, so the CM scenarios are checked here).
@@ -74,6 +75,11 @@ check scenarios/two-host-cm-reject.yaml \
   "^rdma_connect qa: RDMA_CM_EVENT_REJECTED \(status 28: consumer defined, private data 'go away'\) \(expected\)$" \
   '^rdma_connect qn: RDMA_CM_EVENT_REJECTED \(status 8: invalid service ID\) \(expected\)$' \
   "^rdma_reject qb: private data 'go away'$"
+
+# An address nobody on the link has: ARP gets no answer, the CM reports ADDR_ERROR (ETIMEDOUT)
+# when the resolve's own timeout runs out.
+check tests/scenarios/run/two-host-cm-outcomes.yaml \
+  '^rdma_resolve_addr qx: RDMA_CM_EVENT_ADDR_ERROR \(status -110 \(ETIMEDOUT\)\) \(expected\)$'
 
 echo "$failures rdma_cm scenario checks failed"
 [ "$failures" -eq 0 ]

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs inside the Soft-RoCE lab guest: memory windows and memory back-ends on rxe0.
 #  1. scenarios/rc-memory-windows.yaml (type 1 and 2 windows: bind, write through, past the
-#     end, invalidate) and the ODP scenario (unsupported by device, exit 77), through
-#     run_scenarios.sh: each outcome and output line checked, no resource leaked.
+#     end, invalidate), scenarios/rc-send-with-invalidate.yaml (the peer's SEND_WITH_INV: the
+#     receive's IBV_WC_WITH_INV and invalidated rkey checked) and the ODP scenario (unsupported
+#     by device, exit 77), through run_scenarios.sh: each outcome and output line checked, no resource leaked.
 #     The two-host window again with agents (the rkey through the agent protocol's meeting).
 #  2. hugetlb MRs: with no huge pages reserved the run fails naming mmap(MAP_HUGETLB) and the
 #     pages it needs; with pages reserved it passes.
@@ -12,7 +13,8 @@ here=$(dirname "$0")
 root=$here/../..
 fail=0
 
-"$here/run_scenarios.sh" "$QPO" scenarios/rc-memory-windows.yaml scenarios/two-host-memory-window.yaml \
+"$here/run_scenarios.sh" "$QPO" scenarios/rc-memory-windows.yaml scenarios/rc-send-with-invalidate.yaml \
+  scenarios/two-host-memory-window.yaml \
   tests/scenarios/run/rc-odp-unsupported.yaml || fail=1
 
 # The window's rkey through the agents' protocol: each host a separate `qpo agent` process.

@@ -2,6 +2,7 @@
 // plan's alloc/bind/invalidate/publish/dealloc steps, and the mw/odp requirements.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -228,4 +229,95 @@ TEST_CASE("mw is a capability a scenario may require") {
   auto l = load_only("version: 1\nrequires: [mw]\nqps: {}\n");
   REQUIRE(l.scenario);
   CHECK(l.scenario->requires_caps == std::vector<std::string>{"mw"});
+}
+
+namespace {
+
+// qa sends to qb with invalidate (`extra` after iterations), then writes through the window.
+std::string send_inv(const std::string& window = "w2", const std::string& iterations = "1", const std::string& qp = "qa") {
+  return "workloads:\n"
+         "  inv: { qp: " + qp + ", op: send_with_inv, invalidate: " + window + ", local_mr: src, size: 64, iterations: " +
+         iterations + " }\n"
+         "  after: { qp: " + qp + ", op: rdma_write, local_mr: src, remote_mr: " + window +
+         ", size: 64, iterations: 1, expect: { status: IBV_WC_REM_ACCESS_ERR } }\n";
+}
+
+}  // namespace
+
+TEST_CASE("a send with invalidate of a bound type 2 window on the receiver's side validates; the plan names the window") {
+  auto l = load_validate(scenario(kW2, send_inv() + "timeline:\n  - bind: w2\n  - workload: inv\n  - workload: after\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  CHECK(l.scenario->workload("inv")->invalidate.name == "w2");
+  Plan p = qpo::plan::build_plan(*l.checked);
+  const Step* inv = nullptr;
+  for (const auto* st : steps_of(p, StepKind::Workload))
+    if (st->workload == "inv") inv = st;
+  REQUIRE(inv != nullptr);
+  std::vector<std::string> args;
+  for (const auto& a : inv->args) args.push_back(a.name + "=" + a.value);
+  CHECK(std::find(args.begin(), args.end(), "op=IBV_WR_SEND_WITH_INV") != args.end());
+  CHECK(std::find(args.begin(), args.end(), "invalidate_rkey=window w2's rkey") != args.end());
+  CHECK(std::find(args.begin(), args.end(),
+                  "check=the receive completes with IBV_WC_WITH_INV, invalidated_rkey = w2's rkey") != args.end());
+}
+
+TEST_CASE("Q536: invalidate belongs to send_with_inv, and send_with_inv needs it") {
+  auto l = load_validate(scenario(kW2, write_through(", invalidate: w2")));
+  const auto* d = l.one("Q536");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'invalidate:' belongs to op send_with_inv, not to op rdma_write");
+  CHECK(d->path == "workloads.wr.invalidate");
+  auto none = load_validate(scenario(kW2, "workloads:\n  s: { qp: qa, op: send_with_inv, local_mr: src, size: 64, iterations: 1 }\n"));
+  const auto* n = none.one("Q536");
+  REQUIRE_MESSAGE(n, none.dump());
+  CHECK(n->message == "send_with_inv needs 'invalidate: <memory window>'");
+}
+
+TEST_CASE("Q537: a send with invalidate names a type 2 window") {
+  auto l = load_validate(scenario("  w2: { type: 1, mr: dst, length: 4KiB, access: [remote_write], bind_qp: qb }\n", send_inv()));
+  const auto* d = l.one("Q537");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "window 'w2' is type 1; a send with invalidate invalidates a type 2 window");
+}
+
+TEST_CASE("Q538: the window is in the receiving QP's PD") {
+  auto l = load_validate(scenario("  w2: { pd: other, mr: dst, access: [remote_write], bind_qp: qf }\n", send_inv()));
+  const auto* d = l.one("Q538");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "window 'w2' is in PD 'other', the receiving QP 'qb' in PD 'd'");
+}
+
+TEST_CASE("Q539: a send with invalidate needs the window bound at that point of the timeline") {
+  auto l = load_validate(scenario(kW2, send_inv() + "timeline:\n  - workload: inv\n  - bind: w2\n  - workload: inv\n  - workload: inv\n"));
+  auto ds = l.with_code("Q539");
+  REQUIRE_MESSAGE(ds.size() == 2, l.dump());
+  CHECK(ds[0]->message == "workload 'inv' invalidates window 'w2', which is not bound yet");
+  CHECK(ds[1]->message == "workload 'inv' invalidates window 'w2', which timeline[2] invalidated");
+  // After it, a write through the window is Q535 unless it expects the access error.
+  auto after = load_validate(scenario(kW2, send_inv() + write_through().substr(std::string("workloads:\n").size()) + "timeline:\n  - bind: w2\n  - workload: inv\n  - workload: wr\n"));
+  CHECK_MESSAGE(after.with_code("Q535").size() == 1, after.dump());
+}
+
+TEST_CASE("Q547: send with invalidate is for RC and XRC; Q548: once per bind") {
+  auto uc = load_validate(
+      "version: 1\n"
+      "devices: { d: { name: auto } }\n"
+      "mrs:\n"
+      "  src: { pd: d, size: 64KiB, access: [local_write] }\n"
+      "  dst: { pd: d, size: 64KiB, access: [local_write, mw_bind] }\n"
+      "cqs: { c: { device: d, depth: 256 } }\n"
+      "qps:\n"
+      "  ua: { pd: d, type: UC, send_cq: c, recv_cq: c, connect: ub, states: { INIT: {}, RTR: {}, RTS: {} } }\n"
+      "  ub: { pd: d, type: UC, send_cq: c, recv_cq: c, connect: ua, states: { INIT: {}, RTR: {}, RTS: {} } }\n"
+      "mws:\n"
+      "  w: { type: 2, mr: dst, access: [remote_write], bind_qp: ub }\n"
+      "workloads:\n"
+      "  inv: { qp: ua, op: send_with_inv, invalidate: w, local_mr: src, size: 64, iterations: 1 }\n");
+  const auto* d = uc.one("Q547");
+  REQUIRE_MESSAGE(d, uc.dump());
+  CHECK(d->message == "UC QPs cannot do send_with_inv");
+  auto twice = load_validate(scenario(kW2, send_inv("w2", "3")));
+  const auto* t = twice.one("Q548");
+  REQUIRE_MESSAGE(t, twice.dump());
+  CHECK(t->message == "send_with_inv runs 3 times; the window is invalid after the first");
 }

@@ -21,8 +21,20 @@ TEST_CASE("an op is found by its scenario spelling, its short name and its verbs
 
 TEST_CASE("the loader's list of workload ops is the table's scenario spellings, without recv") {
   std::vector<std::string> want{"send",      "send_with_imm",  "rdma_write",      "rdma_write_with_imm",
-                                "rdma_read", "atomic_cmp_swp", "atomic_fetch_add"};
+                                "rdma_read", "atomic_cmp_swp", "atomic_fetch_add", "send_with_inv"};
   CHECK(qpo::scenario::keys::workload_ops() == want);
+}
+
+TEST_CASE("send with invalidate is in the table: send_inv, send_with_inv, IBV_WR_SEND_WITH_INV, a SEND to the receiver") {
+  CHECK(parse_op("send_inv") == Op::SendInv);
+  CHECK(parse_op("send_with_inv") == Op::SendInv);
+  CHECK(parse_op("IBV_WR_SEND_WITH_INV") == Op::SendInv);
+  const auto* info = qpo::util::scenario_op("send_with_inv");
+  REQUIRE(info != nullptr);
+  CHECK(info->name == std::string("send_inv"));
+  CHECK(info->consumes_recv);
+  CHECK(info->payload_in_recv);
+  CHECK_FALSE(info->remote);
 }
 
 TEST_CASE("what each op needs from the responder comes from the table") {
