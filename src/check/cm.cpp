@@ -70,9 +70,18 @@ class CmChecker {
     if (q.type_name != "RC" && q.type_name != "UC" && q.type_name != "UD") {
       if (q.type >= 0) {
         auto& d = sink_.error("Q540", cm.loc, path(q), q.type_name + " QP '" + q.name + "' cannot connect through rdma_cm");
-        d.rule = "rdma_cm connects RC and UC QPs (RDMA_PS_TCP) and resolves UD peers (RDMA_PS_UDP)";
-        d.hint = "use type RC, UC or UD, or bring the QP up with states:";
+        d.rule = "rdma_cm connects RC QPs (RDMA_PS_TCP) and resolves UD peers (RDMA_PS_UDP)";
+        d.hint = "use type RC or UD, or bring the QP up with states:";
       }
+      return;
+    }
+    if (q.type_name == "UC") {
+      // Found in the lab (Linux 6.1 rxe): the passive side's INIT->RTR failed with EINVAL and
+      // the active side then waited out the agents' timeout. Refused here instead.
+      auto& d = sink_.error("Q549", cm.loc, path(q), "UC QP '" + q.name + "' cannot connect through rdma_cm in qpo yet");
+      d.rule = "qpo creates its ids with rdma_create_id, which gives RDMA_PS_TCP ids the RC type: rdma_init_qp_attr "
+               "then hands over RC attributes, which a UC QP refuses (EINVAL)";
+      d.hint = "bring the UC pair up with states: (connect: and 'peer' values), or use RC over rdma_cm";
       return;
     }
     states_written(q);

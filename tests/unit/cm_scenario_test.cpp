@@ -100,3 +100,14 @@ TEST_CASE("Q540: a transport rdma_cm does not connect") {
   REQUIRE_MESSAGE(d, l.dump());
   CHECK(d->message == "XRC_SEND QP 'qx' cannot connect through rdma_cm");
 }
+
+TEST_CASE("Q549: a UC QP with cm: is refused, saying why (the CM hands a UC QP RC attributes)") {
+  std::string y = pair("{ role: active, peer: qb, address: 10.0.1.2 }", "{ role: passive, peer: qa }");
+  for (size_t at = y.find("type: RC"); at != std::string::npos; at = y.find("type: RC")) y.replace(at, 8, "type: UC");
+  auto l = load_validate(y);
+  auto v = l.with_code("Q549");
+  REQUIRE_MESSAGE(v.size() == 2, l.dump());
+  CHECK(v[0]->message == "UC QP 'qa' cannot connect through rdma_cm in qpo yet");
+  CHECK(v[0]->path == "qps.qa.cm");
+  CHECK(v[1]->message == "UC QP 'qb' cannot connect through rdma_cm in qpo yet");
+}
