@@ -82,6 +82,7 @@ class CmChecker {
       d.rule = "qpo creates its ids with rdma_create_id, which gives RDMA_PS_TCP ids the RC type: rdma_init_qp_attr "
                "then hands over RC attributes, which a UC QP refuses (EINVAL)";
       d.hint = "bring the UC pair up with states: (connect: and 'peer' values), or use RC over rdma_cm";
+      if (!q.connect && cm.peer) q.connect = cm.peer;  // later passes see the pair it meant, not a lone QP
       return;
     }
     states_written(q);

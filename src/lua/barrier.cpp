@@ -13,6 +13,7 @@ void Barrier::arrive_and_wait(const std::string& tag, const std::function<void()
   if (++arrived_ >= parties_) {
     // The leader's cross-host wait runs with the lock released: others stay blocked on the
     // generation, and a break from another thread can still get in.
+    leader_busy_ = true;
     lock.unlock();
     std::string failure;
     try {
@@ -21,6 +22,7 @@ void Barrier::arrive_and_wait(const std::string& tag, const std::function<void()
       failure = e.what();
     }
     lock.lock();
+    leader_busy_ = false;
     if (!failure.empty()) {
       broken_ = "cross-host barrier failed: " + failure;
       cv_.notify_all();
@@ -36,7 +38,10 @@ void Barrier::arrive_and_wait(const std::string& tag, const std::function<void()
     cv_.wait(lock, released);
   } else {
     while (!cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), released)) {
-      if (progressed && progressed()) continue;
+      bool moved = progressed && progressed();
+      // Everyone here arrived, and the leader is waiting for the other hosts: that wait has
+      // its own limit (the phase timeout) and breaks or releases this barrier when it ends.
+      if (moved || leader_busy_) continue;
       --arrived_;
       throw std::runtime_error("barrier '" + tag + "': the other workers did not arrive within " +
                                std::to_string(timeout_ms) + " ms" +

@@ -19,7 +19,8 @@ class Barrier {
   // when broken, or when waiting longer than timeout_ms (< 0: no limit). When given,
   // `progressed` is asked each time timeout_ms passes: true (the workload's streams completed
   // work since it was last asked) waits another timeout_ms. A party still moving data (a long
-  // stream, or the drain of 64 QPs' queues after a timed run) is late, not lost.
+  // stream, or the drain of 64 QPs' queues after a timed run) is late, not lost. While the
+  // leader is in its cross-host wait (every party here arrived), the others wait for it.
   void arrive_and_wait(const std::string& tag, const std::function<void()>& leader, int timeout_ms,
                        const std::function<bool()>& progressed = {});
   // A party that finished: the others no longer wait for it.
@@ -30,6 +31,7 @@ class Barrier {
   std::mutex m_;
   std::condition_variable cv_;
   int parties_ = 0, arrived_ = 0;
+  bool leader_busy_ = false;  // every party arrived; the leader is in its cross-host wait
   uint64_t generation_ = 0;
   std::string broken_;
 };

@@ -1,6 +1,7 @@
 // Script workloads' own checks, which need the Lua VM: each script loads in a sandboxed
 // state, defines a role function, and its setup(args) accepts the workload's args (Q701).
 // The checks that need no VM (Q502, Q702) are check/scripts.cpp.
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -75,14 +76,15 @@ class ScriptSetupChecker {
   // A check runs the script in a forked child (lua/isolate.h): about a millisecond of system
   // time in a small process, more in a big one. Generated scenarios repeat one workload many
   // times, so identical (script, args, roles) are checked once per scenario; a built-in script
-  // is compiled in and cannot change, so its answers also hold for the whole process (a suite
+  // is compiled in and cannot change (unless QPO_LUA_DIR points elsewhere), so its answers also hold for the whole process (a suite
   // validating many scenarios, the unit tests' 30,000 mutated ones).
   std::string checked(const lua::WorkloadSpec& spec) {
     std::string key = spec.script + "\n" + spec.args.to_json();
     for (const auto& worker : spec.workers) key += "\n" + worker.role;
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
-    bool builtin = spec.script.rfind("builtin:", 0) == 0;
+    // QPO_LUA_DIR replaces the built-ins with files someone may be editing: no process memo then.
+    bool builtin = spec.script.rfind("builtin:", 0) == 0 && !std::getenv("QPO_LUA_DIR");
     if (builtin) {
       std::lock_guard lock(builtin_mutex());
       auto b = builtin_memo().find(key);

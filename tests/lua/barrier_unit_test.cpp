@@ -38,7 +38,11 @@ TEST_CASE("a barrier keeps waiting while the workload progresses, past several l
   std::atomic<bool> may_arrive{false};
   std::thread late([&] {
     while (!may_arrive) std::this_thread::yield();
-    b.arrive_and_wait("done", {}, -1);
+    try {
+      b.arrive_and_wait("done", {}, 1000);
+    } catch (const std::runtime_error&) {
+      // the waiter below already gave up (a regression): its check fails, this must not hang
+    }
   });
   // Progress every time it is asked; the late party is let in only after the third limit
   // passed, so without the progress check this wait would already have failed twice.
@@ -46,7 +50,38 @@ TEST_CASE("a barrier keeps waiting while the workload progresses, past several l
     if (++asked == 3) may_arrive = true;
     return true;
   }));
+  may_arrive = true;
   late.join();
+  CHECK(asked >= 3);
+}
+
+TEST_CASE("while the leader waits for the other hosts, the workers here wait for it, progress or not") {
+  Barrier b(2);
+  std::atomic<int> asked{0};
+  std::atomic<bool> leading{false}, waiter_done{false};
+  std::thread leader([&] {
+    while (asked == 0) std::this_thread::yield();  // the waiter arrived and passed one limit
+    b.arrive_and_wait("write_bw done 65536", [&] {
+      leading = true;
+      // The cross-host wait: long enough for two more of the waiter's limits with no
+      // progress (or until the waiter gave up, which is the failure this test catches).
+      int start = asked;
+      while (asked < start + 2 && !waiter_done) std::this_thread::yield();
+    }, -1);
+  });
+  std::string error;
+  try {
+    // Streams "progress" until the leader takes over, so the waiter is still here then.
+    b.arrive_and_wait("write_bw done 65536", {}, 5, [&] {
+      ++asked;
+      return !leading;
+    });
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  waiter_done = true;
+  leader.join();
+  CHECK(error.empty());
   CHECK(asked >= 3);
 }
 
