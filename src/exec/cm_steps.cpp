@@ -161,14 +161,24 @@ class CmRunner {
     // Hosts of one process (--local) share this machine's device: rdma_cm cannot connect it to itself.
     if (o_.hosts_here > 1) {
       for (const auto& q : st_.scenario->qps) {
-        if (!q.cm.given || !q.cm.peer) continue;
-        const auto* p = st_.scenario->qp(q.cm.peer.name);
+        if (!q.cm.given) continue;
+        const auto* p = q.cm.peer ? st_.scenario->qp(q.cm.peer.name) : nullptr;
         std::string a = st_.scenario->host_of_qp(q), b = p ? st_.scenario->host_of_qp(*p) : a;
+        // An active side with no peer (an expected failure) still means the link between the
+        // hosts: its address is on that link, which --local does not have.
+        if (!q.cm.peer)
+          for (const auto& h : st_.scenario->hosts)
+            if (h.name != a) {
+              b = h.name;
+              break;
+            }
         if (a == b) continue;
+        std::string why = q.cm.peer ? "which rdma_cm cannot connect to itself"
+                                    : "where QP '" + q.name + "' resolving " + q.cm.address + " finds no link between the hosts";
         st_.report.verdict = report::Verdict::Unsupported;
         st_.report.reason = "unsupported by device (" + provider_of(st_) + "): rdma_cm between hosts " + a + " and " + b +
-                            " needs a device per host; --local runs both on this machine's one device, which rdma_cm "
-                            "cannot connect to itself (run without --local: in the lab each host gets its own guest)";
+                            " needs a device per host; --local runs both on this machine's one device, " + why +
+                            " (run without --local: in the lab each host gets its own guest)";
         report::StepResult r;
         r.host = st_.host;
         r.phase = "bring-up";
