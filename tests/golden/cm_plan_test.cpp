@@ -3,22 +3,12 @@
 // the ids and channel go before the QPs at teardown.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "plan/plan.h"
 #include "unit/scenario_fixture.h"
 
 namespace {
-
-std::string read_file(const std::string& rel) {
-  std::ifstream in(std::filesystem::path(QPO_SOURCE_DIR) / rel, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // "kind object" of one host's steps from stage `from` on (and its teardown), one per line.
 std::string steps(const qpo::plan::Plan& p, const std::string& host, bool teardown) {
@@ -41,7 +31,7 @@ qpo::plan::Plan plan_of(qpo::test::Loaded& l) {
 }  // namespace
 
 TEST_CASE("two-host-cm-reject: listen, then connect; the expected REJECTED ends each active flow") {
-  qpo::test::Loaded l(read_file("scenarios/two-host-cm-reject.yaml"), "two-host-cm-reject.yaml");
+  qpo::test::Loaded l(qpo::test::source_file("scenarios/two-host-cm-reject.yaml"), "two-host-cm-reject.yaml");
   l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
   if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
   auto p = plan_of(l);
@@ -78,7 +68,7 @@ TEST_CASE("two-host-cm-reject: listen, then connect; the expected REJECTED ends 
 }
 
 TEST_CASE("two-host-cm-rc: the active side re-INITs, RTR, RTS, establishes; both disconnect after the traffic") {
-  qpo::test::Loaded l(read_file("scenarios/two-host-cm-rc.yaml"), "two-host-cm-rc.yaml");
+  qpo::test::Loaded l(qpo::test::source_file("scenarios/two-host-cm-rc.yaml"), "two-host-cm-rc.yaml");
   l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
   if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
   auto p = plan_of(l);

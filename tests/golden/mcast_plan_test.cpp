@@ -3,22 +3,12 @@
 // teardown detaches, leaves, destroys the ids, then the channel; with the verbs join no CM step.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "plan/plan.h"
 #include "unit/scenario_fixture.h"
 
 namespace {
-
-std::string read_file(const std::string& rel) {
-  std::ifstream in(std::filesystem::path(QPO_SOURCE_DIR) / rel, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // "kind verb object" of one host's steps: its timeline (stage >= 0) or its multicast/CM teardown.
 std::string steps(const qpo::plan::Plan& p, const std::string& host, bool teardown) {
@@ -34,7 +24,7 @@ std::string steps(const qpo::plan::Plan& p, const std::string& host, bool teardo
 }
 
 qpo::plan::Plan plan_of(const std::string& file) {
-  qpo::test::Loaded l(read_file(file), file);
+  qpo::test::Loaded l(qpo::test::source_file(file), file);
   l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
   if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
   REQUIRE(l.scenario);

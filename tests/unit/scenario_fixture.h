@@ -2,7 +2,10 @@
 // Test helpers: load (and optionally validate) a scenario from an inline YAML string, and
 // find diagnostics by code. Header-only; shared by the unit and golden tests.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +70,16 @@ inline Loaded load_only(std::string text) {
 }
 
 // Loader, then the validator when the loader produced a scenario.
+#ifdef QPO_SOURCE_DIR
+// A file of the source tree (`scenarios/two-host-cm-rc.yaml`), whole; "" when it is missing.
+inline std::string source_file(const std::string& rel) {
+  std::ifstream in(std::filesystem::path(QPO_SOURCE_DIR) / rel, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+#endif
+
 inline Loaded load_validate(std::string text) {
   Loaded l(std::move(text));
   l.scenario = scenario::load_scenario(l.source, l.sink);
