@@ -4,17 +4,20 @@
 # (perftest: one thread for all N QPs), alternating, in one Soft-RoCE lab guest. Prints per
 # point the medians (MB/sec, MB = 2^20, both tools' unit) and the ratio qpo/perftest.
 # Everything is CPU-bound emulation in the lab: compare ratios, never absolute numbers.
+# Both tools run in iterations mode (perftest -n, qpo iterations:, both per QP): perftest's
+# duration mode (-D) with -q N reported 0.00 MB/sec here (bench/results/2026-11-27-many-qps.md).
 #
-#   bench/many_qps.sh [ROUNDS] [SECONDS] [QP_COUNTS] [WORKER_COUNTS]
-#   defaults: 3 rounds, 2 s per point, "1 2 8 64", "1 2"      (boots the lab guest itself)
+#   bench/many_qps.sh [ROUNDS] [WRITES] [QP_COUNTS] [WORKER_COUNTS]
+#   defaults: 3 rounds, 2000 writes per point (WRITES/N per QP, at least 128),
+#   "1 2 8 64", "1 2"                                          (boots the lab guest itself)
 set -eu
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
-SECONDS_PER_POINT=${2:-2}
+WRITES=${2:-2000}
 COUNTS=${3:-"1 2 8 64"}
 WORKERS=${4:-"1 2"}
 if [ -z "${QPO_IN_LAB:-}" ]; then
-  exec scripts/lab/lab.sh run --timeout 3600 --env QPO_IN_LAB=1 -- bench/many_qps.sh "$ROUNDS" "$SECONDS_PER_POINT" "$COUNTS" "$WORKERS"
+  exec scripts/lab/lab.sh run --timeout 3600 --env QPO_IN_LAB=1 --env QPO_BENCH_RUN="${QPO_BENCH_RUN:-build/qpo}" -- bench/many_qps.sh "$ROUNDS" "$WRITES" "$COUNTS" "$WORKERS"
 fi
 
 DEV=rxe0
@@ -24,11 +27,14 @@ SIZE=65536
 OUT=$(mktemp -d /tmp/many-qps.XXXXXX)
 PORT=19515
 
-# ib_write_bw -q N for SECONDS: server in the background, client in the foreground (retried
+# Writes per QP at N QPs: WRITES in all, at least one send queue's depth (128) per QP.
+per_qp() { n=$(($WRITES / $1)); [ $n -ge 128 ] || n=128; echo $n; }
+
+# ib_write_bw -q N -n per_qp: server in the background, client in the foreground (retried
 # while the server is not listening yet). Prints BW average (MB/sec), 0 on failure.
 perftest() {
   PORT=$((PORT + 1))
-  set -- -d $DEV -x "$GID" -F -p $PORT -q "$1" -s $SIZE -D "$SECONDS_PER_POINT"
+  set -- -d $DEV -x "$GID" -F -p $PORT -q "$1" -s $SIZE -n "$(per_qp "$1")"
   timeout 300 ib_write_bw "$@" >"$OUT/server" 2>&1 &
   server=$!
   tries=0
@@ -54,7 +60,7 @@ column() { awk -v n="$1" '/#bytes/ { h = 1; next } h && /^ *[0-9]+ +[0-9]/ { pri
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 
 # N RC pairs on rxe0 (cli.I -> srv.I), write_bw on the group with W workers, perftest's
-# defaults (tx_depth 128), for SECONDS.
+# defaults (tx_depth 128), per_qp writes on each QP.
 scenario() {
   n=$1 w=$2
   cat <<YAML
@@ -98,7 +104,7 @@ workloads:
     local_mr: ma
     remote_mr: mb
     workers: $w
-    args: { size: $SIZE, duration: $SECONDS_PER_POINT, check: false }
+    args: { size: $SIZE, iterations: $(per_qp "$n"), check: false }
 YAML
 }
 
@@ -113,7 +119,7 @@ qpo() {
   column 4 "$OUT/qpo"
 }
 
-echo "# many QPs: $SIZE-byte RDMA WRITE, ${SECONDS_PER_POINT} s per point, $ROUNDS rounds, $(date -u +%FT%TZ), $(nproc) vCPUs"
+echo "# many QPs: $SIZE-byte RDMA WRITE, $WRITES writes per point, $ROUNDS rounds, $(date -u +%FT%TZ), $(nproc) vCPUs"
 printf "%-6s %-12s %-14s %-14s %-8s %s\n" QPs perftest "qpo w=1" "qpo w=2" ratio1 ratio2
 for n in $COUNTS; do
   p="" q1="" q2=""
