@@ -28,11 +28,12 @@ readonly EXIT_USAGE=2 EXIT_TIMEOUT=124 EXIT_LAB=125
 #  - crc32_generic: rdma_rxe asks the crypto API for "crc32" at run time, a dependency that
 #    modules.dep cannot show
 #  - rdma_rxe, ib_uverbs (/dev/infiniband/uverbs*), rdma_ucm (librdmacm, /dev/infiniband/rdma_cm)
-#  - sch_netem, veth: fault injection (loss, delay, corruption...) on the netdev under rxe, and a
-#    veth pair for two rxe devices whose packets really cross a netdev (rxe short-cuts
-#    traffic between QPs of one device: RXE_LOOPBACK_MASK)
+#  - sch_netem, sch_prio, cls_u32, veth: fault injection (loss, delay, corruption...) on the
+#    RoCEv2 packets (UDP port 4791) of the netdev under rxe, and a veth pair for two rxe devices
+#    whose packets really cross a netdev (rxe short-cuts traffic between QPs of one device:
+#    RXE_LOOPBACK_MASK)
 MODULES=(virtio_pci virtio_console virtio_net 9pnet_virtio 9p overlay crc32_generic rdma_rxe ib_uverbs
-    rdma_ucm sch_netem veth)
+    rdma_ucm sch_netem sch_prio cls_u32 veth)
 
 # Host environment that reaches the guest command, besides QPO_* and --env.
 ENV_NAMES=(PATH HOME USER LOGNAME LANG LANGUAGE TZ TERM LD_LIBRARY_PATH
@@ -199,13 +200,10 @@ prepare() {
     KREL=$(cat "$kdir/kernel-release")
     BOOT_KERNEL=$kdir/$(cat "$kdir/boot-kernel")
 
-    local key
-    key=$(initrd_key)
-    if [[ ! -f $kdir/initrd.cpio || $(cat "$kdir/initrd.key" 2>/dev/null) != "$key" ]]; then
-        build_initramfs "$kdir" "$KREL" "$kdir/initrd.cpio"
-        echo "$key" >"$kdir/initrd.key"
-    fi
-    BOOT_INITRD=$kdir/initrd.cpio
+    # One initramfs per key: checkouts whose init.sh or MODULES differ (a branch, a worktree)
+    # boot side by side without rebuilding each other's.
+    BOOT_INITRD=$kdir/initrd-$(initrd_key).cpio
+    [[ -f $BOOT_INITRD ]] || build_initramfs "$kdir" "$KREL" "$BOOT_INITRD"
     exec {lock}>&-
 }
 
@@ -263,8 +261,8 @@ cmd_info() {
     if [[ -f $kdir/ready ]]; then
         echo "kernel:    $(cat "$kdir/kernel-release")"
         echo "boot:      $kdir/$(cat "$kdir/boot-kernel")"
-        if [[ -f $kdir/initrd.cpio && $(cat "$kdir/initrd.key" 2>/dev/null) == "$(initrd_key)" ]]; then
-            echo "initramfs: $kdir/initrd.cpio"
+        if [[ -f $kdir/initrd-$(initrd_key).cpio ]]; then
+            echo "initramfs: $kdir/initrd-$(initrd_key).cpio"
             echo "prepared:  yes"
         else
             echo "prepared:  no (initramfs missing or out of date; run lab.sh prepare)"

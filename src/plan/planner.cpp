@@ -436,6 +436,7 @@ void describe_fault(Step& st, const scenario::Fault& f) {
   std::snprintf(buf, sizeof buf, "loss %.3g%% delay %lluus corrupt %.3g%% duplicate %.3g%% reorder %.3g%%", f.loss,
                 static_cast<unsigned long long>(f.delay_us), f.corrupt, f.duplicate, f.reorder);
   st.args.push_back(Arg{"netem", buf, false, false, ""});
+  st.args.push_back(Arg{"packets", "RoCEv2 (udp dport 4791)", false, false, "other traffic passes: ARP, the agents"});
   st.args.push_back(Arg{"during", f.during, false, false, ""});
 }
 

@@ -77,9 +77,15 @@ check scenarios/two-host-cm-reject.yaml \
   "^rdma_reject qb: private data 'go away'$"
 
 # An address nobody on the link has: ARP gets no answer, the CM reports ADDR_ERROR (ETIMEDOUT)
-# when the resolve's own timeout runs out.
+# when the resolve's own timeout runs out. A connect while host a's fault drops every RoCEv2
+# packet (the REQ too) gets no answer: the expected timeout, and after the CM's retries (~100 s)
+# the expected UNREACHABLE; the fault's counters show the REQs left the device.
 check tests/scenarios/run/two-host-cm-outcomes.yaml \
-  '^rdma_resolve_addr qx: RDMA_CM_EVENT_ADDR_ERROR \(status -110 \(ETIMEDOUT\)\) \(expected\)$'
+  '^rdma_resolve_addr qx: RDMA_CM_EVENT_ADDR_ERROR \(status -110 \(ETIMEDOUT\)\) \(expected\)$' \
+  '^rdma_resolve_addr qt: RDMA_CM_EVENT_ADDR_RESOLVED$' \
+  '^rdma_connect qt: no event within 3000 ms \(expected\)$' \
+  '^rdma_connect qu: RDMA_CM_EVENT_UNREACHABLE \(status -110 \(ETIMEDOUT\)\) \(expected\)$' \
+  '^tc qdisc del cut: hw_counters: .*sent_pkts \+[1-9]'
 
 echo "$failures rdma_cm scenario checks failed"
 [ "$failures" -eq 0 ]

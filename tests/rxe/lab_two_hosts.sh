@@ -39,7 +39,7 @@ check "qpo run: two hosts in two guests, 1% loss, data intact" 0 $? "$out" \
   "^qpo: 2 hosts, one lab guest each, joined by the lab's link: host a in guest a \(10\.0\.1\.1, fd00:1::1\), host b in guest b \(10\.0\.1\.2, fd00:1::2\)" \
   "the scenario's addresses \(a: lab-node-a, b: lab-node-b\) are not used in the lab$" \
   "^\[b\] qpo agent: listening on \[::\]:7000$" \
-  "tc qdisc replace +lossy +dev eth0 root netem loss 1%  ok" \
+  "tc qdisc replace +lossy +dev eth0 netem loss 1% on udp dport 4791  ok" \
   "hw_counters: completer_retry_err \+[1-9]" \
   "^with --set hosts\.b\.address=\"tcp://\[fd00:1::2\]:7000\"$" \
   "^PASS rc-write-loss-1pct"
