@@ -137,6 +137,7 @@ class RefChecker {
       for (const auto& q : step.qps) resolve(q, s_.qps, "qps", step.path + ".qp");
       if (step.kind == scenario::TimelineStep::Kind::Event) event_object(step);
       if (step.kind == scenario::TimelineStep::Kind::SrqLimit) resolve(step.on, s_.srqs, "srqs", step.path + ".srq");
+      if (step.kind == scenario::TimelineStep::Kind::Link) resolve(step.on, s_.devices, "devices", step.path + ".on");
       for (const auto& w : step.mws)
         resolve(w, s_.mws, "mws", step.path + (step.kind == scenario::TimelineStep::Kind::BindMw ? ".bind" : ".invalidate"));
     }

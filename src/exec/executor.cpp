@@ -262,6 +262,9 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
       return true;
     }
     case StepKind::Barrier: return true;  // the stage's meeting is the barrier: its line comes after it
+    case StepKind::SetLink:
+      if (!links_) links_ = std::make_unique<LinkStates>(st_);
+      return links_->set(step);
     case StepKind::BindMw: return bind_mw(st_, o_, step);
     case StepKind::InvalidateMw: return invalidate_mw(st_, o_, step);
     case StepKind::PublishMw: return publish_mws(st_, step);
@@ -445,6 +448,7 @@ report::RunReport HostSession::run(Channel& ch) {
   }
   traffic_faults_.reset();
   whole_run_faults.reset();  // before the devices close: it reads their counters
+  links_.reset();            // a link a step took down is up again before the objects go
   record_counter_deltas();
   teardown();
   return st_.report;

@@ -1,43 +1,14 @@
 #include "exec/faults.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "exec/device_counters.h"
+#include "exec/run_tool.h"
 #include "exec/steps.h"
 
 namespace qpo::exec {
 
 namespace {
-
-// Runs tc with arguments (no shell); returns its exit status and output.
-int run_tc(const std::vector<std::string>& args, std::string* output) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    std::vector<char*> argv;
-    std::vector<std::string> all{"tc"};
-    all.insert(all.end(), args.begin(), args.end());
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execvp("tc", argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) output->append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 std::string pct(double v) {
   char b[32];
@@ -87,7 +58,7 @@ Faults::Faults(RunState& st, const std::string& window, const std::string& phase
       if (a.netdev.empty()) throw std::runtime_error("no netdev found under " + d.ctx().device_name());
       for (const auto& args : tc_commands(a.netdev, netem)) {
         std::string out;
-        int rc = run_tc(args, &out);
+        int rc = run_tool("tc", args, &out);
         if (rc != 0) {
           std::string cmd = "tc";
           for (const auto& x : args) cmd += " " + x;
@@ -108,7 +79,7 @@ Faults::Faults(RunState& st, const std::string& window, const std::string& phase
 Faults::~Faults() {
   for (auto& a : applied_) {
     std::string out;
-    run_tc({"qdisc", "del", "dev", a.netdev, "root"}, &out);
+    run_tool("tc", {"qdisc", "del", "dev", a.netdev, "root"}, &out);
     // What the faults did, as the device counted it: retransmissions, sequence errors, ...
     auto after = read_hw_counters(st_.devices.at(a.device));
     report::StepResult r;

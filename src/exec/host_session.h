@@ -11,6 +11,7 @@
 #include "exec/bringup_program.h"
 #include "exec/exchange.h"
 #include "exec/faults.h"
+#include "exec/link_state.h"
 #include "exec/executor.h"
 #include "exec/run_state.h"
 
@@ -58,6 +59,7 @@ class HostSession {
   bool create_started_ = false;
   std::chrono::steady_clock::time_point first_create_;
   std::unique_ptr<Faults> traffic_faults_;  // on from the first workload stage to the last
+  std::unique_ptr<LinkStates> links_;       // the timeline's link steps; up again before teardown
   std::map<std::string, Counters> counters_at_open_;  // per scenario device: its hw_counters when opened
 };
 

@@ -77,6 +77,7 @@ enum class StepKind {
   // CreateMcastAh. rdma_leave_multicast and rdma_destroy_id are Destroy steps.
   CmMcastChannel,  // rdma_create_event_channel ("qpo.cm.HOST.mcast")
   CmJoinMcast,     // the join, and its event
+  SetLink,         // `ip link set dev NETDEV down|up` under a device (object); args[0] "state"
 };
 
 const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...

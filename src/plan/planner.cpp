@@ -378,6 +378,7 @@ const char* step_kind_name(StepKind k) {
     case StepKind::CmDisconnect: return "cm_disconnect";
     case StepKind::CmMcastChannel: return "cm_mcast_channel";
     case StepKind::CmJoinMcast: return "cm_join_mcast";
+    case StepKind::SetLink: return "set_link";
   }
   return "?";
 }

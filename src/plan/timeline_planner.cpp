@@ -134,6 +134,7 @@ class TimelinePlanner {
         }
         case TimelineStep::Kind::BindMw:
         case TimelineStep::Kind::InvalidateMw: windows(step); break;
+        case TimelineStep::Kind::Link: link(step); break;
       }
     }
   }
@@ -217,6 +218,17 @@ class TimelinePlanner {
     auto& st = add(host, step.forbid ? StepKind::ForbidEvent : StepKind::WaitEvent, Phase::Transitions,
                    "ibv_get_async_event", step.on.name, k);
     describe_event(st, step.event, step.event_value, step.within_ms, step.forbid);
+  }
+
+  // The device's netdev goes down or up on the device's host; the port events follow.
+  void link(const TimelineStep& step) {
+    std::string host = s_.host_of_device(step.on.name);
+    if (host.empty()) return;
+    int k = stage("link " + step.on.name + " " + step.label);
+    auto& st = add(host, StepKind::SetLink, Phase::Transitions, "ip link set", step.on.name, k);
+    st.args.push_back(Arg{"state", step.label, false, false, ""});
+    st.args.push_back(Arg{"dev", "the netdev under " + step.on.name, true, false,
+                          step.label == "down" ? "brought back up at teardown if still down" : ""});
   }
 
   std::string host_of(const std::string& qp) const {

@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string>& step_keys() {
   static const std::vector<std::string> k{"smoke", "workload", "workloads", "qp", "qps", "to", "attrs", "expect",
                                           "defaults", "barrier", "pause", "event", "forbid", "on", "within",
-                                          "srq", "srq_limit", "bind", "invalidate"};
+                                          "srq", "srq_limit", "bind", "invalidate", "link"};
   return k;
 }
 
@@ -62,11 +62,11 @@ class TimelineLoader {
     auto has = [&](const char* k) { return by_key.count(k) > 0; };
     int kinds = has("smoke") + (has("workload") || has("workloads")) + (has("qp") || has("qps")) + has("barrier") +
                 has("pause") + (has("event") || has("forbid")) + has("srq") + has("bind") +
-                has("invalidate");
+                has("invalidate") + has("link");
     if (kinds != 1) {
       auto& d = r_.sink().error("Q104", t.loc, path,
                                 kinds ? "a timeline step does one thing; this one names " + std::to_string(kinds)
-                                      : "a timeline step needs one of: smoke, workload, qp, barrier, pause, event, forbid, srq, bind, invalidate");
+                                      : "a timeline step needs one of: smoke, workload, qp, barrier, pause, event, forbid, srq, bind, invalidate, link");
       d.hint = "split it into one step per line";
       return;
     }
@@ -93,6 +93,8 @@ class TimelineLoader {
       t.kind = has("bind") ? TimelineStep::Kind::BindMw : TimelineStep::Kind::InvalidateMw;
       t.mws = refs(r_, by_key[key], join_path(path, key));
       if (t.mws.empty()) return;
+    } else if (has("link")) {
+      if (!link_step(t, by_key, path)) return;
     } else if (has("barrier")) {
       t.kind = TimelineStep::Kind::Barrier;
       if (auto x = r_.string(by_key["barrier"], join_path(path, "barrier"))) t.label = *x;
@@ -106,8 +108,11 @@ class TimelineLoader {
       if (has(k) && t.kind != TimelineStep::Kind::Transition)
         r_.sink().error("Q101", r_.loc(by_key[k]), join_path(path, k),
                         std::string("'") + k + "' belongs to a transition step ({qp: NAME, to: STATE})");
-    for (const char* k : {"on", "within"})
-      if (has(k) && t.kind != TimelineStep::Kind::Event)
+    if (has("within") && t.kind != TimelineStep::Kind::Event)
+      r_.sink().error("Q101", r_.loc(by_key["within"]), join_path(path, "within"),
+                      "'within' belongs to an event step ({event: NAME, on: OBJECT})");
+    for (const char* k : {"on"})
+      if (has(k) && t.kind != TimelineStep::Kind::Event && t.kind != TimelineStep::Kind::Link)
         r_.sink().error("Q101", r_.loc(by_key[k]), join_path(path, k),
                         std::string("'") + k + "' belongs to an event step ({event: NAME, on: OBJECT})");
     if (has("srq_limit") && t.kind != TimelineStep::Kind::SrqLimit)
@@ -206,6 +211,29 @@ class TimelineLoader {
     auto n = r_.uint(by_key["srq_limit"], join_path(path, "srq_limit"), 0xFFFFFFFF);
     if (!n) return false;
     t.srq_limit = static_cast<uint32_t>(*n);
+    return static_cast<bool>(t.on);
+  }
+
+  // {link: down, on: da}: `ip link set dev NETDEV down` under device da (up: back up). rxe
+  // turns its port DOWN and raises IBV_EVENT_PORT_ERR, then ACTIVE and PORT_ACTIVE: the port
+  // events become something a scenario can cause and expect. check/references checks `on`.
+  bool link_step(TimelineStep& t, std::map<std::string, YAML::Node>& by_key, const std::string& path) {
+    t.kind = TimelineStep::Kind::Link;
+    auto state = r_.string(by_key["link"], join_path(path, "link"));
+    if (!state) return false;
+    if (*state != "down" && *state != "up") {
+      auto& d = r_.sink().error("Q106", r_.loc(by_key["link"]), join_path(path, "link"),
+                                "a link step sets the link 'down' or 'up', not '" + *state + "'");
+      d.hint = "e.g. '- {link: down, on: da}', later '- {link: up, on: da}'";
+      return false;
+    }
+    t.label = *state;
+    if (!by_key.count("on")) {
+      auto& d = r_.sink().error("Q104", t.loc, path, "a link step needs 'on': the device whose netdev it sets " + *state);
+      d.hint = "e.g. '- {link: " + *state + ", on: da}'";
+      return false;
+    }
+    t.on = r_.ref(by_key["on"], join_path(path, "on"));
     return static_cast<bool>(t.on);
   }
 

@@ -306,7 +306,7 @@ struct Fault : Object {
 // one the loader writes today's default order (scenario/timeline.h): smoke, the workloads in
 // waves, the extra transitions in rounds, smoke again after a recovery path.
 struct TimelineStep {
-  enum class Kind { Smoke, Workloads, Transition, Barrier, Pause, Event, SrqLimit, BindMw, InvalidateMw };
+  enum class Kind { Smoke, Workloads, Transition, Barrier, Pause, Event, SrqLimit, BindMw, InvalidateMw, Link };
   struct QpTransition {
     std::string qp;
     size_t index = 0;  // into that QP's `transitions`
@@ -328,6 +328,8 @@ struct TimelineStep {
   uint64_t within_ms = 0;                 // Event: how long to wait; 0 = the run's timeout (event) / none (forbid)
   uint32_t srq_limit = 0;                 // SrqLimit: ibv_modify_srq(IBV_SRQ_LIMIT) re-arms the limit
   std::vector<Ref> mws;                   // BindMw, InvalidateMw: the memory windows
+  // Link: the netdev under device `on` goes down or up (`label`: "down", "up"); rxe raises
+  // IBV_EVENT_PORT_ERR / IBV_EVENT_PORT_ACTIVE on its port.
 };
 const char* timeline_kind_name(TimelineStep::Kind k);
 

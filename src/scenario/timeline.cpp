@@ -14,6 +14,7 @@ const char* timeline_kind_name(TimelineStep::Kind k) {
     case TimelineStep::Kind::Pause: return "pause";
     case TimelineStep::Kind::Event: return "event";
     case TimelineStep::Kind::SrqLimit: return "srq_limit";
+    case TimelineStep::Kind::Link: return "link";
     case TimelineStep::Kind::BindMw: return "bind";
     case TimelineStep::Kind::InvalidateMw: return "invalidate";
   }

@@ -1,0 +1,32 @@
+#pragma once
+// Timeline `link:` steps: the netdev under a device goes down or up (`ip link set`), and rxe
+// turns the device's port DOWN (IBV_EVENT_PORT_ERR) or ACTIVE (IBV_EVENT_PORT_ACTIVE). A
+// LinkStates remembers what it took down and brings it back up when it goes (RAII): a run
+// that fails between `link: down` and `link: up` must not leave the machine's link down.
+#include <string>
+#include <vector>
+
+#include "exec/run_state.h"
+#include "plan/plan.h"
+
+namespace qpo::exec {
+
+class LinkStates {
+ public:
+  explicit LinkStates(RunState& st) : st_(st) {}
+  ~LinkStates();  // every netdev still down goes up again, with a report line
+  LinkStates(const LinkStates&) = delete;
+  LinkStates& operator=(const LinkStates&) = delete;
+
+  // Runs a SetLink step; false when it failed (the run failed too).
+  bool set(const plan::Step& step);
+
+ private:
+  struct Down {
+    std::string device, netdev;
+  };
+  RunState& st_;
+  std::vector<Down> down_;
+};
+
+}  // namespace qpo::exec
