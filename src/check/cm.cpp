@@ -8,6 +8,7 @@
 #include <set>
 
 #include "check/validate.h"
+#include "cm/exchange_data.h"
 #include "util/strings.h"
 
 namespace qpo::check {
@@ -70,24 +71,15 @@ class CmChecker {
     if (q.type_name != "RC" && q.type_name != "UC" && q.type_name != "UD") {
       if (q.type >= 0) {
         auto& d = sink_.error("Q540", cm.loc, path(q), q.type_name + " QP '" + q.name + "' cannot connect through rdma_cm");
-        d.rule = "rdma_cm connects RC QPs (RDMA_PS_TCP) and resolves UD peers (RDMA_PS_UDP)";
-        d.hint = "use type RC or UD, or bring the QP up with states:";
+        d.rule = "rdma_cm connects RC QPs (RDMA_PS_TCP) and UC QPs (RDMA_PS_IB ids of type UC) and resolves UD peers (RDMA_PS_UDP)";
+        d.hint = "use type RC, UC or UD, or bring the QP up with states:";
       }
       return;
     }
-    if (q.type_name == "UC") {
-      // Found in the lab (Linux 6.1 rxe): the passive side's INIT->RTR failed with EINVAL and
-      // the active side then waited out the agents' timeout. Refused here instead.
-      auto& d = sink_.error("Q549", cm.loc, path(q), "UC QP '" + q.name + "' cannot connect through rdma_cm in qpo yet");
-      d.rule = "qpo creates its ids with rdma_create_id, which gives RDMA_PS_TCP ids the RC type: rdma_init_qp_attr "
-               "then hands over RC attributes, which a UC QP refuses (EINVAL)";
-      d.hint = "bring the UC pair up with states: (connect: and 'peer' values), or use RC over rdma_cm";
-      if (!q.connect && cm.peer) q.connect = cm.peer;  // later passes see the pair it meant, not a lone QP
-      return;
-    }
-    states_written(q);
+    if (cm.exchange_only) exchange_only(q);
+    else states_written(q);
     role_keys(q);
-    private_data(q);
+    if (!cm.exchange_only) private_data(q);
     if (!cm.peer) {
       if (!cm.active || cm.expect_event.empty()) {
         auto& d = sink_.error("Q541", cm.loc, path(q), "rdma_cm QP '" + q.name + "' needs 'peer'");
@@ -156,6 +148,42 @@ class CmChecker {
     q.transitions = util::SharedList<scenario::Transition>(std::move(kept));
   }
 
+  // exchange_only (perftest -z): the QPs keep their states: (what the CM would set is the
+  // scenario's job); the connection only carries the exchange, which must fit its message.
+  void exchange_only(const Qp& q) {
+    const auto& cm = q.cm;
+    auto refuse = [&](const util::SourceLoc& loc, const std::string& key, const std::string& msg, const std::string& hint) {
+      auto& d = sink_.error("Q552", loc.given() ? loc : cm.loc, path(q, key), msg);
+      d.rule = "with exchange_only the connection's private data is the pair's exchange (QPN, PSN, GID, MRs), on "
+               "RDMA_PS_TCP ids with no QP: a connected pair that connects";
+      d.hint = hint;
+    };
+    if (q.type_name == "UD")
+      refuse(cm.exchange_only_loc, "exchange_only", "UD QP '" + q.name + "' cannot take exchange_only",
+             "drop exchange_only: a UD QP resolves its peer through rdma_cm itself (RDMA_PS_UDP)");
+    if (!cm.private_data.empty())
+      refuse(cm.loc, "private_data", "QP '" + q.name + "' has private_data: and exchange_only",
+             "drop private_data: the exchange fills it");
+    if (cm.reject) refuse(cm.reject_loc, "reject", "QP '" + q.name + "' has reject: and exchange_only", "drop reject:");
+    if (!cm.expect_event.empty()) refuse(cm.expect_loc, "expect", "QP '" + q.name + "' has expect: and exchange_only", "drop expect:");
+    if (q.type_name == "UD") return;
+    size_t bytes = cm::exchange_bytes(s_, q), limit = cm::exchange_limit(q);
+    if (bytes <= limit) return;
+    auto mrs = cm::carried_mrs(s_, q);
+    const char* call = cm.active ? "rdma_connect" : "rdma_accept";
+    auto& d = sink_.error("Q553", cm.exchange_only_loc.given() ? cm.exchange_only_loc : cm.loc, path(q, "exchange_only"),
+                          "QP '" + q.name + "''s exchange is " + std::to_string(bytes) + " bytes (the QP " +
+                              std::to_string(cm::kExchangeQpBytes) + ", its slots " + std::to_string(cm::kExchangeMrBytes) +
+                              ", MRs " + (mrs.empty() ? std::string("none") : util::join(mrs, ", ")) + " " +
+                              std::to_string(cm::kExchangeMrBytes) + " each): " + call + " carries " +
+                              std::to_string(limit));
+    d.rule = std::string(call) + " on RDMA_PS_TCP carries " + std::to_string(limit) +
+             " bytes of private data; the active side's REQ has room for its QP and slots only, the passive side's REP "
+             "for 7 MRs its peer's workloads aim at";
+    d.hint = cm.active ? "make the side whose MRs the traffic aims at the passive one, or drop exchange_only"
+                       : "fewer remote MRs in " + cm.peer.name + "'s workloads, or drop exchange_only";
+  }
+
   void role_keys(const Qp& q) {
     const auto& cm = q.cm;
     if (cm.active && cm.reject) {
@@ -178,7 +206,7 @@ class CmChecker {
       auto& d = sink_.error("Q127", loc, p,
                             std::to_string(text.size()) + " bytes of private data (and a NUL) do not fit " + call + "'s " +
                                 std::to_string(limit) + " bytes");
-      d.rule = std::string(call) + " on " + (ud ? "RDMA_PS_UDP" : "RDMA_PS_TCP") +
+      d.rule = std::string(call) + " on " + (ud ? "RDMA_PS_UDP" : q.type_name == "UC" ? "RDMA_PS_IB" : "RDMA_PS_TCP") +
                ": what the IB CM message leaves after the rdma_cm header";
       d.hint = "shorten it to " + std::to_string(limit - 1) + " characters";
     };
@@ -210,9 +238,11 @@ class CmChecker {
     else if (p.cm.peer.name != q.name) why = "'" + p.name + "''s peer is '" + (p.cm.peer ? p.cm.peer.name : "(none)") + "'";
     else if (p.type_name != q.type_name) why = "'" + p.name + "' is " + p.type_name + ", '" + q.name + "' " + q.type_name;
     else if (p.cm.port != a.port) why = "ports " + std::to_string(a.port) + " and " + std::to_string(p.cm.port) + " differ";
+    else if (p.cm.exchange_only != a.exchange_only)
+      why = "only '" + (a.exchange_only ? q.name : p.name) + "' says exchange_only";
     if (!why.empty()) {
       auto& d = sink_.error("Q542", a.peer.loc, path(q, "peer"), "rdma_cm QPs '" + q.name + "' and '" + p.name + "' do not make a connection: " + why);
-      d.rule = "one active and one passive QP of one type, each naming the other, on one port";
+      d.rule = "one active and one passive QP of one type, each naming the other, on one port, both exchange_only or neither";
       if (p.cm.given) d.related.push_back({p.cm.loc, "the other end"});
       return;
     }

@@ -177,7 +177,7 @@ class CrossChecker {
       const auto* flags = any_value(*peer, "qp_access_flags");
       uint64_t granted = flags && flags->symbol == Symbol::None ? flags->number : 0;
       // rdma_cm grants a connected RC QP remote write, read and atomic (responder_resources 1), UC write.
-      if (peer->cm.given && peer->cm.end_state() == spec::QpState::RTS) granted = peer->type_name == "RC" ? 0xE : 0x2;
+      if (peer->cm.brings_up() && peer->cm.end_state() == spec::QpState::RTS) granted = peer->type_name == "RC" ? 0xE : 0x2;
       if (!(granted & bit)) {
         auto& d = sink_.error("Q507", w.op_loc, path + ".op",
                               w.op + " needs " + name + " in the responder QP '" + peer->name + "' qp_access_flags");

@@ -38,7 +38,7 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink) {
     }
     for (auto& t : q.transitions.edit())
       if (t.bring_up) follower.apply(t);
-    if (q.cm.given) follower.enter(q.cm.end_state());  // rdma_cm's INIT/RTR/RTS (check/cm.cpp)
+    if (q.cm.brings_up()) follower.enter(q.cm.end_state());  // rdma_cm's INIT/RTR/RTS (check/cm.cpp)
     if (shared) done.emplace(shared, Elaborated{q.transitions, follower.state()});
   }
   for (const auto& step : s.timeline) {

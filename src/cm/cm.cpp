@@ -32,6 +32,26 @@ Id::Id(EventChannel& channel, rdma_port_space ps, const std::string& object) : o
   }
 }
 
+Id Id::endpoint(EventChannel& channel, rdma_port_space ps, ibv_qp_type qp_type, const sockaddr_storage& bind,
+                const std::string& object) {
+  sockaddr_storage src = bind;
+  rdma_addrinfo res{};
+  res.ai_flags = RAI_PASSIVE;
+  res.ai_family = src.ss_family;
+  res.ai_qp_type = qp_type;
+  res.ai_port_space = ps;
+  res.ai_src_addr = reinterpret_cast<sockaddr*>(&src);
+  res.ai_src_len = src.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+  rdma_cm_id* raw = nullptr;
+  if (rdma_create_ep(&raw, &res, nullptr, nullptr) != 0) throw verbs::VerbsError("rdma_create_ep", object, errno);
+  if (rdma_migrate_id(raw, channel.get()) != 0) {
+    int e = errno;
+    rdma_destroy_ep(raw);
+    throw verbs::VerbsError("rdma_migrate_id", object, e);
+  }
+  return Id(raw, object);
+}
+
 Id::~Id() { release(); }
 
 Id& Id::operator=(Id&& o) noexcept {
@@ -116,6 +136,11 @@ bool make_sockaddr(const std::string& ip, uint16_t port, sockaddr_storage* out) 
     return true;
   }
   return false;
+}
+
+std::string wildcard_of(const std::string& ip) {
+  in_addr v4;
+  return inet_pton(AF_INET, ip.c_str(), &v4) == 1 ? "0.0.0.0" : "::";
 }
 
 }  // namespace qpo::cm

@@ -33,8 +33,16 @@ class EventChannel {
 class Id {
  public:
   Id() = default;
-  // rdma_create_id on `channel` (RDMA_PS_TCP for RC/UC, RDMA_PS_UDP for UD); throws VerbsError.
+  // rdma_create_id on `channel` (RDMA_PS_TCP for RC, RDMA_PS_UDP for UD); throws VerbsError.
   Id(EventChannel& channel, rdma_port_space ps, const std::string& object);
+  // An id of another QP type than rdma_create_id gives (it makes RC ids for RDMA_PS_TCP and
+  // RDMA_PS_IB, and the kernel's ucma takes a caller's qp_type only for RDMA_PS_IB): a UC id is
+  // rdma_create_ep with a RAI_PASSIVE rdma_addrinfo {RDMA_PS_IB, IBV_QPT_UC, `bind`}, which
+  // creates the id (librdmacm's rdma_create_id2) and only binds it, then rdma_migrate_id onto
+  // `channel`, so its resolves, connect and listen report events there like any other id.
+  // Throws VerbsError naming rdma_create_ep or rdma_migrate_id.
+  static Id endpoint(EventChannel& channel, rdma_port_space ps, ibv_qp_type qp_type, const sockaddr_storage& bind,
+                     const std::string& object);
   // Takes an id librdmacm made (a connect request's).
   Id(rdma_cm_id* adopted, std::string object) : id_(adopted), object_(std::move(object)) {}
   ~Id();
@@ -75,5 +83,7 @@ std::optional<Event> next_event(EventChannel& channel, int timeout_ms, int* err)
 
 // "10.0.1.2" or "fd00:1::2" (an IPv4 or IPv6 literal) with a port; false when `ip` is neither.
 bool make_sockaddr(const std::string& ip, uint16_t port, sockaddr_storage* out);
+// The wildcard address of `ip`'s family: "0.0.0.0" for an IPv4 literal, "::" otherwise.
+std::string wildcard_of(const std::string& ip);
 
 }  // namespace qpo::cm

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cm/cm.h"
+#include "cm/exchange_data.h"
 #include "cm/flow.h"
 #include "exec/cm_resources.h"
 #include "exec/endpoints.h"
@@ -20,11 +21,105 @@ struct CmHost {
   ChannelResource* channel = nullptr;
   std::map<std::string, IdResource*> ids;  // a QP's connection id by QP name, a listener by "QP.listener"
   std::deque<cm::Event> pending;           // events read while waiting for another id's
+  Directory held;  // exchange_only QPs' own entries, kept from the agents' exchange (hold_cm_exchange)
 };
 
 namespace {
 
 using plan::StepKind;
+
+// exchange_only's private data (cm/exchange_data.h): little-endian fields, fixed layout.
+class Bytes {
+ public:
+  template <typename T>
+  void put(T v) {
+    for (size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<unsigned char>(static_cast<uint64_t>(v) >> (8 * i)));
+  }
+  std::vector<unsigned char> out;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::vector<unsigned char>& in) : in_(in) {}
+  template <typename T>
+  T get() {
+    if (at_ + sizeof(T) > in_.size()) throw std::runtime_error("the peer's exchange is " + std::to_string(in_.size()) + " bytes, too short");
+    uint64_t v = 0;
+    for (size_t i = 0; i < sizeof(T); ++i) v |= static_cast<uint64_t>(in_[at_ + i]) << (8 * i);
+    at_ += sizeof(T);
+    return static_cast<T>(v);
+  }
+
+ private:
+  const std::vector<unsigned char>& in_;
+  size_t at_ = 0;
+};
+
+void put_mr(Bytes& b, const RemoteMr* m) {
+  b.put<uint64_t>(m ? m->addr : 0);
+  b.put<uint64_t>(m ? m->length : 0);
+  b.put<uint32_t>(m ? m->rkey : 0);
+}
+
+RemoteMr get_mr(Reader& r, const std::string& host) {
+  RemoteMr m;
+  m.host = host;
+  m.addr = r.get<uint64_t>();
+  m.length = r.get<uint64_t>();
+  m.rkey = r.get<uint32_t>();
+  return m;
+}
+
+// q's side of the exchange from `held` (its own QP, slots and carried MRs).
+std::vector<unsigned char> encode_exchange(const scenario::Scenario& s, const scenario::Qp& q, const Directory& held) {
+  auto it = held.qps.find(q.name);
+  if (it == held.qps.end()) throw std::runtime_error("QP '" + q.name + "' has no values to exchange (not created?)");
+  const RemoteQp& v = it->second;
+  Bytes b;
+  b.put<uint32_t>(v.qpn);
+  b.put<uint32_t>(v.sq_psn);
+  b.put<uint16_t>(v.lid);
+  for (uint8_t g : v.gid) b.put<uint8_t>(g);
+  b.put<uint8_t>(v.active_mtu);
+  b.put<uint8_t>(v.port);
+  b.put<uint32_t>(v.slots_count);
+  b.put<uint32_t>(v.slot_size);
+  auto slots = held.mrs.find("qpo.slots." + q.name);
+  put_mr(b, slots == held.mrs.end() ? nullptr : &slots->second);
+  for (const auto& name : cm::carried_mrs(s, q)) {
+    auto m = held.mrs.find(name);
+    if (m == held.mrs.end()) throw std::runtime_error("MR '" + name + "' has no values to exchange");
+    put_mr(b, &m->second);
+  }
+  return std::move(b.out);
+}
+
+// The peer's side into `dir`, as the agents' exchange would have put it; returns a summary.
+std::string decode_exchange(const scenario::Scenario& s, const scenario::Qp& peer, const std::vector<unsigned char>& data,
+                            Directory& dir) {
+  Reader r(data);
+  RemoteQp v;
+  v.host = s.host_of_qp(peer);
+  v.type = peer.type_name;
+  v.qpn = r.get<uint32_t>();
+  v.sq_psn = r.get<uint32_t>();
+  v.lid = r.get<uint16_t>();
+  for (auto& g : v.gid) g = r.get<uint8_t>();
+  v.active_mtu = r.get<uint8_t>();
+  v.port = r.get<uint8_t>();
+  v.slots_count = r.get<uint32_t>();
+  v.slot_size = r.get<uint32_t>();
+  std::string out = "qp_num " + std::to_string(v.qpn) + ", sq_psn " + util::hex(v.sq_psn);
+  RemoteMr slots = get_mr(r, v.host);
+  if (slots.length) dir.mrs.insert_or_assign("qpo.slots." + peer.name, slots);
+  for (const auto& name : cm::carried_mrs(s, peer)) {
+    RemoteMr m = get_mr(r, v.host);
+    out += ", MR " + name + " rkey " + util::hex(m.rkey);
+    dir.mrs.insert_or_assign(name, m);
+  }
+  dir.qps.insert_or_assign(peer.name, v);
+  return out;
+}
 
 // The CM's errors are thrown as VerbsError (a call refused) or cm::Unexpected (another event,
 // or none in time); both fail the step with their text.
@@ -200,17 +295,35 @@ class CmRunner {
     const auto* q = st_.scenario->qp(step_.object);
     std::string qp_name = q ? step_.object : step_.object.substr(0, step_.object.rfind(".listener"));
     const auto& sq = *st_.scenario->qp(qp_name);
+    if (sq.type_name == "UC" && !sq.cm.exchange_only) return create_uc_id(sq, !q);
     rdma_port_space ps = sq.type_name == "UD" ? RDMA_PS_UDP : RDMA_PS_TCP;
     cm::Id made(host().channel->channel(), ps, step_.object);
     host().ids[step_.object] = st_.own<IdResource>(step_.object, std::move(made));
   }
 
+  // A UC id (cm.h Id::endpoint): the listener bound to its address and port, the active side
+  // to the wildcard of the address it resolves (any port), as rdma_resolve_addr would bind it.
+  void create_uc_id(const scenario::Qp& sq, bool listener) {
+    const auto& cm = sq.cm;
+    std::string ip = listener ? (cm.address.empty() ? "::" : cm.address) : cm::wildcard_of(cm.address);
+    sockaddr_storage bind;
+    if (!cm::make_sockaddr(ip, static_cast<uint16_t>(listener ? cm.port : 0), &bind))
+      throw std::runtime_error("'" + ip + "' is not an IP address");
+    auto made = cm::Id::endpoint(host().channel->channel(), RDMA_PS_IB, IBV_QPT_UC, bind, step_.object);
+    host().ids[step_.object] = st_.own<IdResource>(step_.object, std::move(made));
+    uint32_t port = listener ? cm.port : 0;
+    message_ = "an RDMA_PS_IB id of type UC, bound to " + (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" +
+               std::to_string(port);
+  }
+
   void listen() {
     std::string qp_name = step_.object.substr(0, step_.object.rfind(".listener"));
-    const auto& cm = st_.scenario->qp(qp_name)->cm;
+    const auto& sq = *st_.scenario->qp(qp_name);
+    const auto& cm = sq.cm;
     sockaddr_storage any;
     cm::make_sockaddr(cm.address.empty() ? "::" : cm.address, static_cast<uint16_t>(cm.port), &any);
-    if (rdma_bind_addr(id(step_.object), reinterpret_cast<sockaddr*>(&any)) != 0)
+    // A UC listener is bound already (rdma_create_ep).
+    if ((sq.type_name != "UC" || sq.cm.exchange_only) && rdma_bind_addr(id(step_.object), reinterpret_cast<sockaddr*>(&any)) != 0)
       throw verbs::VerbsError("rdma_bind_addr", step_.object, errno);
     if (rdma_listen(id(step_.object), 1) != 0) throw verbs::VerbsError("rdma_listen", step_.object, errno);
     message_ = "listening on port " + std::to_string(cm.port);
@@ -274,11 +387,17 @@ class CmRunner {
   rdma_conn_param conn_param(const std::string& data, bool ud) {
     rdma_conn_param p{};
     data_ = data;
-    if (!data_.empty()) {
+    if (spec().cm.exchange_only) {
+      exchange_ = encode_exchange(*st_.scenario, spec(), host().held);
+      p.private_data = exchange_.data();
+      p.private_data_len = static_cast<uint8_t>(exchange_.size());
+    } else if (!data_.empty()) {
       p.private_data = data_.c_str();
       p.private_data_len = static_cast<uint8_t>(data_.size() + 1);
     }
-    if (!ud) {
+    // UC has no reads, atomics or retries: all four stay 0 (with responder_resources the CM's
+    // INIT would grant remote read and atomic access too).
+    if (!ud && spec().type_name == "RC") {
       p.responder_resources = 1;
       p.initiator_depth = 1;
       p.retry_count = 7;
@@ -294,6 +413,7 @@ class CmRunner {
     auto p = conn_param(s.cm.private_data, ud);
     if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
     auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
+    if (s.cm.exchange_only) return take_exchange(e);
     message_ += " (peer QP " + std::to_string(e.qp_num) + (ud ? ", qkey " + util::hex(e.qkey) : std::string()) + ")";
     if (!ud || !s.connect) return;
     // UD: what the CM says about the peer is what the sends use (the directory had the QPN
@@ -309,6 +429,19 @@ class CmRunner {
   void wait_request() {
     auto e = await(id(step_.object + ".listener"), RDMA_CM_EVENT_CONNECT_REQUEST);
     host().ids[step_.object] = st_.own<IdResource>(step_.object, cm::Id(e.id, step_.object));
+    if (spec().cm.exchange_only) take_exchange(e);
+  }
+
+  // exchange_only: the peer's values from the event's private data into the directory, and
+  // this QP's own (held from the agents) back beside them: the RTR's 'peer' reads them there.
+  void take_exchange(const cm::Event& e) {
+    const auto& s = spec();
+    const auto* peer = st_.scenario->qp(s.cm.peer.name);
+    if (!peer) throw std::runtime_error("QP '" + s.name + "' has no peer to take an exchange from");
+    std::string got = decode_exchange(*st_.scenario, *peer, e.private_data, st_.dir);
+    auto own = host().held.qps.find(s.name);
+    if (own != host().held.qps.end()) st_.dir.qps.insert_or_assign(own->first, own->second);
+    message_ = e.name() + " (" + peer->name + "'s exchange: " + got + ")";
   }
 
   void accept() {
@@ -343,10 +476,42 @@ class CmRunner {
   const RunOptions& o_;
   const plan::Step& step_;
   std::string detail_, message_, data_;
+  std::vector<unsigned char> exchange_;
   bool expected_ = false;
 };
 
+// An MR carried by an exchange_only side leaves the agents' exchange unless a workload of
+// another QP than the side's peer aims at it too.
+bool only_peer_aims_at(const scenario::Scenario& s, const scenario::Qp& q, const std::string& mr) {
+  for (const auto& w : s.workloads)
+    if (w.remote_mr.name == mr && w.qp.name != q.cm.peer.name) return false;
+  return true;
+}
+
 }  // namespace
+
+void hold_cm_exchange(RunState& st, Directory& mine) {
+  const auto& s = *st.scenario;
+  for (const auto& q : s.qps) {
+    if (!q.cm.exchange_only || s.host_of_qp(q) != st.host) continue;
+    auto it = mine.qps.find(q.name);
+    if (it == mine.qps.end()) continue;  // not created
+    if (!st.cm) st.cm = std::make_shared<CmHost>();
+    auto& held = st.cm->held;
+    held.qps.insert_or_assign(q.name, std::move(it->second));
+    mine.qps.erase(it);
+    if (auto m = mine.mrs.find("qpo.slots." + q.name); m != mine.mrs.end()) {
+      held.mrs.insert_or_assign(m->first, std::move(m->second));
+      mine.mrs.erase(m);
+    }
+    for (const auto& name : cm::carried_mrs(s, q)) {
+      auto m = mine.mrs.find(name);
+      if (m == mine.mrs.end()) continue;
+      held.mrs.insert_or_assign(name, m->second);
+      if (only_peer_aims_at(s, q, name)) mine.mrs.erase(m);
+    }
+  }
+}
 
 bool is_cm_step(const plan::Step& step) {
   switch (step.kind) {

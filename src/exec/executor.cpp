@@ -193,6 +193,20 @@ void HostSession::log_published(size_t at) {
                 ", gid " + verbs::gid_text(g);
     lines.push_back(std::move(r));
   }
+  if (lines.empty() && setup_step(plan::StepKind::Publish)) {
+    // Every QP of this host is an exchange_only one (its values ride on rdma_cm): the step
+    // still says what went through the agents.
+    size_t mrs = 0;
+    for (const auto& [name, m] : st_.dir.mrs) mrs += m.host == st_.host;
+    report::StepResult r;
+    r.host = st_.host;
+    r.phase = "exchange";
+    r.verb = "publish";
+    r.object = st_.host;
+    r.status = report::StepStatus::Info;
+    r.message = "no QPs (their exchange rides on rdma_cm), " + std::to_string(mrs) + " MRs";
+    lines.push_back(std::move(r));
+  }
   for (auto& line : lines) line.plan_step = setup_step(plan::StepKind::Publish);
   if (int resolve = setup_step(plan::StepKind::Resolve)) {
     report::StepResult r;
@@ -419,6 +433,7 @@ report::RunReport HostSession::run(Channel& ch) {
   check_stop();
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
   Directory mine = ok() ? program_.publish() : Directory{};
+  hold_cm_exchange(st_, mine);  // exchange_only pairs: their CM connection carries these instead
   alive_ = ch.exchange(std::move(mine), ok(), &st_.dir);
   if (!alive_) fail_after(ch, "before the exchange");
   check_stop();

@@ -2,6 +2,9 @@
 
 #include <set>
 
+#include "cm/exchange_data.h"
+#include "plan/arg_lists.h"
+#include "plan/timeline_planner.h"
 #include "scenario/script_qps.h"
 
 namespace qpo::plan {
@@ -21,7 +24,21 @@ bool has_cm(const Scenario& s) {
   return false;
 }
 
-std::string ps_of(const Qp& q) { return q.type_name == "UD" ? "RDMA_PS_UDP" : "RDMA_PS_TCP"; }
+// A UC QP's id is of type UC (rdma_create_ep); an exchange_only id has no QP, so it is an RC
+// one whatever the QP's type.
+bool uc(const Qp& q) { return q.type_name == "UC" && !q.cm.exchange_only; }
+// UC ids are RDMA_PS_IB ones: the only port space whose ids take the caller's QP type.
+std::string ps_of(const Qp& q) { return q.type_name == "UD" ? "RDMA_PS_UDP" : uc(q) ? "RDMA_PS_IB" : "RDMA_PS_TCP"; }
+
+// What an exchange_only side's private data holds (cm/exchange_data.h).
+std::string exchange_text(const Scenario& s, const Qp& q) {
+  std::string out = q.name + "'s qp_num, sq_psn, lid, gid, active_mtu, port, slots (" +
+                    std::to_string(cm::kExchangeQpBytes + cm::kExchangeMrBytes) + " bytes)";
+  for (const auto& m : cm::carried_mrs(s, q)) out += ", MR " + m + " addr, length, rkey (" + std::to_string(cm::kExchangeMrBytes) + ")";
+  return out;
+}
+// The wildcard of an address's family (cm/cm.h wildcard_of; the planner does not link librdmacm).
+std::string wildcard_of(const std::string& ip) { return ip.find(':') != std::string::npos ? "::" : "0.0.0.0"; }
 
 // IPv6 literals in brackets: [fd00:1::2]:7471.
 std::string endpoint(const std::string& ip, uint32_t port) {
@@ -43,19 +60,32 @@ class CmPlanner {
     for (const auto& q : s_.qps) {
       if (!q.cm.given || q.type < 0) continue;
       std::string host = s_.host_of_qp(q);
-      auto& id = add(host, StepKind::CmCreateId, "rdma_create_id", q.cm.active ? q.name : listener(q), k);
-      id.args.push_back(arg("channel", channel_name(host)));
-      id.args.push_back(arg("port_space", ps_of(q)));
+      std::string bound = endpoint(q.cm.address.empty() ? "::" : q.cm.address, q.cm.port);
+      std::string every = q.cm.address.empty() ? "every address, IPv4 too" : "";
+      auto& id = add(host, StepKind::CmCreateId, uc(q) ? "rdma_create_ep + rdma_migrate_id" : "rdma_create_id",
+                     q.cm.active ? q.name : listener(q), k);
+      if (uc(q)) {
+        // rdma_create_id would make an RC id (cm/cm.h Id::endpoint).
+        id.args.push_back(arg("ai_flags", "RAI_PASSIVE", "creates the id and binds it, no resolve"));
+        id.args.push_back(arg("ai_port_space", ps_of(q)));
+        id.args.push_back(arg("ai_qp_type", "IBV_QPT_UC", "the id's type: the REQ and the CM's attributes are UC ones"));
+        if (q.cm.active) id.args.push_back(arg("ai_src_addr", endpoint(wildcard_of(q.cm.address), 0), "any port"));
+        else id.args.push_back(arg("ai_src_addr", bound, every));
+        id.args.push_back(arg("migrate to", channel_name(host), "its events come on the host's channel"));
+      } else {
+        id.args.push_back(arg("channel", channel_name(host)));
+        id.args.push_back(arg("port_space", ps_of(q)));
+      }
       if (q.cm.active) continue;
-      auto& l = add(host, StepKind::CmListen, "rdma_bind_addr + rdma_listen", listener(q), k);
-      l.args.push_back(arg("address", endpoint(q.cm.address.empty() ? "::" : q.cm.address, q.cm.port),
-                           q.cm.address.empty() ? "every address, IPv4 too" : ""));
+      auto& l = add(host, StepKind::CmListen, uc(q) ? "rdma_listen" : "rdma_bind_addr + rdma_listen", listener(q), k);
+      l.args.push_back(arg("address", bound, uc(q) ? "bound by rdma_create_ep" : every));
       l.args.push_back(arg("backlog", "1"));
     }
     k = stage("cm connect");
     for (const auto& q : s_.qps) {
       if (!q.cm.given || q.type < 0) continue;
-      if (q.cm.active) active(q, k);
+      if (q.cm.exchange_only) exchange_connect(q, k);
+      else if (q.cm.active) active(q, k);
       else passive(q, k);
     }
   }
@@ -156,6 +186,45 @@ class CmPlanner {
     st.args.push_back(arg("wr_count", std::to_string(count), "before RTR"));
   }
 
+  // exchange_only: the connection carries the exchange (the REQ the active side's values, the
+  // REP the passive side's), then each QP's own RTR and RTS run with the peer's values.
+  void exchange_connect(const Qp& q, int k) {
+    std::string host = s_.host_of_qp(q);
+    std::string bytes = std::to_string(cm::exchange_bytes(s_, q)) + " of " + std::to_string(cm::exchange_limit(q)) + " bytes";
+    std::string peer = q.cm.peer ? q.cm.peer.name : "the peer";
+    Arg got = arg("peer values", peer + "'s exchange", "into the directory: what 'peer' resolves to at RTR", true);
+    if (q.cm.active) {
+      auto& ra = add(host, StepKind::CmResolveAddr, "rdma_resolve_addr", q.name, k);
+      ra.args.push_back(arg("dst", endpoint(q.cm.address, q.cm.port)));
+      describe_wait(ra, "RDMA_CM_EVENT_ADDR_RESOLVED");
+      describe_wait(add(host, StepKind::CmResolveRoute, "rdma_resolve_route", q.name, k), "RDMA_CM_EVENT_ROUTE_RESOLVED");
+      auto& c = add(host, StepKind::CmConnect, "rdma_connect", q.name, k);
+      c.args.push_back(arg("qp_num", q.name + "'s", "carried in the REQ; no QP on the id, the CM never touches it", true));
+      c.args.push_back(arg("private_data", exchange_text(s_, q), bytes, true));
+      describe_wait(c, "RDMA_CM_EVENT_CONNECT_RESPONSE");
+      c.args.push_back(got);
+      add(host, StepKind::CmEstablish, "rdma_establish", q.name, k);
+    } else {
+      auto& w = add(host, StepKind::CmWaitRequest, "rdma_get_cm_event", q.name, k);
+      w.args.push_back(arg("listener", listener(q)));
+      describe_wait(w, "RDMA_CM_EVENT_CONNECT_REQUEST");
+      w.args.push_back(got);
+      auto& a = add(host, StepKind::CmAccept, "rdma_accept", q.name, k);
+      a.args.push_back(arg("qp_num", q.name + "'s", "carried in the REP", true));
+      a.args.push_back(arg("private_data", exchange_text(s_, q), bytes, true));
+      describe_wait(a, "RDMA_CM_EVENT_ESTABLISHED");
+    }
+    // The scenario's own RTR and RTS (and what follows them in bring-up), as states: says.
+    bool past_init = false;
+    for (size_t i = 0; i < q.transitions.size(); ++i) {
+      const auto& t = q.transitions[i];
+      if (!t.bring_up) break;
+      past_init |= t.to == spec::QpState::RTR || t.to == spec::QpState::RTS;
+      if (!past_init) continue;
+      describe_modify(add(host, StepKind::Modify, "ibv_modify_qp", q.name, k), q, i, args_);
+    }
+  }
+
   void active(const Qp& q, int k) {
     const auto& cm = q.cm;
     std::string host = s_.host_of_qp(q);
@@ -177,10 +246,11 @@ class CmPlanner {
     c.args.push_back(arg("qp_num", q.name + "'s", "a QP qpo created (no rdma_create_qp)", true));
     if (!cm.private_data.empty()) c.args.push_back(arg("private_data", "'" + cm.private_data + "'"));
     if (!ud) {
-      c.args.push_back(arg("responder_resources", "1"));
-      c.args.push_back(arg("initiator_depth", "1"));
-      c.args.push_back(arg("retry_count", "7"));
-      c.args.push_back(arg("rnr_retry_count", "7"));
+      const char* n = uc(q) ? "0" : "1";
+      c.args.push_back(arg("responder_resources", n, uc(q) ? "UC: no reads or atomics" : ""));
+      c.args.push_back(arg("initiator_depth", n));
+      c.args.push_back(arg("retry_count", uc(q) ? "0" : "7"));
+      c.args.push_back(arg("rnr_retry_count", uc(q) ? "0" : "7"));
     }
     describe_wait(c, ud ? "RDMA_CM_EVENT_ESTABLISHED" : "RDMA_CM_EVENT_CONNECT_RESPONSE");
     if (ud) c.args.push_back(arg("peer", "qp_num, qkey", "from the event: what the UD sends use", true));
@@ -215,8 +285,8 @@ class CmPlanner {
       a.args.push_back(arg("qkey", "RDMA_UDP_QKEY", "the CM's, set at INIT"));
       return;
     }
-    a.args.push_back(arg("responder_resources", "1"));
-    a.args.push_back(arg("initiator_depth", "1"));
+    a.args.push_back(arg("responder_resources", uc(q) ? "0" : "1"));
+    a.args.push_back(arg("initiator_depth", uc(q) ? "0" : "1"));
     describe_wait(a, "RDMA_CM_EVENT_ESTABLISHED");
     modify(q, "RTR", "RTS", k);
   }
@@ -224,6 +294,7 @@ class CmPlanner {
   const Scenario& s_;
   Plan& p_;
   HostPlan nowhere_;
+  ArgLists args_;
 };
 
 }  // namespace

@@ -59,8 +59,9 @@ enum class StepKind {
   // rdma_cm (plan/cm_planner.h): one event channel per host, an id per connection end; every
   // wait for a CM event (`event`) has the phase timeout.
   CmChannel,      // rdma_create_event_channel
-  CmCreateId,     // rdma_create_id (RDMA_PS_TCP for RC/UC, RDMA_PS_UDP for UD)
-  CmListen,       // rdma_bind_addr + rdma_listen (passive)
+  CmCreateId,     // rdma_create_id (RDMA_PS_TCP for RC, RDMA_PS_UDP for UD); UC: rdma_create_ep + rdma_migrate_id
+                  // (an RDMA_PS_IB id of type UC, bound)
+  CmListen,       // rdma_bind_addr + rdma_listen (passive; UC: rdma_listen, bound already)
   CmResolveAddr,  // rdma_resolve_addr, then RDMA_CM_EVENT_ADDR_RESOLVED (active)
   CmResolveRoute, // rdma_resolve_route, then RDMA_CM_EVENT_ROUTE_RESOLVED (active)
   CmModify,       // rdma_init_qp_attr + ibv_modify_qp to to_state: the CM's attributes and mask

@@ -236,6 +236,7 @@ class Planner {
     }
     for (size_t i = 0; i < qps.size(); ++i) {
       const auto& tr = qps[i]->transitions;
+      if (qps[i]->cm.exchange_only) continue;  // RTR/RTS after the CM's exchange (cm_planner.cpp)
       while (next[i] < tr.size() && tr[next[i]].bring_up) {
         modify(*qps[i], next[i], Phase::BringUp);
         ++next[i];

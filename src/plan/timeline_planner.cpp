@@ -95,7 +95,7 @@ class TimelinePlanner {
         st = t.to;
         if (const auto* f = t.attr("qp_access_flags")) access = f->number;
       }
-      if (q.cm.given) {  // rdma_cm's bring-up: a connected RC/UC QP grants remote write, read, atomic
+      if (q.cm.brings_up()) {  // rdma_cm's bring-up: a connected RC/UC QP grants remote write, read, atomic
         st = q.cm.end_state();
         access = st == QpState::RTS && q.type_name != "UD" ? 0xE : 0;
       }

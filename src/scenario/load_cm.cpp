@@ -11,7 +11,7 @@ namespace qpo::scenario::detail {
 namespace {
 
 const std::vector<std::string>& cm_keys() {
-  static const std::vector<std::string> k{"role", "peer", "port", "address", "private_data", "reject", "expect"};
+  static const std::vector<std::string> k{"role", "peer", "port", "address", "private_data", "reject", "expect", "exchange_only"};
   return k;
 }
 const std::vector<std::string>& cm_expect_keys() {
@@ -115,6 +115,9 @@ void load_cm(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q)
       cm.reject = r.string(value, p);
     } else if (key == "expect") {
       load_expect(r, value, p, cm);
+    } else if (key == "exchange_only") {
+      cm.exchange_only_loc = r.loc(value);
+      if (auto b = r.boolean(value, p)) cm.exchange_only = *b;
     }
   }
   if (!role_given) {

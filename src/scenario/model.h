@@ -170,7 +170,8 @@ struct Xrcd : Object {
 
 // An rdma_cm connection (`cm:` on a QP): the CM resolves the peer by IP and brings the QP up
 // (RESET->INIT->RTR->RTS with the attributes rdma_init_qp_attr computes) instead of `states:`.
-// RC/UC connect over RDMA_PS_TCP, UD resolves its peer over RDMA_PS_UDP (SIDR).
+// RC connects over RDMA_PS_TCP, UC over an RDMA_PS_IB id of type UC, UD resolves its peer over
+// RDMA_PS_UDP (SIDR).
 struct CmSpec {
   bool given = false;
   SourceLoc loc;                 // the `cm:` key
@@ -193,6 +194,11 @@ struct CmSpec {
   SourceLoc expect_loc;
   // The QP's state once the CM flow is done: RTS when it connects, INIT for an active side
   // whose connection fails after INIT, RESET otherwise.
+  // exchange_only (perftest -z): the connection carries the pair's exchange values in its
+  // private data (cm/exchange_data.h) on ids with no QP; the QPs come up by their `states:`.
+  bool exchange_only = false;
+  SourceLoc exchange_only_loc;
+  bool brings_up() const { return given && !exchange_only; }  // the CM makes INIT/RTR/RTS
   spec::QpState end_state() const {
     if (reject) return spec::QpState::RESET;
     if (expect_event.empty()) return spec::QpState::RTS;

@@ -85,3 +85,80 @@ TEST_CASE("two-host-cm-rc: the active side re-INITs, RTR, RTS, establishes; both
   std::string tb = steps(p, "b", true);
   CHECK(tb.rfind("destroy qb\ndestroy qb.listener\ndestroy qpo.cm.b\ndestroy qb\n", 0) == 0);
 }
+
+TEST_CASE("two-host-cm-uc: UC ids come from rdma_create_ep (RDMA_PS_IB, IBV_QPT_UC) migrated onto the channel") {
+  qpo::test::Loaded l(qpo::test::source_file("scenarios/two-host-cm-uc.yaml"), "two-host-cm-uc.yaml");
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
+  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
+  auto p = plan_of(l);
+  CHECK(p.stages.front() == "cm listen");
+  CHECK(p.stages.back() == "cm disconnect");
+  // The same flow as RC: only the ids are made differently.
+  CHECK(steps(p, "a", false).rfind("cm_channel qpo.cm.a\ncm_create_id qa\ncm_resolve_addr qa\ncm_resolve_route qa\n"
+                                   "cm_modify qa\npost_recv qa\ncm_connect qa\ncm_modify qa\ncm_modify qa\ncm_modify qa\n"
+                                   "cm_establish qa\n", 0) == 0);
+  CHECK(steps(p, "b", false).rfind("cm_channel qpo.cm.b\ncm_create_id qb.listener\ncm_listen qb.listener\n"
+                                   "cm_wait_request qb\ncm_modify qb\npost_recv qb\ncm_modify qb\ncm_accept qb\ncm_modify qb\n", 0) == 0);
+  // What each step says: the real calls and their arguments.
+  auto args_of = [&](const std::string& host, qpo::plan::StepKind kind, const std::string& object) {
+    std::string out;
+    for (const auto& h : p.hosts)
+      if (h.host == host)
+        for (const auto& st : h.steps)
+          if (st.kind == kind && st.object == object) {
+            out = st.verb + ":";
+            for (const auto& a : st.args) out += " " + a.name + "=" + a.value;
+          }
+    return out;
+  };
+  using qpo::plan::StepKind;
+  CHECK(args_of("a", StepKind::CmCreateId, "qa") ==
+        "rdma_create_ep + rdma_migrate_id: ai_flags=RAI_PASSIVE ai_port_space=RDMA_PS_IB ai_qp_type=IBV_QPT_UC "
+        "ai_src_addr=0.0.0.0:0 migrate to=qpo.cm.a");
+  CHECK(args_of("b", StepKind::CmCreateId, "qb.listener") ==
+        "rdma_create_ep + rdma_migrate_id: ai_flags=RAI_PASSIVE ai_port_space=RDMA_PS_IB ai_qp_type=IBV_QPT_UC "
+        "ai_src_addr=[::]:7474 migrate to=qpo.cm.b");
+  CHECK(args_of("b", StepKind::CmListen, "qb.listener") == "rdma_listen: address=[::]:7474 backlog=1");
+  CHECK(args_of("a", StepKind::CmConnect, "qa") ==
+        "rdma_connect: qp_num=qa's private_data='uc from a' responder_resources=0 initiator_depth=0 retry_count=0 "
+        "rnr_retry_count=0 waits for=RDMA_CM_EVENT_CONNECT_RESPONSE");
+  CHECK(args_of("b", StepKind::CmAccept, "qb") ==
+        "rdma_accept: qp_num=qb's private_data='uc welcome' responder_resources=0 initiator_depth=0 "
+        "waits for=RDMA_CM_EVENT_ESTABLISHED");
+}
+
+TEST_CASE("two-host-cm-exchange: INIT in the bring-up; the CM carries the exchange; RTR and RTS as states: says, after it") {
+  qpo::test::Loaded l(qpo::test::source_file("scenarios/two-host-cm-exchange.yaml"), "two-host-cm-exchange.yaml");
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
+  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
+  auto p = plan_of(l);
+  CHECK(p.stages.front() == "cm listen");
+  CHECK(p.stages[1] == "cm connect");
+  CHECK(p.stages.back() == "cm disconnect");
+  CHECK(steps(p, "a", false).rfind("cm_channel qpo.cm.a\ncm_create_id qa\ncm_resolve_addr qa\ncm_resolve_route qa\n"
+                                   "cm_connect qa\ncm_establish qa\nmodify qa\nmodify qa\n", 0) == 0);
+  CHECK(steps(p, "b", false).rfind("cm_channel qpo.cm.b\ncm_create_id qb.listener\ncm_listen qb.listener\n"
+                                   "cm_wait_request qb\ncm_accept qb\nmodify qb\nmodify qb\n", 0) == 0);
+  // The bring-up (no stage) takes each QP to INIT only; the stage's modifies are RTR, RTS.
+  for (const auto& h : p.hosts)
+    for (const auto& st : h.steps) {
+      if (st.kind != qpo::plan::StepKind::Modify) continue;
+      if (st.stage < 0) CHECK(st.to_state == "INIT");
+      else CHECK((st.to_state == "RTR" || st.to_state == "RTS"));
+    }
+  auto arg_of = [&](const std::string& host, qpo::plan::StepKind kind, const std::string& name) {
+    for (const auto& h : p.hosts)
+      if (h.host == host)
+        for (const auto& st : h.steps)
+          if (st.kind == kind)
+            for (const auto& a : st.args)
+              if (a.name == name) return a.value + " [" + a.note + "]";
+    return std::string();
+  };
+  using qpo::plan::StepKind;
+  CHECK(arg_of("a", StepKind::CmConnect, "private_data") ==
+        "qa's qp_num, sq_psn, lid, gid, active_mtu, port, slots (56 bytes) [56 of 56 bytes]");
+  CHECK(arg_of("b", StepKind::CmAccept, "private_data") ==
+        "qb's qp_num, sq_psn, lid, gid, active_mtu, port, slots (56 bytes), MR mb addr, length, rkey (20) [76 of 196 bytes]");
+  CHECK(arg_of("a", StepKind::CmCreateId, "port_space") == "RDMA_PS_TCP []");
+}

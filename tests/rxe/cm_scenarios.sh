@@ -1,23 +1,26 @@
 #!/bin/sh
 # The rdma_cm example scenarios through `qpo run`, each host in its own lab guest (two guests
-# per scenario, booted by qpo run itself): RC over IPv4 with a write, UD over IPv6 through
+# per scenario, booted by qpo run itself): RC over IPv4 with a write, UC over IPv4 with writes,
+# an RC pair whose exchange rides on the CM (exchange_only, perftest -z), UD over IPv6 through
 # RDMA_PS_UDP, and as expected outcomes the rejected connections and an address nobody has
 # (ADDR_ERROR). For each run: the verdict,
 # the CM events by name in the steps' lines, and the plan equals the run - every host's lines
 # walk its plan steps in order, each step reporting (tests/rxe/plan_equals_run_test.cpp runs
 # every host in one guest, where rdma_cm cannot work, so the CM scenarios are checked here).
 set -u
-QPO=${1:?usage: cm_scenarios.sh QPO_BINARY}
+QPO=${1:?usage: cm_scenarios.sh QPO_BINARY [PATH_PART]}
+ONLY=${2:-}  # only the scenarios whose path contains this (all when empty)
 cd "$(dirname "$0")/../.." || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 
 # check FILE WANT...: runs FILE, then every WANT (a Python regex) must match some step's
-# "verb object: message" line of the JSON report.
+# "verb object: message" line of the JSON report (a WANT starting with "!": none may match).
 check() {
   f=$1
   shift
+  case $f in *"$ONLY"*) ;; *) return ;; esac
   "$QPO" plan --format json "$f" > "$tmp/plan.json" || { echo "FAIL $f: qpo plan"; failures=$((failures + 1)); return; }
   "$QPO" run --format json "$f" > "$tmp/run.json" 2> "$tmp/run.err"
   rc=$?
@@ -34,7 +37,11 @@ if rc != 0 or run.get("verdict") != "PASS":
     bad.append("exit %d, verdict %s: %s" % (rc, run.get("verdict"), run.get("reason")))
 lines = ["%s %s: %s" % (s.get("verb"), s.get("object"), s.get("message", "")) for s in run["steps"]]
 for w in wants:
-    if not any(re.search(w, l) for l in lines):
+    if w.startswith("!"):  # no line may match
+        hits = [l for l in lines if re.search(w[1:], l)]
+        if hits:
+            bad.append("a step line matches /%s/: %s" % (w[1:], hits[0]))
+    elif not any(re.search(w, l) for l in lines):
         bad.append("no step line matches /%s/" % w)
 for h in plan["hosts"]:
     want = [s["index"] for s in h["steps"]]
@@ -71,6 +78,32 @@ check scenarios/two-host-cm-ud.yaml \
   '^rdma_connect ua: RDMA_CM_EVENT_ESTABLISHED \(peer QP [0-9]+, qkey 0x1234567\)$' \
   '^ibv_modify_qp ub: attr_mask=0x71 \(IBV_QP_STATE \| IBV_QP_PKEY_INDEX \| IBV_QP_PORT \| IBV_QP_QKEY\)$' \
   ' ub: 200 receives, data checked$'
+# UC: ids of type UC (rdma_create_ep, RDMA_PS_IB), so the CM's RTR and RTS are UC's: no
+# max_dest_rd_atomic/min_rnr_timer at RTR, sq_psn alone at RTS.
+check scenarios/two-host-cm-uc.yaml \
+  '^rdma_create_ep \+ rdma_migrate_id qb.listener: an RDMA_PS_IB id of type UC, bound to \[::\]:7474$' \
+  '^rdma_create_ep \+ rdma_migrate_id qa: an RDMA_PS_IB id of type UC, bound to 0.0.0.0:0$' \
+  '^rdma_get_cm_event qb: RDMA_CM_EVENT_CONNECT_REQUEST \(private data .uc from a.\)$' \
+  '^rdma_connect qa: RDMA_CM_EVENT_CONNECT_RESPONSE \(private data .uc welcome.\) \(peer QP [0-9]+\)$' \
+  '^rdma_accept qb: RDMA_CM_EVENT_ESTABLISHED$' \
+  '^ibv_modify_qp qb: attr_mask=0x[0-9a-f]+ \(IBV_QP_STATE \| IBV_QP_AV \| IBV_QP_PATH_MTU \| IBV_QP_RQ_PSN \| IBV_QP_DEST_QPN\)$' \
+  '^ibv_modify_qp qa: attr_mask=0x[0-9a-f]+ \(IBV_QP_STATE \| IBV_QP_SQ_PSN\)$' \
+  '^verify mb: data checked$' \
+  '^rdma_disconnect qa: RDMA_CM_EVENT_DISCONNECTED$' \
+  '^rdma_disconnect qb: RDMA_CM_EVENT_DISCONNECTED$'
+# perftest -z: the CM carries the pair's exchange (the agents do not: host a's directory after
+# their exchange holds its own MR ma only), then the QPs' own RTR/RTS, a write, data checked.
+check scenarios/two-host-cm-exchange.yaml \
+  '^resolve a: 0 QPs and 1 MRs in the directory$' \
+  '^publish a: no QPs \(their exchange rides on rdma_cm\), 1 MRs$' \
+  '^publish b: no QPs \(their exchange rides on rdma_cm\), 0 MRs$' \
+  '!^publish q[ab]:' \
+  '^rdma_get_cm_event qb: RDMA_CM_EVENT_CONNECT_REQUEST \(qa.s exchange: qp_num [0-9]+, sq_psn 0x[0-9a-f]+\)$' \
+  '^rdma_connect qa: RDMA_CM_EVENT_CONNECT_RESPONSE \(qb.s exchange: qp_num [0-9]+, sq_psn 0x[0-9a-f]+, MR mb rkey 0x[0-9a-f]+\)$' \
+  '^rdma_accept qb: RDMA_CM_EVENT_ESTABLISHED$' \
+  '^verify mb: data checked$' \
+  '^rdma_disconnect qa: RDMA_CM_EVENT_DISCONNECTED$' \
+  '^rdma_disconnect qb: RDMA_CM_EVENT_DISCONNECTED$'
 check scenarios/two-host-cm-reject.yaml \
   "^rdma_connect qa: RDMA_CM_EVENT_REJECTED \(status 28: consumer defined, private data 'go away'\) \(expected\)$" \
   '^rdma_connect qn: RDMA_CM_EVENT_REJECTED \(status 8: invalid service ID\) \(expected\)$' \
