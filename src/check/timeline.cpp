@@ -1,5 +1,6 @@
 // The timeline's own rules: workloads that run together (`workloads: [a, b]`, or the default
-// order's waves) must not write the same bytes, or neither's data check means anything.
+// order's waves) must not write the same bytes, or neither's data check means anything; a
+// link step belongs to a one-host scenario.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -77,10 +78,27 @@ void overlapping_writes(const scenario::TimelineStep& step, std::vector<Written>
   }
 }
 
+// A link step in a multi-host scenario: the hosts meet after every stage over the network, and
+// on every lab or cluster link that carries the control connection, `link: down` on any host
+// cuts it until a later stage's `link: up`, which it never reaches (and Linux drops a downed
+// netdev's IPv6 addresses, the lab's control addresses among them).
+void link_across_hosts(const scenario::Scenario& s, const scenario::TimelineStep& step, diag::DiagSink& sink) {
+  std::set<std::string> hosts;
+  for (const auto& d : s.devices) hosts.insert(d.host.name);
+  if (hosts.size() < 2) return;
+  auto& d = sink.error("Q514", step.loc, step.path,
+                       "a link step in a scenario with " + std::to_string(hosts.size()) +
+                           " hosts would cut the hosts' control connection");
+  d.rule = "the hosts meet after every timeline stage over the network: with the link down, nobody reaches the meeting";
+  d.hint = "fault the RoCE packets instead (faults: {cut: {device: ..., loss: 100%}}, which spares the control "
+           "connection), or flap a link in a one-host scenario";
+}
+
 }  // namespace
 
 void check_timeline(const scenario::Scenario& s, diag::DiagSink& sink) {
   for (const auto& step : s.timeline) {
+    if (step.kind == scenario::TimelineStep::Kind::Link) link_across_hosts(s, step, sink);
     if (step.kind != scenario::TimelineStep::Kind::Workloads || step.workloads.size() < 2) continue;
     same_sender(s, step, sink);
     std::vector<Written> writes;

@@ -1,6 +1,7 @@
 #include "exec/link_state.h"
 
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 
 #include "exec/device_counters.h"
@@ -19,23 +20,30 @@ void ip_link_set(const std::string& netdev, const std::string& state) {
                              " (a link step needs root and iproute2)");
 }
 
+// IFF_UP in /sys/class/net/NETDEV/flags: administratively up.
+bool is_up(const std::string& netdev) {
+  std::ifstream in("/sys/class/net/" + netdev + "/flags");
+  unsigned long flags = 0;
+  in >> std::hex >> flags;
+  return flags & 0x1;
+}
+
 }  // namespace
 
 bool LinkStates::set(const plan::Step& step) {
   const std::string& state = step.args.at(0).value;
+  auto taken = std::find_if(down_.begin(), down_.end(), [&](const Down& x) { return x.device == step.object; });
   const DeviceState& d = st_.devices.at(step.object);
-  std::string netdev = netdev_of(d);
+  // Up again: the netdev this run took down (the GID that named it may be gone with the link).
+  std::string netdev = taken != down_.end() ? taken->netdev : netdev_of(d);
+  bool was_up = !netdev.empty() && is_up(netdev);
   auto& r = run_step(st_, st_.host, "transitions", step.verb, step.object, "dev " + netdev + " " + state, [&] {
     if (netdev.empty()) throw std::runtime_error("no netdev found under " + d.ctx().device_name());
     ip_link_set(netdev, state);
   });
   if (r.status == report::StepStatus::Failed) return false;
-  auto same = [&](const Down& x) { return x.netdev == netdev; };
-  if (state == "down") {
-    if (std::none_of(down_.begin(), down_.end(), same)) down_.push_back({step.object, netdev});
-  } else {
-    down_.erase(std::remove_if(down_.begin(), down_.end(), same), down_.end());
-  }
+  if (state == "down" && was_up && taken == down_.end()) down_.push_back({step.object, netdev});
+  if (state == "up" && taken != down_.end()) down_.erase(taken);
   return true;
 }
 

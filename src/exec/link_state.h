@@ -1,8 +1,9 @@
 #pragma once
 // Timeline `link:` steps: the netdev under a device goes down or up (`ip link set`), and rxe
 // turns the device's port DOWN (IBV_EVENT_PORT_ERR) or ACTIVE (IBV_EVENT_PORT_ACTIVE). A
-// LinkStates remembers what it took down and brings it back up when it goes (RAII): a run
-// that fails between `link: down` and `link: up` must not leave the machine's link down.
+// LinkStates remembers what it took down (a link already down before the run is not its to
+// raise) and brings it back up when it goes (RAII): a run that fails or is interrupted
+// between `link: down` and `link: up` does not leave the link down (a killed qpo still can).
 #include <string>
 #include <vector>
 

@@ -111,10 +111,9 @@ class TimelineLoader {
     if (has("within") && t.kind != TimelineStep::Kind::Event)
       r_.sink().error("Q101", r_.loc(by_key["within"]), join_path(path, "within"),
                       "'within' belongs to an event step ({event: NAME, on: OBJECT})");
-    for (const char* k : {"on"})
-      if (has(k) && t.kind != TimelineStep::Kind::Event && t.kind != TimelineStep::Kind::Link)
-        r_.sink().error("Q101", r_.loc(by_key[k]), join_path(path, k),
-                        std::string("'") + k + "' belongs to an event step ({event: NAME, on: OBJECT})");
+    if (has("on") && t.kind != TimelineStep::Kind::Event && t.kind != TimelineStep::Kind::Link)
+      r_.sink().error("Q101", r_.loc(by_key["on"]), join_path(path, "on"),
+                      "'on' belongs to an event step ({event: NAME, on: OBJECT}) or a link step ({link: down, on: DEVICE})");
     if (has("srq_limit") && t.kind != TimelineStep::Kind::SrqLimit)
       r_.sink().error("Q101", r_.loc(by_key["srq_limit"]), join_path(path, "srq_limit"),
                       "'srq_limit' belongs to an SRQ step ({srq: NAME, srq_limit: N})");
