@@ -183,11 +183,10 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       if (type == "gather") field<std::string>(n, "note");
       a.pending = n;
       // Arrived failed: its note ("host b failed at step 14 (ibv_modify_qp, qb): ...") goes
-      // to the hosts still at work. One arriving failed only because it was aborted has none.
-      if (!field<bool>(n, "ok")) {
-        std::string note = field_or<std::string>(n, "failure", "");
-        if (!note.empty() || !a.aborted) spread(a, note.empty() ? "host " + a.host + " failed" : note);
-      }
+      // to the hosts still at work. A host whose failure only echoes another's (aborted,
+      // "another host failed": a script's meeting told it) has none: the cause tells.
+      if (!field<bool>(n, "ok"))
+        if (std::string note = field_or<std::string>(n, "failure", ""); !note.empty()) spread(a, note);
     } else {
       fail(a, "unexpected message '" + type + "'");
     }
