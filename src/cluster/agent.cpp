@@ -5,7 +5,13 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -29,8 +35,11 @@ namespace {
 // Test hook for failure drills: QPO_AGENT_FAULT="<host>:<what>:<stage>" where <what> is
 //   die        exit abruptly (like kill -9) on reaching that stage (or "exchange"),
 //   hang       stop answering there,
-//   die-later  pass the stage, then die 300 ms into the next one (mid-workload).
-void maybe_fault(const std::string& host, const std::string& stage) {
+//   die-later  pass the stage, then die 300 ms into the next one (mid-workload),
+//   stall      stay busy there until the controller aborts the run (another host failed),
+//              then go on: a host in a long wait that honours the abort (a CM event, a stream).
+// <stage> may also be "setup": before the host's session starts.
+void maybe_fault(const std::string& host, const std::string& stage, const exec::StopRequest* stop = nullptr) {
   const char* spec = std::getenv("QPO_AGENT_FAULT");
   if (!spec) return;
   std::string s(spec);
@@ -45,37 +54,53 @@ void maybe_fault(const std::string& host, const std::string& stage) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       _exit(9);
     }).detach();
+  if (s.substr(a + 1, b - a - 1) == "stall" && stop)
+    while (!stop->requested.load(std::memory_order_acquire)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
 }
 
+// The agent's side of the run's channel. One reader thread takes every message the
+// controller sends: the answers to this host's round trips (one at a time), and an "abort"
+// whenever it comes (another host failed mid-stage): that turns this host's stop request on,
+// so its session and workers stop where they wait (a CM event, a stream, a script) and tear
+// down at once instead of waiting out the phase timeout.
 class PipeChannel : public exec::Channel {
  public:
-  PipeChannel(int in, int out, std::string host, int timeout_ms) : in_(in), out_(out), host_(std::move(host)), timeout_ms_(timeout_ms) {}
+  PipeChannel(int in, int out, std::string host, int timeout_ms)
+      : in_(in), out_(out), host_(std::move(host)), timeout_ms_(timeout_ms), reader_([this] { read_loop(); }) {}
+  ~PipeChannel() override {
+    closing_ = true;
+    reader_.join();
+  }
 
   bool exchange(exec::Directory mine, bool ok, exec::Directory* all) override {
-    maybe_fault(host_, "exchange");
+    maybe_fault(host_, "exchange", &stop_);
     util::JsonWriter w(false);
-    w.begin_object().field("type", "exchange").field("ok", ok).key("directory");
+    w.begin_object().field("type", "exchange").field("ok", ok);
+    note_field(w, ok);
+    w.key("directory");
     write_directory(w, mine);
     w.end_object();
     auto reply = round_trip(w.str(), "exchange_result", "the exchange");
     if (!reply) return false;
     *all = read_directory((*reply)["directory"]);
-    return field<bool>(*reply, "ok");
+    return answer_ok(*reply);
   }
 
   bool barrier(const std::string& name, bool ok) override {
-    maybe_fault(host_, name);
+    maybe_fault(host_, name, &stop_);
     util::JsonWriter w(false);
-    w.begin_object().field("type", "barrier").field("name", name).field("ok", ok).end_object();
+    w.begin_object().field("type", "barrier").field("name", name).field("ok", ok);
+    note_field(w, ok);
+    w.end_object();
     auto reply = round_trip(w.str(), "barrier_result", "stage '" + name + "'");
-    return reply && field<bool>(*reply, "ok");
+    return reply && answer_ok(*reply);
   }
 
   bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override {
     util::JsonWriter w(false);
     w.begin_object().field("type", "gather").field("name", name).field("ok", true).field("note", note).end_object();
     auto reply = round_trip(w.str(), "gather_result", "workload meeting '" + name + "'");
-    if (!reply || !field<bool>(*reply, "ok")) return false;
+    if (!reply || !answer_ok(*reply)) return false;
     notes->clear();
     for (const auto& n : (*reply)["notes"]) {
       if (!n.IsScalar()) throw ProtocolError("a note is not a string");
@@ -104,28 +129,107 @@ class PipeChannel : public exec::Channel {
     return true;
   }
 
+  void note_failure(const std::string& note) override {
+    std::lock_guard lock(mu_);
+    if (note_.empty()) note_ = note;
+  }
+  std::string failure() const override {
+    std::lock_guard lock(mu_);
+    return why_;
+  }
+  const exec::StopRequest* stop_request() const override { return &stop_; }
+  const exec::StopRequest& stop() const { return stop_; }
+
   const std::string& problem() const { return problem_; }
 
  private:
+  // A host arriving with ok=false says why once (its first failed step), for the others.
+  void note_field(util::JsonWriter& w, bool ok) {
+    if (ok) return;
+    std::lock_guard lock(mu_);
+    if (!note_.empty() && !note_sent_) {
+      w.field("failure", note_);
+      note_sent_ = true;
+    }
+  }
+
+  // A round's answer; a failed round says which host failed and why (the first one).
+  bool answer_ok(const YAML::Node& reply) {
+    bool ok = field<bool>(reply, "ok");
+    std::string why = field_or<std::string>(reply, "why", "");
+    if (!ok && !why.empty()) {
+      std::lock_guard lock(mu_);
+      if (why_.empty()) why_ = why;
+    }
+    return ok;
+  }
+
+  void read_loop() {
+    while (!closing_) {
+      pollfd p{in_, POLLIN, 0};
+      int r = poll(&p, 1, 100);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) continue;
+      std::string err;
+      auto text = read_message(in_, 30000, &err);
+      std::lock_guard lock(mu_);
+      if (!text) {
+        reader_error_ = err;
+        // The controller is gone: nobody will answer this host's next round; stop now.
+        if (!stop_.requested.load(std::memory_order_acquire)) {
+          stop_.why = "stopped: the controller went away (" + err + ")";
+          stop_.requested.store(true, std::memory_order_release);
+        }
+        arrived_.notify_all();
+        return;
+      }
+      auto n = parse_message(*text, &err);
+      try {
+        if (n && field<std::string>(*n, "type") == "abort") {
+          // Another host failed: stop here too. `why` before the flag (StopRequest).
+          if (!stop_.requested.load(std::memory_order_acquire)) {
+            stop_.why = "aborted: " + field_or<std::string>(*n, "why", "another host failed");
+            stop_.requested.store(true, std::memory_order_release);
+          }
+          continue;
+        }
+      } catch (const ProtocolError& e) {  // this thread must not throw: the round trip reports it
+        n.reset();
+        err = std::string("malformed message: ") + e.what();
+      }
+      if (!n) {
+        reader_error_ = err;
+        arrived_.notify_all();
+        return;
+      }
+      inbox_.push_back(*n);
+      arrived_.notify_all();
+    }
+  }
+
   std::optional<YAML::Node> round_trip(const std::string& msg, const char* want, const std::string& phase) {
     std::lock_guard lock(pipe_);
     return round_trip_locked(msg, want, phase);
   }
 
-  // One request, one reply: the pipe carries one round trip at a time (pipe_).
+  // One request, one reply: the pipe carries one round trip at a time (pipe_); the reader
+  // thread hands the reply over.
   std::optional<YAML::Node> round_trip_locked(const std::string& msg, const char* want, const std::string& phase) {
     std::string err;
     if (!write_message(out_, msg, &err)) {
       problem_ = "controller unreachable at " + phase + ": " + err;
       return std::nullopt;
     }
-    auto text = read_message(in_, timeout_ms_, &err);
-    if (!text) {
-      problem_ = "no answer from the controller at " + phase + ": " + err;
+    std::unique_lock lock(mu_);
+    bool came = arrived_.wait_for(lock, std::chrono::milliseconds(timeout_ms_ < 0 ? INT32_MAX : timeout_ms_),
+                                  [&] { return !inbox_.empty() || !reader_error_.empty(); });
+    if (inbox_.empty()) {
+      problem_ = "no answer from the controller at " + phase + ": " + (came ? reader_error_ : std::string("timed out"));
       return std::nullopt;
     }
-    auto n = parse_message(*text, &err);
-    if (!n || field<std::string>(*n, "type") != want) {
+    YAML::Node n = inbox_.front();
+    inbox_.pop_front();
+    if (field_or<std::string>(n, "type", "") != want) {
       problem_ = "unexpected message from the controller at " + phase;
       return std::nullopt;
     }
@@ -137,6 +241,15 @@ class PipeChannel : public exec::Channel {
   int timeout_ms_;
   std::string problem_;
   std::mutex pipe_;
+  mutable std::mutex mu_;  // inbox_, reader_error_, note_, why_
+  std::condition_variable arrived_;
+  std::deque<YAML::Node> inbox_;
+  std::string reader_error_;
+  std::string note_, why_;
+  bool note_sent_ = false;
+  exec::StopRequest stop_;
+  std::atomic<bool> closing_{false};
+  std::thread reader_;  // last: starts once everything it uses exists
 };
 
 void send_error(int fd, const std::string& message) {
@@ -245,6 +358,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   ro.all_hosts_local = true;
   auto p = plan::build_plan(*checked, {ro.smoke});
   PipeChannel channel(in, out, host, o.reply_timeout_ms);
+  maybe_fault(host, "setup", &channel.stop());
   auto report = exec::HostSession(*checked, p, host, ro).run(channel);
   if (!channel.problem().empty() && report.reason.find("another host failed") != std::string::npos)
     report.reason = channel.problem() + "; tore down";

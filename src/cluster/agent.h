@@ -1,9 +1,11 @@
 #pragma once
 // `qpo agent`: runs one host's part of a scenario for a controller. Protocol (each message is
 // framed JSON, see wire.h), controller -> agent: hello{version, token?}, run{host, file,
-// scenario (the YAML text), options}, then answers to the agent's exchange/barrier requests;
-// agent -> controller: hello{version}, exchange{ok, directory}, barrier{name, ok}, and at
-// the end report{...} or error{message}. Every wait has a timeout.
+// scenario (the YAML text), options}, then answers to the agent's exchange/barrier requests
+// (ok=false with why{the failing host's note}), and at any time abort{why} (another host
+// failed: stop now, tear down); agent -> controller: hello{version}, exchange{ok, directory},
+// barrier{name, ok} (ok=false with failure{"host b failed at step N (verb, object): ..."}),
+// and at the end report{...} or error{message}. Every wait has a timeout.
 #include <functional>
 #include <string>
 

@@ -16,7 +16,9 @@ class Node;
 namespace qpo::cluster {
 
 // 2: script workloads' w:signal() counters cross hosts ("signals" / "signals_result").
-constexpr int kProtocolVersion = 2;
+// 3: a host arriving failed says why ("failure"), the controller tells the hosts still at
+//    work at once ("abort", any time), and a failed round's answer says which host ("why").
+constexpr int kProtocolVersion = 3;
 
 void write_directory(util::JsonWriter& w, const exec::Directory& d);
 exec::Directory read_directory(const YAML::Node& n);

@@ -33,6 +33,9 @@ struct Agent {
   std::string phase = "start";
   report::RunReport report;
   std::optional<YAML::Node> pending;  // the exchange/barrier request it is waiting on
+  bool running = false;       // got its run request
+  bool aborted = false;       // told to abort (another host failed)
+  bool told_others = false;   // its failure went out to the others
 };
 
 int g_failures = 0;  // agents failed so far in this run, for their order
@@ -60,6 +63,19 @@ void fail(Agent& a, const std::string& why) {
   a.failure = "host " + a.host + " (" + a.conn.description + "): " + why;
   std::string how = reap(a.conn.pid, false);
   if (!how.empty()) a.failure += " (agent " + how + ")";
+}
+
+// A host failed: every other host still busy in the stage (not waiting at a round, not done)
+// is told at once, so it stops waiting (for a CM event, a stream) and tears down, instead of
+// running into the phase timeout. Hosts waiting at a round learn it from the round's answer.
+void abort_others(std::vector<Agent>& agents, const Agent& cause, const std::string& why) {
+  for (auto& a : agents) {
+    if (&a == &cause || !a.running || a.done || a.pending || a.aborted) continue;
+    a.aborted = true;
+    util::JsonWriter w(false);
+    w.begin_object().field("type", "abort").field("why", why).end_object();
+    send(a, w.str());
+  }
 }
 
 }  // namespace
@@ -127,10 +143,17 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       for (const auto& ov : o.overrides) w.value(ov);
       w.end_array().end_object();
       a.phase = "setup";
-      send(a, w.str());
+      a.running = send(a, w.str());
     }
 
   std::map<std::string, std::map<std::string, int64_t>> signal_totals;  // workload -> name -> total
+  std::string first_why;  // the first host failure of the run, as the others are told it
+  auto spread = [&](Agent& a, const std::string& why) {
+    if (a.told_others) return;
+    a.told_others = true;
+    if (first_why.empty()) first_why = why;
+    abort_others(agents, a, why);
+  };
   // One message from an agent. A field of the wrong kind throws ProtocolError (codec.h).
   auto handle = [&](Agent& a, const YAML::Node& n) {
     std::string type = msg_type(n);
@@ -159,6 +182,11 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       else field<std::string>(n, "name");
       if (type == "gather") field<std::string>(n, "note");
       a.pending = n;
+      // Arrived failed: its note ("host b failed at step 14 (ibv_modify_qp, qb): ...") goes
+      // to the hosts still at work. A host whose failure only echoes another's (aborted,
+      // "another host failed": a script's meeting told it) has none: the cause tells.
+      if (!field<bool>(n, "ok"))
+        if (std::string note = field_or<std::string>(n, "failure", ""); !note.empty()) spread(a, note);
     } else {
       fail(a, "unexpected message '" + type + "'");
     }
@@ -206,6 +234,9 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
           fail(a, std::string("malformed message: ") + e.what());
         }
       }
+      // An agent lost or failing for good (error, gone, malformed): the others stop too.
+      for (auto& a : agents)
+        if (a.failed) spread(a, a.failure);
     }
     any_failed = std::any_of(agents.begin(), agents.end(), [](const Agent& a) { return a.failed; });
     bool waiting = std::any_of(agents.begin(), agents.end(), [](const Agent& a) { return a.pending.has_value(); });
@@ -251,16 +282,23 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     for (auto& a : agents) {
       if (!a.pending) continue;
       util::JsonWriter w(false);
+      std::string why = ok ? "" : first_why;  // which host failed, when one did
       if (msg_type(*a.pending) == "gather") {
-        w.begin_object().field("type", "gather_result").field("ok", ok).key("notes").begin_array();
+        w.begin_object().field("type", "gather_result").field("ok", ok);
+        if (!why.empty()) w.field("why", why);
+        w.key("notes").begin_array();
         for (const auto& n : notes) w.value(n);
         w.end_array().end_object();
       } else if (msg_type(*a.pending) == "exchange") {
-        w.begin_object().field("type", "exchange_result").field("ok", ok).key("directory");
+        w.begin_object().field("type", "exchange_result").field("ok", ok);
+        if (!why.empty()) w.field("why", why);
+        w.key("directory");
         write_directory(w, all);
         w.end_object();
       } else {
-        w.begin_object().field("type", "barrier_result").field("ok", ok).end_object();
+        w.begin_object().field("type", "barrier_result").field("ok", ok);
+        if (!why.empty()) w.field("why", why);
+        w.end_object();
       }
       a.pending.reset();
       a.phase = stage == "exchange"              ? "bring-up (after the exchange)"

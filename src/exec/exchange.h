@@ -75,6 +75,9 @@ class Channel {
   virtual std::string failure() const { return ""; }
   // This host's stop request from the channel, or nullptr when the channel never makes one.
   virtual const StopRequest* stop_request() const { return nullptr; }
+  // Why this host failed ("host b failed at step 14 (ibv_modify_qp, qb): ..."), said before it
+  // arrives with ok=false: a channel that can (the agents') tells the other hosts at once.
+  virtual void note_failure(const std::string& /*note*/) {}
 };
 
 // Host sessions as threads of one process. Anonymous (InProcessChannel(n): every caller

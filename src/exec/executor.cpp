@@ -18,6 +18,7 @@
 #include "exec/async_events.h"
 #include "exec/bringup_program.h"
 #include "exec/cm_steps.h"
+#include "exec/failure_note.h"
 #include "exec/faults.h"
 #include "exec/host_load.h"
 #include "exec/host_session.h"
@@ -55,9 +56,30 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
 bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop && !told_to_stop(); }
 
 void HostSession::check_stop() {
+  // Aborted because another host failed (the agents' controller): one line says so, and
+  // whatever the stop broke here (a wait for a CM event cut short) is a symptom: the reason
+  // is the other host's.
+  if (told_to_stop() && is_echo(stop_request_->why) && !abort_reported_) {
+    abort_reported_ = true;
+    report::StepResult r;
+    r.host = st_.host;
+    r.phase = "abort";
+    r.verb = "abort";
+    r.object = st_.host;
+    r.status = report::StepStatus::Failed;
+    r.message = stop_request_->why;
+    st_.report.add(std::move(r));
+    if (st_.report.verdict == report::Verdict::Fail && !is_echo(st_.report.reason))
+      st_.report.reason = stop_request_->why + "; tore down";
+  }
   if (st_.report.verdict != report::Verdict::Pass) return;
   if (g_stop) st_.report.fail("interrupted (SIGINT); tore down");
   else if (told_to_stop()) st_.report.fail(stop_request_->why + "; tore down");
+}
+
+// Before arriving with ok=false: tell the channel why (the other hosts stop at once).
+void HostSession::tell_failure(Channel& ch) {
+  if (!ok()) ch.note_failure(failure_note(st_.report, st_.host));
 }
 
 void HostSession::fail_after(Channel& ch, const std::string& what) {
@@ -408,6 +430,7 @@ bool HostSession::stage(Channel& ch, const std::string& name, const std::functio
     if (ok()) st_.report.fail("another host failed before '" + name + "'; tore down");
     return false;
   }
+  tell_failure(ch);
   alive_ = ch.barrier(name, ok());
   if (!alive_) fail_after(ch, "before '" + name + "'");
   check_stop();
@@ -434,6 +457,7 @@ report::RunReport HostSession::run(Channel& ch) {
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
   Directory mine = ok() ? program_.publish() : Directory{};
   hold_cm_exchange(st_, mine);  // exchange_only pairs: their CM connection carries these instead
+  tell_failure(ch);
   alive_ = ch.exchange(std::move(mine), ok(), &st_.dir);
   if (!alive_) fail_after(ch, "before the exchange");
   check_stop();
@@ -525,8 +549,8 @@ report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report:
     auto rank = [](report::Verdict v) {
       return v == report::Verdict::Error ? 3 : v == report::Verdict::Fail ? 2 : v == report::Verdict::Unsupported ? 1 : 0;
     };
-    bool echo = p.reason.find("another host failed") != std::string::npos;
-    bool all_echo = all.reason.find("another host failed") != std::string::npos;
+    bool echo = is_echo(p.reason);
+    bool all_echo = is_echo(all.reason);
     if (rank(p.verdict) > rank(all.verdict) || (rank(p.verdict) == rank(all.verdict) && all_echo && !echo)) {
       if (!(p.verdict == report::Verdict::Fail && echo && all.verdict == report::Verdict::Unsupported)) {
         all.verdict = p.verdict;

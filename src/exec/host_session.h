@@ -28,6 +28,7 @@ class HostSession {
   bool told_to_stop() const { return stop_request_ && stop_request_->requested.load(std::memory_order_acquire); }
   void fail_after(Channel& ch, const std::string& what);  // another host failed (or ch timed out)
   void check_stop();
+  void tell_failure(Channel& ch);  // this host's failure note, before it arrives with ok=false
   template <typename Fn>
   void for_setup_steps(Fn fn);  // this host's setup steps while the run is ok
   void setup();            // every setup step but the QP creates
@@ -55,6 +56,7 @@ class HostSession {
   BringUpProgram program_;
   const StopRequest* stop_request_ = nullptr;  // from the channel: this host was found late
   bool alive_ = true;
+  bool abort_reported_ = false;  // the line saying another host's failure aborted this one
   bool capability_checked_ = false;
   bool create_started_ = false;
   std::chrono::steady_clock::time_point first_create_;

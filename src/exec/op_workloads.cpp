@@ -87,6 +87,7 @@ struct Initiator {
   std::unique_ptr<Watch> watch;
   std::string error;
   bool timed_out = false;
+  bool by_other_lane = false;  // its worker stopped for another QP's error (workload_results.h)
 };
 
 // One workload arriving at a receiving QP.
@@ -349,17 +350,27 @@ std::string halted_text(uint64_t done, uint64_t of) {
   return "stopped after " + std::to_string(done) + " of " + std::to_string(of) + ": another side of this step failed";
 }
 
-bool report_initiator(RunState& st, const RunOptions& o, Initiator& t) {
+// A failed line that only follows from another one (a lane its worker stopped for another
+// QP, a side halted because another side failed) goes to `echoes` instead of the verdict:
+// the run's reason is the line that caused it (run_workloads falls back to the first echo).
+bool report_initiator(RunState& st, const RunOptions& o, Initiator& t, std::vector<std::string>* echoes) {
   const auto& w = *t.w;
   auto r = line(st, *t.step, "workload", w.qp.name, w);
   const auto& res = t.result;
-  if (t.timed_out) r.message = stalled(st, o, *t.watch, *t.q, t.watch->done, w.iterations, true, nudged(t.watch->notes));
-  else if (!t.error.empty()) r.message = t.error;
-  else if (!res.expected && res.tx.ops < w.iterations) r.message = halted_text(res.tx.ops, w.iterations);
-  else if (w.expect_status && !res.expected) r.message = "all completions succeeded; expected " + *w.expect_status;
+  bool echo = false;
+  if (t.timed_out) {
+    r.message = stalled(st, o, *t.watch, *t.q, t.watch->done, w.iterations, true, nudged(t.watch->notes));
+  } else if (!t.error.empty()) {
+    r.message = t.error;
+    echo = t.by_other_lane;
+  } else if (!res.expected && res.tx.ops < w.iterations) {
+    r.message = halted_text(res.tx.ops, w.iterations);
+    echo = true;
+  } else if (w.expect_status && !res.expected) r.message = "all completions succeeded; expected " + *w.expect_status;
   if (!r.message.empty()) {
     r.status = report::StepStatus::Failed;
-    st.report.fail("workload '" + w.name + "': " + r.message);
+    if (echo) echoes->push_back("workload '" + w.name + "': " + r.message);
+    else st.report.fail("workload '" + w.name + "': " + r.message);
     st.report.add(r);
     return false;
   }
@@ -501,6 +512,7 @@ struct InitiatorWorker {
   dataplane::CqAccess access;
   std::string error;
   bool timed_out = false;
+  LaneFailure failed;  // the lane whose error stopped the thread
 
   void run() {
     if (cpu >= 0)
@@ -514,7 +526,14 @@ struct InitiatorWorker {
         // The stream counts all lanes: each member is credited an even share (stall messages).
         for (auto* t : members) t->watch->observe(p, p.ops / members.size());
       };
-    auto r = dataplane::run_stream(lanes, cfg, access);
+    dataplane::StreamResult r;
+    try {
+      r = dataplane::run_stream(lanes, cfg, access);
+    } catch (const dataplane::DataplaneError& e) {
+      if (e.kind() != dataplane::DataplaneError::Kind::Timeout && e.kind() != dataplane::DataplaneError::Kind::Usage)
+        failed = {e.qp(), e.wc_status(), e.error()};
+      throw;
+    }
     for (size_t i = 0; i < members.size(); ++i) {
       auto& res = members[i]->result;
       res = members.size() == 1 ? r : dataplane::StreamResult{};
@@ -534,10 +553,14 @@ struct InitiatorWorker {
     return w.group.empty() ? w.name : w.group;
   }
 
-  // What stopped the thread stops each of its members.
+  // What stopped the thread stops each of its members: the QP whose error it was says it,
+  // the others that they did not finish because of it (not its error 250 times over).
   void finish(RunState& st) {
     for (auto* t : members) {
-      if (t->error.empty()) t->error = error;
+      if (t->error.empty() && !error.empty()) {
+        t->error = members.size() > 1 ? lane_message(t->w->qp.name, failed, error) : error;
+        t->by_other_lane = members.size() > 1 && stopped_by_other_lane(t->w->qp.name, failed);
+      }
       t->timed_out |= timed_out;
     }
     if (members.size() < 2) return;
@@ -694,11 +717,12 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   for (const auto& t : initiators)
     if (!t->w->group.empty()) groups[t->w->group].push_back(t.get());
   bool ok = true;
+  std::vector<std::string> echoes;
   for (const plan::Step* step : steps) {
     const Initiator* last_of_group = nullptr;
     for (auto& t : initiators)
       if (t->step == step) {
-        ok &= report_initiator(st, o, *t);
+        ok &= report_initiator(st, o, *t, &echoes);
         if (!t->w->group.empty() && groups[t->w->group].back() == t.get()) last_of_group = t.get();
       }
     for (auto& r : responders)
@@ -706,6 +730,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         if (in.step == step) ok &= report_incoming(st, o, *r, in);
     if (last_of_group) report_group(st, last_of_group->w->group, groups[last_of_group->w->group]);
   }
+  if (!ok && !echoes.empty()) st.report.fail(echoes.front());  // no line of its own failed the run
   return ok;
 }
 

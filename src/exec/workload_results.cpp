@@ -1,6 +1,8 @@
 #include "exec/workload_results.h"
 
 #include "dataplane/stats.h"
+#include "util/errno_names.h"
+#include "util/wc_status_names.h"
 
 #include <algorithm>
 
@@ -143,6 +145,14 @@ report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& member
   report::Fields f = op_summary(size, iterations, seconds, latency);
   f.emplace_back("qps", static_cast<int64_t>(members.size()));
   return f;
+}
+
+bool stopped_by_other_lane(const std::string& member, const LaneFailure& f) { return !f.qp.empty() && f.qp != member; }
+
+std::string lane_message(const std::string& member, const LaneFailure& f, const std::string& error) {
+  if (!stopped_by_other_lane(member, f)) return error;
+  std::string how = f.wc_status ? util::wc_status_name(f.wc_status) : f.err ? util::errno_name(f.err) : "";
+  return "not finished: worker stopped after " + f.qp + " failed" + (how.empty() ? "" : " (" + how + ")");
 }
 
 }  // namespace qpo::exec

@@ -43,4 +43,18 @@ struct MemberRun {
 };
 report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members);
 
+// One thread drives several QPs of a group (`workers:`: the lanes of one stream); one lane's
+// error stops the thread and with it every lane. Which QP failed, and how: its line carries
+// the error, each other lane's line says it did not finish because of that one.
+struct LaneFailure {
+  std::string qp;      // the scenario QP the error names; "" when it names none (a timeout, a pin)
+  int wc_status = 0;   // a completion's IBV_WC_* status (not IBV_WC_SUCCESS)
+  int err = 0;         // a post's errno
+};
+// True when `member`'s line is only a consequence of another lane's failure.
+bool stopped_by_other_lane(const std::string& member, const LaneFailure& f);
+// What `member`'s line says: the thread's `error` for the QP that failed (or when no QP is
+// named), else "not finished: worker stopped after cli.393 failed (IBV_WC_REM_ACCESS_ERR)".
+std::string lane_message(const std::string& member, const LaneFailure& f, const std::string& error);
+
 }  // namespace qpo::exec

@@ -60,7 +60,7 @@ Outcome feed_agent(const std::vector<std::string>& frames) {
   return o;
 }
 
-const std::string kHello = R"({"type":"hello","version":2})";
+const std::string kHello = R"({"type":"hello","version":3})";
 
 }  // namespace
 
@@ -72,7 +72,7 @@ TEST_CASE("a hello whose version is a string gets an error naming the field, not
 }
 
 TEST_CASE("a message whose type is a map is refused as not a message") {
-  auto o = feed_agent({R"({"type":{"a":1},"version":2})"});
+  auto o = feed_agent({R"({"type":{"a":1},"version":3})"});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("internal error") == std::string::npos);
 }
@@ -90,14 +90,14 @@ TEST_CASE("a run request whose scenario is a list is a malformed message") {
 }
 
 TEST_CASE("a hello nested thousands of levels deep is refused before yaml-cpp recurses into it") {
-  std::string deep = R"({"type":"hello","version":2,"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
+  std::string deep = R"({"type":"hello","version":3,"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
   auto o = feed_agent({deep});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("internal error") == std::string::npos);
 }
 
 TEST_CASE("before the token, a hello bigger than 64 KiB is not read") {
-  std::string big = R"({"type":"hello","version":2,"pad":")" + std::string(1 << 20, 'x') + "\"}";
+  std::string big = R"({"type":"hello","version":3,"pad":")" + std::string(1 << 20, 'x') + "\"}";
   auto o = feed_agent({big});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("-byte message (limit 65536)") != std::string::npos);

@@ -1,0 +1,25 @@
+#include "exec/failure_note.h"
+
+namespace qpo::exec {
+
+bool is_echo(const std::string& reason) {
+  // Also behind a prefix: a merged report says "host a: aborted: ...".
+  return reason.find("aborted: host ") != std::string::npos || reason.find("another host failed") != std::string::npos;
+}
+
+std::string failure_note(const report::RunReport& r, const std::string& host) {
+  if (r.verdict == report::Verdict::Pass || is_echo(r.reason)) return "";
+  const report::StepResult* line = nullptr;
+  for (const auto& s : r.steps)
+    if (s.status == report::StepStatus::Failed) {
+      line = &s;
+      break;
+    }
+  std::string out = "host " + host + " failed";
+  if (!line) return out + ": " + r.reason;
+  if (line->plan_step) out += " at step " + std::to_string(line->plan_step);
+  out += " (" + line->verb + (line->object.empty() ? "" : ", " + line->object) + "): ";
+  return out + (line->message.empty() ? r.reason : line->message);
+}
+
+}  // namespace qpo::exec
