@@ -3,6 +3,7 @@
 //   compact - `count: N` templates (how a 10k-QP experiment is written)
 //   verbose - every QP written out with full states (5.6 MB of YAML at 10k QPs)
 // Each phase is timed on its own: YAML parse + model (load), validate, plan build, plan JSON.
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -59,10 +60,12 @@ struct Times {
   double load = 0, validate = 0, plan = 0, json = 0;
   double cpu = 0;  // load + validate + plan, CPU ms
   double total() const { return load + validate + plan; }
+  double median = 0, worst = 0;  // of every run's cpu (the best run is `cpu`)
 };
 
 Times measure(const std::string& text, int runs) {
   Times best{1e9, 1e9, 1e9, 1e9};
+  std::vector<double> cpus;
   for (int r = 0; r < runs; ++r) {
     Times t;
     qpo::util::SourceText src("bench.yaml", text);
@@ -76,8 +79,10 @@ Times measure(const std::string& text, int runs) {
     auto p = qpo::plan::build_plan(checked);
     auto t3 = Clock::now();
     double c1 = cpu_ms();
-    qpo::util::JsonWriter w;
-    qpo::plan::render_json(w, p);
+    if (r == 0) {  // the JSON once: at 100,000 QPs it takes longer than the rest
+      qpo::util::JsonWriter w;
+      qpo::plan::render_json(w, p);
+    }
     auto t4 = Clock::now();
     if (sink.has_errors()) {
       std::fprintf(stderr, "generated scenario is invalid\n");
@@ -85,8 +90,13 @@ Times measure(const std::string& text, int runs) {
     }
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     t = {ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4), c1 - c0};
-    if (t.cpu < best.cpu || r == 0) best = t;
+    cpus.push_back(t.cpu);
+    if (r == 0) best.json = t.json;
+    if (t.cpu < best.cpu || r == 0) best = {t.load, t.validate, t.plan, best.json, t.cpu};
   }
+  std::sort(cpus.begin(), cpus.end());
+  best.median = cpus[cpus.size() / 2];
+  best.worst = cpus.back();
   return best;
 }
 
@@ -94,9 +104,10 @@ Times measure(const std::string& text, int runs) {
 
 int main(int argc, char** argv) {
   int runs = argc > 1 ? std::atoi(argv[1]) : 3;
-  std::printf("best of %d runs by CPU time; wall = load + validate + plan; cpu = the same in CPU time\n", runs);
-  std::printf("%-8s %7s %9s %8s %11s %8s %9s %9s %10s %8s\n", "shape", "QPs", "bytes", "load ms", "validate ms",
-              "plan ms", "wall ms", "cpu ms", "cpu us/QP", "json ms");
+  std::printf("best of %d runs by CPU time; wall = load + validate + plan; cpu = the same in CPU time (best, median,\n"
+              "worst run); json = the first run's plan as JSON\n", runs);
+  std::printf("%-8s %7s %9s %8s %11s %8s %9s %9s %9s %9s %10s %8s\n", "shape", "QPs", "bytes", "load ms", "validate ms",
+              "plan ms", "wall ms", "cpu ms", "median", "worst", "cpu us/QP", "json ms");
   struct Shape {
     const char* name;
     std::string (*make)(size_t);
@@ -108,16 +119,18 @@ int main(int argc, char** argv) {
     for (size_t qps : shape.sizes) {
       std::string text = shape.make(qps);
       Times t = measure(text, runs);
-      std::printf("%-8s %7zu %9zu %8.1f %11.1f %8.1f %9.1f %9.1f %10.2f %8.1f\n", shape.name, qps, text.size(), t.load,
-                  t.validate, t.plan, t.total(), t.cpu, t.cpu * 1000 / static_cast<double>(qps), t.json);
+      std::printf("%-8s %7zu %9zu %8.1f %11.1f %8.1f %9.1f %9.1f %9.1f %9.1f %10.2f %8.1f\n", shape.name, qps, text.size(),
+                  t.load, t.validate, t.plan, t.total(), t.cpu, t.median, t.worst, t.cpu * 1000 / static_cast<double>(qps),
+                  t.json);
       all.push_back(t);
     }
     std::printf("%-8s 10k/1k cpu ratio %.1fx (linear: 10x)\n", shape.name, all[1].cpu / all[0].cpu);
     // The time targets are the counted form's; the hand-written one is to stay linear.
     if (all.size() > 2) {
-      std::printf("%-8s 10k cpu %.0f ms (target < 300 ms): %s\n", shape.name, all[1].cpu, all[1].cpu < 300 ? "met" : "MISSED");
-      std::printf("%-8s 100k/10k cpu ratio %.1fx; 100k cpu %.0f ms (target < 3000 ms): %s\n", shape.name,
-                  all[2].cpu / all[1].cpu, all[2].cpu, all[2].cpu < 3000 ? "met" : "MISSED");
+      std::printf("%-8s 10k cpu %.0f ms, median %.0f ms (target < 300 ms): %s\n", shape.name, all[1].cpu, all[1].median,
+                  all[1].median < 300 ? "met" : "MISSED");
+      std::printf("%-8s 100k/10k cpu ratio %.1fx; 100k cpu %.0f ms, median %.0f ms (target < 3000 ms): %s\n", shape.name,
+                  all[2].cpu / all[1].cpu, all[2].cpu, all[2].median, all[2].median < 3000 ? "met" : "MISSED");
     }
   }
   return 0;

@@ -89,7 +89,7 @@ std::string others(const RunState& st) {
 
 // How a step's object is called in messages: "SRQ 'srq0'", "QP 'qa'", "device 'da' (port 1)".
 std::string object_text(const RunState& st, const plan::Step& step) {
-  const auto* info = util::async_event(step.event_value);
+  const auto* info = util::async_event(step.extra().event_value);
   auto kind = info ? info->object : util::EventObject::Qp;
   if (kind == util::EventObject::Port) {
     auto it = st.devices.find(step.object);
@@ -105,7 +105,7 @@ report::StepResult line(const RunState& st, const plan::Step& step) {
   r.phase = "transitions";
   r.verb = step.verb;
   r.object = step.object;
-  r.detail = std::string(step.kind == plan::StepKind::ForbidEvent ? "forbid " : "expect ") + step.event;
+  r.detail = std::string(step.kind == plan::StepKind::ForbidEvent ? "forbid " : "expect ") + step.extra().event;
   return r;
 }
 
@@ -151,7 +151,7 @@ std::string describe_async_events(const RunState& st) {
 
 bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
   auto r = line(st, step);
-  uint64_t within = step.within_ms ? step.within_ms : static_cast<uint64_t>(std::max(o.timeout_ms, 0));
+  uint64_t within = step.extra().within_ms ? step.extra().within_ms : static_cast<uint64_t>(std::max(o.timeout_ms, 0));
   collect_async_events(st, 0);  // what is queued already came before this step
   auto start = Clock::now();
   auto deadline = start + std::chrono::milliseconds(within);
@@ -159,10 +159,10 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
     collect_async_events(st, 0);
     {
       std::lock_guard lock(st.events.m);
-      if (auto* e = untaken(st, step.event_value, step.object)) {
+      if (auto* e = untaken(st, step.extra().event_value, step.object)) {
         e->taken = true;
         long long ms = ms_between(start, e->at);
-        r.message = step.event + " on " + e->about +
+        r.message = step.extra().event + " on " + e->about +
                     (e->at >= start ? " after " + std::to_string(ms) + " ms" : " (it came before this step)");
         r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
         st.report.add(std::move(r));
@@ -180,7 +180,7 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
   }
   r.status = report::StepStatus::Failed;
   r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-  r.message = "no " + step.event + " on " + object_text(st, step) + " within " + std::to_string(within) + " ms" +
+  r.message = "no " + step.extra().event + " on " + object_text(st, step) + " within " + std::to_string(within) + " ms" +
               (seen.empty() ? "" : " (saw: " + seen + ")");
   st.report.fail(r.message);
   st.report.add(std::move(r));
@@ -191,14 +191,14 @@ bool forbid_event(RunState& st, const plan::Step& step) {
   auto r = line(st, step);
   collect_async_events(st, 0);  // what is queued already came before this step
   auto start = Clock::now();
-  auto deadline = start + std::chrono::milliseconds(step.within_ms);
+  auto deadline = start + std::chrono::milliseconds(step.extra().within_ms);
   SeenEvent got;
   bool came = false;
   for (;;) {
     collect_async_events(st, 0);
     {
       std::lock_guard lock(st.events.m);
-      if (auto* e = untaken(st, step.event_value, step.object)) {
+      if (auto* e = untaken(st, step.extra().event_value, step.object)) {
         e->taken = true;
         got = *e;
         came = true;
@@ -211,14 +211,14 @@ bool forbid_event(RunState& st, const plan::Step& step) {
   }
   r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
   if (!came) {
-    r.message = "no " + step.event + " on " + object_text(st, step) +
-                (step.within_ms ? " within " + std::to_string(step.within_ms) + " ms" : " so far");
+    r.message = "no " + step.extra().event + " on " + object_text(st, step) +
+                (step.extra().within_ms ? " within " + std::to_string(step.extra().within_ms) + " ms" : " so far");
     st.report.add(std::move(r));
     return true;
   }
   long long ms = ms_between(start, got.at);
   r.status = report::StepStatus::Failed;
-  r.message = "forbidden " + step.event + " on " + got.about +
+  r.message = "forbidden " + step.extra().event + " on " + got.about +
               (got.at >= start ? " came " + std::to_string(ms) + " ms into the step" : " came before this step");
   st.report.fail(r.message);
   st.report.add(std::move(r));

@@ -279,7 +279,7 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::PrepareData: return prepare_workload(st_, step);
     case StepKind::CreateAh:
       return run_step(st_, st_.host, "traffic", step.verb, step.object, "", [&] {
-               peer_ah(st_, st_.qps.at(step.smoke.sender), step.smoke.receiver, st_.dir.qps.at(step.smoke.receiver));
+               peer_ah(st_, st_.qps.at(step.extra().smoke.sender), step.extra().smoke.receiver, st_.dir.qps.at(step.extra().smoke.receiver));
              }).status != report::StepStatus::Failed;
     case StepKind::Verify: return verify_workload(st_, step);
     case StepKind::Fault:
@@ -292,7 +292,7 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
       return ok();
     case StepKind::Pause: {
       run_step(st_, st_.host, "traffic", "pause", step.object, "", [&] {
-        auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.pause_ms);
+        auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.extra().pause_ms);
         while (std::chrono::steady_clock::now() < until && !g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       });
       return true;

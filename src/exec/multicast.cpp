@@ -40,8 +40,8 @@ bool netdev_multicast(const std::string& netdev) {
 }  // namespace
 
 bool attach_mcast(RunState& st, const plan::Step& step) {
-  const auto& g = group_of(st, step.mcast);
-  const std::string& member = step.smoke.receiver;
+  const auto& g = group_of(st, step.extra().mcast);
+  const std::string& member = step.extra().smoke.receiver;
   std::string joined;
   const auto* cm = g.cm_join ? cm_joined(st, g.name, member) : nullptr;
   if (g.cm_join && !cm) throw std::logic_error("AttachMcast of '" + step.object + "' before its rdma_cm join");
@@ -87,8 +87,8 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
 }
 
 bool create_mcast_ah(RunState& st, const plan::Step& step) {
-  const auto& g = group_of(st, step.mcast);
-  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "", [&] { mcast_ah(st, st.qps.at(step.smoke.sender), g); });
+  const auto& g = group_of(st, step.extra().mcast);
+  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "", [&] { mcast_ah(st, st.qps.at(step.extra().smoke.sender), g); });
   if (r.status == report::StepStatus::Ok)
     r.message = g.cm_join ? "the CM's AH attributes (MULTICAST_JOIN)" : "dgid " + g.gid_text + ", dlid " + util::hex(g.mlid);
   return r.status != report::StepStatus::Failed;

@@ -166,7 +166,7 @@ struct Responder {
     if (!i->with_data || !data) return;
     if (len != i->w->size)
       i->problem = "received " + std::to_string(len) + " bytes, expected " + std::to_string(i->w->size);
-    else if (dataplane::check_pattern(data, len, i->step->data_seed) >= 0)
+    else if (dataplane::check_pattern(data, len, i->step->extra().data_seed) >= 0)
       i->problem = "received data differs from what was sent";
     if (!i->problem.empty())
       throw dataplane::DataplaneError(dataplane::DataplaneError::Kind::Data, i->receiver->spec->name, i->problem);
@@ -256,7 +256,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   uint8_t* bytes = mr.data + c.local_offset;
   size_t n = std::min<size_t>(w.size, mr.length - c.local_offset);
   if (op == Op::Read) std::memset(bytes, 0, n);
-  else dataplane::fill_pattern(bytes, n, step.data_seed);
+  else dataplane::fill_pattern(bytes, n, step.extra().data_seed);
   return t;
 }
 
@@ -610,16 +610,16 @@ std::vector<std::unique_ptr<InitiatorWorker>> initiator_workers(RunState& st,
 }  // namespace
 
 bool prepare_workload(RunState& st, const plan::Step& step) {
-  const auto* w = st.scenario->workload(step.workload);
+  const auto* w = st.scenario->workload(step.extra().workload);
   auto* m = st.mrs.at(step.object);  // the remote MR, or the one behind its window
   uint64_t offset = w->offset + window_offset(*st.scenario, w->remote_mr.name);
   auto& r = run_step(st, st.host, "traffic", "prepare", step.object, w->name, [&] {
     uint8_t* at = m->data() + offset;  // validation keeps offset + size inside the MR (and window)
     size_t room = offset < m->length() ? m->length() - offset : 0;  // a window's deliberate overrun stays in the MR
-    if (step.fill_remote) dataplane::fill_pattern(at, std::min<size_t>(room, w->size), step.data_seed);
+    if (step.extra().fill_remote) dataplane::fill_pattern(at, std::min<size_t>(room, w->size), step.extra().data_seed);
     else std::memset(at, 0, std::min<size_t>(room, std::max<uint64_t>(w->size, 8)));
   });
-  r.message = step.fill_remote ? "filled with the pattern the read expects" : "zeroed";
+  r.message = step.extra().fill_remote ? "filled with the pattern the read expects" : "zeroed";
   return true;
 }
 
@@ -628,7 +628,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   std::vector<std::unique_ptr<Initiator>> initiators;
   std::vector<std::unique_ptr<Responder>> responders;
   for (const plan::Step* step : steps) {
-    const auto& w = *st.scenario->workload(step->workload);
+    const auto& w = *st.scenario->workload(step->extra().workload);
     if (!w.script.empty()) {
       // Every host takes part, with or without workers in it: the hosts meet at its barriers.
       st.report.current_step = step->index;
@@ -735,13 +735,13 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
 }
 
 bool verify_workload(RunState& st, const plan::Step& step) {
-  const auto& w = *st.scenario->workload(step.workload);
+  const auto& w = *st.scenario->workload(step.extra().workload);
   Op op = op_of(w);
   std::string problem;
   if (op == Op::Read) {
     auto& q = st.qps.at(w.qp.name);
     verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
-    if (dataplane::check_pattern(local->data() + (w.local_mr ? w.offset : 0), w.size, step.data_seed) >= 0)
+    if (dataplane::check_pattern(local->data() + (w.local_mr ? w.offset : 0), w.size, step.extra().data_seed) >= 0)
       problem = "read data differs from the remote MR";
   } else if (op_info(op).atomic) {
     uint64_t v;
@@ -749,7 +749,7 @@ bool verify_workload(RunState& st, const plan::Step& step) {
     if (v != w.iterations)
       problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
   } else if (dataplane::check_pattern(st.mrs.at(step.object)->data() + w.offset + window_offset(*st.scenario, w.remote_mr.name),
-                                      w.size, step.data_seed) >= 0) {
+                                      w.size, step.extra().data_seed) >= 0) {
     problem = "remote MR does not hold the written data";
   }
   report::StepResult r;

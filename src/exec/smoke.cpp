@@ -99,7 +99,7 @@ void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& 
 }  // namespace
 
 bool smoke_step(RunState& st, const RunOptions& o, const plan::Step& step) {
-  const auto& pair = step.smoke;
+  const auto& pair = step.extra().smoke;
   bool send = step.kind == plan::StepKind::SmokeSend;
   std::string detail = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + pair.sender + " -> " +
                        pair.receiver + ", " + std::to_string(kSmokeBytes) + " B";

@@ -130,39 +130,39 @@ class CmPlanner {
     return nullptr;
   }
 
-  Step& add(const std::string& host_name, StepKind kind, std::string verb, std::string object, int k) {
+  Step& add(const std::string& host_name, StepKind kind, Text verb, std::string object, int k) {
     HostPlan* h = host(host_name);
     auto& steps = h ? h->steps : nowhere_.steps;
-    // Built in place: a Step is large, and the list is reserved for the whole plan.
+    // Built in place, in the list reserved for the whole plan.
     Step& st = steps.emplace_back();
     st.index = static_cast<int>(steps.size());
     st.kind = kind;
     st.phase = kind == StepKind::CmDisconnect ? Phase::Transitions : Phase::BringUp;
-    st.verb = std::move(verb);
+    st.verb = verb;
     st.object = std::move(object);
     st.stage = k;
     return st;
   }
 
-  void add_teardown(HostPlan& hp, std::string verb, std::string object) {
-    // Built in place: a Step is large, and the list is reserved for the whole plan.
+  void add_teardown(HostPlan& hp, Text verb, std::string object) {
+    // Built in place, in the list reserved for the whole plan.
     Step& st = hp.steps.emplace_back();
     st.index = static_cast<int>(hp.steps.size());
     st.kind = StepKind::Destroy;
     st.phase = Phase::Teardown;
-    st.verb = std::move(verb);
+    st.verb = verb;
     st.object = std::move(object);
   }
 
   static void describe_wait(Step& st, const std::string& event) {
-    st.event = event;
+    st.edit_extra().event = event;
     st.args.push_back(arg("waits for", event, "at most the phase timeout"));
   }
 
   // The step an expected event ends: the active flow stops there, the step passes when it came.
   static void expect(Step& st, const Qp& q) {
     const auto& cm = q.cm;
-    st.expect = cm.expect_event == "timeout" ? "timeout" : cm_event_name(cm.expect_event);
+    st.expect = cm.expect_event == "timeout" ? Text("timeout") : Text::intern(cm_event_name(cm.expect_event));
     std::string what = st.expect;
     if (cm.expect_reason) what += ", reason '" + *cm.expect_reason + "'";
     if (cm.expect_private_data) what += ", private data '" + *cm.expect_private_data + "'";
@@ -170,7 +170,7 @@ class CmPlanner {
                           cm.within_ms ? "within " + std::to_string(cm.within_ms) + " ms" : "within the phase timeout"));
   }
 
-  void modify(const Qp& q, const char* from, const char* to, int k, const char* note = "") {
+  void modify(const Qp& q, Text from, Text to, int k, const char* note = "") {
     auto& st = add(s_.host_of_qp(q), StepKind::CmModify, "ibv_modify_qp", q.name, k);
     st.from_state = from;
     st.to_state = to;

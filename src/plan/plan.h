@@ -2,11 +2,14 @@
 // A Plan is the ordered list of verbs calls each host will make for a validated scenario.
 // `qpo plan` prints it; the executor runs it. Values that only exist after the out-of-band
 // exchange (peer QPN, GID, PSN, rkey) are marked runtime and shown as such.
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "check/checked.h"
+#include "plan/text.h"
 #include "scenario/model.h"
 #include "spec/rules.h"
 #include "util/json_writer.h"
@@ -23,11 +26,11 @@ struct Arg {
   bool operator==(const Arg&) const = default;
 };
 
-enum class Phase { Setup, BringUp, Exchange, Traffic, Transitions, Teardown };
+enum class Phase : uint8_t { Setup, BringUp, Exchange, Traffic, Transitions, Teardown };
 const char* phase_name(Phase p);
 
 // What a step does; the executor dispatches on this, never on the verb's text.
-enum class StepKind {
+enum class StepKind : uint8_t {
   OpenDevice, QueryPort, QueryGid, AllocPd, OpenXrcd, RegMr, CreateCompChannel, CreateCq, CreateSrq, CreateQp,
   RegSlots,       // ibv_reg_mr of qpo's own buffer for a QP's (or SRQ's) receives and smoke sends
   CreateAh,       // a UD QP's address handle for a peer ("qpo.ah.FROM->TO"), before its first send
@@ -90,23 +93,9 @@ struct SmokePair {
   uint32_t seed = 0;  // the data pattern
 };
 
-struct Step {
-  int index = 0;            // 1-based within the host
-  StepKind kind = StepKind::OpenDevice;
-  Phase phase = Phase::Setup;
-  std::string verb;         // ibv_open_device, ibv_modify_qp, ..., or qpo's own (exchange, barrier)
-  std::string object;       // scenario name of the object it creates or acts on
-  util::SharedList<Arg> args;  // steps alike (the members of a counted group) share one list
-  // ibv_modify_qp only:
-  bool has_mask = false;
-  spec::Mask mask = 0;
-  std::string from_state, to_state;
-  std::string prediction;   // "ok", "EINVAL (expected)", "EINVAL"
-  std::string expect;       // expected errno name, empty for success
-  int transition_index = -1;  // index into the QP's transitions
-  // After bring-up every step belongs to a stage: the hosts meet (Plan::stages) once all of
-  // a stage's steps ran on every host.
-  int stage = -1;
+// What few steps carry, apart from Step: at 100,000 QPs a plan has a million steps, and these
+// fields in each of them were most of its memory. Read through Step::extra().
+struct StepExtra {
   SmokePair smoke;            // SmokeSend, SmokeReceive; CreateAh: sender -> receiver
   std::string workload;       // PrepareData, Workload, Verify: the workload's name
   // PrepareData, Workload, Verify: the pattern the workload's bytes follow, and whether the
@@ -123,6 +112,34 @@ struct Step {
   // AttachMcast, CreateMcastAh: the multicast group; the member (AttachMcast) or the sender
   // (CreateMcastAh) is smoke.receiver / smoke.sender.
   std::string mcast;
+};
+
+// 168 bytes: the texts every step of a kind shares are plan::Text, the rare fields StepExtra.
+struct Step {
+  int index = 0;            // 1-based within the host
+  StepKind kind = StepKind::OpenDevice;
+  Phase phase = Phase::Setup;
+  Text verb;                // ibv_open_device, ibv_modify_qp, ..., or qpo's own (exchange, barrier)
+  std::string object;       // scenario name of the object it creates or acts on
+  util::SharedList<Arg> args;  // steps alike (the members of a counted group) share one list
+  // ibv_modify_qp only:
+  bool has_mask = false;
+  spec::Mask mask = 0;
+  Text from_state, to_state;
+  Text prediction;          // "ok", "EINVAL (expected)", "EINVAL"
+  Text expect;              // expected errno name, empty for success
+  int transition_index = -1;  // index into the QP's transitions
+  // After bring-up every step belongs to a stage: the hosts meet (Plan::stages) once all of
+  // a stage's steps ran on every host.
+  int stage = -1;
+
+  const StepExtra& extra() const { return extra_ ? *extra_ : no_extra(); }
+  StepExtra& edit_extra();  // this step's own (made, or copied first when another step shares it)
+  void share_extra(std::shared_ptr<StepExtra> extra) { extra_ = std::move(extra); }  // steps alike (a smoke pair's ends)
+
+ private:
+  static const StepExtra& no_extra();
+  std::shared_ptr<StepExtra> extra_;
 };
 
 struct HostPlan {

@@ -2,7 +2,9 @@
 // and the RDMA programming manuals: resources, RESET->INIT, receives posted before RTR,
 // out-of-band exchange, RTR, RTS; then the timeline (timeline_planner.cpp); teardown in reverse.
 #include <algorithm>
+#include <functional>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include "plan/plan.h"
@@ -17,6 +19,49 @@ namespace qpo::plan {
 namespace {
 
 using scenario::Scenario;
+
+Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
+
+bool own_rq(const scenario::Qp& q) {
+  return !q.srq && q.type_name != "XRC_SEND" && q.type_name != "XRC_RECV" && q.cap.max_recv_wr > 0;
+}
+
+// Everything a QP's slot buffer and ibv_create_qp arguments are made of (slots_args and
+// create_args read nothing else): QPs with equal inputs - the members of a counted group,
+// one after another - share one list, found without building it again.
+using SlotsInputs = std::tuple<const std::string&, bool, uint32_t>;
+SlotsInputs slots_inputs(const scenario::Qp& q) { return {q.pd.name, own_rq(q), q.cap.max_recv_wr}; }
+auto create_inputs(const scenario::Qp& q) {
+  return std::tie(q.type_name, q.pd.name, q.send_cq.name, q.recv_cq.name, q.srq.name, q.xrcd.name, q.cap.max_send_wr,
+                  q.cap.max_recv_wr, q.cap.max_send_sge, q.cap.max_recv_sge, q.cap.max_inline_data, q.sq_sig_all);
+}
+using CreateInputs = decltype(create_inputs(std::declval<const scenario::Qp&>()));
+
+std::vector<Arg> slots_args(const SlotsInputs& in) {
+  const auto& [pd, own, recv_wr] = in;
+  return {arg("pd", pd), arg("slots", own ? std::to_string(recv_wr) + " receives + 1 send buffer" : "1 send buffer"),
+          arg("access", "local_write, remote_write, remote_read")};
+}
+std::vector<Arg> create_args(const CreateInputs& in) {
+  const auto& [type, pd, send_cq, recv_cq, srq, xrcd, send_wr, recv_wr, send_sge, recv_sge, inline_data, sig_all] = in;
+  std::vector<Arg> args;
+  args.reserve(12);
+  args.push_back(arg("qp_type", "IBV_QPT_" + type));
+  if (type != "XRC_RECV") args.push_back(arg("pd", pd));
+  if (!send_cq.empty()) args.push_back(arg("send_cq", send_cq));
+  if (!recv_cq.empty()) args.push_back(arg("recv_cq", recv_cq));
+  if (!srq.empty()) args.push_back(arg("srq", srq));
+  if (!xrcd.empty()) args.push_back(arg("xrcd", xrcd));
+  if (type != "XRC_RECV") {
+    args.push_back(arg("cap.max_send_wr", std::to_string(send_wr)));
+    args.push_back(arg("cap.max_recv_wr", std::to_string(srq.empty() ? recv_wr : 0)));
+    args.push_back(arg("cap.max_send_sge", std::to_string(send_sge)));
+    args.push_back(arg("cap.max_recv_sge", std::to_string(recv_sge)));
+    args.push_back(arg("cap.max_inline_data", std::to_string(inline_data)));
+    args.push_back(arg("sq_sig_all", sig_all ? "1" : "0"));
+  }
+  return args;
+}
 
 class Planner {
  public:
@@ -35,7 +80,7 @@ class Planner {
       HostPlan hp;
       hp.host = h.name;
       hp.address = h.address;
-      hp.steps.reserve(estimated_steps(h.name));  // a Step is large: growing by copies costs more than planning
+      hp.steps.reserve(estimated_steps(h.name));  // growing by copies costs more than planning
       host_ = &hp;
       setup(h.name);
       faults(h.name);  // before the QPs: the bring-up window holds nothing but QP verbs
@@ -57,13 +102,13 @@ class Planner {
   }
 
  private:
-  Step& add(StepKind kind, Phase phase, std::string verb, std::string object) {
-    // Built in place: a Step is large, and the list is reserved for the whole plan.
+  Step& add(StepKind kind, Phase phase, Text verb, std::string object) {
+    // Built in place, in the list reserved for the whole plan.
     Step& st = host_->steps.emplace_back();
     st.index = static_cast<int>(host_->steps.size());
     st.kind = kind;
     st.phase = phase;
-    st.verb = std::move(verb);
+    st.verb = verb;
     st.object = std::move(object);
     return st;
   }
@@ -76,8 +121,6 @@ class Planner {
     for (const auto* q : qps_on(host)) n += 8 + q->transitions.size() * 2;
     return n;
   }
-
-  static Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
 
   bool on_host(const std::string& device, const std::string& host) const { return s_.host_of_device(device) == host; }
   std::string device_of_pd(const std::string& pd) const {
@@ -136,7 +179,7 @@ class Planner {
     for (const auto& c : s_.cqs) {
       if (!on_host(c.device.name, host)) continue;
       if (c.channel) add(StepKind::CreateCompChannel, Phase::Setup, "ibv_create_comp_channel", c.name + ".channel");
-      auto& st = add(StepKind::CreateCq, Phase::Setup, c.timestamps ? "ibv_create_cq_ex" : "ibv_create_cq", c.name);
+      auto& st = add(StepKind::CreateCq, Phase::Setup, c.timestamps ? Text("ibv_create_cq_ex") : Text("ibv_create_cq"), c.name);
       st.args.push_back(arg("cqe", std::to_string(c.depth)));
       if (c.channel) st.args.push_back(arg("channel", c.name + ".channel"));
       if (c.timestamps) st.args.push_back(arg("wc_flags", "IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP"));
@@ -153,38 +196,24 @@ class Planner {
   }
 
   // The last setup steps: the bring-up window opens at the first of them.
-  static bool own_rq(const scenario::Qp& q) {
-    return !q.srq && q.type_name != "XRC_SEND" && q.type_name != "XRC_RECV" && q.cap.max_recv_wr > 0;
-  }
   bool has_slots(const scenario::Qp& q) const { return q.type_name != "XRC_RECV" && (own_rq(q) || want_slots_); }
 
   void qp_creates(const std::string& host) {
+    const scenario::Qp* prev = nullptr;
+    util::SharedList<Arg> prev_args;
     for (const auto* q : qps_on(host)) {
       if (!has_slots(*q)) continue;
       auto& st = add(StepKind::RegSlots, Phase::Setup, "ibv_reg_mr", "qpo.slots." + q->name);
-      st.args = args_.intern({arg("pd", q->pd.name),
-                              arg("slots", own_rq(*q) ? std::to_string(q->cap.max_recv_wr) + " receives + 1 send buffer"
-                                                      : "1 send buffer"),
-                              arg("access", "local_write, remote_write, remote_read")});
+      if (!prev || slots_inputs(*prev) != slots_inputs(*q)) prev_args = args_.intern(slots_args(slots_inputs(*q)));
+      st.args = prev_args;
+      prev = q;
     }
+    prev = nullptr;
     for (const auto* q : qps_on(host)) {
-      auto& st = add(StepKind::CreateQp, Phase::Setup, q->type_name.rfind("XRC", 0) == 0 ? "ibv_create_qp_ex" : "ibv_create_qp", q->name);
-      std::vector<Arg> args;
-      args.push_back(arg("qp_type", "IBV_QPT_" + q->type_name));
-      if (q->type_name != "XRC_RECV") args.push_back(arg("pd", q->pd.name));
-      if (q->send_cq) args.push_back(arg("send_cq", q->send_cq.name));
-      if (q->recv_cq) args.push_back(arg("recv_cq", q->recv_cq.name));
-      if (q->srq) args.push_back(arg("srq", q->srq.name));
-      if (q->xrcd) args.push_back(arg("xrcd", q->xrcd.name));
-      if (q->type_name != "XRC_RECV") {
-        args.push_back(arg("cap.max_send_wr", std::to_string(q->cap.max_send_wr)));
-        args.push_back(arg("cap.max_recv_wr", std::to_string(q->srq ? 0 : q->cap.max_recv_wr)));
-        args.push_back(arg("cap.max_send_sge", std::to_string(q->cap.max_send_sge)));
-        args.push_back(arg("cap.max_recv_sge", std::to_string(q->cap.max_recv_sge)));
-        args.push_back(arg("cap.max_inline_data", std::to_string(q->cap.max_inline_data)));
-        args.push_back(arg("sq_sig_all", q->sq_sig_all ? "1" : "0"));
-      }
-      st.args = args_.intern(std::move(args));
+      auto& st = add(StepKind::CreateQp, Phase::Setup, q->type_name.rfind("XRC", 0) == 0 ? Text("ibv_create_qp_ex") : Text("ibv_create_qp"), q->name);
+      if (!prev || create_inputs(*prev) != create_inputs(*q)) prev_args = args_.intern(create_args(create_inputs(*q)));
+      st.args = prev_args;
+      prev = q;
     }
   }
 
@@ -205,6 +234,8 @@ class Planner {
         ++next[i];
       }
     }
+    util::SharedList<Arg> recv_args;
+    std::pair<uint32_t, bool> recv_inputs;  // the receives recv_args says, whether they fill the queue
     for (const auto* q : qps) {
       if (q->srq || q->type_name == "XRC_SEND" || q->type_name == "XRC_RECV" || q->cap.max_recv_wr == 0) continue;
       bool reaches_init = false;
@@ -213,10 +244,14 @@ class Planner {
       if (!reaches_init) continue;
       auto& st = add(StepKind::PostRecv, Phase::BringUp, "ibv_post_recv", q->name);
       uint32_t count = scenario::bringup_receives(s_, *q);
-      Arg wr_count = arg("wr_count", std::to_string(count));
-      wr_count.note = count == q->cap.max_recv_wr ? "fill the receive queue before RTR"
-                                                  : "for the smoke exchange; scripts post their own";
-      st.args = args_.intern({wr_count});
+      std::pair<uint32_t, bool> inputs{count, count == q->cap.max_recv_wr};
+      if (recv_args.empty() || inputs != recv_inputs) {  // else as the QP before (a counted group's members)
+        Arg wr_count = arg("wr_count", std::to_string(count));
+        wr_count.note = inputs.second ? "fill the receive queue before RTR" : "for the smoke exchange; scripts post their own";
+        recv_args = args_.intern({wr_count});
+        recv_inputs = inputs;
+      }
+      st.args = recv_args;
     }
     for (const auto& sr : s_.srqs) {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
@@ -384,6 +419,17 @@ const char* step_kind_name(StepKind k) {
   return "?";
 }
 
+StepExtra& Step::edit_extra() {
+  if (!extra_) extra_ = std::make_shared<StepExtra>();
+  else if (extra_.use_count() > 1) extra_ = std::make_shared<StepExtra>(*extra_);
+  return *extra_;
+}
+
+const StepExtra& Step::no_extra() {
+  static const StepExtra none;
+  return none;
+}
+
 size_t Plan::step_count() const {
   size_t n = 0;
   for (const auto& h : hosts) n += h.steps.size();
@@ -405,27 +451,28 @@ void describe_modify(Step& st, const scenario::Qp& q, size_t index, ArgLists& li
   const auto& t = q.transitions[index];
   st.has_mask = true;
   st.mask = t.mask;
-  st.from_state = spec::state_name(t.from);
-  st.to_state = spec::state_name(t.to);
+  st.from_state = Text::of_static(spec::state_name(t.from));
+  st.to_state = Text::of_static(spec::state_name(t.to));
   st.transition_index = static_cast<int>(index);
   st.args = lists.modify(q, index);
   bool expects_fail = t.expect && t.expect->errno_value != 0;
-  if (expects_fail) st.expect = t.expect->errno_name;
-  if (t.predicted_ok) st.prediction = expects_fail ? "ok (but " + t.expect->errno_name + " expected)" : "ok";
-  else st.prediction = expects_fail ? "EINVAL (expected " + t.expect->errno_name + ")" : "EINVAL";
+  if (expects_fail) st.expect = Text::intern(t.expect->errno_name);
+  if (t.predicted_ok) st.prediction = expects_fail ? Text::intern("ok (but " + t.expect->errno_name + " expected)") : Text("ok");
+  else st.prediction = expects_fail ? Text::intern("EINVAL (expected " + t.expect->errno_name + ")") : Text("EINVAL");
 }
 
 void describe_srq_limit(Step& st, uint32_t limit) {
-  st.srq_limit = limit;
+  st.edit_extra().srq_limit = limit;
   st.args.push_back(Arg{"srq_limit", std::to_string(limit), false, false,
                         limit ? "arms IBV_EVENT_SRQ_LIMIT_REACHED: fewer than this many receives left" : "disarms"});
   st.args.push_back(Arg{"attr_mask", "IBV_SRQ_LIMIT", false, false, ""});
 }
 
 void describe_event(Step& st, const std::string& event, int value, uint64_t within_ms, bool forbid) {
-  st.event = event;
-  st.event_value = value;
-  st.within_ms = within_ms;
+  auto& extra = st.edit_extra();
+  extra.event = event;
+  extra.event_value = value;
+  extra.within_ms = within_ms;
   st.args.push_back(Arg{"event", event, false, false, ""});
   std::string within = within_ms ? std::to_string(within_ms) + " ms" : forbid ? "0 ms" : "--timeout-ms";
   st.args.push_back(Arg{"within", within, false, false,

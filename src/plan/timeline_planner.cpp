@@ -37,6 +37,15 @@ bool expects_error(const scenario::Workload& w) { return w.expect_status && *w.e
 
 Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
 
+// A step's own argument list, made in one go.
+template <typename... Args>
+util::SharedList<Arg> list_of(Args&&... args) {
+  std::vector<Arg> out;
+  out.reserve(sizeof...(args));
+  (out.push_back(std::forward<Args>(args)), ...);
+  return util::SharedList<Arg>(std::move(out));
+}
+
 // `workers:` and `pin:` on a workload step. An op workload on a group: its members split into
 // the threads in order, a contiguous share each (exec/op_workloads.cpp initiator_workers), so
 // each member's step says its thread and CPU; default one thread (perftest -q). A script:
@@ -99,7 +108,7 @@ class TimelinePlanner {
         st = q.cm.end_state();
         access = st == QpState::RTS && q.type_name != "UD" ? 0xE : 0;
       }
-      qps_[q.name] = {st, access, false};
+      qps_.push_back({st, access, false});
     }
   }
 
@@ -129,7 +138,9 @@ class TimelinePlanner {
         }
         case TimelineStep::Kind::Pause: {
           int k = stage("pause " + std::to_string(step.pause_ms) + " ms");
-          for (const auto& h : active_hosts()) add(h, StepKind::Pause, Phase::Traffic, "pause", std::to_string(step.pause_ms) + " ms", k).pause_ms = step.pause_ms;
+          for (const auto& h : active_hosts())
+            add(h, StepKind::Pause, Phase::Traffic, "pause", std::to_string(step.pause_ms) + " ms", k).edit_extra().pause_ms =
+                step.pause_ms;
           break;
         }
         case TimelineStep::Kind::BindMw:
@@ -167,24 +178,38 @@ class TimelinePlanner {
     p_.stages.push_back(std::move(name));
     return static_cast<int>(p_.stages.size()) - 1;
   }
-  // Drops a stage nobody has a step in (the last one added).
+  // Drops a stage nobody has a step in (the last one added). Steps join the newest stage, so
+  // the newest stage with a step says it (no walk of a million steps per stage).
   void drop_empty_stage(int k) {
-    for (const auto& [name, h] : hosts_)
-      for (const auto& st : h->steps)
-        if (st.stage == k) return;
-    p_.stages.pop_back();
+    if (newest_used_stage_ != k) p_.stages.pop_back();
   }
 
-  Step& add(const std::string& host, StepKind kind, Phase phase, std::string verb, std::string object, int k) {
-    // A host the scenario's references do not lead to (validation reported it) gets nothing.
+  // A host the scenario's references do not lead to (validation reported it): nullptr.
+  HostPlan* plan_of(const std::string& host) const {
     auto it = hosts_.find(host);
-    auto& steps = it == hosts_.end() ? nowhere_.steps : it->second->steps;
-    // Built in place: a Step is large, and the list is reserved for the whole plan.
+    return it == hosts_.end() ? nullptr : it->second;
+  }
+  // A QP's host's plan, found once per QP (a smoke round asks for every QP).
+  HostPlan* plan_of(const scenario::Qp& q) {
+    size_t i = static_cast<size_t>(&q - s_.qps.data());
+    if (qp_hosts_.empty()) qp_hosts_.assign(s_.qps.size(), &nowhere_);  // &nowhere_: not looked up yet
+    if (qp_hosts_[i] == &nowhere_) qp_hosts_[i] = plan_of(s_.host_of_qp(q));
+    return qp_hosts_[i];
+  }
+
+  Step& add(const std::string& host, StepKind kind, Phase phase, Text verb, std::string object, int k) {
+    return add(plan_of(host), kind, phase, verb, std::move(object), k);
+  }
+  Step& add(HostPlan* host, StepKind kind, Phase phase, Text verb, std::string object, int k) {
+    // A host the scenario's references do not lead to gets nothing.
+    auto& steps = host ? host->steps : nowhere_.steps;
+    if (host) newest_used_stage_ = std::max(newest_used_stage_, k);
+    // Built in place, in the list reserved for the whole plan.
     Step& st = steps.emplace_back();
     st.index = static_cast<int>(steps.size());
     st.kind = kind;
     st.phase = phase;
-    st.verb = std::move(verb);
+    st.verb = verb;
     st.object = std::move(object);
     st.stage = k;
     return st;
@@ -231,6 +256,12 @@ class TimelinePlanner {
                           step.label == "down" ? "brought back up at teardown if still down" : ""});
   }
 
+  QpModel& model(const scenario::Qp& q) { return qps_[static_cast<size_t>(&q - s_.qps.data())]; }
+  QpModel* model(const std::string& qp) {
+    const auto* q = s_.qp(qp);
+    return q ? &model(*q) : nullptr;
+  }
+
   std::string host_of(const std::string& qp) const {
     const auto* q = s_.qp(qp);
     return q ? s_.host_of_qp(*q) : "";
@@ -249,7 +280,7 @@ class TimelinePlanner {
       if ((!ud && a.type_name != "RC" && a.type_name != "UC") || b->type_name != a.type_name) continue;
       if (!ud && a.cap.max_send_wr == 0) continue;
       if (b->cap.max_recv_wr == 0 && !b->srq) continue;
-      const auto &sa = qps_.at(a.name), &sb = qps_.at(b->name);
+      const auto &sa = model(a), &sb = model(*b);
       if (sa.state != QpState::RTS) continue;
       if (ud ? (sb.state != QpState::RTR && sb.state != QpState::RTS) : sb.state != QpState::RTS) continue;
       if (step.after_recovery && !sa.went_through_reset && !sb.went_through_reset) continue;
@@ -257,13 +288,14 @@ class TimelinePlanner {
                      static_cast<uint32_t>(++index * 16 + round * 100000)};
       std::string what = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + a.name + " -> " + b->name;
       if (ud) address_handle(a.name, b->name, k);
-      auto& send = add(host_of(a.name), StepKind::SmokeSend, Phase::Traffic, "smoke send", a.name, k);
-      send.smoke = pair;
-      send.args.push_back(arg("exchange", what));
-      auto& recv = add(host_of(b->name), StepKind::SmokeReceive, Phase::Traffic, "smoke receive", b->name, k);
-      recv.smoke = pair;
-      recv.args.push_back(arg("exchange", what));
-      recv.args.push_back(arg("check", "data"));
+      auto extra = std::make_shared<StepExtra>();  // both ends' steps share it
+      extra->smoke = std::move(pair);
+      auto& send = add(plan_of(a), StepKind::SmokeSend, Phase::Traffic, "smoke send", a.name, k);
+      send.share_extra(extra);
+      send.args = list_of(arg("exchange", what));
+      auto& recv = add(plan_of(*b), StepKind::SmokeReceive, Phase::Traffic, "smoke receive", b->name, k);
+      recv.share_extra(std::move(extra));
+      recv.args = list_of(arg("exchange", std::move(what)), arg("check", "data"));
     }
     drop_empty_stage(k);
   }
@@ -307,11 +339,12 @@ class TimelinePlanner {
       const auto* q = s_.qp(w->qp.name);
       if (!q) continue;
       auto& st = add(host_of(q->connect.name), StepKind::PrepareData, Phase::Traffic, "prepare", mr_behind(w->remote_mr.name), k);
-      st.workload = w->name;
-      st.data_seed = data[w->name].first;
-      st.fill_remote = data[w->name].second;
+      auto& extra = st.edit_extra();
+      extra.workload = w->name;
+      extra.data_seed = data[w->name].first;
+      extra.fill_remote = data[w->name].second;
       st.args.push_back(arg("workload", w->name));
-      st.args.push_back(arg("remote_mr", st.fill_remote ? "filled with the read's pattern" : "zeroed"));
+      st.args.push_back(arg("remote_mr", extra.fill_remote ? "filled with the read's pattern" : "zeroed"));
     }
     drop_empty_stage(k);
 
@@ -351,9 +384,9 @@ class TimelinePlanner {
       }
       for (const auto& h : on) {
         if (h.empty()) continue;
-        auto& st = add(h, StepKind::Workload, Phase::Traffic, w->script.empty() ? "workload" : "script", w->name, k);
-        st.workload = w->name;
-        st.data_seed = data[w->name].first;
+        auto& st = add(h, StepKind::Workload, Phase::Traffic, w->script.empty() ? Text("workload") : Text("script"), w->name, k);
+        st.edit_extra().workload = w->name;
+        st.edit_extra().data_seed = data[w->name].first;
         st.args.push_back(arg("qp", w->qp.name));
         if (!w->op.empty()) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op)));
         if (w->mcast) mcast_args(st, *w);
@@ -373,13 +406,13 @@ class TimelinePlanner {
         st.args.push_back(arg("iterations", std::to_string(w->iterations)));
         if (!w->script.empty()) st.args.push_back(arg("script", w->script));
         threads_args(st, *w, members);
-        if (w->expect_status) st.expect = *w->expect_status;
+        if (w->expect_status) st.expect = Text::intern(*w->expect_status);
       }
       // An expected completion error has moved QPs to ERR: read back where they are.
       for (const auto& [qp, state] : scenario::states_after_expected_error(s_, *w)) {
         auto& st = add(host_of(qp), StepKind::ReadState, Phase::Traffic, "ibv_query_qp", qp, k);
         st.args.push_back(arg("expected qp_state", std::string("IBV_QPS_") + spec::state_name(state)));
-        qps_[qp].state = state;
+        if (auto* m = model(qp)) m->state = state;
       }
     }
 
@@ -391,8 +424,8 @@ class TimelinePlanner {
       else if ((is_write(*w) || is_atomic(*w)) && s_.qp(w->qp.name)) host = host_of(s_.qp(w->qp.name)->connect.name), mr = mr_behind(w->remote_mr.name);
       if (host.empty()) continue;
       auto& st = add(host, StepKind::Verify, Phase::Traffic, "verify", mr, k);
-      st.workload = w->name;
-      st.data_seed = data[w->name].first;
+      st.edit_extra().workload = w->name;
+      st.edit_extra().data_seed = data[w->name].first;
       st.args.push_back(arg("workload", w->name));
       st.args.push_back(arg("expect", is_atomic(*w) ? "the counter at " + std::to_string(w->iterations)
                                                     : std::to_string(w->size) + " B of the pattern"));
@@ -451,7 +484,7 @@ class TimelinePlanner {
       if (!w) continue;
       std::string host = host_of(w->bind_qp.name);
       bool type1 = w->type == 1;
-      std::string verb = type1 ? "ibv_bind_mw" : "ibv_post_send";
+      Text verb = type1 ? Text("ibv_bind_mw") : Text("ibv_post_send");
       auto& st = add(host, bind ? StepKind::BindMw : StepKind::InvalidateMw, Phase::Traffic, verb, w->name, k);
       st.args.push_back(arg("qp", w->bind_qp.name));
       if (bind) {
@@ -491,8 +524,8 @@ class TimelinePlanner {
         if (!q || q->type < 0) continue;
         auto& st = add(host_of(m.name), StepKind::AttachMcast, Phase::Traffic, "ibv_attach_mcast",
                        mcast_attachment_name(g.name, m.name), k);
-        st.mcast = g.name;
-        st.smoke.receiver = m.name;
+        st.edit_extra().mcast = g.name;
+        st.edit_extra().smoke.receiver = m.name;
         st.args.push_back(arg("qp", m.name));
         if (g.cm_join) {
           st.args.push_back(Arg{"gid, mlid", "the MULTICAST_JOIN event's", true, false, "the CM's group (" + gid_words(g) + ")"});
@@ -516,9 +549,10 @@ class TimelinePlanner {
       if (channels.insert(host).second)
         add(host, StepKind::CmMcastChannel, Phase::Traffic, "rdma_create_event_channel", mcast_cm_channel_name(host), k);
       auto& st = add(host, StepKind::CmJoinMcast, Phase::Traffic, "rdma_join_multicast", mcast_attachment_name(g.name, qp), k);
-      st.mcast = g.name;
-      (send_only ? st.smoke.sender : st.smoke.receiver) = qp;
-      st.event = "RDMA_CM_EVENT_MULTICAST_JOIN";
+      auto& extra = st.edit_extra();
+      extra.mcast = g.name;
+      (send_only ? extra.smoke.sender : extra.smoke.receiver) = qp;
+      extra.event = "RDMA_CM_EVENT_MULTICAST_JOIN";
       st.args.push_back(arg("id", "rdma_create_id(RDMA_PS_UDP) on " + mcast_cm_channel_name(host)));
       st.args.push_back(Arg{"bind", "the device's IP", true, false, "rdma_bind_addr: its GID's address"});
       st.args.push_back(arg("group", gid_words(g)));
@@ -557,8 +591,8 @@ class TimelinePlanner {
     if (std::find(made.begin(), made.end(), name) != made.end()) return;
     made.push_back(name);
     auto& st = add(host, StepKind::CreateMcastAh, Phase::Traffic, "ibv_create_ah", name, k);
-    st.mcast = group;
-    st.smoke.sender = from;
+    st.edit_extra().mcast = group;
+    st.edit_extra().smoke.sender = from;
     st.args.push_back(arg("from", from));
     if (g->cm_join) {
       st.args.push_back(Arg{"ah_attr", "the MULTICAST_JOIN event's", true, false, "the sender's send-only join (" + gid_words(*g) + ")"});
@@ -577,8 +611,8 @@ class TimelinePlanner {
     if (std::find(made.begin(), made.end(), name) != made.end()) return;
     made.push_back(name);
     auto& st = add(host, StepKind::CreateAh, Phase::Traffic, "ibv_create_ah", name, k);
-    st.smoke.sender = from;
-    st.smoke.receiver = to;
+    st.edit_extra().smoke.sender = from;
+    st.edit_extra().smoke.receiver = to;
     st.args.push_back(arg("from", from));
     st.args.push_back(Arg{"to", to + " (its LID and GID, known after exchange)", true, false, ""});
   }
@@ -611,7 +645,7 @@ class TimelinePlanner {
       auto& st = add(host, StepKind::Modify, Phase::Transitions, "ibv_modify_qp", qp, k);
       describe_modify(st, *q, index, args_);
       if (!succeeds(t)) continue;
-      auto& m = qps_[qp];
+      auto& m = model(*q);
       QpState before = m.state;
       m.state = t.to;
       if (const auto* f = t.attr("qp_access_flags")) m.access = f->number;
@@ -650,9 +684,11 @@ class TimelinePlanner {
   const PlanOptions& o_;
   Plan& p_;
   std::map<std::string, HostPlan*> hosts_;
-  std::unordered_map<std::string, QpModel> qps_;
+  std::vector<QpModel> qps_;          // as s_.qps
+  std::vector<HostPlan*> qp_hosts_;   // as s_.qps (plan_of)
   std::unordered_map<std::string, std::map<uint64_t, Content>> content_;
   bool faults_planned_ = false;
+  int newest_used_stage_ = -1;  // the newest stage a host has a step in
   HostPlan nowhere_;
 };
 

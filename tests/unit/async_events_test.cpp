@@ -142,7 +142,7 @@ TEST_CASE("srqs.X.srq_limit is armed by ibv_modify_srq after the SRQ's receives 
   CHECK(arm.verb == "ibv_modify_srq");
   CHECK(arm.object == "rq");
   CHECK(arm.phase == Phase::BringUp);
-  CHECK(arm.srq_limit == 8);
+  CHECK(arm.extra().srq_limit == 8);
   CHECK(arm.args.at(0).value == "8");
   CHECK(arm.args.at(1).value == "IBV_SRQ_LIMIT");
 }
@@ -164,10 +164,10 @@ TEST_CASE("event, forbid and srq steps become their own stages of typed steps") 
   REQUIRE(forbid);
   REQUIRE(wait);
   REQUIRE(arms.size() == 2);  // bring-up's, then the re-arm
-  CHECK(forbid->event == "IBV_EVENT_SRQ_LIMIT_REACHED");
+  CHECK(forbid->extra().event == "IBV_EVENT_SRQ_LIMIT_REACHED");
   CHECK(forbid->object == "rq");
-  CHECK(forbid->within_ms == 0);
-  CHECK(wait->within_ms == 3000);
+  CHECK(forbid->extra().within_ms == 0);
+  CHECK(wait->extra().within_ms == 3000);
   CHECK(wait->verb == "ibv_get_async_event");
   CHECK(forbid->stage < wait->stage);
   CHECK(wait->stage < arms[1]->stage);
@@ -181,9 +181,9 @@ TEST_CASE("the SQ drained wait after RTS->SQD is the same typed step, waiting --
   Plan p = plan_of(srq_pair("", "timeline:\n  - { qp: qa, to: SQD, attrs: { en_sqd_async_notify: 1 } }\n"));
   const auto* wait = first_step(p, StepKind::WaitEvent);
   REQUIRE(wait);
-  CHECK(wait->event == "IBV_EVENT_SQ_DRAINED");
+  CHECK(wait->extra().event == "IBV_EVENT_SQ_DRAINED");
   CHECK(wait->object == "qa");
-  CHECK(wait->within_ms == 0);
+  CHECK(wait->extra().within_ms == 0);
   CHECK(wait->args.at(1).value == "--timeout-ms");
 }
 
@@ -237,7 +237,7 @@ TEST_CASE("an event step for SQ_DRAINED after RTS->SQD waits instead of the impl
                                 "  - { event: IBV_EVENT_SQ_DRAINED, on: qa, within: 2s }\n"));
   auto waits = steps_of(p, StepKind::WaitEvent);
   REQUIRE(waits.size() == 1);
-  CHECK(waits[0]->within_ms == 2000);
+  CHECK(waits[0]->extra().within_ms == 2000);
   CHECK(p.stages.at(static_cast<size_t>(waits[0]->stage)) == "event IBV_EVENT_SQ_DRAINED on qa");
 }
 

@@ -63,7 +63,7 @@ const std::string kDenied =
 
 const Step* step_for(const Plan& p, StepKind kind, const std::string& workload) {
   for (const auto* st : steps_of(p, kind))
-    if (st->workload == workload) return st;
+    if (st->extra().workload == workload) return st;
   return nullptr;
 }
 
@@ -188,8 +188,8 @@ TEST_CASE("a read after a write on the same MR expects the written bytes and get
   REQUIRE(write);
   REQUIRE(read);
   REQUIRE(verify_read);
-  CHECK(read->data_seed == write->data_seed);
-  CHECK(verify_read->data_seed == write->data_seed);
+  CHECK(read->extra().data_seed == write->extra().data_seed);
+  CHECK(verify_read->extra().data_seed == write->extra().data_seed);
   CHECK(step_for(p, StepKind::PrepareData, "write"));
   CHECK_FALSE(step_for(p, StepKind::PrepareData, "read"));
 }
@@ -198,8 +198,8 @@ TEST_CASE("a read of bytes nothing wrote has the responder fill them first") {
   Plan p = plan_of(pair("", kWriteRead + "timeline:\n  - workload: read\n"));
   const auto* prep = step_for(p, StepKind::PrepareData, "read");
   REQUIRE(prep);
-  CHECK(prep->fill_remote);
-  CHECK(prep->data_seed == step_for(p, StepKind::Verify, "read")->data_seed);
+  CHECK(prep->extra().fill_remote);
+  CHECK(prep->extra().data_seed == step_for(p, StepKind::Verify, "read")->extra().data_seed);
 }
 
 TEST_CASE("each workload is verified in its own stage, before the next workload runs") {
@@ -244,7 +244,7 @@ TEST_CASE("a barrier and a pause are stages of their own, in timeline order") {
   CHECK(p.stages == want);
   auto pauses = steps_of(p, StepKind::Pause);
   REQUIRE(pauses.size() == 1);
-  CHECK(pauses[0]->pause_ms == 5);
+  CHECK(pauses[0]->extra().pause_ms == 5);
 }
 
 TEST_CASE("`qpo run --no-smoke` drops the default order's smoke, not a timeline's own") {
@@ -301,9 +301,9 @@ TEST_CASE("a read expects what a write left at the same offset, not what another
                             "  r0: { qp: qa, op: rdma_read, local_mr: ma, remote_mr: mb, size: 1KiB }\n"
                             "  r2: { qp: qa, op: rdma_read, local_mr: ma, remote_mr: mb, size: 1KiB, offset: 2KiB }\n"
                             "timeline:\n  - workloads: [w0, w1]\n  - workload: r0\n  - workload: r2\n"));
-  CHECK(step_for(p, StepKind::Workload, "r0")->data_seed == step_for(p, StepKind::Workload, "w0")->data_seed);
+  CHECK(step_for(p, StepKind::Workload, "r0")->extra().data_seed == step_for(p, StepKind::Workload, "w0")->extra().data_seed);
   CHECK_FALSE(step_for(p, StepKind::PrepareData, "r0"));
   const auto* fill = step_for(p, StepKind::PrepareData, "r2");  // nothing wrote bytes 2048..
   REQUIRE(fill);
-  CHECK(fill->fill_remote);
+  CHECK(fill->extra().fill_remote);
 }
