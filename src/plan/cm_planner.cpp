@@ -62,7 +62,7 @@ class CmPlanner {
       std::string host = s_.host_of_qp(q);
       std::string bound = endpoint(q.cm.address.empty() ? "::" : q.cm.address, q.cm.port);
       std::string every = q.cm.address.empty() ? "every address, IPv4 too" : "";
-      auto& id = add(host, StepKind::CmCreateId, uc(q) ? "rdma_create_ep + rdma_migrate_id" : "rdma_create_id",
+      auto& id = add(host, StepKind::CmCreateId, uc(q) ? Text("rdma_create_ep + rdma_migrate_id") : Text("rdma_create_id"),
                      q.cm.active ? q.name : listener(q), k);
       if (uc(q)) {
         // rdma_create_id would make an RC id (cm/cm.h Id::endpoint).
@@ -77,7 +77,7 @@ class CmPlanner {
         id.args.push_back(arg("port_space", ps_of(q)));
       }
       if (q.cm.active) continue;
-      auto& l = add(host, StepKind::CmListen, uc(q) ? "rdma_listen" : "rdma_bind_addr + rdma_listen", listener(q), k);
+      auto& l = add(host, StepKind::CmListen, uc(q) ? Text("rdma_listen") : Text("rdma_bind_addr + rdma_listen"), listener(q), k);
       l.args.push_back(arg("address", bound, uc(q) ? "bound by rdma_create_ep" : every));
       l.args.push_back(arg("backlog", "1"));
     }
