@@ -6,6 +6,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "check/validate.h"
 #include "cm/exchange_data.h"
@@ -58,6 +59,7 @@ class CmChecker {
   void run() {
     for (auto& q : s_.qps)
       if (q.cm.given) one(q);
+      else if (q.connect) into_exchange_only(q);
     ports();
   }
 
@@ -167,6 +169,15 @@ class CmChecker {
     if (cm.reject) refuse(cm.reject_loc, "reject", "QP '" + q.name + "' has reject: and exchange_only", "drop reject:");
     if (!cm.expect_event.empty()) refuse(cm.expect_loc, "expect", "QP '" + q.name + "' has expect: and exchange_only", "drop expect:");
     if (q.type_name == "UD") return;
+    // The CM brings nothing up here: the scenario's states: must reach RTR (RTS to send).
+    bool rtr = false;
+    for (const auto& t : q.transitions) rtr |= t.bring_up && (t.to == spec::QpState::RTR || t.to == spec::QpState::RTS);
+    if (!rtr) {
+      auto& d = sink_.error("Q554", cm.exchange_only_loc.given() ? cm.exchange_only_loc : cm.loc, path(q, "exchange_only"),
+                            "exchange_only QP '" + q.name + "' has no states: reaching RTR: it would stay at INIT");
+      d.rule = "with exchange_only the CM only carries the exchange; the QP comes up by its own states:";
+      d.hint = "add states: { INIT: {}, RTR: {}, RTS: {} }";
+    }
     size_t bytes = cm::exchange_bytes(s_, q), limit = cm::exchange_limit(q);
     if (bytes <= limit) return;
     auto mrs = cm::carried_mrs(s_, q);
@@ -182,6 +193,18 @@ class CmChecker {
              "for 7 MRs its peer's workloads aim at";
     d.hint = cm.active ? "make the side whose MRs the traffic aims at the passive one, or drop exchange_only"
                        : "fewer remote MRs in " + cm.peer.name + "'s workloads, or drop exchange_only";
+  }
+
+  // A QP without cm: connected to an exchange_only one: that QP's values travel in the CM's
+  // private data to its cm: peer only, not through the hosts' exchange this QP reads.
+  void into_exchange_only(const Qp& q) {
+    const Qp* p = s_.qp(q.connect.name);
+    if (!p || !p->cm.exchange_only || p->cm.peer.name == q.name) return;
+    auto& d = sink_.error("Q555", q.connect.loc, "qps." + q.name + ".connect",
+                          "QP '" + q.name + "' connects to '" + p->name + "', whose exchange goes to its cm: peer '" +
+                              p->cm.peer.name + "' only");
+    d.rule = "an exchange_only QP's QPN, PSN and GID travel in its rdma_cm connection, not in the hosts' exchange";
+    d.hint = "connect to a QP without exchange_only, or drop exchange_only from '" + p->name + "'";
   }
 
   void role_keys(const Qp& q) {
@@ -276,17 +299,19 @@ class CmChecker {
     }
   }
 
-  // Two listeners on one host and port: the second rdma_bind_addr fails (EADDRINUSE).
+  // Two listeners on one host, port and port space: the second rdma_bind_addr fails
+  // (EADDRINUSE). Each port space (TCP, UDP, IB) numbers its ports on its own.
   void ports() {
-    std::map<std::pair<std::string, uint32_t>, const Qp*> seen;
+    std::map<std::tuple<std::string, uint32_t, std::string>, const Qp*> seen;
     for (const auto& q : s_.qps) {
       if (!q.cm.given || q.cm.active) continue;
-      auto [it, fresh] = seen.emplace(std::make_pair(s_.host_of_qp(q), q.cm.port), &q);
+      auto [it, fresh] = seen.emplace(std::make_tuple(s_.host_of_qp(q), q.cm.port, scenario::cm_port_space(q)), &q);
       if (fresh) continue;
       auto& d = sink_.error("Q545", q.cm.port_loc.given() ? q.cm.port_loc : q.cm.loc, path(q, "port"),
-                            "port " + std::to_string(q.cm.port) + " is listened on twice on host '" + it->first.first + "'");
+                            "port " + std::to_string(q.cm.port) + " of " + std::get<2>(it->first) +
+                                " is listened on twice on host '" + std::get<0>(it->first) + "'");
       d.related.push_back({it->second->cm.loc, "the first listener"});
-      d.rule = "one rdma_cm listener per host and port (rdma_bind_addr: EADDRINUSE)";
+      d.rule = "one rdma_cm listener per host, port and port space (rdma_bind_addr: EADDRINUSE)";
       d.hint = "give each passive QP of a host its own port";
     }
   }

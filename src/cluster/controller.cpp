@@ -74,7 +74,11 @@ void abort_others(std::vector<Agent>& agents, const Agent& cause, const std::str
     a.aborted = true;
     util::JsonWriter w(false);
     w.begin_object().field("type", "abort").field("why", why).end_object();
-    send(a, w.str());
+    // Best effort: a host that cannot take the abort (it finished and closed its end) is not
+    // lost for that; its report, or its own loss, still comes through the normal reads.
+    std::string err;
+    g_tally.sent(w.str());
+    write_message(a.conn.write_fd, w.str(), &err);
   }
 }
 

@@ -170,7 +170,7 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
       }
     }
     auto now = Clock::now();
-    if (now >= deadline || stop_requested()) break;
+    if (now >= deadline || stop_now(st)) break;
     await_any(st, static_cast<int>(std::min<long long>(50, ms_between(now, deadline) + 1)));
   }
   std::string seen;
@@ -206,7 +206,7 @@ bool forbid_event(RunState& st, const plan::Step& step) {
       }
     }
     auto now = Clock::now();
-    if (now >= deadline || stop_requested()) break;
+    if (now >= deadline || stop_now(st)) break;
     await_any(st, static_cast<int>(std::min<long long>(50, ms_between(now, deadline) + 1)));
   }
   r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();

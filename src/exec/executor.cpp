@@ -293,7 +293,7 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::Pause: {
       run_step(st_, st_.host, "traffic", "pause", step.object, "", [&] {
         auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.extra().pause_ms);
-        while (std::chrono::steady_clock::now() < until && !g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        while (std::chrono::steady_clock::now() < until && !stop_now(st_)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       });
       return true;
     }
@@ -620,5 +620,10 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
 void request_stop() { g_stop = true; }
 bool stop_requested() { return g_stop; }
 const std::atomic<bool>& stop_flag() { return g_stop; }
+bool stop_now(const RunState& st) {
+  if (g_stop) return true;
+  const StopRequest* r = st.channel ? st.channel->stop_request() : nullptr;
+  return r && r->requested.load(std::memory_order_acquire);
+}
 
 }  // namespace qpo::exec

@@ -32,5 +32,9 @@ bool stop_requested();
 // The flag itself, for loops that poll it (script workloads' streams, ping-pongs, barriers,
 // qpo.sleep): they see a SIGINT as soon as it is raised, whatever they are doing.
 const std::atomic<bool>& stop_flag();
+struct RunState;
+// Whether a wait of this host should end now: SIGINT, or its channel's stop (the controller's
+// abort after another host failed, or the phase timeout found it late).
+bool stop_now(const RunState& st);
 
 }  // namespace qpo::exec

@@ -31,12 +31,12 @@ bool unsupported(RunState& st, report::StepResult& r, const std::string& why) {
 
 // The MULTICAST_JOIN event of `id`, within the phase timeout (other ids' events are dropped:
 // the joins run one at a time, each waits for its own).
-cm::Event await_join(McastCm& m, rdma_cm_id* id, int timeout_ms, const std::string& object) {
+cm::Event await_join(const RunState& st, McastCm& m, rdma_cm_id* id, int timeout_ms, const std::string& object) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) throw cm::Unexpected(object, "RDMA_CM_EVENT_MULTICAST_JOIN", std::nullopt, ETIMEDOUT);
-    if (stop_flag()) throw std::runtime_error("stopped while waiting for RDMA_CM_EVENT_MULTICAST_JOIN");
+    if (stop_now(st)) throw std::runtime_error("stopped while waiting for RDMA_CM_EVENT_MULTICAST_JOIN");
     int err = 0;
     auto e = cm::next_event(m.channel->channel(), static_cast<int>(std::min<long long>(left, 200)), &err);
     if (!e) {
@@ -97,7 +97,7 @@ bool cm_join_mcast(RunState& st, const RunOptions& o, const plan::Step& step) {
       return;
     }
     int wait = o.phase_timeout_ms > 0 ? o.phase_timeout_ms : 120000;
-    auto e = await_join(*st.mcast_cm, id->get(), wait, step.object);
+    auto e = await_join(st, *st.mcast_cm, id->get(), wait, step.object);
     if (e.qkey != g->qkey)
       throw std::runtime_error("the CM's group has qkey " + util::hex(e.qkey) + ", the scenario's group '" + g->name +
                                "' " + util::hex(g->qkey));

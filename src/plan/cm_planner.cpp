@@ -27,8 +27,7 @@ bool has_cm(const Scenario& s) {
 // A UC QP's id is of type UC (rdma_create_ep); an exchange_only id has no QP, so it is an RC
 // one whatever the QP's type.
 bool uc(const Qp& q) { return q.type_name == "UC" && !q.cm.exchange_only; }
-// UC ids are RDMA_PS_IB ones: the only port space whose ids take the caller's QP type.
-std::string ps_of(const Qp& q) { return q.type_name == "UD" ? "RDMA_PS_UDP" : uc(q) ? "RDMA_PS_IB" : "RDMA_PS_TCP"; }
+std::string ps_of(const Qp& q) { return scenario::cm_port_space(q); }
 
 // What an exchange_only side's private data holds (cm/exchange_data.h).
 std::string exchange_text(const Scenario& s, const Qp& q) {

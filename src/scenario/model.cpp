@@ -42,6 +42,11 @@ const Device* Scenario::device_of_qp(const Qp& q) const {
   return p ? device(p->device.name) : nullptr;
 }
 
+const char* cm_port_space(const Qp& q) {
+  if (q.type_name == "UD") return "RDMA_PS_UDP";
+  return q.type_name == "UC" && q.cm.brings_up() ? "RDMA_PS_IB" : "RDMA_PS_TCP";
+}
+
 std::string Scenario::host_of_device(std::string_view device_name) const {
   const Device* d = device(device_name);
   return d ? d->host.name : std::string();

@@ -338,6 +338,10 @@ struct TimelineStep {
   // IBV_EVENT_PORT_ERR / IBV_EVENT_PORT_ACTIVE on its port.
 };
 const char* timeline_kind_name(TimelineStep::Kind k);
+// The rdma_cm port space of a `cm:` QP's ids: RDMA_PS_UDP for UD, RDMA_PS_IB for a UC QP the
+// CM brings up (the only space whose ids take the caller's QP type), else RDMA_PS_TCP
+// (exchange_only ids carry no QP). Listeners of different spaces never clash on a port.
+const char* cm_port_space(const Qp& q);
 
 // A counted group: `count: N` on a QP or an MR (members name.0 .. name.(N-1)), or an op
 // workload written on a QP group or a slice of one (members name.I for the QPs' indexes I).

@@ -207,3 +207,49 @@ TEST_CASE("Q553: the active side's REQ has no room for an MR the passive side's 
                                         "workloads: { w: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 64, iterations: 1 } }\n"));
   CHECK_MESSAGE(ok.errors() == 0, ok.dump());
 }
+
+namespace {
+// pair() plus a second RC or UC pair (qc on host a -> qd on host b) listening on port 7471 too.
+std::string two_listeners(const char* second_type) {
+  return pair("{ role: active, peer: qb, address: 10.0.1.2 }", "{ role: passive, peer: qa }") +
+         "  qc: { pd: da, type: " + second_type +
+         ", send_cq: ca, recv_cq: ca, cm: { role: active, peer: qd, address: 10.0.1.2 } }\n"
+         "  qd: { pd: db, type: " + second_type + ", send_cq: cb, recv_cq: cb, cm: { role: passive, peer: qc } }\n";
+}
+}  // namespace
+
+TEST_CASE("Q545: two RC listeners on one host and port") {
+  auto l = load_validate(two_listeners("RC"));
+  const auto* d = l.one("Q545");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "port 7471 of RDMA_PS_TCP is listened on twice on host 'b'");
+}
+
+TEST_CASE("an RC and a UC listener share a port number: RDMA_PS_TCP and RDMA_PS_IB are separate spaces") {
+  auto l = load_validate(two_listeners("UC"));
+  CHECK_MESSAGE(l.with_code("Q545").empty(), l.dump());
+  CHECK_MESSAGE(l.errors() == 0, l.dump());
+}
+
+TEST_CASE("Q554: an exchange_only QP whose states: stop at INIT") {
+  std::string y = exchange_pair("{ role: active, peer: qb, address: 10.0.1.2, exchange_only: true }",
+                                "{ role: passive, peer: qa, exchange_only: true }");
+  // qb's states: only INIT (the CM brings nothing up for an exchange_only pair).
+  auto at = y.find("  qb: ");
+  auto s = y.find("states: ", at);
+  y.replace(s, y.find('\n', s) - s, "states: { INIT: { pkey_index: 0, port_num: 1, qp_access_flags: [remote_write] } } }");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q554");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "exchange_only QP 'qb' has no states: reaching RTR: it would stay at INIT");
+}
+
+TEST_CASE("Q555: a QP without cm: connecting to an exchange_only QP") {
+  std::string y = exchange_pair("{ role: active, peer: qb, address: 10.0.1.2, exchange_only: true }",
+                                "{ role: passive, peer: qa, exchange_only: true }") +
+                  "  qc: { pd: da, type: RC, send_cq: ca, recv_cq: ca, connect: qb, states: { INIT: {}, RTR: {}, RTS: {} } }\n";
+  auto l = load_validate(y);
+  const auto* d = l.one("Q555");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "QP 'qc' connects to 'qb', whose exchange goes to its cm: peer 'qa' only");
+}
