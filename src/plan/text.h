@@ -17,9 +17,11 @@ namespace qpo::plan {
 class Text : public std::string_view {
  public:
   constexpr Text() = default;
-  // A string literal (a constant: a buffer on the stack does not compile).
+  // A string literal. Meant for literals only; not consteval, which would enforce it, because
+  // clang 14 (Debian 12's, the sanitizer build) crashes in codegen on consteval constructors
+  // of temporaries.
   template <size_t N>
-  consteval Text(const char (&literal)[N]) : std::string_view(literal) {}  // NOLINT: implicit, as a literal reads
+  constexpr Text(const char (&literal)[N]) : std::string_view(literal) {}  // NOLINT: implicit, as a literal reads
   // Text that outlives every plan: a table's entry.
   static Text of_static(const char* text) { return Text(std::string_view(text)); }
   // A copy kept for the process, one per distinct text (thread-safe).
