@@ -14,6 +14,7 @@
 #include "cluster/tally.h"
 #include "cluster/wire.h"
 #include "exec/host_session.h"
+#include "report/step_line.h"
 #include "util/json_writer.h"
 
 namespace qpo::cluster {
@@ -325,14 +326,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       r.file = s.file;
       r.verdict = report::Verdict::Fail;
       r.reason = a.failure;
-      report::StepResult st;
-      st.host = a.host;
-      st.phase = "agent";
-      st.verb = "agent";
-      st.object = a.host;
-      st.status = report::StepStatus::Failed;
-      st.message = a.failure;
-      r.steps.push_back(st);
+      r.steps.push_back(report::step_line(a.host, "agent", "agent", a.host, report::StepStatus::Failed, a.failure));
       // Whatever it sent before failing is lost; what it owned is freed by the kernel when
       // the process ends, which is why a hung agent is killed here.
       if (a.conn.pid > 0) kill(a.conn.pid, SIGKILL);

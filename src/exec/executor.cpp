@@ -27,6 +27,7 @@
 #include "exec/multicast_cm.h"
 #include "exec/steps.h"
 #include "report/measurement_quality.h"
+#include "report/step_line.h"
 #include "util/strings.h"
 
 namespace qpo::exec {
@@ -61,14 +62,7 @@ void HostSession::check_stop() {
   // is the other host's.
   if (told_to_stop() && is_echo(stop_request_->why) && !abort_reported_) {
     abort_reported_ = true;
-    report::StepResult r;
-    r.host = st_.host;
-    r.phase = "abort";
-    r.verb = "abort";
-    r.object = st_.host;
-    r.status = report::StepStatus::Failed;
-    r.message = stop_request_->why;
-    st_.report.add(std::move(r));
+    st_.report.add(report::step_line(st_.host, "abort", "abort", st_.host, report::StepStatus::Failed, stop_request_->why));
     if (st_.report.verdict == report::Verdict::Fail && !is_echo(st_.report.reason))
       st_.report.reason = stop_request_->why + "; tore down";
   }
@@ -220,14 +214,8 @@ void HostSession::log_published(size_t at) {
     // still says what went through the agents.
     size_t mrs = 0;
     for (const auto& [name, m] : st_.dir.mrs) mrs += m.host == st_.host;
-    report::StepResult r;
-    r.host = st_.host;
-    r.phase = "exchange";
-    r.verb = "publish";
-    r.object = st_.host;
-    r.status = report::StepStatus::Info;
-    r.message = "no QPs (their exchange rides on rdma_cm), " + std::to_string(mrs) + " MRs";
-    lines.push_back(std::move(r));
+    lines.push_back(report::step_line(st_.host, "exchange", "publish", st_.host, report::StepStatus::Info,
+                                      "no QPs (their exchange rides on rdma_cm), " + std::to_string(mrs) + " MRs"));
   }
   for (auto& line : lines) line.plan_step = setup_step(plan::StepKind::Publish);
   if (int resolve = setup_step(plan::StepKind::Resolve)) {
