@@ -16,7 +16,7 @@ function initiator(w)
     local r = w.qp:pingpong{
       op = "read", initiator = true, size = size, iterations = a.iterations, duration = a.duration,
       mr = lay.mr, offset = lay.outbound, remote = lay.remote, remote_offset = 0,
-      check = a.check and a.seed or nil, timeout = a.timeout, times = perf.times(a),
+      check = a.check and a.seed or nil, timeout = a.timeout, times = perf.times(a), clock = a.clock,
       ready = function() w:barrier("read_lat " .. size) end,
     }
     w:barrier("read_lat done " .. size)

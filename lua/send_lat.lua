@@ -19,7 +19,7 @@ local function side(w, initiator)
       op = "send", initiator = initiator, size = size, iterations = a.iterations, duration = a.duration,
       inline = perf.inline(a), signal_every = a.cq_mod, mr = lay.mr, offset = lay.outbound,
       recv_offset = lay.inbound, rx_depth = perf.rx_depth(w, lay, size),
-      check = a.check and a.seed or nil, timeout = a.timeout, times = perf.times(a),
+      check = a.check and a.seed or nil, timeout = a.timeout, times = perf.times(a), clock = a.clock,
       ready = function() w:barrier("send_lat " .. size) end,
     }
     runs[#runs + 1] = r

@@ -17,7 +17,7 @@ local function side(w, initiator)
       op = "write", initiator = initiator, size = size, iterations = a.iterations, duration = a.duration,
       inline = perf.inline(a), signal_every = a.cq_mod, mr = lay.mr, offset = lay.outbound,
       remote = lay.remote, remote_offset = 0, recv_offset = lay.inbound,
-      check = a.check and a.seed or nil, timeout = a.timeout, times = perf.times(a),
+      check = a.check and a.seed or nil, timeout = a.timeout, times = perf.times(a), clock = a.clock,
       ready = function() w:barrier("write_lat " .. size) end,
     }
     runs[#runs + 1] = r

@@ -15,9 +15,10 @@ local BW = {
   size = 65536, iterations = 5000, tx_depth = 128, rx_depth = 512, post_list = 1, cq_mod = 1,
   inline = 0, bidirectional = false, check = true, seed = 1, events = false, peak = true,
 }
+-- clock: "host" (the TSC) or "device" (the send CQ's completion timestamps; qp:pingpong).
 local LAT = {
   size = 2, iterations = 1000, rx_depth = 16, inline = true, cq_mod = 1, check = true, seed = 1,
-  histogram = false, unsorted = false,
+  histogram = false, unsorted = false, clock = "host",
 }
 perf.BW, perf.LAT = BW, LAT
 
@@ -74,6 +75,9 @@ function perf.setup(args, defaults, extra)
     error("duration is a number of seconds > 0", 0)
   end
   if args.iterations then args.iterations = qpo.size(args.iterations) end
+  if args.clock ~= nil and args.clock ~= "host" and args.clock ~= "device" then
+    error("clock is \"host\" or \"device\" (the send CQ's completion timestamps)", 0)
+  end
   -- setup() and report() both run in the control state: report_* read the options from here.
   perf.options = args
   return args
@@ -219,6 +223,9 @@ function perf.lat_text(runs, a)
     t[#t + 1] = line(" %-7d %-10d     %-10.2f     %-10.2f   %-10.2f       %-10.2f     %-10.2f      %-10.2f             %-10.2f",
       r.size, r.iterations, r.t_min or 0, r.t_max or 0, r.t_typical or 0, r.t_avg or 0, r.t_stdev or 0,
       r.p99 or 0, r.p999 or 0)
+  end
+  if runs[1] and runs[1].clock == "device" then
+    t[#t + 1] = " times from the device's completion timestamps (clock = device)"
   end
   for _, r in ipairs(runs) do
     if r.times and a and a.unsorted then times_text(t, r.times, false) end

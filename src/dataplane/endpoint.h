@@ -25,6 +25,15 @@ struct RemoteMr {
   uint64_t length = 0;
 };
 
+// The send CQ as a latency run on the device's clock reads it: the extended CQ (created with
+// IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) and the device's clock (ibv_query_device_ex). Empty
+// (cq null) when the send CQ has no timestamps.
+struct DeviceClock {
+  ibv_cq_ex* cq = nullptr;
+  uint64_t khz = 0;    // hca_core_clock: timestamp ticks per millisecond
+  uint64_t mask = 0;   // completion_timestamp_mask: the bits a timestamp has (it wraps there)
+};
+
 struct Endpoint {
   std::string qp_name;          // scenario name, for messages
   std::string qp_type;          // RC UC UD ...
@@ -35,6 +44,7 @@ struct Endpoint {
   ibv_pd* pd = nullptr;
   ibv_cq* send_cq = nullptr;
   ibv_cq* recv_cq = nullptr;
+  DeviceClock send_clock;       // send_cq's timestamps, when it has them
   ibv_srq* srq = nullptr;       // receives go here when set
   ibv_comp_channel* send_channel = nullptr;  // event mode, when the CQ has one
   ibv_comp_channel* recv_channel = nullptr;

@@ -1,11 +1,13 @@
 #include "dataplane/pingpong.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <vector>
 
 #include "dataplane/clock.h"
+#include "dataplane/device_clock.h"
 #include "dataplane/error.h"
 #include "dataplane/pattern.h"
 #include "dataplane/post.h"
@@ -39,6 +41,7 @@ class PingPong {
     send_cq_ = CqHandle(ep_.send_cq, access);
     recv_cq_ = CqHandle(ep_.recv_cq, access);
     direct_write_ = cfg_.op == Op::Write && signal_every_ == 1 && ep_.qpx && !send_cq_.shared;
+    if (cfg_.device_clock && cfg_.initiator) use_device_clock();
   }
 
   PingPongResult run() {
@@ -61,11 +64,16 @@ class PingPong {
     r.seconds = clock::to_seconds(clock::ticks() - start);
     r.halved = cfg_.op == Op::Send || cfg_.op == Op::Write;
     finish_checks(r);
-    if (stamps_.size() > 1) {
-      std::vector<double> us;
+    double div = r.halved ? 2.0 : 1.0;
+    std::vector<double> us;
+    if (dev_cq_) {
+      r.device_clock = true;
+      us = device_intervals_us(dev_stamps_, ep_.send_clock.mask, ep_.send_clock.khz, div);
+    } else if (stamps_.size() > 1) {
       us.reserve(stamps_.size() - 1);
-      double div = r.halved ? 2.0 : 1.0;
       for (size_t i = 1; i < stamps_.size(); ++i) us.push_back(clock::to_us(stamps_[i] - stamps_[i - 1]) / div);
+    }
+    if (!us.empty()) {
       if (cfg_.keep_times)  // before latency_stats sorts them; the first kMaxLatencySamples
         r.times_us.assign(us.begin(), us.begin() + static_cast<std::ptrdiff_t>(std::min(us.size(), kMaxLatencySamples)));
       r.lat = latency_stats(us);
@@ -131,6 +139,25 @@ class PingPong {
         fill_pattern(expected_.data(), cfg_.size, *cfg_.check_seed);
       }
     }
+  }
+
+  // The initiator reads its send CQ through the extended poll API, for each completion's
+  // device timestamp (poll_device_clock). Checked here, before the barrier, so a scenario that
+  // cannot be timed this way fails before any traffic.
+  void use_device_clock() {
+    auto bad = [&](const std::string& m) { usage_error(ep_.qp_name, m); };
+    const DeviceClock& dc = ep_.send_clock;
+    if (!dc.cq)
+      bad("clock = \"device\" needs a send CQ created with `timestamps: true` (ibv_create_cq_ex with "
+          "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)");
+    if (dc.khz == 0) bad("the device reports hca_core_clock 0 kHz: its completion timestamps cannot be turned into time");
+    if (send_cq_.shared)
+      bad("clock = \"device\" reads each completion of the send CQ itself: give the QP a send CQ no other worker polls");
+    if (signal_every_ != 1) bad("clock = \"device\" times each iteration by its completion: signal_every must be 1");
+    dev_cq_ = dc.cq;
+    dev_plain_ = ibv_cq_ex_to_cq(dc.cq);
+    direct_write_ = false;  // its loop polls with ibv_poll_cq
+    dev_stamps_.reserve(timed_ ? 1 << 16 : cfg_.iterations + 1);
   }
 
   bool stopped() const { return stop_ && stop_->load(std::memory_order_relaxed); }
@@ -318,10 +345,35 @@ class PingPong {
   // them (the next poll finds the rest, in order); a shared CQ goes through the router in
   // batches, which queues what belongs to other workers.
   [[gnu::always_inline]] bool poll_once(const CqHandle& cq, uint64_t i) {
+    if (dev_cq_ && cq.cq == dev_plain_) return poll_device_clock(i);
     ibv_wc wc[8];
     int n = cq.shared ? cq.poll(8, wc) : ibv_poll_cq(cq.cq, 1, wc);
     for (int k = 0; k < n; ++k) handle(wc[k], i);
     return n > 0;
+  }
+
+  // One completion through ibv_start_poll/ibv_end_poll: the fields handle() reads, plus the
+  // device's timestamp of this side's own signaled WRs (dev_stamps_).
+  bool poll_device_clock(uint64_t i) {
+    ibv_poll_cq_attr attr{};
+    int e = ibv_start_poll(dev_cq_, &attr);
+    if (e == ENOENT) return false;
+    if (e) poll_failed(e, i);
+    ibv_wc wc{};
+    wc.wr_id = dev_cq_->wr_id;
+    wc.status = dev_cq_->status;
+    if (wc.status == IBV_WC_SUCCESS) {
+      wc.opcode = ibv_wc_read_opcode(dev_cq_);
+      if (wc.opcode & IBV_WC_RECV)
+        wc.byte_len = ibv_wc_read_byte_len(dev_cq_);
+      else if (wc.wr_id & kStreamSendTag)  // this side's own WR: the iteration's stamp
+        dev_stamps_.push_back(ibv_wc_read_completion_ts(dev_cq_));
+    } else {
+      wc.vendor_err = ibv_wc_read_vendor_err(dev_cq_);
+    }
+    ibv_end_poll(dev_cq_);
+    handle(wc, i);
+    return true;
   }
 
   [[gnu::always_inline]] void handle(const ibv_wc& wc, uint64_t i) {
@@ -346,6 +398,10 @@ class PingPong {
   // enough to inline into the loops.
   [[noreturn, gnu::cold, gnu::noinline]] void post_failed(int e, uint64_t i) const {
     post_error(ep_.qp_name, "ibv_post_send", e, std::string("posting ") + info_->name + " #" + std::to_string(i + 1));
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void poll_failed(int e, uint64_t i) const {
+    post_error(ep_.qp_name, "ibv_start_poll", e, "reaping at iteration " + std::to_string(i + 1));
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void completion_failed(const ibv_wc& wc, uint64_t i) const {
@@ -404,6 +460,9 @@ class PingPong {
   uint8_t* out_flag_ = nullptr;
   std::vector<uint8_t> expected_;
   std::vector<uint64_t> stamps_;
+  ibv_cq_ex* dev_cq_ = nullptr;                // the device clock's CQ (use_device_clock), else null
+  ibv_cq* dev_plain_ = nullptr;                // the same CQ as CqHandle sees it
+  std::vector<uint64_t> dev_stamps_;           // completion timestamps of this side's signaled WRs
   uint64_t count_ = 0, received_ = 0, checked_ = 0;
   uint64_t deadline_ = kForever, timeout_ = 0, idle_ = 0;
   bool timed_ = false;                         // cfg_.duration > 0

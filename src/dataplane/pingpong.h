@@ -39,6 +39,10 @@ struct PingPongConfig {
   int idle_ms = 500;               // duration-mode target: stop this long after the last message;
                                    // a stopped initiator: give up on the answer after this long
   bool keep_times = false;         // initiator: return each iteration's time (the first 2^20; perftest -U)
+  // Initiator: time the iterations by the device's completion timestamps instead of the host's
+  // clock (dataplane/device_clock.h). Needs Endpoint::send_clock (a send CQ created with
+  // timestamps), a send CQ no other worker polls, and every WR signaled.
+  bool device_clock = false;
   const std::atomic<bool>* stop = nullptr;
   std::function<void()> ready;     // after receives are posted, before the first message
 };
@@ -48,6 +52,7 @@ struct PingPongResult {
   uint64_t iterations = 0;         // round trips (initiator) or answers (target)
   double seconds = 0;
   bool halved = false;             // lat is RTT/2
+  bool device_clock = false;       // lat (and times_us) came from the device's timestamps
   uint64_t checked = 0;            // messages whose data was compared
   std::vector<double> times_us;    // keep_times: each iteration's latency, in order (halved as lat)
 };

@@ -62,15 +62,18 @@ void Testbed::add_mr(const std::string& name, size_t size) {
   }
 }
 
-void Testbed::add_cq(const std::string& name, int depth, bool channel) {
+void Testbed::add_cq(const std::string& name, int depth, bool channel, bool extended) {
   ibv_comp_channel* ch = nullptr;
   if (channel) {
     auto c = std::make_unique<verbs::CompChannel>(name + ".channel", current_ctx());
     ch = c->get();
     owned_.push_back(std::move(c));
   }
-  auto cq = std::make_unique<verbs::Cq>(name, current_ctx(), depth, ch);
+  auto cq = extended ? std::make_unique<verbs::Cq>(name, current_ctx(), depth, ch,
+                                                  verbs::Cq::Extended{IBV_WC_STANDARD_FLAGS, "IBV_WC_STANDARD_FLAGS"})
+                     : std::make_unique<verbs::Cq>(name, current_ctx(), depth, ch);
   cqs_[name] = cq->get();
+  cq_exs_[name] = cq->extended();
   channels_[name] = ch;
   owned_.push_back(std::move(cq));
 }

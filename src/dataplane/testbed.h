@@ -38,7 +38,9 @@ class Testbed {
   void new_side();
 
   void add_mr(const std::string& name, size_t size);
-  void add_cq(const std::string& name, int depth, bool channel = false);
+  // extended: ibv_create_cq_ex with IBV_WC_STANDARD_FLAGS (extended_cq() returns it).
+  void add_cq(const std::string& name, int depth, bool channel = false, bool extended = false);
+  ibv_cq_ex* extended_cq(const std::string& name) const { return cq_exs_.at(name); }
   void add_srq(const std::string& name, uint32_t max_wr);
   void add_qp(const std::string& name, const TestbedQp& q);
   // QPs added after this post with ibv_post_send even where the extended API is there
@@ -76,6 +78,7 @@ class Testbed {
   bool old_post_send_ = false;
   std::map<std::string, size_t> qp_side_;
   std::map<std::string, ibv_cq*> cqs_;
+  std::map<std::string, ibv_cq_ex*> cq_exs_;
   std::map<std::string, ibv_comp_channel*> channels_;
   std::map<std::string, ibv_srq*> srqs_;
   std::map<std::string, NamedMr> mrs_;

@@ -25,6 +25,20 @@ dataplane::Endpoint receive_endpoint(const std::string& name, ibv_qp* qp, ibv_sr
 
 dataplane::LocalMr local_of(verbs::Mr* m) { return {m->get(), m->data(), m->length()}; }
 
+// The send CQ's timestamps and the clock that stamps them, for latency on the device's clock.
+dataplane::DeviceClock device_clock_of(const RunState& st, const QpState& q) {
+  dataplane::DeviceClock c;
+  auto it = st.cqs.find(q.spec->send_cq.name);
+  if (it == st.cqs.end() || !it->second->extended() || !q.device) return c;
+  c.cq = it->second->extended();
+  ibv_device_attr_ex ex{};
+  if (ibv_query_device_ex(q.device->ctx().get(), nullptr, &ex) == 0) {
+    c.khz = ex.hca_core_clock;
+    c.mask = ex.completion_timestamp_mask;
+  }
+  return c;
+}
+
 }  // namespace
 
 std::shared_ptr<dataplane::RecvPool> pool_of(RunState& st, QpState& q) {
@@ -56,6 +70,7 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
   e.pd = q.pd;
   e.send_cq = q.send_cq;
   e.recv_cq = q.recv_cq;
+  e.send_clock = device_clock_of(st, q);
   e.send_channel = channel_of(st, q.spec->send_cq);  // event mode (`events = true`)
   e.recv_channel = channel_of(st, q.spec->recv_cq);
   e.srq = q.srq;

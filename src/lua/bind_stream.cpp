@@ -216,6 +216,13 @@ bool errors_return(const Fields& f) {
   return mode == "return";
 }
 
+// clock = "host" (the TSC, the default) or "device" (the send CQ's completion timestamps).
+bool device_clock(const Fields& f) {
+  std::string clock = f.string("clock").value_or("host");
+  if (clock != "host" && clock != "device") throw ArgError(f.call() + ": clock = \"host\" or \"device\"");
+  return clock == "device";
+}
+
 // qp:stream{op=, size=, iterations= | duration=, depth=, signal_every=, post_list=, ...} -> result
 int l_stream(lua_State* L) {
   return guarded(L, [&] {
@@ -372,7 +379,7 @@ int l_pingpong(lua_State* L) {
     WorkerCtx& w = ctx(L);
     Fields f(L, 2, "qp:pingpong{}");
     f.only({"op", "size", "iterations", "duration", "initiator", "inline", "signal_every", "mr", "offset", "remote",
-            "remote_offset", "recv_offset", "rx_depth", "check", "timeout", "idle", "times", "ready", "errors"});
+            "remote_offset", "recv_offset", "rx_depth", "check", "timeout", "idle", "times", "ready", "errors", "clock"});
     dp::PingPongConfig c;
     c.op = op_field(f, "send");
     c.size = u32(f, "size", c.op == dp::Op::CmpSwap || c.op == dp::Op::FetchAdd ? 8 : 2);
@@ -392,6 +399,7 @@ int l_pingpong(lua_State* L) {
     c.timeout_ms = timeout_ms(f, "timeout", w.timeout_ms);
     c.idle_ms = timeout_ms(f, "idle", c.idle_ms);
     c.keep_times = f.boolean("times").value_or(false);
+    c.device_clock = device_clock(f);
     c.stop = w.shared ? &w.shared->stop : nullptr;
     bool soft = errors_return(f);
     Slots s = push_callbacks(L, f);
@@ -415,6 +423,8 @@ int l_pingpong(lua_State* L) {
     set(L, "seconds", r.seconds);
     lua_pushboolean(L, r.halved);
     lua_setfield(L, -2, "halved");
+    lua_pushstring(L, r.device_clock ? "device" : "host");
+    lua_setfield(L, -2, "clock");
     set_int(L, "checked", r.checked);
     if (r.lat.samples) {
       set_int(L, "samples", r.lat.samples);

@@ -109,9 +109,15 @@ int CompChannel::release() {
 }
 
 Cq::Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel, bool timestamps)
+    : Cq(std::move(name), ctx, cqe, channel,
+         timestamps ? Extended{static_cast<uint64_t>(IBV_WC_STANDARD_FLAGS) | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+                               "IBV_WC_STANDARD_FLAGS|IBV_WC_EX_WITH_COMPLETION_TIMESTAMP"}
+                    : Extended{0, ""}) {}
+
+Cq::Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel, Extended ex)
     : Resource(std::move(name)) {
   errno = 0;
-  if (!timestamps) {
+  if (ex.wc_flags == 0) {
     cq_ = ibv_create_cq(ctx, cqe, nullptr, channel, 0);
     if (!cq_) throw VerbsError("ibv_create_cq", this->name(), err_or(ENOMEM), "cqe " + std::to_string(cqe));
     return;
@@ -119,18 +125,21 @@ Cq::Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel, b
   ibv_cq_init_attr_ex attr{};
   attr.cqe = static_cast<uint32_t>(cqe);
   attr.channel = channel;
-  attr.wc_flags = static_cast<uint64_t>(IBV_WC_STANDARD_FLAGS) | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
-  ibv_cq_ex* ex = ibv_create_cq_ex(ctx, &attr);
-  if (!ex)
+  attr.wc_flags = ex.wc_flags;
+  ex_ = ibv_create_cq_ex(ctx, &attr);
+  if (!ex_)
     throw VerbsError("ibv_create_cq_ex", this->name(), err_or(EOPNOTSUPP),
-                     "cqe " + std::to_string(cqe) + ", wc_flags IBV_WC_STANDARD_FLAGS|IBV_WC_EX_WITH_COMPLETION_TIMESTAMP");
-  cq_ = ibv_cq_ex_to_cq(ex);
+                     "cqe " + std::to_string(cqe) + ", wc_flags " + ex.flags_text);
+  cq_ = ibv_cq_ex_to_cq(ex_);
 }
 
 int Cq::release() {
   if (!cq_) return 0;
   int e = verb_errno(ibv_destroy_cq(cq_));
-  if (e == 0) cq_ = nullptr;
+  if (e == 0) {
+    cq_ = nullptr;
+    ex_ = nullptr;
+  }
   return e;
 }
 

@@ -95,16 +95,26 @@ class CompChannel : public Resource {
 
 class Cq : public Resource {
  public:
-  // `timestamps`: ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP; the CQ is still
-  // polled with ibv_poll_cq (ibv_cq_ex_to_cq).
+  // `timestamps`: ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP. Such a CQ is
+  // polled with ibv_poll_cq (ibv_cq_ex_to_cq) like any other, except by a latency run on the
+  // device's clock, which reads each completion's timestamp through ibv_start_poll.
   Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel, bool timestamps = false);
+  // ibv_create_cq_ex with these wc_flags (`flags_text` names them in errors).
+  struct Extended {
+    uint64_t wc_flags;
+    const char* flags_text;
+  };
+  Cq(std::string name, ibv_context* ctx, int cqe, ibv_comp_channel* channel, Extended ex);
   ~Cq() override { release(); }
   const char* destroy_verb() const override { return "ibv_destroy_cq"; }
   int release() override;
   ibv_cq* get() const { return cq_; }
+  // The extended CQ of a `timestamps` CQ; null for the others.
+  ibv_cq_ex* extended() const { return ex_; }
 
  private:
   ibv_cq* cq_ = nullptr;
+  ibv_cq_ex* ex_ = nullptr;
 };
 
 class Srq : public Resource {

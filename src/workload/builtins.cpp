@@ -25,4 +25,6 @@ const std::set<std::string>* reported_fields(const std::string& script) {
   return it == builtins.end() ? nullptr : it->second;
 }
 
+bool latency_builtin(const std::string& script) { return reported_fields(script) == &kLatencyFields; }
+
 }  // namespace qpo::workload

@@ -9,4 +9,8 @@ namespace qpo::workload {
 // from a path (judged at run time) or an unknown name.
 const std::set<std::string>* reported_fields(const std::string& script);
 
+// Whether the script is a latency built-in (send_lat, write_lat, read_lat): one that takes
+// `clock: device`.
+bool latency_builtin(const std::string& script);
+
 }  // namespace qpo::workload

@@ -27,10 +27,11 @@ constexpr size_t kMr = 1 << 20;
 // A loopback RC (or UC/UD) pair a <-> b, each with its own MR and CQ (or one shared CQ).
 struct Pair {
   Testbed tb;
-  explicit Pair(const std::string& type = "RC", bool shared_cq = false, bool channels = false) {
+  // extended_ca: a's CQ made with ibv_create_cq_ex (IBV_WC_STANDARD_FLAGS).
+  explicit Pair(const std::string& type = "RC", bool shared_cq = false, bool channels = false, bool extended_ca = false) {
     tb.add_mr("ma", kMr);
     tb.add_mr("mb", kMr);
-    tb.add_cq("ca", 4096, channels);
+    tb.add_cq("ca", 4096, channels, extended_ca);
     if (!shared_cq) tb.add_cq("cb", 4096, channels);
     std::string cb = shared_cq ? "ca" : "cb";
     tb.add_qp("a", {type, "ca", "ca"});
@@ -664,4 +665,76 @@ TEST_CASE("receive pool: going back to an earlier layout reuses its free slots, 
   pool.fill(p.b(), 8);
   CHECK(pool.outstanding() == 4);  // nothing more could be posted without doubling a slot
   CHECK(pool.outstanding_in(mb.data) == 4);
+}
+
+// Ping-pong on the device's clock (PingPongConfig::device_clock). rxe stamps no completions: its
+// extended CQs take no IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and have no timestamp reader. So the
+// test gives a's extended CQ the one reader a stamping device has, a clock that advances 1000
+// ticks per completion read; everything else (ibv_start_poll/ibv_end_poll on rxe's CQ, sends
+// and receives sorted, data checked, the interval arithmetic) is the real path.
+namespace {
+uint64_t g_device_ticks = 0;
+uint64_t stepping_clock(ibv_cq_ex*) { return g_device_ticks += 1000; }
+
+PingPongConfig clocked(Op op, bool initiator, const char* local, const char* remote) {
+  PingPongConfig c;
+  c.op = op;
+  c.initiator = initiator;
+  c.size = 64;
+  c.iterations = 100;
+  c.local_mr = local;
+  c.remote_mr = remote;
+  c.local_offset = op == Op::Read ? 0 : 4096;
+  c.check_seed = 5;
+  c.device_clock = true;  // the target ignores it: only the initiator times
+  return c;
+}
+}  // namespace
+
+TEST_CASE("ping-pong on the device's clock: each iteration is the time between two completion stamps") {
+  for (Op op : {Op::Send, Op::Write, Op::Read}) {
+    CAPTURE(op_name(op));
+    Pair p("RC", false, false, true);
+    ibv_cq_ex* cq = p.tb.extended_cq("ca");
+    REQUIRE(cq);
+    cq->read_completion_ts = stepping_clock;
+    p.a().send_clock = {cq, 1000000, ~uint64_t{0}};  // 1 GHz: 1000 ticks are 1 usec
+    fill_pattern(p.a().local_mrs["ma"].data + 4096, 64, 5);
+    fill_pattern(p.b().local_mrs["mb"].data + 4096, 64, 5);
+    if (op == Op::Read) fill_pattern(p.b().local_mrs["mb"].data, 64, 5);
+    RecvPool pa, pb;
+    auto [ri, rt] = run_pingpong_pair({&p.a(), &pa}, clocked(op, true, "ma", "mb"), {&p.b(), &pb},
+                                      clocked(op, false, "mb", "ma"));
+    CHECK(ri.device_clock);
+    CHECK(ri.iterations == 100);
+    CHECK(ri.lat.samples == 99);  // 100 stamps, 99 intervals
+    // One stamp per iteration (the initiator's own WR; receives are not stamped): every
+    // interval is 1000 ticks, half of it for send and write (RTT/2).
+    double want = op == Op::Read ? 1.0 : 0.5;
+    CHECK(ri.lat.t_min == doctest::Approx(want));
+    CHECK(ri.lat.t_max == doctest::Approx(want));
+    CHECK((op == Op::Send ? ri.checked == 100 : ri.checked == 1));
+    CHECK_FALSE(rt.device_clock);
+  }
+}
+
+TEST_CASE("ping-pong on the device's clock without a timestamped send CQ fails before any traffic") {
+  Pair p;
+  RecvPool pa;
+  PingPongConfig c = clocked(Op::Read, true, "ma", "mb");
+  CHECK_THROWS_WITH_AS(run_pingpong({&p.a(), &pa}, c),
+                       doctest::Contains("clock = \"device\" needs a send CQ created with `timestamps: true`"),
+                       DataplaneError);
+}
+
+TEST_CASE("ping-pong on the device's clock: a failed completion read through ibv_start_poll names its status") {
+  Pair p("RC", false, false, true);
+  ibv_cq_ex* cq = p.tb.extended_cq("ca");
+  cq->read_completion_ts = stepping_clock;
+  p.a().send_clock = {cq, 1000000, ~uint64_t{0}};
+  p.a().remote_mrs["mb"].rkey ^= 0x5a5a00;  // a wrong rkey: the read completes with REM_ACCESS_ERR
+  RecvPool pa;
+  PingPongConfig c = clocked(Op::Read, true, "ma", "mb");
+  c.check_seed.reset();
+  CHECK_THROWS_WITH_AS(run_pingpong({&p.a(), &pa}, c), doctest::Contains("IBV_WC_REM_ACCESS_ERR"), DataplaneError);
 }
