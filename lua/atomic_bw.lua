@@ -23,7 +23,8 @@ function initiator(w)
   local r = w.qp:stream{
     op = a.op, size = 8, add = a.add, compare = a.compare, swap = a.swap,
     iterations = a.iterations, duration = a.duration, depth = a.tx_depth, signal_every = a.cq_mod,
-    post_list = a.post_list, mr = lay.mr, offset = lay.outbound, remote = lay.remote, remote_offset = 0,
+    post_list = a.post_list, rate = perf.wr_rate(a, 8), burst = a.burst,
+    mr = lay.mr, offset = lay.outbound, remote = lay.remote, remote_offset = 0,
     events = a.events, peak = a.peak, qps = perf.extra_qps(w), timeout = a.timeout,
   }
   w:barrier("atomic_bw done")

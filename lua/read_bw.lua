@@ -22,7 +22,7 @@ local function side(w, reads)
     if reads then
       r = w.qp:stream{
         op = "read", size = size, iterations = a.iterations, duration = a.duration,
-        depth = a.tx_depth, signal_every = a.cq_mod, post_list = a.post_list,
+        depth = a.tx_depth, signal_every = a.cq_mod, post_list = a.post_list, rate = perf.wr_rate(a, size), burst = a.burst,
         mr = lay.mr, offset = lay.outbound, remote = lay.remote, remote_offset = 0,
         events = a.events, peak = a.peak, qps = perf.extra_qps(w), timeout = a.timeout,
       }

@@ -23,7 +23,7 @@ local function side(w, sends, receives)
       r = w.qp:stream{
         op = a.imm and "send_imm" or "send", imm = a.imm, size = size,
         iterations = a.iterations, duration = a.duration,
-        depth = a.tx_depth, signal_every = a.cq_mod, post_list = a.post_list, inline = perf.inline(a),
+        depth = a.tx_depth, signal_every = a.cq_mod, post_list = a.post_list, rate = perf.wr_rate(a, size), burst = a.burst, inline = perf.inline(a),
         mr = lay.mr, offset = lay.outbound,
         duplex = receives, rx_depth = perf.rx_depth(w, lay, size), recv_offset = lay.inbound,
         check = receives and a.check and a.seed or nil,

@@ -14,7 +14,7 @@ local function writer(w, lay, size)
   local a = w.args
   return w.qp:stream{
     op = "write", size = size, iterations = a.iterations, duration = a.duration,
-    depth = a.tx_depth, signal_every = a.cq_mod, post_list = a.post_list, inline = perf.inline(a),
+    depth = a.tx_depth, signal_every = a.cq_mod, post_list = a.post_list, rate = perf.wr_rate(a, size), burst = a.burst, inline = perf.inline(a),
     mr = lay.mr, offset = lay.outbound, remote = lay.remote, remote_offset = 0,
     events = a.events, peak = a.peak, qps = perf.extra_qps(w), timeout = a.timeout,
   }

@@ -11,9 +11,13 @@
 
 local perf = {}
 
+-- rate: false (as fast as the queue allows) or a software rate limit per worker, perftest's
+-- --rate_limit (SW): "10Gb/s", "400MB/s", "0.5Mpps" (qpo.rate); burst: WRs per burst (perftest
+-- --burst_size; 0 = post_list).
 local BW = {
   size = 65536, iterations = 5000, tx_depth = 128, rx_depth = 512, post_list = 1, cq_mod = 1,
   inline = 0, bidirectional = false, check = true, seed = 1, events = false, peak = true,
+  rate = false, burst = 0,
 }
 -- clock: "host" (the TSC) or "device" (the send CQ's completion timestamps; qp:pingpong).
 local LAT = {
@@ -75,6 +79,10 @@ function perf.setup(args, defaults, extra)
     error("duration is a number of seconds > 0", 0)
   end
   if args.iterations then args.iterations = qpo.size(args.iterations) end
+  if args.rate then qpo.rate(args.rate) end  -- a bad unit fails setup(), so `qpo validate`
+  if args.burst ~= nil and (math.type(args.burst) ~= "integer" or args.burst < 0) then
+    error("burst is a number of work requests >= 0 (0 = post_list)", 0)
+  end
   if args.clock ~= nil and args.clock ~= "host" and args.clock ~= "device" then
     error("clock is \"host\" or \"device\" (the send CQ's completion timestamps)", 0)
   end
@@ -167,6 +175,13 @@ end
 -- latency histogram and CDF, the HTML report's plots), and perftest's -H (histogram, printed
 -- sorted) and -U (unsorted, in iteration order) print them.
 function perf.times(a) return true end
+
+-- The rate limit in WRs per second for `size`-byte messages (qp:stream's rate), or nil.
+function perf.wr_rate(a, size)
+  if not a.rate then return nil end
+  local r = qpo.rate(a.rate)
+  return r.messages or r.bytes / size
+end
 
 -- inline: a byte threshold, true (whenever the QP allows), or 0/false.
 function perf.inline(a)

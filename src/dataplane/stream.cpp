@@ -13,6 +13,7 @@
 #include "dataplane/pattern.h"
 #include "dataplane/post.h"
 #include "dataplane/send_path.h"
+#include "dataplane/rate_pacer.h"
 #include "dataplane/send_queue_nudge.h"
 #include "dataplane/wait.h"
 
@@ -91,6 +92,7 @@ class Engine {
     last_activity_ = start_;
     last_report_ = start_;
     deadline_ = cfg_.duration > 0 ? start_ + clock::from_seconds(cfg_.duration) : kForever;
+    if (cfg_.rate > 0) pacer_.start(cfg_.rate / clock::ticks_per_second(), cfg_.burst ? cfg_.burst : cfg_.post_list, start_);
     loop();
     return finish();
   }
@@ -111,6 +113,10 @@ class Engine {
           ": no WR in the queue would ever complete");
     if (cfg_.post_list == 0 || cfg_.post_list > cfg_.depth)
       bad("post_list must be between 1 and depth (" + std::to_string(cfg_.depth) + ")");
+    if (cfg_.rate < 0) bad("rate must be >= 0 WRs per second");
+    if (cfg_.rate > 0 && cfg_.burst && cfg_.burst < cfg_.post_list)
+      bad("burst " + std::to_string(cfg_.burst) + " is smaller than post_list " + std::to_string(cfg_.post_list) +
+          ": a list is posted whole");
     if (hooked() && cfg_.op == Op::Recv) bad("a per-WR hook applies to sends, not receives");
     if (cfg_.keep_latency && (cfg_.signal_every != 1 || cfg_.duration > 0))
       bad("per-WR latency needs every WR signaled and an iteration count");
@@ -318,6 +324,11 @@ class Engine {
         uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(cfg_.post_list, left));
         // Full lists only (like perftest), except the tail of the run.
         if (lane.outstanding + n > cfg_.depth) break;
+        if (pacer_.on()) {  // the next list waits for its tokens; a paced post counts as activity
+          uint64_t t = clock::ticks();
+          if (!pacer_.take(n, t)) return;
+          last_activity_ = t;
+        }
         if (!fill_list(li, lane, n)) break;
         ibv_send_wr* bad = nullptr;
         if (!tposted_.empty() || !lane.lat_posted.empty() || lane.posted == 0) {
@@ -730,6 +741,7 @@ class Engine {
   std::vector<WrEdit> edits_;  // hook mode: one run of the hook's choices
   uint32_t recv_batch_ = 1;
   uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
+  RatePacer pacer_;
   uint64_t last_tx_ = 0, last_rx_ = 0;
   int64_t mono_start_ns_ = 0;
   StreamTimeline timeline_;

@@ -54,6 +54,11 @@ struct StreamConfig {
   uint32_t depth = 128;           // outstanding send WRs per lane (perftest -t)
   uint32_t signal_every = 1;      // CQ moderation (perftest -Q); the last WR is always signaled
   uint32_t post_list = 1;         // WRs per ibv_post_send (perftest -l)
+  // Software rate limit (perftest --rate_limit_type SW): at most this many WRs per second over
+  // the whole stream (all its lanes), posted in bursts of up to `burst` WRs (perftest
+  // --burst_size; 0 = post_list). 0 = as fast as the queue allows.
+  double rate = 0;
+  uint32_t burst = 0;
   uint32_t inline_size = 0;       // send inline when size <= this (perftest -I)
   bool fence = false, solicited = false;
   std::string local_mr;           // "" = the endpoint's first MR

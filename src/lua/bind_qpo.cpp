@@ -13,6 +13,7 @@
 #include "lua/bindings.h"
 #include "lua/guard.h"
 #include "lua/runtime.h"
+#include "util/quantities.h"
 
 namespace qpo::lua {
 
@@ -121,6 +122,26 @@ int l_size(lua_State* L) {
   });
 }
 
+// qpo.rate("10Gb/s") -> {bytes = 1.25e9}; qpo.rate("0.5Mpps") -> {messages = 5e5} (per second).
+// The units are the thresholds' (util/quantities.h); a bare number has none and is refused.
+int l_rate(lua_State* L) {
+  return guarded(L, [&] {
+    std::string text = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : "";
+    bool has_unit = text.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ%") != std::string::npos;
+    auto bw = has_unit ? util::parse_limit(util::LimitUnit::Bandwidth, text) : std::nullopt;
+    auto mps = has_unit && !bw ? util::parse_limit(util::LimitUnit::MessageRate, text) : std::nullopt;
+    if (!bw && !mps)
+      throw ArgError("qpo.rate('" + text + "'): not a bandwidth or a message rate with its unit (write e.g. 10Gb/s, "
+                     "40MB/s with MB = 2^20 bytes as perftest, 0.5Mpps or 20000pps)");
+    lua_createtable(L, 0, 1);
+    if (bw)
+      set_number(L, "bytes", *bw * 1024.0 * 1024.0);  // parse_limit gives MB/s (2^20 bytes)
+    else
+      set_number(L, "messages", *mps * 1e6);          // and Mpps
+    return 1;
+  });
+}
+
 // qpo.status_name(5) -> "IBV_WC_WR_FLUSH_ERR"
 int l_status_name(lua_State* L) {
   lua_pushstring(L, dp::wc_status_name(static_cast<int>(luaL_checkinteger(L, 1))));
@@ -152,7 +173,7 @@ int l_print(lua_State* L) {
 void open_qpo(lua_State* L) {
   static const luaL_Reg fns[] = {
       {"now", l_now},       {"ticks", l_ticks},     {"ticks_per_second", l_ticks_per_second},
-      {"sleep", l_sleep},   {"stats", l_stats},     {"size", l_size},
+      {"sleep", l_sleep},   {"stats", l_stats},     {"size", l_size},       {"rate", l_rate},
       {"status_name", l_status_name}, {"log", l_print}, {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_pushliteral(L, "0.1.0");

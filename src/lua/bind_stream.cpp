@@ -232,7 +232,7 @@ int l_stream(lua_State* L) {
     f.only({"op", "size", "iterations", "duration", "depth", "signal_every", "post_list", "inline", "fence", "solicited",
             "mr", "offset", "remote", "remote_offset", "imm", "compare", "swap", "add", "duplex", "rx_depth",
             "rx_iterations", "recv_mr", "recv_offset", "recv_batch", "check", "timeout", "idle", "events", "peak",
-            "ready", "hook", "qps", "errors", "stop_when"});
+            "ready", "hook", "qps", "errors", "stop_when", "rate", "burst"});
     dp::StreamConfig c;
     c.op = op_field(f, "write");
     c.size = u32(f, "size", c.op == dp::Op::CmpSwap || c.op == dp::Op::FetchAdd ? 8 : 65536);
@@ -242,6 +242,8 @@ int l_stream(lua_State* L) {
     c.depth = u32(f, "depth", 128);
     c.signal_every = u32(f, "signal_every", 1);
     c.post_list = u32(f, "post_list", 1);
+    c.rate = f.number("rate").value_or(0);  // WRs per second over the stream; perf.lua turns 10Gb/s into it
+    c.burst = u32(f, "burst", 0);
     c.inline_size = inline_field(f, ep, c.size);
     c.fence = f.boolean("fence").value_or(false);
     c.solicited = f.boolean("solicited").value_or(false);

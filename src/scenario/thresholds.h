@@ -18,9 +18,17 @@
 #include <string_view>
 #include <vector>
 
+#include "util/quantities.h"
+
 namespace qpo::scenario {
 
-enum class LimitUnit { Bandwidth, MessageRate, Latency, Fraction };
+// The units a limit is written in (util/quantities.h): one table for thresholds and rates.
+using util::LimitUnit;
+using util::parse_limit;
+using util::unit_label;
+using util::display_scale;
+using util::limit_what;
+using util::limit_examples;
 
 struct ThresholdKind {
   const char* name;    // min_bw
@@ -31,18 +39,5 @@ struct ThresholdKind {
 
 const std::vector<ThresholdKind>& threshold_kinds();
 const ThresholdKind* threshold_kind(std::string_view name);
-
-// "MB/s", "Mpps", "usec", "%".
-const char* unit_label(LimitUnit u);
-// Field value x this = value in unit_label (only Fraction differs: 0.01 -> 1 %).
-double display_scale(LimitUnit u);
-
-// A limit as written, in the field's own unit (MB/s, Mpps, usec, fraction); nullopt when the
-// text is not a non-negative number with one of the unit's suffixes.
-std::optional<double> parse_limit(LimitUnit u, std::string_view text);
-// "a bandwidth in MB/s", for "'x' is not ..." messages.
-std::string limit_what(LimitUnit u);
-// What to write instead, for a diagnostic's hint.
-std::string limit_examples(LimitUnit u);
 
 }  // namespace qpo::scenario

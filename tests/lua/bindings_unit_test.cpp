@@ -136,6 +136,16 @@ TEST_CASE("sizes in scripts mean what they mean in scenario files: KiB are 1024 
   CHECK(contains(error_of("  qpo.stats({1, 'x'})"), "element 2 is not a number"));
 }
 
+TEST_CASE("qpo.rate reads a rate limit in the thresholds' units: bytes or messages per second") {
+  CHECK(error_of("  assert(qpo.rate('10Gb/s').bytes == 1.25e9)\n"
+                 "  assert(qpo.rate('40MB/s').bytes == 40 * 1048576)\n"  // perftest's MB: 2^20 bytes
+                 "  assert(qpo.rate('0.5Mpps').messages == 5e5 and qpo.rate('0.5Mpps').bytes == nil)\n"
+                 "  assert(qpo.rate('20000pps').messages == 20000)") == "");
+  // A bare number has no unit: refused, not read as MB/s or Gb/s.
+  CHECK(contains(error_of("  qpo.rate('10')"), "qpo.rate('10'): not a bandwidth or a message rate with its unit"));
+  CHECK(contains(error_of("  qpo.rate('10Gbps')"), "write e.g. 10Gb/s"));
+}
+
 TEST_CASE("setup completes args, workers get them, report summarises") {
   FakeEndpoints f;
   Value args = Value::table();

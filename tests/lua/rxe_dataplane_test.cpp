@@ -738,3 +738,37 @@ TEST_CASE("ping-pong on the device's clock: a failed completion read through ibv
   c.check_seed.reset();
   CHECK_THROWS_WITH_AS(run_pingpong({&p.a(), &pa}, c), doctest::Contains("IBV_WC_REM_ACCESS_ERR"), DataplaneError);
 }
+
+TEST_CASE("a rate-limited stream never runs faster than its rate (1000 WRs/s, bursts of 4)") {
+  Pair p;
+  fill_pattern(p.a().local_mrs["ma"].data, 4096, 17);
+  StreamConfig c;
+  c.op = Op::Write;
+  c.size = 4096;
+  c.iterations = 200;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  c.rate = 1000;
+  c.burst = 4;
+  StreamResult r = stream1(p.a(), nullptr, c);
+  CHECK(r.tx.ops == 200);
+  // The first 4 go at once, the other 196 one per millisecond at the most: the run takes at
+  // least 196 ms from the first post, however fast the device is (a load only adds to it).
+  CHECK(r.tx.seconds >= 0.195);
+  CHECK(r.tx.msg_rate <= 200 / 0.195 / 1e6);
+  CHECK(check_pattern(p.b().local_mrs["mb"].data, 4096, 17) == -1);
+}
+
+TEST_CASE("a burst smaller than the post list is refused before posting") {
+  Pair p;
+  StreamConfig c;
+  c.op = Op::Write;
+  c.size = 64;
+  c.iterations = 8;
+  c.post_list = 4;
+  c.rate = 100;
+  c.burst = 2;
+  c.local_mr = "ma";
+  c.remote_mr = "mb";
+  CHECK_THROWS_WITH_AS(stream1(p.a(), nullptr, c), doctest::Contains("burst 2 is smaller than post_list 4"), DataplaneError);
+}
