@@ -45,11 +45,16 @@ std::string tc_line(const std::vector<std::string>& args) {
 }
 
 // Runs tc; a failure throws, naming the command and what fault injection needs.
+// "'tc qdisc del dev eth0 root' failed (2): Error: ..."
+std::string tc_failed(const std::vector<std::string>& args, int rc, const std::string& out) {
+  return "'" + tc_line(args) + "' failed (" + std::to_string(rc) + "): " + std::string(util::trim(out));
+}
+
 std::string tc(const std::vector<std::string>& args) {
   std::string out;
   int rc = run_tool("tc", args, &out);
   if (rc != 0)
-    throw std::runtime_error("'" + tc_line(args) + "' failed (" + std::to_string(rc) + "): " + std::string(util::trim(out)) +
+    throw std::runtime_error(tc_failed(args, rc, out) +
                              " (fault injection needs root, iproute2 and the sch_prio, sch_netem and cls_u32 modules)");
   return out;
 }
@@ -133,13 +138,13 @@ Faults::~Faults() {
     auto status = report::StepStatus::Ok;
     std::string message = "hw_counters: " + describe_growth(a.before, after);
     if (rc != 0) {  // the netem may still drop RoCE packets on this netdev: not a quiet success
-      std::string why = "'" + tc_line(del) + "' failed (" + std::to_string(rc) + "): " + std::string(util::trim(out)) + " (fault '" + a.fault +
-                        "' may still act on " + a.netdev + ")";
+      std::string why = tc_failed(del, rc, out) + " (fault '" + a.fault + "' may still act on " + a.netdev + ")";
       status = report::StepStatus::Failed;
       message = why + "; " + message;
       st_.report.fail(why);
     }
-    st_.report.add(report::step_line(st_.host, phase_, "tc qdisc del", a.fault, "dev " + a.netdev, status, std::move(message)));
+    st_.report.add(
+        report::step_line(st_.host, phase_, "tc qdisc del", a.fault, "dev " + a.netdev, status, std::move(message)));
   }
 }
 

@@ -489,7 +489,7 @@ void describe_fault(Step& st, const scenario::Fault& f) {
   st.args.push_back(Arg{"packets", std::string("RoCEv2 (udp dport ") + util::kRoceV2UdpPort + ")", false, false,
                         "other traffic passes: ARP, the agents"});
   st.args.push_back(Arg{"root qdisc", "a kernel default, else the step fails", false, false,
-                        "read first (tc qdisc show): a host's own root qdisc is never replaced"});
+                        "read first with tc qdisc show; a host's own is never replaced"});
   st.args.push_back(Arg{"during", f.during, false, false, ""});
 }
 

@@ -21,9 +21,10 @@ inline StepResult step_line(std::string host, std::string phase, std::string ver
 }
 
 // The same with the line's detail ("dev eth0 up").
-inline StepResult step_line(std::string host, std::string phase, std::string verb, std::string object, std::string detail,
-                            StepStatus status, std::string message) {
-  StepResult r = step_line(std::move(host), std::move(phase), std::move(verb), std::move(object), status, std::move(message));
+inline StepResult step_line(std::string host, std::string phase, std::string verb, std::string object,
+                            std::string detail, StepStatus status, std::string message) {
+  StepResult r =
+      step_line(std::move(host), std::move(phase), std::move(verb), std::move(object), status, std::move(message));
   r.detail = std::move(detail);
   return r;
 }
