@@ -37,6 +37,7 @@ void check_local_faults(const scenario::Scenario& s, diag::DiagSink& sink) {
       break;  // one error per fault
     }
   }
+  check_faults(s, sink, /*local=*/true);
 }
 
 }  // namespace qpo::check

@@ -18,6 +18,7 @@ Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
   check_memory_windows(s, sink);
   check_multicast(s, sink);
   check_workers(s, sink);
+  check_faults(s, sink);
   return Checked(std::move(s));
 }
 

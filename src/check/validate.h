@@ -38,8 +38,12 @@ void check_memory_windows(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_multicast(const scenario::Scenario& s, diag::DiagSink& sink);
 // `workers:` against the QPs a workload drives (Q152).
 void check_workers(const scenario::Scenario& s, diag::DiagSink& sink);
+// Two faults on one netdev (Q625): one netem per device. `local`: only the pairs that
+// `qpo run --local` puts on one device (two hosts' devices with one name, or auto), for
+// check_local_faults.
+void check_faults(const scenario::Scenario& s, diag::DiagSink& sink, bool local = false);
 // `qpo run --local` only (not part of validate): a fault between hosts that --local puts on
-// one device cannot work (Q511 as an error).
+// one device cannot work (Q511 as an error), nor can two faults there (Q625).
 void check_local_faults(const scenario::Scenario& s, diag::DiagSink& sink);
 
 }  // namespace qpo::check

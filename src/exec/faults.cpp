@@ -1,10 +1,15 @@
 #include "exec/faults.h"
 
+#include <array>
 #include <cstdio>
+#include <sstream>
 
 #include "exec/device_counters.h"
 #include "exec/run_tool.h"
 #include "exec/steps.h"
+#include "report/step_line.h"
+#include "util/roce.h"
+#include "util/strings.h"
 
 namespace qpo::exec {
 
@@ -15,9 +20,6 @@ std::string pct(double v) {
   std::snprintf(b, sizeof b, "%g%%", v);
   return b;
 }
-
-// RoCEv2's UDP destination port: verbs traffic and the CM's MADs (QP1) both use it.
-constexpr const char* kRoceV2Port = "4791";
 
 // The faults catch RoCEv2 only: a prio qdisc whose fourth band (no priority maps to it) holds
 // the netem, and u32 filters sending UDP to port 4791 (IPv4 and IPv6) there. Everything else
@@ -30,13 +32,67 @@ std::vector<std::vector<std::string>> tc_commands(const std::string& netdev, con
   child.insert(child.end(), netem.begin(), netem.end());
   cmds.push_back(std::move(child));
   cmds.push_back({"filter", "add", "dev", netdev, "parent", "1:", "protocol", "ip", "prio", "1", "u32", "match", "ip",
-                  "protocol", "17", "0xff", "match", "ip", "dport", kRoceV2Port, "0xffff", "flowid", "1:4"});
+                  "protocol", "17", "0xff", "match", "ip", "dport", util::kRoceV2UdpPort, "0xffff", "flowid", "1:4"});
   cmds.push_back({"filter", "add", "dev", netdev, "parent", "1:", "protocol", "ipv6", "prio", "2", "u32", "match", "ip6",
-                  "protocol", "17", "0xff", "match", "ip6", "dport", kRoceV2Port, "0xffff", "flowid", "1:4"});
+                  "protocol", "17", "0xff", "match", "ip6", "dport", util::kRoceV2UdpPort, "0xffff", "flowid", "1:4"});
   return cmds;
 }
 
+std::string tc_line(const std::vector<std::string>& args) {
+  std::string cmd = "tc";
+  for (const auto& x : args) cmd += " " + x;
+  return cmd;
+}
+
+// Runs tc; a failure throws, naming the command and what fault injection needs.
+// "'tc qdisc del dev eth0 root' failed (2): Error: ..."
+std::string tc_failed(const std::vector<std::string>& args, int rc, const std::string& out) {
+  return "'" + tc_line(args) + "' failed (" + std::to_string(rc) + "): " + std::string(util::trim(out));
+}
+
+std::string tc(const std::vector<std::string>& args) {
+  std::string out;
+  int rc = run_tool("tc", args, &out);
+  if (rc != 0)
+    throw std::runtime_error(tc_failed(args, rc, out) +
+                             " (fault injection needs root, iproute2 and the sch_prio, sch_netem and cls_u32 modules)");
+  return out;
+}
+
+// The root qdiscs a kernel attaches by itself (net/sched/sch_generic.c, sch_mq.c; fq_codel is
+// the usual net.core.default_qdisc).
+constexpr std::array<const char*, 4> kKernelDefaults{"noqueue", "pfifo_fast", "fq_codel", "mq"};
+
 }  // namespace
+
+RootQdisc parse_root_qdisc(const std::string& out) {
+  // "qdisc fq_codel 0: root refcnt 2 limit 10240p ..."
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string qdisc;
+    RootQdisc q;
+    if (words >> qdisc >> q.kind >> q.handle && qdisc == "qdisc") return q;
+  }
+  return {};
+}
+
+std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q) {
+  if (q.kind.empty() || q.handle == "0:") return "";
+  for (const char* k : kKernelDefaults)
+    if (q.kind == k) return "";
+  std::string defaults;
+  for (const char* k : kKernelDefaults) defaults += std::string(defaults.empty() ? "" : ", ") + k;
+  std::string why = "netdev " + netdev + " has root qdisc " + q.kind + " (handle " + q.handle +
+                    "), not a kernel default (" + defaults +
+                    "): qpo would replace it, and removing the fault would leave the kernel default; remove it first "
+                    "or run the fault on another device";
+  if (q.kind == "prio" && q.handle == "1:")
+    why += " (prio 1: is a fault's own qdisc: another fault on this netdev, or one a killed qpo left behind: 'tc qdisc del "
+           "dev " + netdev + " root' removes it)";
+  return why;
+}
 
 Faults::Faults(RunState& st, const std::string& window, const std::string& phase) : st_(st), phase_(phase) {
   for (const auto& f : st.scenario->faults) {
@@ -52,19 +108,15 @@ Faults::Faults(RunState& st, const std::string& window, const std::string& phase
     if (f.reorder > 0) netem.insert(netem.end(), {"reorder", pct(f.reorder)});
     std::string detail = "netem";
     for (const auto& x : netem) detail += " " + x;
-    detail += " on udp dport " + std::string(kRoceV2Port);
+    detail += " on udp dport " + std::string(util::kRoceV2UdpPort);
     bool installed = false;  // the root qdisc is ours to delete from the first command on
     auto& r = run_step(st, st.host, phase, "tc qdisc replace", f.name, "dev " + a.netdev + " " + detail, [&] {
       if (a.netdev.empty()) throw std::runtime_error("no netdev found under " + d.ctx().device_name());
+      // Refuse, before touching it, a root qdisc that is the host's own configuration.
+      std::string refusal = root_qdisc_refusal(a.netdev, parse_root_qdisc(tc({"qdisc", "show", "dev", a.netdev, "root"})));
+      if (!refusal.empty()) throw std::runtime_error(refusal);
       for (const auto& args : tc_commands(a.netdev, netem)) {
-        std::string out;
-        int rc = run_tool("tc", args, &out);
-        if (rc != 0) {
-          std::string cmd = "tc";
-          for (const auto& x : args) cmd += " " + x;
-          throw std::runtime_error("'" + cmd + "' failed (" + std::to_string(rc) + "): " + out +
-                                   " (fault injection needs root, iproute2 and the sch_prio, sch_netem and cls_u32 modules)");
-        }
+        tc(args);
         installed = true;
       }
     });
@@ -78,18 +130,21 @@ Faults::Faults(RunState& st, const std::string& window, const std::string& phase
 
 Faults::~Faults() {
   for (auto& a : applied_) {
+    std::vector<std::string> del{"qdisc", "del", "dev", a.netdev, "root"};
     std::string out;
-    run_tool("tc", {"qdisc", "del", "dev", a.netdev, "root"}, &out);
+    int rc = run_tool("tc", del, &out);
     // What the faults did, as the device counted it: retransmissions, sequence errors, ...
     auto after = read_hw_counters(st_.devices.at(a.device));
-    report::StepResult r;
-    r.host = st_.host;
-    r.phase = phase_;
-    r.verb = "tc qdisc del";
-    r.object = a.fault;
-    r.detail = "dev " + a.netdev;
-    r.message = "hw_counters: " + describe_growth(a.before, after);
-    st_.report.add(r);
+    auto status = report::StepStatus::Ok;
+    std::string message = "hw_counters: " + describe_growth(a.before, after);
+    if (rc != 0) {  // the netem may still drop RoCE packets on this netdev: not a quiet success
+      std::string why = tc_failed(del, rc, out) + " (fault '" + a.fault + "' may still act on " + a.netdev + ")";
+      status = report::StepStatus::Failed;
+      message = why + "; " + message;
+      st_.report.fail(why);
+    }
+    st_.report.add(
+        report::step_line(st_.host, phase_, "tc qdisc del", a.fault, "dev " + a.netdev, status, std::move(message)));
   }
 }
 

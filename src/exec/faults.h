@@ -12,6 +12,20 @@
 
 namespace qpo::exec {
 
+// The root qdisc `tc qdisc show dev NETDEV root` printed: its kind ("fq_codel") and handle
+// ("0:", the kernel's own); both empty when the output names none.
+struct RootQdisc {
+  std::string kind, handle;
+};
+RootQdisc parse_root_qdisc(const std::string& tc_show_output);
+
+// Why a fault must not install its qdiscs on NETDEV whose root qdisc is `q`; empty when it may.
+// A fault replaces the root qdisc and its removal (`qdisc del root`) leaves the kernel's
+// default, so only a default is ours to replace: noqueue, pfifo_fast, fq_codel, mq, or any
+// qdisc the kernel attached itself (handle 0:, e.g. net.core.default_qdisc=fq). Anything else
+// (mqprio for DCB, a shaper) is the host's configuration, and a fault would destroy it.
+std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q);
+
 class Faults {
  public:
   // Applies every fault of `window` ("traffic" or "all") on this host's devices.

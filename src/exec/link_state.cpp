@@ -7,6 +7,7 @@
 #include "exec/device_counters.h"
 #include "exec/run_tool.h"
 #include "exec/steps.h"
+#include "report/step_line.h"
 
 namespace qpo::exec {
 
@@ -49,21 +50,17 @@ bool LinkStates::set(const plan::Step& step) {
 
 LinkStates::~LinkStates() {
   for (const auto& x : down_) {
-    report::StepResult r;
-    r.host = st_.host;
-    r.phase = "teardown";
-    r.verb = "ip link set";
-    r.object = x.device;
-    r.detail = "dev " + x.netdev + " up";
+    auto status = report::StepStatus::Ok;
+    std::string message = "the link a step took down is up again";
     try {
       ip_link_set(x.netdev, "up");
-      r.message = "the link a step took down is up again";
     } catch (const std::exception& e) {
-      r.status = report::StepStatus::Failed;
-      r.message = e.what();
+      status = report::StepStatus::Failed;
+      message = e.what();
       st_.report.fail(e.what());
     }
-    st_.report.add(r);
+    st_.report.add(report::step_line(st_.host, "teardown", "ip link set", x.device, "dev " + x.netdev + " up", status,
+                                     std::move(message)));
   }
 }
 

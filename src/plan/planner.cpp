@@ -12,6 +12,7 @@
 #include "plan/cm_planner.h"
 #include "plan/timeline_planner.h"
 #include "scenario/script_qps.h"
+#include "util/roce.h"
 #include "util/strings.h"
 
 namespace qpo::plan {
@@ -485,7 +486,10 @@ void describe_fault(Step& st, const scenario::Fault& f) {
   std::snprintf(buf, sizeof buf, "loss %.3g%% delay %lluus corrupt %.3g%% duplicate %.3g%% reorder %.3g%%", f.loss,
                 static_cast<unsigned long long>(f.delay_us), f.corrupt, f.duplicate, f.reorder);
   st.args.push_back(Arg{"netem", buf, false, false, ""});
-  st.args.push_back(Arg{"packets", "RoCEv2 (udp dport 4791)", false, false, "other traffic passes: ARP, the agents"});
+  st.args.push_back(Arg{"packets", std::string("RoCEv2 (udp dport ") + util::kRoceV2UdpPort + ")", false, false,
+                        "other traffic passes: ARP, the agents"});
+  st.args.push_back(Arg{"root qdisc", "a kernel default, else the step fails", false, false,
+                        "read first with tc qdisc show; a host's own is never replaced"});
   st.args.push_back(Arg{"during", f.during, false, false, ""});
 }
 
