@@ -180,7 +180,11 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
   }
   r.status = report::StepStatus::Failed;
   r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-  r.message = "no " + step.extra().event + " on " + object_text(st, step) + " within " + std::to_string(within) + " ms" +
+  // Cut short by a stop (another host failed): a symptom, and said so (exec/failure_note.h).
+  r.message = (Clock::now() < deadline && stop_now(st) ? "stopped while waiting for " + step.extra().event + " on " +
+                                                             object_text(st, step)
+                                                       : "no " + step.extra().event + " on " + object_text(st, step) +
+                                                             " within " + std::to_string(within) + " ms") +
               (seen.empty() ? "" : " (saw: " + seen + ")");
   st.report.fail(r.message);
   st.report.add(std::move(r));
