@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 
+#include "exec/exchange.h"
 #include "exec/failure_note.h"
 #include "exec/host_session.h"
 #include "report/run_report.h"
@@ -147,6 +149,32 @@ TEST_CASE("merge: an aborted host listed first is not the run's reason; the fail
   auto all = qpo::exec::merge_reports(s, parts, {"b", "a"});
   CHECK(all.verdict == qpo::report::Verdict::Fail);
   CHECK(all.reason == "host a: rdma_connect(qa): REJECTED");
+}
+
+TEST_CASE("--local: a failing host's note stops the busy host at once, in the agents' words") {
+  qpo::exec::InProcessChannel ch({"a", "b"}, std::chrono::milliseconds(0));
+  ch.member(0).note_failure("host a failed at step 23 (workload, qa1): boom");
+  const auto* b = ch.member(1).stop_request();
+  REQUIRE(b->requested.load());
+  CHECK(b->why == "aborted: host a failed at step 23 (workload, qa1): boom");
+  CHECK(qpo::exec::is_echo(b->why));
+  CHECK_FALSE(ch.member(0).stop_request()->requested.load());
+  // A second failure (b's, after the abort) does not overwrite the first: the cause stays.
+  ch.member(1).note_failure("host b failed at step 24 (workload, qb2): later");
+  CHECK_FALSE(ch.member(0).stop_request()->requested.load());
+  CHECK(b->why == "aborted: host a failed at step 23 (workload, qa1): boom");
+}
+
+TEST_CASE("--local: the round a failing host arrives at says which host failed and why") {
+  qpo::exec::InProcessChannel ch({"a", "b"}, std::chrono::milliseconds(0));
+  ch.member(0).note_failure("host a failed at step 23 (workload, qa1): boom");
+  bool b_ok = true;
+  std::thread tb([&] { b_ok = ch.member(1).barrier("after", true); });
+  bool a_ok = ch.member(0).barrier("after", false);
+  tb.join();
+  CHECK_FALSE(a_ok);
+  CHECK_FALSE(b_ok);
+  CHECK(ch.member(1).failure() == "host a failed at step 23 (workload, qa1): boom");
 }
 
 namespace {
