@@ -75,12 +75,13 @@ class PipeChannel : public exec::Channel {
   bool exchange(exec::Directory mine, bool ok, exec::Directory* all) override {
     maybe_fault(host_, "exchange", &stop_);
     util::JsonWriter w(false);
-    w.begin_object().field("type", "exchange").field("ok", ok);
+    int64_t seq = next_seq_++;
+    w.begin_object().field("type", "exchange").field("seq", seq).field("ok", ok);
     note_field(w, ok);
     w.key("directory");
     write_directory(w, mine);
     w.end_object();
-    auto reply = round_trip(w.str(), "exchange_result", "the exchange");
+    auto reply = round_trip(w.str(), seq, "exchange_result", "the exchange");
     if (!reply) return false;
     *all = read_directory((*reply)["directory"]);
     return answer_ok(*reply);
@@ -89,17 +90,19 @@ class PipeChannel : public exec::Channel {
   bool barrier(const std::string& name, bool ok) override {
     maybe_fault(host_, name, &stop_);
     util::JsonWriter w(false);
-    w.begin_object().field("type", "barrier").field("name", name).field("ok", ok);
+    int64_t seq = next_seq_++;
+    w.begin_object().field("type", "barrier").field("seq", seq).field("name", name).field("ok", ok);
     note_field(w, ok);
     w.end_object();
-    auto reply = round_trip(w.str(), "barrier_result", "stage '" + name + "'");
+    auto reply = round_trip(w.str(), seq, "barrier_result", "stage '" + name + "'");
     return reply && answer_ok(*reply);
   }
 
   bool gather(const std::string& name, const std::string& note, std::vector<std::string>* notes) override {
     util::JsonWriter w(false);
-    w.begin_object().field("type", "gather").field("name", name).field("ok", true).field("note", note).end_object();
-    auto reply = round_trip(w.str(), "gather_result", "workload meeting '" + name + "'");
+    int64_t seq = next_seq_++;
+    w.begin_object().field("type", "gather").field("seq", seq).field("name", name).field("ok", true).field("note", note).end_object();
+    auto reply = round_trip(w.str(), seq, "gather_result", "workload meeting '" + name + "'");
     if (!reply || !answer_ok(*reply)) return false;
     notes->clear();
     for (const auto& n : (*reply)["notes"]) {
@@ -116,10 +119,11 @@ class PipeChannel : public exec::Channel {
     std::unique_lock lock(pipe_, std::try_to_lock);
     if (!lock) return false;
     util::JsonWriter w(false);
-    w.begin_object().field("type", "signals").field("name", workload).key("add").begin_object();
+    int64_t seq = next_seq_++;
+    w.begin_object().field("type", "signals").field("seq", seq).field("name", workload).key("add").begin_object();
     for (const auto& [name, n] : add) w.key(name).value(n);
     w.end_object().end_object();
-    auto reply = round_trip_locked(w.str(), "signals_result", "signals of workload '" + workload + "'");
+    auto reply = round_trip_locked(w.str(), seq, "signals_result", "signals of workload '" + workload + "'");
     if (!reply) return false;
     totals->clear();
     for (const auto& kv : (*reply)["totals"]) {
@@ -207,28 +211,35 @@ class PipeChannel : public exec::Channel {
     }
   }
 
-  std::optional<YAML::Node> round_trip(const std::string& msg, const char* want, const std::string& phase) {
+  std::optional<YAML::Node> round_trip(const std::string& msg, int64_t seq, const char* want, const std::string& phase) {
     std::lock_guard lock(pipe_);
-    return round_trip_locked(msg, want, phase);
+    return round_trip_locked(msg, seq, want, phase);
   }
 
   // One request, one reply: the pipe carries one round trip at a time (pipe_); the reader
-  // thread hands the reply over.
-  std::optional<YAML::Node> round_trip_locked(const std::string& msg, const char* want, const std::string& phase) {
+  // thread hands the replies over, and the one whose number is `seq` is this request's. A
+  // reply to an earlier request that timed out (it came late) is dropped, with a line here.
+  std::optional<YAML::Node> round_trip_locked(const std::string& msg, int64_t seq, const char* want,
+                                              const std::string& phase) {
     std::string err;
     if (!write_message(out_, msg, &err)) {
       problem_ = "controller unreachable at " + phase + ": " + err;
       return std::nullopt;
     }
     std::unique_lock lock(mu_);
-    bool came = arrived_.wait_for(lock, std::chrono::milliseconds(timeout_ms_ < 0 ? INT32_MAX : timeout_ms_),
-                                  [&] { return !inbox_.empty() || !reader_error_.empty(); });
-    if (inbox_.empty()) {
+    std::optional<YAML::Node> reply;
+    auto answered = [&] {
+      std::vector<std::string> dropped;
+      reply = take_reply(inbox_, seq, &dropped);
+      for (const auto& d : dropped) std::cerr << "qpo agent: host " << host_ << ": " << d << "\n";
+      return reply.has_value() || !reader_error_.empty();
+    };
+    bool came = arrived_.wait_for(lock, std::chrono::milliseconds(timeout_ms_ < 0 ? INT32_MAX : timeout_ms_), answered);
+    if (!reply) {
       problem_ = "no answer from the controller at " + phase + ": " + (came ? reader_error_ : std::string("timed out"));
       return std::nullopt;
     }
-    YAML::Node n = inbox_.front();
-    inbox_.pop_front();
+    YAML::Node n = *reply;
     if (field_or<std::string>(n, "type", "") != want) {
       problem_ = "unexpected message from the controller at " + phase;
       return std::nullopt;
@@ -248,6 +259,7 @@ class PipeChannel : public exec::Channel {
   std::string note_, why_;
   bool note_sent_ = false;
   exec::StopRequest stop_;
+  std::atomic<int64_t> next_seq_{1};  // the number of this host's next request
   std::atomic<bool> closing_{false};
   std::thread reader_;  // last: starts once everything it uses exists
 };

@@ -5,7 +5,9 @@
 // (ok=false with why{the failing host's note}), and at any time abort{why} (another host
 // failed: stop now, tear down); agent -> controller: hello{version}, exchange{ok, directory},
 // barrier{name, ok} (ok=false with failure{"host b failed at step N (verb, object): ..."}),
-// and at the end report{...} or error{message}. Every wait has a timeout.
+// and at the end report{...} or error{message}. Every wait has a timeout. Each request of
+// the agent (exchange, barrier, gather, signals) carries seq{N}, its answer the same N: a
+// late answer to a request that timed out is dropped, never taken for the next one's.
 #include <functional>
 #include <string>
 

@@ -310,4 +310,17 @@ template bool field<bool>(const YAML::Node&, const char*);
 template int field<int>(const YAML::Node&, const char*);
 template int64_t field<int64_t>(const YAML::Node&, const char*);
 
+std::optional<YAML::Node> take_reply(std::deque<YAML::Node>& inbox, int64_t seq, std::vector<std::string>* dropped) {
+  while (!inbox.empty()) {
+    YAML::Node n = inbox.front();
+    inbox.pop_front();
+    int64_t got = field<int64_t>(n, "seq");
+    if (got == seq) return n;
+    if (dropped)
+      dropped->push_back("dropped a late reply: " + field_or<std::string>(n, "type", "?") + " #" + std::to_string(got) +
+                         " while awaiting #" + std::to_string(seq));
+  }
+  return std::nullopt;
+}
+
 }  // namespace qpo::cluster

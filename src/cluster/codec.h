@@ -1,9 +1,12 @@
 #pragma once
 // JSON forms of what crosses the wire: messages, the exchange Directory, and run reports.
 // Parsing uses yaml-cpp (JSON is YAML), so no new dependency.
+#include <cstdint>
+#include <deque>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "exec/exchange.h"
 #include "report/run_report.h"
@@ -18,7 +21,9 @@ namespace qpo::cluster {
 // 2: script workloads' w:signal() counters cross hosts ("signals" / "signals_result").
 // 3: a host arriving failed says why ("failure"), the controller tells the hosts still at
 //    work at once ("abort", any time), and a failed round's answer says which host ("why").
-constexpr int kProtocolVersion = 3;
+// 4: every agent request carries a number ("seq") its answer repeats, so a reply that comes
+//    after its request timed out is never taken for the next request's (take_reply).
+constexpr int kProtocolVersion = 4;
 
 void write_directory(util::JsonWriter& w, const exec::Directory& d);
 exec::Directory read_directory(const YAML::Node& n);
@@ -42,5 +47,11 @@ template <typename T>
 T field_or(const YAML::Node& n, const char* key, T fallback);
 template <typename T>
 T field(const YAML::Node& n, const char* key);
+
+// The answer to request `seq` among the replies received so far (`inbox`, oldest first), taken
+// out of it; nullopt while it has not come. A reply with another number answers a request
+// that timed out (it came late): it is dropped, and `dropped` gets a line saying so. A reply
+// without a number breaks the protocol (ProtocolError).
+std::optional<YAML::Node> take_reply(std::deque<YAML::Node>& inbox, int64_t seq, std::vector<std::string>* dropped);
 
 }  // namespace qpo::cluster

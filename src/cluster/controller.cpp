@@ -165,13 +165,14 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     if (type == "signals") {
       // A script workload's w:signal() counters: add, answer with every host's totals
       // at once (no round: the other hosts may be busy or waiting at a meeting).
+      int64_t seq = field<int64_t>(n, "seq");  // the answer repeats it
       auto& totals = signal_totals[field<std::string>(n, "name")];
       for (const auto& kv : n["add"]) {
         if (!kv.first.IsScalar()) throw ProtocolError("a signal name is not a string");
         totals[kv.first.Scalar()] += field<int64_t>(n["add"], kv.first.Scalar().c_str());
       }
       util::JsonWriter w(false);
-      w.begin_object().field("type", "signals_result").key("totals").begin_object();
+      w.begin_object().field("type", "signals_result").field("seq", seq).key("totals").begin_object();
       for (const auto& [name, total] : totals) w.key(name).value(total);
       w.end_object().end_object();
       send(a, w.str());
@@ -183,6 +184,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     } else if (type == "exchange" || type == "barrier" || type == "gather") {
       // Checked now, so the round that answers it reads only well-formed fields.
       field<bool>(n, "ok");
+      field<int64_t>(n, "seq");
       if (type == "exchange") read_directory(n["directory"]);
       else field<std::string>(n, "name");
       if (type == "gather") field<std::string>(n, "note");
@@ -288,20 +290,21 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       if (!a.pending) continue;
       util::JsonWriter w(false);
       std::string why = ok ? "" : first_why;  // which host failed, when one did
+      int64_t seq = field<int64_t>(*a.pending, "seq");  // the answer repeats the request's number
       if (msg_type(*a.pending) == "gather") {
-        w.begin_object().field("type", "gather_result").field("ok", ok);
+        w.begin_object().field("type", "gather_result").field("seq", seq).field("ok", ok);
         if (!why.empty()) w.field("why", why);
         w.key("notes").begin_array();
         for (const auto& n : notes) w.value(n);
         w.end_array().end_object();
       } else if (msg_type(*a.pending) == "exchange") {
-        w.begin_object().field("type", "exchange_result").field("ok", ok);
+        w.begin_object().field("type", "exchange_result").field("seq", seq).field("ok", ok);
         if (!why.empty()) w.field("why", why);
         w.key("directory");
         write_directory(w, all);
         w.end_object();
       } else {
-        w.begin_object().field("type", "barrier_result").field("ok", ok);
+        w.begin_object().field("type", "barrier_result").field("seq", seq).field("ok", ok);
         if (!why.empty()) w.field("why", why);
         w.end_object();
       }

@@ -155,6 +155,7 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
   collect_async_events(st, 0);  // what is queued already came before this step
   auto start = Clock::now();
   auto deadline = start + std::chrono::milliseconds(within);
+  bool stopped = false;  // cut short by a stop (another host failed): a symptom, said so (exec/failure_note.h)
   for (;;) {
     collect_async_events(st, 0);
     {
@@ -170,7 +171,11 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
       }
     }
     auto now = Clock::now();
-    if (now >= deadline || stop_now(st)) break;
+    if (now >= deadline) break;
+    if (stop_now(st)) {
+      stopped = true;
+      break;
+    }
     await_any(st, static_cast<int>(std::min<long long>(50, ms_between(now, deadline) + 1)));
   }
   std::string seen;
@@ -180,7 +185,8 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
   }
   r.status = report::StepStatus::Failed;
   r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-  r.message = "no " + step.extra().event + " on " + object_text(st, step) + " within " + std::to_string(within) + " ms" +
+  std::string what = step.extra().event + " on " + object_text(st, step);
+  r.message = (stopped ? "stopped while waiting for " + what : "no " + what + " within " + std::to_string(within) + " ms") +
               (seen.empty() ? "" : " (saw: " + seen + ")");
   st.report.fail(r.message);
   st.report.add(std::move(r));

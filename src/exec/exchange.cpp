@@ -28,6 +28,7 @@ class InProcessChannel::Member : public Channel {
     return ch_.signals(workload, add, totals);
   }
   std::string failure() const override { return ch_.failure(); }
+  void note_failure(const std::string& note) override { ch_.abort_others(i_, note); }
   const StopRequest* stop_request() const override { return ch_.stops_[static_cast<size_t>(i_)].get(); }
 
  private:
@@ -68,7 +69,21 @@ Channel& InProcessChannel::member(size_t i) { return *members_.at(i); }
 
 std::string InProcessChannel::failure() const {
   std::lock_guard lock(mu_);
-  return failure_;
+  return failure_.empty() ? first_note_ : failure_;
+}
+
+// Like the agents' controller (cluster/controller.cpp, abort_others): the hosts waiting at
+// the round learn it from the round's answer (failure()); the others are stopped now.
+void InProcessChannel::abort_others(int who, const std::string& note) {
+  if (note.empty()) return;
+  std::lock_guard lock(mu_);
+  if (!first_note_.empty()) return;  // the first failure is the cause; later ones follow it
+  first_note_ = note;
+  for (size_t i = 0; i < stops_.size(); ++i) {
+    if (static_cast<int>(i) == who || here_[i] || stops_[i]->requested.load(std::memory_order_acquire)) continue;
+    stops_[i]->why = "aborted: " + note;
+    stops_[i]->requested.store(true, std::memory_order_release);
+  }
 }
 
 void InProcessChannel::expire_locked() {
@@ -77,6 +92,7 @@ void InProcessChannel::expire_locked() {
   for (size_t i = 0; i < names_.size(); ++i) {
     if (here_[i]) continue;
     failure_ += (failure_.empty() ? "" : "; ") + std::string("host ") + names_[i] + ": " + late + phase_[i];
+    if (stops_[i]->requested.load(std::memory_order_acquire)) continue;  // `why` is written once
     stops_[i]->why = "stopped: " + late + phase_[i] + " (--phase-timeout)";
     stops_[i]->requested.store(true, std::memory_order_release);
   }

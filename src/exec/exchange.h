@@ -86,6 +86,9 @@ class Channel {
 // previous one (like the agents' controller) fails for every host: the hosts that waited
 // return false and failure() names the late ones and what they were doing; each late host's
 // stop_request() turns true, so its session and script workers stop and tear down.
+// A host that fails says why (note_failure, before it arrives with ok=false): every other
+// host still at work is stopped at once with "aborted: <its note>" (as the agents'
+// controller does), and the round's failure() is that note for the hosts waiting at it.
 class InProcessChannel : public Channel {
  public:
   explicit InProcessChannel(int hosts);
@@ -114,6 +117,7 @@ class InProcessChannel : public Channel {
               const std::string& meeting = "", const std::string* note = nullptr,
               std::vector<std::string>* notes = nullptr);
   void expire_locked();  // the round is overdue: fail it, stop the late hosts
+  void abort_others(int who, const std::string& note);  // host `who` failed: stop the busy ones
 
   int hosts_;
   std::vector<std::string> names_;
@@ -132,6 +136,7 @@ class InProcessChannel : public Channel {
   std::vector<bool> here_;           // named hosts in the current round
   std::vector<std::string> phase_;   // what each named host is doing since its last round
   std::string failure_;              // set once the phase timeout failed a round: for good
+  std::string first_note_;           // the first failing host's note (note_failure)
   std::map<std::string, std::map<std::string, int64_t>> signals_;  // workload -> name -> total
 };
 

@@ -57,14 +57,12 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
 bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop && !told_to_stop(); }
 
 void HostSession::check_stop() {
-  // Aborted because another host failed (the agents' controller): one line says so, and
-  // whatever the stop broke here (a wait for a CM event cut short) is a symptom: the reason
-  // is the other host's.
+  // Aborted because another host failed (the agents' controller, or the in-process channel):
+  // one line says so, and whatever the stop broke here (a wait for a CM event cut short) is
+  // a symptom: the reason is the other host's. An error of this host's own stays its reason.
   if (told_to_stop() && is_echo(stop_request_->why) && !abort_reported_) {
     abort_reported_ = true;
-    st_.report.add(report::step_line(st_.host, "abort", "abort", st_.host, report::StepStatus::Failed, stop_request_->why));
-    if (st_.report.verdict == report::Verdict::Fail && !is_echo(st_.report.reason))
-      st_.report.reason = stop_request_->why + "; tore down";
+    take_abort(st_.report, st_.host, stop_request_->why);  // this host's own error stays its reason
   }
   if (st_.report.verdict != report::Verdict::Pass) return;
   if (g_stop) st_.report.fail("interrupted (SIGINT); tore down");

@@ -1,10 +1,22 @@
 #include "exec/failure_note.h"
 
+#include "report/step_line.h"
+
 namespace qpo::exec {
 
 bool is_echo(const std::string& reason) {
   // Also behind a prefix: a merged report says "host a: aborted: ...".
   return reason.find("aborted: host ") != std::string::npos || reason.find("another host failed") != std::string::npos;
+}
+
+bool cut_short_by_stop(const std::string& reason) { return reason.find("stopped while waiting") != std::string::npos; }
+
+void take_abort(report::RunReport& r, const std::string& host, const std::string& why) {
+  r.add(report::step_line(host, "abort", "abort", host, report::StepStatus::Failed, why));
+  if (r.verdict == report::Verdict::Pass || (r.verdict == report::Verdict::Fail && cut_short_by_stop(r.reason))) {
+    r.verdict = report::Verdict::Fail;
+    r.reason = why + "; tore down";
+  }
 }
 
 std::string failure_note(const report::RunReport& r, const std::string& host) {

@@ -16,4 +16,14 @@ std::string failure_note(const report::RunReport& r, const std::string& host);
 // Whether a host's verdict reason only echoes another host's failure.
 bool is_echo(const std::string& reason);
 
+// Whether a failure is what a stop did to a wait in progress ("rdma_get_cm_event(qb): stopped
+// while waiting for RDMA_CM_EVENT_CONNECT_REQUEST"): a symptom of the stop, not a cause.
+bool cut_short_by_stop(const std::string& reason);
+
+// Host `host` was told to stop because another host failed (`why`: "aborted: host a failed at
+// step 17 (rdma_connect, qa): ..."): its report gets one abort line. Its reason becomes the
+// abort when it had not failed, or failed only because the stop cut a wait short; a failure
+// of its own (a verb's error) stays its reason, with the abort as the line after it.
+void take_abort(report::RunReport& r, const std::string& host, const std::string& why);
+
 }  // namespace qpo::exec

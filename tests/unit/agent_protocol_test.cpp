@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <deque>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -60,7 +62,7 @@ Outcome feed_agent(const std::vector<std::string>& frames) {
   return o;
 }
 
-const std::string kHello = R"({"type":"hello","version":3})";
+const std::string kHello = R"({"type":"hello","version":4})";
 
 }  // namespace
 
@@ -72,7 +74,7 @@ TEST_CASE("a hello whose version is a string gets an error naming the field, not
 }
 
 TEST_CASE("a message whose type is a map is refused as not a message") {
-  auto o = feed_agent({R"({"type":{"a":1},"version":3})"});
+  auto o = feed_agent({R"({"type":{"a":1},"version":4})"});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("internal error") == std::string::npos);
 }
@@ -90,14 +92,14 @@ TEST_CASE("a run request whose scenario is a list is a malformed message") {
 }
 
 TEST_CASE("a hello nested thousands of levels deep is refused before yaml-cpp recurses into it") {
-  std::string deep = R"({"type":"hello","version":3,"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
+  std::string deep = R"({"type":"hello","version":4,"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
   auto o = feed_agent({deep});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("internal error") == std::string::npos);
 }
 
 TEST_CASE("before the token, a hello bigger than 64 KiB is not read") {
-  std::string big = R"({"type":"hello","version":3,"pad":")" + std::string(1 << 20, 'x') + "\"}";
+  std::string big = R"({"type":"hello","version":4,"pad":")" + std::string(1 << 20, 'x') + "\"}";
   auto o = feed_agent({big});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("-byte message (limit 65536)") != std::string::npos);
@@ -116,4 +118,52 @@ TEST_CASE("an agent asked to run a host the scenario lacks refuses, naming the h
   auto o = feed_agent({kHello, R"({"type":"run","host":"nope","file":"x.yaml","scenario":"version: 1\nhosts: { a: {} }\ndevices: { d: { host: a } }\n"})"});
   CHECK(o.exit_code == 2);
   CHECK(o.reply.find("host nope is not in the scenario (its hosts: a)") != std::string::npos);
+}
+
+TEST_CASE("an agent refuses a protocol-3 controller, naming both versions") {
+  auto o = feed_agent({R"({"type":"hello","version":3})"});
+  CHECK(o.exit_code == 2);
+  CHECK(o.reply.find("protocol version 3 not supported; this agent speaks version 4") != std::string::npos);
+}
+
+namespace {
+
+YAML::Node reply(const std::string& text) {
+  std::string err;
+  auto n = qpo::cluster::parse_message(text, &err);
+  REQUIRE_MESSAGE(n, err);
+  return *n;
+}
+
+}  // namespace
+
+TEST_CASE("a reply to a request that timed out is dropped, and the awaited one is taken") {
+  // Request #3 timed out; its answer came late, then #4's answer.
+  std::deque<YAML::Node> inbox{reply(R"({"type":"barrier_result","seq":3,"ok":true})"),
+                               reply(R"({"type":"barrier_result","seq":4,"ok":false,"why":"host b failed"})")};
+  std::vector<std::string> dropped;
+  auto got = qpo::cluster::take_reply(inbox, 4, &dropped);
+  REQUIRE(got);
+  CHECK(qpo::cluster::field<int64_t>(*got, "seq") == 4);
+  CHECK(qpo::cluster::field<bool>(*got, "ok") == false);
+  CHECK(dropped == std::vector<std::string>{"dropped a late reply: barrier_result #3 while awaiting #4"});
+  CHECK(inbox.empty());
+}
+
+TEST_CASE("a late reply alone is not the awaited one: dropped, and the wait goes on") {
+  std::deque<YAML::Node> inbox{reply(R"({"type":"signals_result","seq":7,"totals":{}})")};
+  std::vector<std::string> dropped;
+  CHECK_FALSE(qpo::cluster::take_reply(inbox, 8, &dropped));
+  CHECK(dropped == std::vector<std::string>{"dropped a late reply: signals_result #7 while awaiting #8"});
+  CHECK(inbox.empty());
+  inbox.push_back(reply(R"({"type":"exchange_result","seq":8,"ok":true,"directory":{}})"));
+  auto got = qpo::cluster::take_reply(inbox, 8, &dropped);
+  REQUIRE(got);
+  CHECK(qpo::cluster::field<std::string>(*got, "type") == "exchange_result");
+  CHECK(dropped.size() == 1);
+}
+
+TEST_CASE("a reply without its request's number breaks the protocol") {
+  std::deque<YAML::Node> inbox{reply(R"({"type":"barrier_result","ok":true})")};
+  CHECK_THROWS_WITH_AS(qpo::cluster::take_reply(inbox, 1, nullptr), "field 'seq' is missing", qpo::cluster::ProtocolError);
 }

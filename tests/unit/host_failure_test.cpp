@@ -11,9 +11,13 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 
+#include "exec/exchange.h"
 #include "exec/failure_note.h"
+#include "exec/host_session.h"
 #include "report/run_report.h"
+#include "scenario/model.h"
 
 using qpo::report::RunReport;
 using qpo::report::StepResult;
@@ -67,6 +71,110 @@ TEST_CASE("is_echo: aborted and another-host reasons are echoes, a host's own er
   CHECK(qpo::exec::is_echo("aborted: host b failed at step 3 (rdma_connect, qa): REJECTED; tore down"));
   CHECK(qpo::exec::is_echo("another host failed before 'smoke'; tore down"));
   CHECK_FALSE(qpo::exec::is_echo("rdma_get_cm_event(qb): stopped while waiting for RDMA_CM_EVENT_CONNECT_REQUEST"));
+}
+
+namespace {
+
+const std::string kAbort = "aborted: host a failed at step 17 (rdma_connect, qa): rdma_connect(qa): REJECTED";
+
+// Host a's own failure: its rdma_connect was rejected.
+RunReport host_a_failed() {
+  RunReport r;
+  StepResult s = line(17, "rdma_connect", "qa", StepStatus::Failed, "rdma_connect(qa): REJECTED");
+  s.host = "a";
+  r.add(s);
+  r.fail("rdma_connect(qa): REJECTED");
+  return r;
+}
+
+qpo::scenario::Scenario two_hosts() {
+  qpo::scenario::Scenario s;
+  s.name = "two";
+  s.file = "two.yaml";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("abort: a host that failed on its own keeps its error as its reason; the abort is a line after it") {
+  RunReport b;
+  b.add(line(14, "ibv_modify_qp", "qb", StepStatus::Failed, "ibv_modify_qp(qb, INIT->RTR) failed: EINVAL (Invalid argument)"));
+  b.fail("ibv_modify_qp(qb, INIT->RTR) failed: EINVAL (Invalid argument)");
+  qpo::exec::take_abort(b, "b", kAbort);
+  CHECK(b.reason == "ibv_modify_qp(qb, INIT->RTR) failed: EINVAL (Invalid argument)");
+  REQUIRE(b.steps.size() == 2);
+  CHECK(b.steps[1].verb == "abort");
+  CHECK(b.steps[1].message == kAbort);
+  // Its own failure is worth telling the others too.
+  CHECK(qpo::exec::failure_note(b, "b") ==
+        "host b failed at step 14 (ibv_modify_qp, qb): ibv_modify_qp(qb, INIT->RTR) failed: EINVAL (Invalid argument)");
+}
+
+TEST_CASE("abort: a wait the stop cut short is a symptom; the abort becomes the reason") {
+  RunReport b;
+  b.add(line(12, "rdma_get_cm_event", "qb", StepStatus::Failed, "stopped while waiting for RDMA_CM_EVENT_CONNECT_REQUEST"));
+  b.fail("rdma_get_cm_event(qb): stopped while waiting for RDMA_CM_EVENT_CONNECT_REQUEST");
+  qpo::exec::take_abort(b, "b", kAbort);
+  CHECK(b.reason == kAbort + "; tore down");
+  CHECK(qpo::exec::failure_note(b, "b").empty());
+}
+
+TEST_CASE("abort: a host that had not failed is failed by the abort") {
+  RunReport b;
+  qpo::exec::take_abort(b, "b", kAbort);
+  CHECK(b.verdict == qpo::report::Verdict::Fail);
+  CHECK(b.reason == kAbort + "; tore down");
+}
+
+TEST_CASE("merge: both hosts' own errors stay theirs; the run's reason is the first host's") {
+  auto s = two_hosts();
+  RunReport b;
+  b.add(line(14, "ibv_modify_qp", "qb", StepStatus::Failed, "ibv_modify_qp(qb, INIT->RTR) failed: EINVAL (Invalid argument)"));
+  b.fail("ibv_modify_qp(qb, INIT->RTR) failed: EINVAL (Invalid argument)");
+  qpo::exec::take_abort(b, "b", kAbort);
+  std::vector<RunReport> parts{host_a_failed(), b};
+  auto all = qpo::exec::merge_reports(s, parts, {"a", "b"});
+  CHECK(all.reason == "host a: rdma_connect(qa): REJECTED");
+  // Host b's lines keep its own error and the abort after it.
+  REQUIRE(all.steps.size() == 3);
+  CHECK(all.steps[1].message == "ibv_modify_qp(qb, INIT->RTR) failed: EINVAL (Invalid argument)");
+  CHECK(all.steps[2].message == kAbort);
+}
+
+TEST_CASE("merge: an aborted host listed first is not the run's reason; the failing host's error is") {
+  auto s = two_hosts();
+  RunReport first;
+  qpo::exec::take_abort(first, "b", kAbort);  // only aborted
+  std::vector<RunReport> parts{first, host_a_failed()};
+  auto all = qpo::exec::merge_reports(s, parts, {"b", "a"});
+  CHECK(all.verdict == qpo::report::Verdict::Fail);
+  CHECK(all.reason == "host a: rdma_connect(qa): REJECTED");
+}
+
+TEST_CASE("--local: a failing host's note stops the busy host at once, in the agents' words") {
+  qpo::exec::InProcessChannel ch({"a", "b"}, std::chrono::milliseconds(0));
+  ch.member(0).note_failure("host a failed at step 23 (workload, qa1): boom");
+  const auto* b = ch.member(1).stop_request();
+  REQUIRE(b->requested.load());
+  CHECK(b->why == "aborted: host a failed at step 23 (workload, qa1): boom");
+  CHECK(qpo::exec::is_echo(b->why));
+  CHECK_FALSE(ch.member(0).stop_request()->requested.load());
+  // A second failure (b's, after the abort) does not overwrite the first: the cause stays.
+  ch.member(1).note_failure("host b failed at step 24 (workload, qb2): later");
+  CHECK_FALSE(ch.member(0).stop_request()->requested.load());
+  CHECK(b->why == "aborted: host a failed at step 23 (workload, qa1): boom");
+}
+
+TEST_CASE("--local: the round a failing host arrives at says which host failed and why") {
+  qpo::exec::InProcessChannel ch({"a", "b"}, std::chrono::milliseconds(0));
+  ch.member(0).note_failure("host a failed at step 23 (workload, qa1): boom");
+  bool b_ok = true;
+  std::thread tb([&] { b_ok = ch.member(1).barrier("after", true); });
+  bool a_ok = ch.member(0).barrier("after", false);
+  tb.join();
+  CHECK_FALSE(a_ok);
+  CHECK_FALSE(b_ok);
+  CHECK(ch.member(1).failure() == "host a failed at step 23 (workload, qa1): boom");
 }
 
 namespace {
