@@ -79,9 +79,19 @@ function perf.setup(args, defaults, extra)
     error("duration is a number of seconds > 0", 0)
   end
   if args.iterations then args.iterations = qpo.size(args.iterations) end
-  if args.rate then qpo.rate(args.rate) end  -- a bad unit fails setup(), so `qpo validate`
-  if args.burst ~= nil and (math.type(args.burst) ~= "integer" or args.burst < 0) then
-    error("burst is a number of work requests >= 0 (0 = post_list)", 0)
+  -- The rate limit's mistakes fail setup(), so `qpo validate` reports them (Q701).
+  if args.rate then
+    qpo.rate(args.rate)
+    if args.events then error("rate and events do not go together: a paced stream wakes at its rate", 0) end
+  end
+  if args.burst ~= nil and args.burst ~= 0 then
+    if math.type(args.burst) ~= "integer" or args.burst < 0 then
+      error("burst is a number of work requests >= 0 (0 = post_list)", 0)
+    end
+    if not args.rate then error("burst is the size of a rate limit's bursts: give rate too", 0) end
+    if args.burst < (args.post_list or 1) then
+      error(string.format("burst %d is smaller than post_list %d: a list is posted whole", args.burst, args.post_list), 0)
+    end
   end
   if args.clock ~= nil and args.clock ~= "host" and args.clock ~= "device" then
     error("clock is \"host\" or \"device\" (the send CQ's completion timestamps)", 0)

@@ -114,6 +114,9 @@ class Engine {
     if (cfg_.post_list == 0 || cfg_.post_list > cfg_.depth)
       bad("post_list must be between 1 and depth (" + std::to_string(cfg_.depth) + ")");
     if (cfg_.rate < 0) bad("rate must be >= 0 WRs per second");
+    // A paced stream waits for its tokens, not for completions: sleeping on the channel would
+    // oversleep every gap (up to 100 ms) and post one burst per wake-up.
+    if (cfg_.rate > 0 && cfg_.events) bad("a rate limit and events = true do not go together: a paced stream wakes at its rate");
     if (cfg_.rate > 0 && cfg_.burst && cfg_.burst < cfg_.post_list)
       bad("burst " + std::to_string(cfg_.burst) + " is smaller than post_list " + std::to_string(cfg_.post_list) +
           ": a list is posted whole");
@@ -316,18 +319,28 @@ class Engine {
 
   bool stopped() const { return cfg_.stop && cfg_.stop->load(std::memory_order_relaxed); }
 
+  // Unpaced, each lane fills its queue in turn. Paced, the lanes take the tokens round robin,
+  // one list each per pass, from the lane the tokens last ran out at: a lane never starves the
+  // others, whatever its place.
   void post_sends() {
-    for (size_t li = 0; li < tx_lanes_.size(); ++li) {
+    size_t lanes = tx_lanes_.size();
+    for (size_t k = 0; k < lanes; ++k) {
+      size_t li = pacer_.on() ? (next_lane_ + k) % lanes : k;
       TxLane& lane = tx_lanes_[li];
       while (lane.posted < lane.quota) {
         uint64_t left = lane.quota - lane.posted;
         uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(cfg_.post_list, left));
         // Full lists only (like perftest), except the tail of the run.
         if (lane.outstanding + n > cfg_.depth) break;
-        if (pacer_.on()) {  // the next list waits for its tokens; a paced post counts as activity
+        if (pacer_.on()) {
+          // Waiting for tokens is the stream's own doing, not a silent device: it counts as
+          // activity, so a long gap between bursts never reads as a timeout.
           uint64_t t = clock::ticks();
-          if (!pacer_.take(n, t)) return;
           last_activity_ = t;
+          if (!pacer_.take(n, t)) {
+            next_lane_ = li;
+            return;
+          }
         }
         if (!fill_list(li, lane, n)) break;
         ibv_send_wr* bad = nullptr;
@@ -345,6 +358,7 @@ class Engine {
         lane.posted += n;
         lane.outstanding += n;
         posted_total_ += n;
+        if (pacer_.on()) break;  // one list per lane per pass
       }
     }
   }
@@ -742,6 +756,7 @@ class Engine {
   uint32_t recv_batch_ = 1;
   uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
   RatePacer pacer_;
+  size_t next_lane_ = 0;  // paced: the lane that takes the next tokens first
   uint64_t last_tx_ = 0, last_rx_ = 0;
   int64_t mono_start_ns_ = 0;
   StreamTimeline timeline_;

@@ -1,5 +1,6 @@
 // The global `qpo` table: what every state (workers and control) gets.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -125,14 +126,19 @@ int l_size(lua_State* L) {
 // qpo.rate("10Gb/s") -> {bytes = 1.25e9}; qpo.rate("0.5Mpps") -> {messages = 5e5} (per second).
 // The units are the thresholds' (util/quantities.h); a bare number has none and is refused.
 int l_rate(lua_State* L) {
+  // The value as text, whatever its type (a number has no unit either). luaL_tolstring may
+  // raise, so it runs before any C++ object exists in this frame.
+  luaL_tolstring(L, 1, nullptr);
   return guarded(L, [&] {
-    std::string text = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : "";
-    bool has_unit = text.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ%") != std::string::npos;
+    std::string text = lua_tostring(L, -1);
+    // Every unit ends in a letter ("Gb/s", "Mpps"); "1e3" does not, and a bare number has none.
+    bool has_unit = !text.empty() && std::isalpha(static_cast<unsigned char>(text.back()));
     auto bw = has_unit ? util::parse_limit(util::LimitUnit::Bandwidth, text) : std::nullopt;
     auto mps = has_unit && !bw ? util::parse_limit(util::LimitUnit::MessageRate, text) : std::nullopt;
     if (!bw && !mps)
       throw ArgError("qpo.rate('" + text + "'): not a bandwidth or a message rate with its unit (write e.g. 10Gb/s, "
                      "40MB/s with MB = 2^20 bytes as perftest, 0.5Mpps or 20000pps)");
+    if ((bw && *bw <= 0) || (mps && *mps <= 0)) throw ArgError("qpo.rate('" + text + "'): a rate limit is above 0");
     lua_createtable(L, 0, 1);
     if (bw)
       set_number(L, "bytes", *bw * 1024.0 * 1024.0);  // parse_limit gives MB/s (2^20 bytes)

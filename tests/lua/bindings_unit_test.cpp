@@ -144,6 +144,9 @@ TEST_CASE("qpo.rate reads a rate limit in the thresholds' units: bytes or messag
   // A bare number has no unit: refused, not read as MB/s or Gb/s.
   CHECK(contains(error_of("  qpo.rate('10')"), "qpo.rate('10'): not a bandwidth or a message rate with its unit"));
   CHECK(contains(error_of("  qpo.rate('10Gbps')"), "write e.g. 10Gb/s"));
+  CHECK(contains(error_of("  qpo.rate('1e3')"), "qpo.rate('1e3'): not a bandwidth or a message rate with its unit"));
+  CHECK(contains(error_of("  qpo.rate(1000)"), "qpo.rate('1000'): not a bandwidth"));
+  CHECK(contains(error_of("  qpo.rate('0Gb/s')"), "qpo.rate('0Gb/s'): a rate limit is above 0"));
 }
 
 TEST_CASE("setup completes args, workers get them, report summarises") {
