@@ -47,7 +47,9 @@ class ScriptChecker {
   void device_clock(const Workload& w, const std::string& path) {
     const auto* clock = w.arg("clock");
     if (!workload::latency_builtin(w.script) || !clock || clock->value.text != "device") return;
-    if (const auto* cq_mod = w.arg("cq_mod"); cq_mod && cq_mod->value.text != "1") {
+    // read_lat signals every read whatever cq_mod says; send_lat and write_lat pass it on.
+    const auto* cq_mod = w.script == "builtin:read_lat" ? nullptr : w.arg("cq_mod");
+    if (cq_mod && !is_one(cq_mod->value)) {
       auto& d = sink_.error("Q706", cq_mod->loc, path + ".args.cq_mod",
                             "clock: device times each iteration by its own completion; cq_mod is " + cq_mod->value.text);
       d.rule = "on the device's clock every work request is signaled (cq_mod: 1)";
@@ -91,6 +93,11 @@ class ScriptChecker {
         if (fields->count(k.field)) usable.emplace_back(k.name);
       d.hint = w.script + " takes " + util::join(usable, ", ");
     }
+  }
+
+  static bool is_one(const scenario::ScriptValue& v) {
+    using K = scenario::ScriptValue::Kind;
+    return (v.kind == K::Int && v.integer == 1) || (v.kind == K::Number && v.number == 1.0);
   }
 
   // For each CQ, the first two QPs of the workload (its initiators and their peers: a worker

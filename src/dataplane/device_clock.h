@@ -2,8 +2,10 @@
 // Latency on the device's clock: the completion timestamps a device writes into the CQEs of
 // an extended CQ (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP), turned into per-iteration times.
 // A ping-pong initiator signals every WR; its completion i is stamped by the device, and the
-// time between completions i-1 and i is iteration i as the device saw it: the same window as
-// the host clock's (post to post), without the host's delay in noticing either completion.
+// time between completions i-1 and i is one iteration counted on the device's clock: the same
+// round trip as the host clock's post-to-post window (the host noticing the reply and posting
+// is inside it), shifted by the ACK or response, and read off the device's clock instead of
+// the TSC. n iterations give n - 1 times.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -150,7 +150,11 @@ class PingPong {
     if (!dc.cq)
       bad("clock = \"device\" needs a send CQ created with `timestamps: true` (ibv_create_cq_ex with "
           "IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)");
-    if (dc.khz == 0) bad("the device reports hca_core_clock 0 kHz: its completion timestamps cannot be turned into time");
+    if (!dc.cq->read_completion_ts)
+      bad("its send CQ has no completion timestamps to read (created without IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)");
+    if (dc.khz == 0 || dc.mask == 0)
+      bad("the device reports hca_core_clock " + std::to_string(dc.khz) + " kHz and completion_timestamp_mask " +
+          std::to_string(dc.mask) + " (or ibv_query_device_ex failed): its timestamps cannot be turned into time");
     if (send_cq_.shared)
       bad("clock = \"device\" reads each completion of the send CQ itself: give the QP a send CQ no other worker polls");
     if (signal_every_ != 1) bad("clock = \"device\" times each iteration by its completion: signal_every must be 1");
@@ -362,16 +366,22 @@ class PingPong {
     ibv_wc wc{};
     wc.wr_id = dev_cq_->wr_id;
     wc.status = dev_cq_->status;
+    bool stamped = false;  // this side's own WR: the iteration's stamp
+    uint64_t ts = 0;
     if (wc.status == IBV_WC_SUCCESS) {
       wc.opcode = ibv_wc_read_opcode(dev_cq_);
-      if (wc.opcode & IBV_WC_RECV)
+      if (wc.opcode & IBV_WC_RECV) {
         wc.byte_len = ibv_wc_read_byte_len(dev_cq_);
-      else if (wc.wr_id & kStreamSendTag)  // this side's own WR: the iteration's stamp
-        dev_stamps_.push_back(ibv_wc_read_completion_ts(dev_cq_));
+      } else if (wc.wr_id & kStreamSendTag) {
+        ts = ibv_wc_read_completion_ts(dev_cq_);
+        stamped = true;
+      }
     } else {
       wc.vendor_err = ibv_wc_read_vendor_err(dev_cq_);
     }
+    // Nothing that can throw runs between start and end: a provider may hold the CQ's lock.
     ibv_end_poll(dev_cq_);
+    if (stamped) dev_stamps_.push_back(ts);
     handle(wc, i);
     return true;
   }

@@ -60,7 +60,9 @@ std::string tc(const std::vector<std::string>& args) {
 }
 
 // The root qdiscs a kernel attaches by itself (net/sched/sch_generic.c, sch_mq.c; fq_codel is
-// the usual net.core.default_qdisc).
+// the usual net.core.default_qdisc), named in the refusal. What tells them apart is the handle,
+// not the kind: the kernel's own have handle 0:, and an mq or fq_codel someone installed (with
+// tuned children, say) has a handle of its own and is theirs.
 constexpr std::array<const char*, 4> kKernelDefaults{"noqueue", "pfifo_fast", "fq_codel", "mq"};
 
 }  // namespace
@@ -80,13 +82,11 @@ RootQdisc parse_root_qdisc(const std::string& out) {
 
 std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q) {
   if (q.kind.empty() || q.handle == "0:") return "";
-  for (const char* k : kKernelDefaults)
-    if (q.kind == k) return "";
   std::string defaults;
   for (const char* k : kKernelDefaults) defaults += std::string(defaults.empty() ? "" : ", ") + k;
   std::string why = "netdev " + netdev + " has root qdisc " + q.kind + " (handle " + q.handle +
-                    "), not a kernel default (" + defaults +
-                    "): qpo would replace it, and removing the fault would leave the kernel default; remove it first "
+                    "), not a kernel default (" + defaults + ", handle 0:)" +
+                    ": qpo would replace it, and removing the fault would leave the kernel default; remove it first "
                     "or run the fault on another device";
   if (q.kind == "prio" && q.handle == "1:")
     why += " (prio 1: is a fault's own qdisc: another fault on this netdev, or one a killed qpo left behind: 'tc qdisc del "

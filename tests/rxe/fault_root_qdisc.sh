@@ -46,7 +46,7 @@ before=$(root)
 out=$("$QPO" run --no-lab "$S" 2>&1)
 check "someone's netem as lo's root qdisc: the fault step is refused, naming lo, the qdisc and why" 1 $? "$out" \
   "tc qdisc replace +slow +dev lo netem delay 100us on udp dport 4791 +FAILED" \
-  "netdev lo has root qdisc netem \(handle 8001:\), not a kernel default \(noqueue, pfifo_fast, fq_codel, mq\): qpo would replace it, and removing the fault would leave the kernel default; remove it first or run the fault on another device" \
+  "netdev lo has root qdisc netem \(handle 8001:\), not a kernel default \(noqueue, pfifo_fast, fq_codel, mq, handle 0:\): qpo would replace it, and removing the fault would leave the kernel default; remove it first or run the fault on another device" \
   "^FAIL fault-root-qdisc"
 check "the refused fault left that qdisc alone" 0 0 "$(root)" "^qdisc netem 8001: root .*delay 2ms"
 [ "$(root)" = "$before" ] || { failures=$((failures + 1)); echo "FAIL lo's root qdisc changed: $before -> $(root)"; }

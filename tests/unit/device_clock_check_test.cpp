@@ -72,6 +72,15 @@ TEST_CASE("clock: device with cq_mod 16 is Q706 at cq_mod") {
   CHECK(d->loc.col == col_of(y, "cq_mod: 16"));
 }
 
+TEST_CASE("clock: device with cq_mod 1 written as 1 or 1.0 is no Q706; on read_lat cq_mod is not judged") {
+  CHECK(load_validate(lat_pair(kStampedCqs, "{ clock: device, cq_mod: 1 }")).with_code("Q706").empty());
+  CHECK(load_validate(lat_pair(kStampedCqs, "{ clock: device, cq_mod: 1.0 }")).with_code("Q706").empty());
+  std::string y = lat_pair(kStampedCqs, "{ clock: device, cq_mod: 4 }");
+  y.replace(y.find("builtin:write_lat"), 17, "builtin:read_lat");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 0, l.dump());  // reads are signaled one by one anyway
+}
+
 TEST_CASE("clock: device on a bandwidth built-in is not judged here (its setup() rejects the option)") {
   std::string y = lat_pair("{ ca: { device: d }, cb: { device: d } }", "{ clock: device }");
   auto pos = y.find("builtin:write_lat");

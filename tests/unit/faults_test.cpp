@@ -149,7 +149,7 @@ TEST_CASE("parse_root_qdisc reads the kind and handle of tc qdisc show's first q
   CHECK(q.handle.empty());
 }
 
-TEST_CASE("a kernel default root qdisc (by name, or any the kernel attached: handle 0:) may be replaced") {
+TEST_CASE("a root qdisc the kernel attached (handle 0:, whatever its kind) may be replaced") {
   using qpo::exec::root_qdisc_refusal;
   CHECK(root_qdisc_refusal("eth0", {"noqueue", "0:"}).empty());
   CHECK(root_qdisc_refusal("eth0", {"pfifo_fast", "0:"}).empty());
@@ -162,16 +162,22 @@ TEST_CASE("a kernel default root qdisc (by name, or any the kernel attached: han
 TEST_CASE("a root qdisc someone installed (tbf, mqprio) is refused with the netdev, the qdisc and why") {
   using qpo::exec::root_qdisc_refusal;
   CHECK(root_qdisc_refusal("eth0", {"tbf", "8001:"}) ==
-        "netdev eth0 has root qdisc tbf (handle 8001:), not a kernel default (noqueue, pfifo_fast, fq_codel, mq): qpo "
+        "netdev eth0 has root qdisc tbf (handle 8001:), not a kernel default (noqueue, pfifo_fast, fq_codel, mq, handle 0:): qpo "
         "would replace it, and removing the fault would leave the kernel default; remove it first or run the fault on "
         "another device");
   CHECK(root_qdisc_refusal("ens1f0", {"mqprio", "8002:"}).find("netdev ens1f0 has root qdisc mqprio (handle 8002:)") == 0);
 }
 
+TEST_CASE("an mq or fq_codel someone installed (a handle of their own) is refused too: the kind is not the test") {
+  using qpo::exec::root_qdisc_refusal;
+  CHECK(root_qdisc_refusal("eth0", {"mq", "1:"}).find("netdev eth0 has root qdisc mq (handle 1:)") == 0);
+  CHECK(root_qdisc_refusal("eth0", {"fq_codel", "8001:"}).find("netdev eth0 has root qdisc fq_codel (handle 8001:)") == 0);
+}
+
 TEST_CASE("a fault's own prio 1: found as root qdisc is refused and named as a fault's") {
   std::string why = qpo::exec::root_qdisc_refusal("eth0", {"prio", "1:"});
   CHECK(why ==
-        "netdev eth0 has root qdisc prio (handle 1:), not a kernel default (noqueue, pfifo_fast, fq_codel, mq): qpo "
+        "netdev eth0 has root qdisc prio (handle 1:), not a kernel default (noqueue, pfifo_fast, fq_codel, mq, handle 0:): qpo "
         "would replace it, and removing the fault would leave the kernel default; remove it first or run the fault on "
         "another device (prio 1: is a fault's own qdisc: another fault on this netdev, or one a killed qpo left "
         "behind: 'tc qdisc del dev eth0 root' removes it)");
