@@ -230,7 +230,11 @@ class PipeChannel : public exec::Channel {
     std::optional<YAML::Node> reply;
     auto answered = [&] {
       std::vector<std::string> dropped;
-      reply = take_reply(inbox_, seq, &dropped);
+      try {
+        reply = take_reply(inbox_, seq, &dropped);
+      } catch (const ProtocolError& e) {  // a reply without its number: reported as the reader's are
+        reader_error_ = std::string("malformed message: ") + e.what();
+      }
       for (const auto& d : dropped) std::cerr << "qpo agent: host " << host_ << ": " << d << "\n";
       return reply.has_value() || !reader_error_.empty();
     };
