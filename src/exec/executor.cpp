@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <optional>
 #include <thread>
 
 #include "exec/async_events.h"
@@ -520,8 +521,26 @@ report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report:
   report::RunReport all;
   all.scenario = s.name;
   all.file = s.file;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    auto& p = parts[i];
+  // The run's verdict and reason: the worst host's, severity error > fail > unsupported > pass,
+  // the first within a level. An echo of another host's failure ("aborted: host b failed: ...")
+  // is never the root cause while some host reported one of its own, at whatever level: a host
+  // aborted because its peer could not run the scenario makes the run unsupported, not failed.
+  auto rank = [](report::Verdict v) {
+    return v == report::Verdict::Error ? 3 : v == report::Verdict::Fail ? 2 : v == report::Verdict::Unsupported ? 1 : 0;
+  };
+  std::optional<size_t> root;
+  for (bool echoes : {false, true}) {
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (parts[i].verdict != report::Verdict::Pass && is_echo(parts[i].reason) == echoes &&
+          (!root || rank(parts[i].verdict) > rank(parts[*root].verdict)))
+        root = i;
+    if (root) break;
+  }
+  if (root) {
+    all.verdict = parts[*root].verdict;
+    all.reason = (parts.size() > 1 ? "host " + hosts[*root] + ": " : "") + parts[*root].reason;
+  }
+  for (auto& p : parts) {
     for (auto& step : p.steps) all.steps.push_back(std::move(step));
     for (auto& d : p.disagreements) all.disagreements.push_back(std::move(d));
     for (auto& c : p.counters) all.counters.push_back(std::move(c));
@@ -529,20 +548,6 @@ report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report:
       all.device += (all.device.empty() ? "" : ", ") + p.device;
     all.qps_at_rts += p.qps_at_rts;
     all.bringup_seconds = std::max(all.bringup_seconds, p.bringup_seconds);
-    std::string prefix = parts.size() > 1 ? "host " + hosts[i] + ": " : "";
-    // Severity order: error > fail > unsupported > pass; the first root cause wins within a
-    // level, and "another host failed" is never a root cause when a real one exists.
-    auto rank = [](report::Verdict v) {
-      return v == report::Verdict::Error ? 3 : v == report::Verdict::Fail ? 2 : v == report::Verdict::Unsupported ? 1 : 0;
-    };
-    bool echo = is_echo(p.reason);
-    bool all_echo = is_echo(all.reason);
-    if (rank(p.verdict) > rank(all.verdict) || (rank(p.verdict) == rank(all.verdict) && all_echo && !echo)) {
-      if (!(p.verdict == report::Verdict::Fail && echo && all.verdict == report::Verdict::Unsupported)) {
-        all.verdict = p.verdict;
-        all.reason = prefix + p.reason;
-      }
-    }
   }
   return all;
 }

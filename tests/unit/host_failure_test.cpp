@@ -151,6 +151,19 @@ TEST_CASE("merge: an aborted host listed first is not the run's reason; the fail
   CHECK(all.reason == "host a: rdma_connect(qa): REJECTED");
 }
 
+TEST_CASE("merge: a host aborted by its peer's capability skip makes the run unsupported, not failed") {
+  auto s = two_hosts();
+  RunReport a;
+  qpo::exec::take_abort(a, "a", "aborted: host b failed: unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host");
+  RunReport b;
+  b.verdict = qpo::report::Verdict::Unsupported;
+  b.reason = "unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host";
+  std::vector<RunReport> parts{a, b};  // the aborted host first, as the race in the lab had it
+  auto all = qpo::exec::merge_reports(s, parts, {"a", "b"});
+  CHECK(all.verdict == qpo::report::Verdict::Unsupported);
+  CHECK(all.reason == "host b: unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host");
+}
+
 TEST_CASE("--local: a failing host's note stops the busy host at once, in the agents' words") {
   qpo::exec::InProcessChannel ch({"a", "b"}, std::chrono::milliseconds(0));
   ch.member(0).note_failure("host a failed at step 23 (workload, qa1): boom");
