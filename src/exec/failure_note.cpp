@@ -1,5 +1,7 @@
 #include "exec/failure_note.h"
 
+#include <algorithm>
+
 #include "report/step_line.h"
 
 namespace qpo::exec {
@@ -12,7 +14,11 @@ bool is_echo(const std::string& reason) {
 bool cut_short_by_stop(const std::string& reason) { return reason.find("stopped while waiting") != std::string::npos; }
 
 void take_abort(report::RunReport& r, const std::string& host, const std::string& why) {
-  r.add(report::step_line(host, "abort", "abort", host, report::StepStatus::Failed, why));
+  // The abort comes after every line so far: it reports on the latest plan step, which may be
+  // a barrier's (its line names its step without making it the current one).
+  auto line = report::step_line(host, "abort", "abort", host, report::StepStatus::Failed, why);
+  line.plan_step = std::max(r.current_step, r.steps.empty() ? 0 : r.steps.back().plan_step);
+  r.add(std::move(line));
   if (r.verdict == report::Verdict::Pass || (r.verdict == report::Verdict::Fail && cut_short_by_stop(r.reason))) {
     r.verdict = report::Verdict::Fail;
     r.reason = why + "; tore down";

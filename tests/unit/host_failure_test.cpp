@@ -151,6 +151,17 @@ TEST_CASE("merge: an aborted host listed first is not the run's reason; the fail
   CHECK(all.reason == "host a: rdma_connect(qa): REJECTED");
 }
 
+TEST_CASE("abort: the abort line reports on the latest plan step, also when that was a barrier's line") {
+  RunReport a;
+  a.current_step = 8;  // the last step run; the barrier after it names step 11 itself
+  a.add(line(8, "ibv_create_qp", "qa", StepStatus::Ok, ""));
+  a.add(line(11, "barrier", "all hosts", StepStatus::Ok, "every host arrived"));
+  qpo::exec::take_abort(a, "a", kAbort);
+  REQUIRE(a.steps.size() == 3);
+  CHECK(a.steps[2].verb == "abort");
+  CHECK(a.steps[2].plan_step == 11);  // plan_equals_run: the walked steps never go back
+}
+
 TEST_CASE("merge: a host aborted by its peer's capability skip makes the run unsupported, not failed") {
   auto s = two_hosts();
   RunReport a;
