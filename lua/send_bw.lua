@@ -35,6 +35,8 @@ local function side(w, sends, receives)
         depth = perf.rx_depth(w, lay, size), recv_mr = lay.mr, recv_offset = lay.inbound,
         check = a.check and a.seed or nil, events = a.events, qps = perf.extra_qps(w),
         ready = ready, timeout = a.timeout,
+        -- The sender's pace: the gaps between its bursts are no timeout.
+        rate = perf.wr_rate(a, size), burst = a.burst > 0 and a.burst or a.post_list,
       }
     end
     runs[#runs + 1] = r

@@ -92,7 +92,12 @@ class Engine {
     last_activity_ = start_;
     last_report_ = start_;
     deadline_ = cfg_.duration > 0 ? start_ + clock::from_seconds(cfg_.duration) : kForever;
-    if (cfg_.rate > 0) pacer_.start(cfg_.rate / clock::ticks_per_second(), cfg_.burst ? cfg_.burst : cfg_.post_list, start_);
+    uint32_t burst = cfg_.burst ? cfg_.burst : cfg_.post_list;
+    if (cfg_.rate > 0 && tx_) pacer_.start(cfg_.rate / clock::ticks_per_second(), burst, start_);
+    // A receiver of a paced sender (rate on a receive-only stream: the sender's) hears nothing
+    // between bursts: its wait outlasts twice that gap, whatever timeout_ms says.
+    timeout_ms_ = cfg_.timeout_ms;
+    if (cfg_.rate > 0 && !tx_) timeout_ms_ = std::max<double>(timeout_ms_, 2000.0 * burst / cfg_.rate);
     loop();
     return finish();
   }
@@ -623,7 +628,7 @@ class Engine {
 
   void idle() {
     if (nudging_) nudge();
-    if (now_ - last_activity_ > clock::from_seconds(cfg_.timeout_ms / 1000.0)) timeout();
+    if (now_ - last_activity_ > clock::from_seconds(timeout_ms_ / 1000.0)) timeout();
     if (cfg_.yield_when_idle) std::this_thread::yield();
     if (cfg_.events) {
       arm_cqs(events_, eps_[0]->qp_name);
@@ -668,7 +673,7 @@ class Engine {
       what = "received " + std::to_string(received_) + " of " + std::to_string(rx_quota_) + " messages";
     for (const auto& note : nudge_notes()) what += "; " + note;
     throw DataplaneError(DataplaneError::Kind::Timeout, ep.qp_name,
-                         "QP '" + ep.qp_name + "': no completion for " + std::to_string(cfg_.timeout_ms) + " ms: " +
+                         "QP '" + ep.qp_name + "': no completion for " + std::to_string(static_cast<int64_t>(timeout_ms_)) + " ms: " +
                              what + " (is the peer receiving? are QPs in RTS?)");
   }
 
@@ -756,6 +761,7 @@ class Engine {
   uint32_t recv_batch_ = 1;
   uint64_t start_ = 0, now_ = 0, deadline_ = kForever, last_activity_ = 0, last_report_ = 0;
   RatePacer pacer_;
+  double timeout_ms_ = 0;  // cfg_.timeout_ms, or longer for a paced sender's receiver
   size_t next_lane_ = 0;  // paced: the lane that takes the next tokens first
   uint64_t last_tx_ = 0, last_rx_ = 0;
   int64_t mono_start_ns_ = 0;

@@ -56,7 +56,8 @@ struct StreamConfig {
   uint32_t post_list = 1;         // WRs per ibv_post_send (perftest -l)
   // Software rate limit (perftest --rate_limit_type SW): at most this many WRs per second over
   // the whole stream (all its lanes), posted in bursts of up to `burst` WRs (perftest
-  // --burst_size; 0 = post_list). 0 = as fast as the queue allows.
+  // --burst_size; 0 = post_list). 0 = as fast as the queue allows. On a receive-only stream:
+  // the rate its sender is paced at, so the no-completion timeout outlasts twice a burst's gap.
   double rate = 0;
   uint32_t burst = 0;
   uint32_t inline_size = 0;       // send inline when size <= this (perftest -I)

@@ -817,3 +817,17 @@ TEST_CASE("a rate limit with events = true is refused: a paced stream wakes at i
   CHECK_THROWS_WITH_AS(stream1(p.a(), nullptr, c), doctest::Contains("a rate limit and events = true do not go together"),
                        DataplaneError);
 }
+
+TEST_CASE("a receiver told its sender's pace waits out twice a burst's gap before timing out") {
+  Pair p;
+  RecvPool pool;
+  StreamConfig c;
+  c.op = Op::Recv;
+  c.size = 64;
+  c.iterations = 4;
+  c.local_mr = "mb";
+  c.timeout_ms = 100;
+  c.rate = 2;   // the sender posts 2 WRs per second,
+  c.burst = 1;  // one at a time: 500 ms between them, so the wait is 1000 ms, not 100
+  CHECK_THROWS_WITH_AS(stream1(p.b(), &pool, c), doctest::Contains("no completion for 1000 ms"), DataplaneError);
+}
