@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "exec/failure_note.h"
 #include "exec/steps.h"
 #include "util/async_event_names.h"
 
@@ -186,7 +187,7 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
   r.status = report::StepStatus::Failed;
   r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
   std::string what = step.extra().event + " on " + object_text(st, step);
-  r.message = (stopped ? "stopped while waiting for " + what : "no " + what + " within " + std::to_string(within) + " ms") +
+  r.message = (stopped ? stopped_while_waiting(what) : "no " + what + " within " + std::to_string(within) + " ms") +
               (seen.empty() ? "" : " (saw: " + seen + ")");
   st.report.fail(r.message);
   st.report.add(std::move(r));

@@ -9,6 +9,7 @@
 #include "cm/exchange_data.h"
 #include "cm/flow.h"
 #include "exec/cm_resources.h"
+#include "exec/failure_note.h"
 #include "exec/endpoints.h"
 #include "exec/host_session.h"
 #include "exec/steps.h"
@@ -235,7 +236,7 @@ class CmRunner {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       if (left <= 0) throw cm::Unexpected(step_.object, cm::event_name(want), std::nullopt, ETIMEDOUT);
       if (stop_flag() || (st_.channel && st_.channel->stop_request() && st_.channel->stop_request()->requested))
-        throw std::runtime_error("stopped while waiting for " + cm::event_name(want));
+        throw std::runtime_error(stopped_while_waiting(cm::event_name(want)));
       int err = 0;
       auto e = cm::next_event(h.channel->channel(), static_cast<int>(std::min<long long>(left, 200)), &err);
       if (!e) {

@@ -12,8 +12,8 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
-#include <set>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "exec/async_events.h"

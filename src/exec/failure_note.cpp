@@ -11,7 +11,13 @@ bool is_echo(const std::string& reason) {
   return reason.find("aborted: host ") != std::string::npos || reason.find("another host failed") != std::string::npos;
 }
 
-bool cut_short_by_stop(const std::string& reason) { return reason.find("stopped while waiting") != std::string::npos; }
+namespace {
+constexpr const char* kStoppedWhileWaiting = "stopped while waiting for ";
+}  // namespace
+
+std::string stopped_while_waiting(const std::string& what) { return kStoppedWhileWaiting + what; }
+
+bool cut_short_by_stop(const std::string& reason) { return reason.find(kStoppedWhileWaiting) != std::string::npos; }
 
 void take_abort(report::RunReport& r, const std::string& host, const std::string& why) {
   // The abort comes after every line so far: it reports on the latest plan step, which may be

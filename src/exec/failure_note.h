@@ -16,6 +16,9 @@ std::string failure_note(const report::RunReport& r, const std::string& host);
 // Whether a host's verdict reason only echoes another host's failure.
 bool is_echo(const std::string& reason);
 
+// What a wait that a stop cut short says ("stopped while waiting for RDMA_CM_EVENT_CONNECT_REQUEST"):
+// every such wait words it here, so cut_short_by_stop recognises it.
+std::string stopped_while_waiting(const std::string& what);
 // Whether a failure is what a stop did to a wait in progress ("rdma_get_cm_event(qb): stopped
 // while waiting for RDMA_CM_EVENT_CONNECT_REQUEST"): a symptom of the stop, not a cause.
 bool cut_short_by_stop(const std::string& reason);

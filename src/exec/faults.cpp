@@ -44,12 +44,13 @@ std::string tc_line(const std::vector<std::string>& args) {
   return cmd;
 }
 
-// Runs tc; a failure throws, naming the command and what fault injection needs.
 // "'tc qdisc del dev eth0 root' failed (2): Error: ..."
 std::string tc_failed(const std::vector<std::string>& args, int rc, const std::string& out) {
   return "'" + tc_line(args) + "' failed (" + std::to_string(rc) + "): " + std::string(util::trim(out));
 }
 
+// Runs tc and returns its output; a failure throws, naming the command and what fault
+// injection needs.
 std::string tc(const std::vector<std::string>& args) {
   std::string out;
   int rc = run_tool("tc", args, &out);

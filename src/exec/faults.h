@@ -21,9 +21,9 @@ RootQdisc parse_root_qdisc(const std::string& tc_show_output);
 
 // Why a fault must not install its qdiscs on NETDEV whose root qdisc is `q`; empty when it may.
 // A fault replaces the root qdisc and its removal (`qdisc del root`) leaves the kernel's
-// default, so only a default is ours to replace: noqueue, pfifo_fast, fq_codel, mq, or any
-// qdisc the kernel attached itself (handle 0:, e.g. net.core.default_qdisc=fq). Anything else
-// (mqprio for DCB, a shaper) is the host's configuration, and a fault would destroy it.
+// default, so only a qdisc the kernel attached itself is ours to replace: handle 0:, whatever
+// its kind (noqueue, pfifo_fast, fq_codel, mq, net.core.default_qdisc=fq). Anything else (mqprio
+// for DCB, a shaper, an mq with tuned children) is the host's configuration.
 std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q);
 
 class Faults {

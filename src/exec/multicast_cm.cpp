@@ -6,6 +6,7 @@
 
 #include "cm/flow.h"
 #include "exec/cm_resources.h"
+#include "exec/failure_note.h"
 #include "exec/steps.h"
 #include "util/strings.h"
 #include "verbs/device.h"
@@ -36,7 +37,7 @@ cm::Event await_join(const RunState& st, McastCm& m, rdma_cm_id* id, int timeout
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) throw cm::Unexpected(object, "RDMA_CM_EVENT_MULTICAST_JOIN", std::nullopt, ETIMEDOUT);
-    if (stop_now(st)) throw std::runtime_error("stopped while waiting for RDMA_CM_EVENT_MULTICAST_JOIN");
+    if (stop_now(st)) throw std::runtime_error(stopped_while_waiting("RDMA_CM_EVENT_MULTICAST_JOIN"));
     int err = 0;
     auto e = cm::next_event(m.channel->channel(), static_cast<int>(std::min<long long>(left, 200)), &err);
     if (!e) {
