@@ -470,9 +470,56 @@ guest_verdict() {
         say "${label}stopped because the other guest failed"
         return $EXIT_LAB
     fi
-    say "${label}the guest failed to boot or crashed (qemu exit status $qrc, no result)"
+    if [[ -f $dir/ctl/ready ]]; then
+        say "${label}the guest crashed while running the command (qemu exit status $qrc$(qemu_exit_meaning "$qrc"), no result)"
+    else
+        say "${label}the guest failed to boot (qemu exit status $qrc$(qemu_exit_meaning "$qrc"), no result)"
+    fi
     show_logs "$dir"
     return $EXIT_LAB
+}
+
+# Words for a QEMU exit status that ended a guest without a result.
+qemu_exit_meaning() {
+    case $1 in
+        0) echo ": the guest reset, a triple fault or a kernel panic, and -no-reboot ended QEMU" ;;
+        13[0-9] | 14[0-9]) echo ": QEMU died of signal $(($1 - 128))" ;;
+    esac
+}
+
+# Boots that die before the guest is ready: under TCG on a loaded host, QEMU has been seen to
+# segfault or the guest to reset in early boot, a few times in hundreds of boots, before any
+# of the command ran. Such a guest is booted again (its command never started, so nothing
+# runs twice); a guest that reported a reason (ctl/rc), timed out or was stopped is not.
+readonly BOOT_ATTEMPTS=3
+died_before_ready() {
+    local name=$1 qrc=$2 dir=$WORK/$1
+    ((qrc != 124)) && [[ ! -f $dir/ctl/rc && ! -f $dir/ctl/ready && ! -f $dir/killed ]]
+}
+
+# Makes guest NAME's directory ready for another boot: the old console is kept next to it,
+# the old output FIFOs are released (their pumps see end-of-file) and made anew by start_guest.
+reset_guest_dir() {
+    local name=$1 attempt=$2 dir=$WORK/$1 f fd
+    mv "$dir/console.log" "$dir/console.$attempt.log"
+    mv "$dir/qemu.log" "$dir/qemu.$attempt.log"
+    for f in "$dir/stdout" "$dir/stderr"; do
+        exec {fd}<>"$f"
+        exec {fd}>&-
+        rm -f "$f"
+    done
+}
+
+# Says why guest NAME is booted again, with what its failed boot left.
+say_reboot() {
+    local name=$1 qrc=$2 attempt=$3 label=$4 dir=$WORK/$1
+    say "${label}the guest died while booting (qemu exit status $qrc$(qemu_exit_meaning "$qrc")); booting it again (attempt $((attempt + 1)) of $BOOT_ATTEMPTS)"
+    if [[ -s $dir/qemu.log ]]; then
+        tail -n 5 "$dir/qemu.log" | sed 's/^/lab:   qemu: /' >&2
+    fi
+    if [[ -s $dir/console.log ]]; then
+        tail -n 5 "$dir/console.log" | tr -d '\r' | sed 's/^/lab:   console: /' >&2
+    fi
 }
 
 show_logs() {
@@ -514,10 +561,17 @@ cmd_run() {
     mkdir -p "$out"
     # rxe0 on lo: GID 0 fe80::..., GID 1 ::ffff:127.0.0.1 (ibv_rc_pingpong -g 1), GID 2 ::1
     setup_guest a lo "" "" 3 0 "$out" "${OPT_ENV[@]+"${OPT_ENV[@]}"}" -- "$@"
-    start_guest a "" "$out" -nic none
-    local qrc=0
-    wait "${GUEST_PIDS[0]}" || qrc=$?
-    GUEST_PIDS=()
+    local qrc attempt=1
+    while :; do
+        start_guest a "" "$out" -nic none
+        qrc=0
+        wait "${GUEST_PIDS[0]}" || qrc=$?
+        GUEST_PIDS=()
+        if ((attempt >= BOOT_ATTEMPTS)) || ! died_before_ready a "$qrc"; then break; fi
+        say_reboot a "$qrc" "$attempt" ""
+        reset_guest_dir a "$attempt"
+        attempt=$((attempt + 1))
+    done
     wait_pumps
     local rc=0
     guest_verdict a "$qrc" "" "$(show_cmd "$@")" || rc=$?
@@ -582,22 +636,36 @@ cmd_run2() {
     # stop it instead of waiting for the timeout.
     local -A qrc=()
     local pid name
-    local -A name_of=([${GUEST_PIDS[0]}]=a [${GUEST_PIDS[1]}]=b)
+    local -A name_of=([${GUEST_PIDS[0]}]=a [${GUEST_PIDS[1]}]=b) attempts=([a]=1 [b]=1)
     while ((${#qrc[@]} < 2)); do
         local st=0
         wait -n -p pid "${GUEST_PIDS[@]}" || st=$?
         name=${name_of[$pid]}
-        qrc[$name]=$st
-        local rcf=$WORK/$name/ctl/rc
-        if ((${#qrc[@]} < 2)) && { [[ ! -f $rcf ]] || [[ $(cat "$rcf") != 0 ]]; }; then
-            local other=a other_pid=${GUEST_PIDS[0]}
-            [[ $name == a ]] && other=b other_pid=${GUEST_PIDS[1]}
-            (sleep 5; touch "$WORK/$other/killed"; kill -TERM "$other_pid" 2>/dev/null) &
-            STOPPER_PID=$!
-        fi
         local remaining=()
         for p in "${GUEST_PIDS[@]}"; do [[ $p != "$pid" ]] && remaining+=("$p"); done
         GUEST_PIDS=("${remaining[@]+"${remaining[@]}"}")
+        # The barrier holds the other guest's command until this one is ready: a boot that
+        # died can be replaced without either command having started.
+        if ((attempts[$name] < BOOT_ATTEMPTS)) && died_before_ready "$name" "$st"; then
+            say_reboot "$name" "$st" "${attempts[$name]}" "[$name] "
+            reset_guest_dir "$name" "${attempts[$name]}"
+            attempts[$name]=$((attempts[$name] + 1))
+            if [[ $name == a ]]; then
+                start_guest a "$prefix_a" "$out" "${net_a[@]}"
+            else
+                start_guest b "[b] " "$out" "${net_b[@]}"
+            fi
+            name_of[${GUEST_PIDS[-1]}]=$name
+            continue
+        fi
+        qrc[$name]=$st
+        local rcf=$WORK/$name/ctl/rc
+        if ((${#qrc[@]} < 2)) && { [[ ! -f $rcf ]] || [[ $(cat "$rcf") != 0 ]]; }; then
+            local other_pid=${GUEST_PIDS[0]}
+            local other=${name_of[$other_pid]}
+            (sleep 5; touch "$WORK/$other/killed"; kill -TERM "$other_pid" 2>/dev/null) &
+            STOPPER_PID=$!
+        fi
     done
     for p in $STOPPER_PID $BARRIER_PID; do kill "$p" 2>/dev/null || true; done
     wait_pumps

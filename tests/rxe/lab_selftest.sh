@@ -94,6 +94,57 @@ if [[ ${QPO_LAB_SELFTEST_QUICK:-0} != 1 ]]; then
     fi
 fi
 
+# 7. A guest whose boot dies before it is ready is booted again; one that keeps dying is a lab
+#    failure (125) after three boots. A stand-in QEMU kills itself with SIGSEGV on the boots
+#    named in CRASH_BOOTS of the guests named in CRASH_GUESTS, as QEMU under TCG has done.
+cat >"$TMP/qemu" <<'QEMU'
+#!/usr/bin/env bash
+name=
+for a in "$@"; do [[ $a == qpo-lab-* ]] && name=${a#qpo-lab-}; done
+count=$CRASH_DIR/boots-$name
+echo x >>"$count"
+boot=$(wc -l <"$count")
+if [[ " $CRASH_GUESTS " == *" $name "* && " $CRASH_BOOTS " == *" $boot "* ]]; then
+    echo "stand-in qemu: crashing boot $boot of $name" >&2
+    kill -SEGV $$
+fi
+exec qemu-system-x86_64 "$@"
+QEMU
+chmod +x "$TMP/qemu"
+crash_run() { # crash_run DIR GUESTS BOOTS LAB-ARGS...
+    local dir=$1 guests=$2 boots=$3
+    shift 3
+    mkdir -p "$dir"
+    QPO_LAB_QEMU=$TMP/qemu CRASH_DIR=$dir CRASH_GUESTS=$guests CRASH_BOOTS=$boots "$LAB" "$@"
+}
+crash_run "$TMP/c1" a 1 run -- sh -c 'exit 3' >"$TMP/crash1" 2>&1
+rc=$?
+if ((rc == 3)) && grep -q 'the guest died while booting (qemu exit status 139: QEMU died of signal 11); booting it again (attempt 2 of 3)' "$TMP/crash1" &&
+    [[ $(wc -l <"$TMP/c1/boots-a") == 2 ]]; then
+    pass "run: a boot that died is booted again and the command's exit code comes back"
+else
+    fail "run after a crashed boot: want 3 after 2 boots, got $rc"; dump "$TMP/crash1"
+fi
+crash_run "$TMP/c2" a "1 2 3" run -- sh -c 'exit 3' >"$TMP/crash2" 2>&1
+rc=$?
+if ((rc == 125)) && grep -q 'attempt 3 of 3' "$TMP/crash2" &&
+    grep -q 'the guest failed to boot (qemu exit status 139: QEMU died of signal 11, no result)' "$TMP/crash2" &&
+    [[ $(wc -l <"$TMP/c2/boots-a") == 3 ]]; then
+    pass "run: three boots that die are a lab failure (125)"
+else
+    fail "run with every boot crashing: want 125 after 3 boots, got $rc"; dump "$TMP/crash2"
+fi
+if [[ ${QPO_LAB_SELFTEST_QUICK:-0} != 1 ]]; then
+    crash_run "$TMP/c3" b 1 run2 --timeout 60 --cmd-a 'exit 0' --cmd-b 'exit 5' >"$TMP/crash3" 2>&1
+    rc=$?
+    if ((rc == 5)) && grep -q '^lab: \[b\] the guest died while booting' "$TMP/crash3" &&
+        [[ $(wc -l <"$TMP/c3/boots-b") == 2 && $(wc -l <"$TMP/c3/boots-a") == 1 ]]; then
+        pass "run2: guest b's boot that died is booted again while a waits; exit 5 comes back"
+    else
+        fail "run2 after b's crashed boot: want 5, got $rc"; dump "$TMP/crash3"
+    fi
+fi
+
 if ((failures)); then
     echo "lab selftest: $failures check(s) failed" >&2
     exit 1
