@@ -35,6 +35,8 @@ CTL=/mnt/ctl
 ROOT=/mnt/root
 
 say() { echo "lab-guest: $*"; }
+# One line per stage on the console: when a guest dies, the host shows the last one reached.
+say "init started"
 
 # Power off at once. Returning from PID 1 would panic the kernel (harmless with panic=-1 and
 # -no-reboot, but noisy), so this never returns.
@@ -63,6 +65,7 @@ done
 # --- shares -------------------------------------------------------------------------------
 mkdir -p "$CTL" /mnt/lower /mnt/rw "$ROOT"
 mount -t 9p -o trans=virtio,version=9p2000.L labctl "$CTL" || fail "cannot mount the labctl share"
+say "modules loaded, labctl mounted"
 [ -f "$CTL/lab.conf" ] || fail "labctl share has no lab.conf"
 # shellcheck disable=SC1091 # written by lab.sh
 . "$CTL/lab.conf"
@@ -187,6 +190,7 @@ if [ "$LAB_STDERR_TTY" != 1 ]; then
     err=/lab-stderr
 fi
 
+say "rxe0 up, ready"
 echo ready >"$CTL/ready"
 if [ "$LAB_BARRIER" = 1 ]; then
     while [ ! -e "$CTL/go" ]; do sleep 0.05; done
@@ -197,6 +201,7 @@ fi
 setsid chroot "$ROOT" /usr/bin/env -i /bin/bash --noprofile --norc /run/qpo-lab/cmd.sh \
     </dev/null >"$out" 2>"$err" &
 cmd=$!
+say "command started"
 wait $cmd
 rc=$?
 
@@ -217,6 +222,7 @@ if [ -n "$pumps" ]; then
     kill -KILL $watchdog 2>/dev/null
 fi
 
+say "command exited $rc"
 echo "$rc" >"$CTL/rc"
 # stty waits (TCSADRAIN) until the serial ports have sent everything before power-off.
 stty -F /dev/ttyS1 raw
