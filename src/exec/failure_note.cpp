@@ -39,7 +39,8 @@ std::string failure_note(const report::RunReport& r, const std::string& host) {
       line = &s;
       break;
     }
-  std::string out = "host " + host + " failed";
+  // A capability skip is not a failure: the others read "host b stopped: unsupported by ...".
+  std::string out = "host " + host + (r.verdict == report::Verdict::Unsupported ? " stopped" : " failed");
   if (!line) return out + ": " + r.reason;
   if (line->plan_step) out += " at step " + std::to_string(line->plan_step);
   out += " (" + line->verb + (line->object.empty() ? "" : ", " + line->object) + "): ";

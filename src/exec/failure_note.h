@@ -8,7 +8,8 @@
 
 namespace qpo::exec {
 
-// This host's first failed line as a note for the other hosts; "" when the run has not
+// This host's first failed line as a note for the other hosts ("host b stopped: unsupported
+// by device ..." when it could not run the scenario); "" when the run has not
 // failed here, or when its failure is itself an echo of another host's (aborted, another
 // host failed, stopped by the channel): only a cause is worth telling.
 std::string failure_note(const report::RunReport& r, const std::string& host);

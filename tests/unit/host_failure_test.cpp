@@ -55,6 +55,14 @@ TEST_CASE("failure note: no failed line gives the verdict's reason") {
   CHECK(qpo::exec::failure_note(r, "b") == "host b failed: fault injection failed");
 }
 
+TEST_CASE("failure note: a host that could not run the scenario stopped, it did not fail") {
+  RunReport r;
+  r.verdict = qpo::report::Verdict::Unsupported;
+  r.reason = "unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host";
+  CHECK(qpo::exec::failure_note(r, "b") ==
+        "host b stopped: unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host");
+}
+
 TEST_CASE("failure note: none for a passing host, nor for one only aborted by another") {
   RunReport pass;
   CHECK(qpo::exec::failure_note(pass, "a").empty());
@@ -165,7 +173,7 @@ TEST_CASE("abort: the abort line reports on the latest plan step, also when that
 TEST_CASE("merge: a host aborted by its peer's capability skip makes the run unsupported, not failed") {
   auto s = two_hosts();
   RunReport a;
-  qpo::exec::take_abort(a, "a", "aborted: host b failed: unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host");
+  qpo::exec::take_abort(a, "a", "aborted: host b stopped: unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host");
   RunReport b;
   b.verdict = qpo::report::Verdict::Unsupported;
   b.reason = "unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host";
