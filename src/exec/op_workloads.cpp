@@ -456,6 +456,27 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
   return true;
 }
 
+// A stop from outside (Ctrl-C, another host's failure) halted every side: each workload's
+// line says how far it got, in plan order; the verdict is the stop's, set by the caller.
+void report_stopped(RunState& st, const std::vector<const plan::Step*>& steps,
+                    const std::vector<std::unique_ptr<Initiator>>& initiators,
+                    const std::vector<std::unique_ptr<Responder>>& responders, const std::string& why) {
+  auto stopped = [&](const plan::Step& step, const std::string& verb, const std::string& object,
+                     const scenario::Workload& w, uint64_t done) {
+    auto r = line(st, step, verb, object, w);
+    r.status = report::StepStatus::Failed;
+    r.message = "stopped after " + std::to_string(done) + " of " + std::to_string(w.iterations) + ": " + why;
+    st.report.add(r);
+  };
+  for (const plan::Step* step : steps) {
+    for (const auto& t : initiators)
+      if (t->step == step) stopped(*step, "workload", t->w->qp.name, *t->w, t->result.tx.ops);
+    for (const auto& r : responders)
+      for (const auto& in : r->in)
+        if (in.step == step) stopped(*step, "workload receive", in.receiver->spec->name, *in.w, in.received);
+  }
+}
+
 // Op workloads on a QP group (scenario Workload::group): after the members' lines, one line
 // per group with their figures together: the bytes of every member that completed over the
 // longest member's time (they ran at once), the latencies of all their WRs.
@@ -705,10 +726,12 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     }
   if (stop_requested()) {
     st.report.fail("interrupted (SIGINT) during traffic; tore down");
+    report_stopped(st, steps, initiators, responders, "interrupted (SIGINT)");
     return false;
   }
   if (told && told->requested.load(std::memory_order_acquire)) {
     st.report.fail(told->why + "; tore down");
+    report_stopped(st, steps, initiators, responders, told->why);
     return false;
   }
 

@@ -3,7 +3,8 @@
 # tests/rxe/cross_host/local-abort.yaml: host a's workload fails at once while host b's runs
 # far longer than the phase timeout. Run twice, hosts as threads (--local) and as agent
 # processes (--agents --local): each time host b logs "aborted: host a failed at step N
-# (workload, qa1): ..." (the same line both ways), stops and tears down; the run exits 1 with
+# (workload, qa1): ..." (the same line both ways), its workload line says "stopped after N of
+# 100000000: aborted: ...", it tears down; the run exits 1 with
 # host a's error as its reason, in well under the phase timeout (120 s; the check allows 30 s).
 #   host_failure_local.sh QPO
 set -u
@@ -51,6 +52,10 @@ for mode in ("local", "agents"):
         bad.append("%s: host b's abort lines %r do not name host a's step" % (mode, abort))
     else:
         aborts[mode] = abort[0]
+    # b's own workload line says how far it got before the abort stopped it.
+    long = [s.get("message", "") for s in steps if s.get("host") == "b" and s.get("verb") == "workload" and s.get("object") == "qb2"]
+    if len(long) != 1 or not re.fullmatch(r"stopped after \d+ of 100000000: aborted: host a failed at step \d+ \(workload, qa1\): " + re.escape(why), long[0]):
+        bad.append("%s: host b's workload lines for qb2 %r do not say how far it got" % (mode, long))
     if any("no answer within" in s.get("message", "") for s in steps) or "no answer within" in reason:
         bad.append("%s: a phase timeout fired" % mode)
     seconds = int(ms) / 1000 if ms else None
