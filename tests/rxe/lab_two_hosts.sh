@@ -13,25 +13,7 @@
 set -u
 QPO=${1:?usage: lab_two_hosts.sh QPO_BINARY}
 cd "$(dirname "$0")/../.." || exit 2
-failures=0
-
-# check NAME WANT_EXIT RC OUTPUT PATTERN...: every extended regex must match a line of OUTPUT.
-check() {
-  name=$1 want=$2 rc=$3 out=$4
-  shift 4
-  problem=""
-  [ "$rc" -eq "$want" ] || problem="exit $rc, expected $want"
-  for pattern in "$@"; do
-    printf '%s\n' "$out" | grep -Eq -- "$pattern" || problem="$problem; output lacks /$pattern/"
-  done
-  if [ -z "$problem" ]; then
-    echo "ok   $name"
-  else
-    failures=$((failures + 1))
-    echo "FAIL $name: $problem"
-    printf '%s\n' "$out" | tail -40 | sed 's/^/     | /'
-  fi
-}
+. tests/rxe/check_output.sh
 
 F=tests/scenarios/faults/rc-write-loss-1pct.yaml
 out=$("$QPO" run --lab --verbose "$F" 2>&1)
