@@ -30,7 +30,8 @@ Action add_validate(CLI::App& app) {
       "Reports every problem at once: stable code, file:line:col, YAML path, the rule broken and a hint.\n"
       "Exit status: 0 valid, 1 invalid, 2 usage or system error (e.g. unreadable file).\n"
       "Codes: Q1xx structure, Q2xx references, Q3xx state machine (kernel qp_state_table), Q4xx values,\n"
-      "Q5xx cross-QP (peers, PSNs, MTU, access for workloads), Q6xx capacity. See docs/diagnostics.md.\n\n"
+      "Q5xx cross-QP (peers, PSNs, MTU, access for workloads), Q6xx capacity, Q7xx script workloads.\n"
+      "See docs/diagnostics.md.\n\n"
       "Example:\n  qpo validate scenarios/*.yaml\n  qpo validate --format json my.yaml | jq '.files[].diagnostics[].code'");
   cmd->add_option("files", opts->files, "Scenario files ('-' reads stdin)")->required();
   add_output_options(*cmd, opts->out);

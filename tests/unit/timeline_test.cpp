@@ -138,6 +138,38 @@ TEST_CASE("an expected remote completion error moves both RC QPs to ERR for the 
   }
 }
 
+TEST_CASE("Q309: a workload whose initiator is not in RTS is an error at its timeline step") {
+  std::string y = pair("", kWriteRead + "timeline:\n  - { qp: qa, to: ERR }\n  - workload: write\n");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q309");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "workload 'write' runs while its initiator QP 'qa' is in ERR, not RTS");
+  CHECK(d->path == "timeline[1]");
+  CHECK(d->loc.line == qpo::test::line_of(y, "- workload: write"));
+  CHECK(d->hint == "bring 'qa' to RTS before this step, or say what the workload meets with `expect: { status: ... }`");
+}
+
+TEST_CASE("Q309: a workload whose peer is not in RTR or RTS is an error at the workload") {
+  std::string y = pair("", kWriteRead);
+  auto at = y.find("RTR: { max_dest_rd_atomic: 4 }, RTS: {} }");
+  y.replace(at, std::string("RTR: { max_dest_rd_atomic: 4 }, RTS: {} }").size(), "}");  // qb stops at INIT
+  auto l = load_validate(y);
+  auto q309 = l.with_code("Q309");
+  REQUIRE_MESSAGE(q309.size() == 2, l.dump());  // write and read
+  CHECK(q309[0]->message == "workload 'write' runs while its peer QP 'qb' is in INIT, not RTR or RTS");
+  CHECK(q309[0]->path == "workloads.write");
+}
+
+TEST_CASE("Q309: not for a workload that expects a completion error, nor after a recovery to RTS") {
+  auto expected = load_validate(pair("", kDenied + "timeline:\n  - { qp: qa, to: ERR }\n  - workload: denied\n"));
+  CHECK_MESSAGE(expected.with_code("Q309").empty(), expected.dump());
+  auto recovered = load_validate(pair("", kWriteRead +
+                                              "timeline:\n  - { qps: [qa, qb], to: ERR }\n  - { qps: [qa, qb], to: RESET }\n"
+                                              "  - { qps: [qa, qb], to: INIT }\n  - { qps: [qa, qb], to: RTR }\n"
+                                              "  - { qps: [qa, qb], to: RTS }\n  - workload: write\n"));
+  CHECK_MESSAGE(recovered.with_code("Q309").empty(), recovered.dump());
+}
+
 TEST_CASE("a transition the timeline makes impossible is reported at its own line, once") {
   // SQD after the expected error: ERR->SQD is not a transition; the RESET after it is fine.
   std::string y = pair("", kDenied + "timeline:\n  - workload: denied\n  - { qp: qa, to: SQD }\n  - { qp: qa, to: RESET }\n");
