@@ -45,7 +45,11 @@ int run_lab_script(const std::vector<std::string>& args) {
 
 bool use_lab(bool lab, bool no_lab, const std::string& doing) {
   if (lab) return true;
-  if (no_lab || !verbs::list_devices().empty()) return false;
+  bool none = verbs::list_devices().empty();
+  if (no_lab && none)
+    std::cerr << "qpo: --no-lab, and this host has no RDMA device: " << doing
+              << " here fails at the first device it opens (without --no-lab it goes to the Soft-RoCE lab)\n";
+  if (no_lab || !none) return false;
   std::cerr << "qpo: no RDMA device on this host; " << doing << " in the Soft-RoCE lab (use --no-lab to refuse)\n";
   return true;
 }

@@ -54,7 +54,10 @@ std::vector<DeviceInfo> list_devices(uint8_t port) {
 
 Context::Context(const std::string& wanted, uint8_t port, const std::string& object) : port_(port) {
   DeviceList devices;
-  if (!devices.list) throw VerbsError("ibv_get_device_list", object, errno ? errno : ENODEV);
+  // ENOSYS: the kernel has no RDMA stack (no /sys/class/infiniband_verbs), not just no device.
+  if (!devices.list)
+    throw VerbsError("ibv_get_device_list", object, errno ? errno : ENODEV,
+                     errno == ENOSYS ? "this kernel has no RDMA support" : "");
   ibv_device* chosen = nullptr;
   for (int i = 0; i < devices.count && !chosen; ++i) {
     if (wanted == "auto" ? port_is_active(devices.list[i], port) : matches(devices.list[i], wanted))
