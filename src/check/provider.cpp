@@ -1,5 +1,7 @@
 #include "check/provider.h"
 
+#include "scenario/capabilities.h"
+
 namespace qpo::check {
 
 namespace {
@@ -21,6 +23,16 @@ std::string hint_for(const spec::Deviation& d, const spec::RuleTable& rules) {
 
 void check_provider(const scenario::Scenario& checked, const spec::ProviderEntry& provider, const std::string& origin,
                     diag::DiagSink& sink) {
+  // A capability the provider lacks: the run would stop before bring-up as unsupported.
+  for (const auto& need : scenario::needed_capabilities(checked)) {
+    auto gap = provider.unsupported.find(need.cap);
+    if (gap == provider.unsupported.end()) continue;
+    auto& w = sink.warning("Q310", need.loc, need.path,
+                           "provider " + provider.name + " lacks " + need.cap + " (" + gap->second +
+                               "): on it `qpo run` reports the scenario unsupported by device (exit 77)");
+    w.rule = "unsupported: of provider " + provider.name + " in " + origin;
+    w.hint = "run it on a device that has " + need.cap + "; in a suite the skip is not a failure";
+  }
   const auto& rules = spec::RuleTable::builtin();
   for (const auto& q : checked.qps) {
     if (q.type < 0) continue;

@@ -1,7 +1,8 @@
 #pragma once
 // qpo validate --provider: the steps of a checked scenario that the rule tables predict succeed
 // but the provider's recorded deviations (schemas/providers.yaml, `qpo probe --out`) say it
-// refuses. Warning Q308 names the provider, the deviation and the file it comes from.
+// refuses. Warning Q308 names the provider, the deviation and the file it comes from; warning
+// Q310 a capability the scenario needs that the provider lacks (its `unsupported:` list).
 #include <string>
 
 #include "diag/diagnostic.h"

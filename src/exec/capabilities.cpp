@@ -5,6 +5,7 @@
 #include "exec/multicast.h"
 #include "exec/odp_caps.h"
 #include "exec/steps.h"
+#include "scenario/capabilities.h"
 #include "spec/providers.h"
 #include "util/ops.h"
 
@@ -16,34 +17,20 @@ std::string provider_of(const RunState& st) {
 }
 
 std::string unsupported_reason(const RunState& st) {
-  std::set<std::string> needed(st.scenario->requires_caps.begin(), st.scenario->requires_caps.end());
-  for (const auto& q : st.scenario->qps) {
-    if (q.type_name.rfind("XRC", 0) == 0) needed.insert("xrc");
-    if (q.type_name == "RAW_PACKET") needed.insert("raw_packet");
-    if (q.type_name == "UD") needed.insert("ud");
-    if (q.type_name == "UC") needed.insert("uc");
-    if (q.srq) needed.insert("srq");
-  }
-  for (const auto& c : st.scenario->cqs)
-    if (c.timestamps) needed.insert("cq_timestamps");
-  for (const auto& w : st.scenario->workloads)
-    if (const auto* op = util::scenario_op(w.op); op && op->atomic) needed.insert("atomic");
   bool type2 = false;
-  for (const auto& w : st.scenario->mws) {
-    needed.insert("mw");
-    type2 |= w.type == 2;
-  }
+  for (const auto& w : st.scenario->mws) type2 |= w.type == 2;
   std::set<std::string> odp_qp_types;  // the types of the QPs that share a PD with an ODP MR
   for (const auto& m : st.scenario->mrs) {
     if (!(m.access & IBV_ACCESS_ON_DEMAND)) continue;
-    needed.insert("odp");  // `on_demand` registers with ODP
     for (const auto& q : st.scenario->qps)
       if (q.pd.name == m.pd.name) odp_qp_types.insert(q.type_name);
   }
+  const auto needs = scenario::needed_capabilities(*st.scenario);
   for (const auto& [name, d] : st.devices) {
     const auto& attr = d.ctx().device_attr();
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
-    for (const auto& cap : needed) {
+    for (const auto& need : needs) {
+      const std::string& cap = need.cap;
       if (auto why = spec::ProviderTable::builtin().lacks(d.ctx().provider(), cap)) return who + cap + ": " + *why;
       if (cap == "xrc" && !(attr.device_cap_flags & IBV_DEVICE_XRC)) return who + "xrc: IBV_DEVICE_XRC not set";
       if (cap == "srq" && attr.max_srq == 0) return who + "srq: max_srq is 0";

@@ -200,6 +200,7 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     } else if (key == "tags") {
       if (auto v = r.string_list(value, key)) s.tags = *v;
     } else if (key == "requires") {
+      s.requires_loc = r.loc(value);
       if (auto v = r.string_list(value, key)) {
         for (size_t i = 0; i < v->size(); ++i) {
           const auto& cap = (*v)[i];

@@ -363,6 +363,7 @@ struct Scenario {
   std::string name, description;
   std::vector<std::string> tags;
   std::vector<std::string> requires_caps;  // xrc, raw_packet, odp, srq, atomic
+  SourceLoc requires_loc;                  // the `requires:` list
   // std::map keeps lookups simple; `order` keeps file order for output.
   std::vector<Host> hosts;
   std::vector<Device> devices;

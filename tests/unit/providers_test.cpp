@@ -227,6 +227,31 @@ TEST_CASE("validate --provider warns Q308 for a value the provider refuses, and 
   CHECK(d->rule == "deviations of provider nic in nic.yaml (qpo probe nic0, Linux 6.9, 2026-11-25)");
 }
 
+TEST_CASE("validate --provider warns Q310 at what needs a capability the provider lacks (rxe: xrc, odp)") {
+  std::string y = qpo::test::rc_pair();
+  y.replace(y.find("access: [local_write"), 20, "access: [on_demand, local_write");
+  auto l = qpo::test::load_validate(y);
+  REQUIRE_MESSAGE(l.checked, l.dump());
+  qpo::check::check_provider(l.checked->model(), *ProviderTable::builtin().entry("rxe"), "schemas/providers.yaml",
+                             l.sink);
+  const auto* d = l.one("Q310");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->severity == qpo::diag::Severity::Warning);
+  CHECK(d->message == "provider rxe lacks odp (on-demand paging is not implemented by rxe in Linux 6.1): on it "
+                      "`qpo run` reports the scenario unsupported by device (exit 77)");
+  CHECK(d->path.rfind("mrs.", 0) == 0);
+  CHECK(d->loc.line == qpo::test::line_of(y, "on_demand"));
+  CHECK(d->rule == "unsupported: of provider rxe in schemas/providers.yaml");
+}
+
+TEST_CASE("validate --provider: no Q310 for what the provider has") {
+  auto l = qpo::test::load_validate(qpo::test::rc_pair());
+  REQUIRE(l.checked);
+  qpo::check::check_provider(l.checked->model(), *ProviderTable::builtin().entry("rxe"), "schemas/providers.yaml",
+                             l.sink);
+  CHECK_MESSAGE(l.with_code("Q310").empty(), l.dump());
+}
+
 TEST_CASE("--provider takes a known name, a file with one provider, or FILE:NAME") {
   CHECK(qpo::cli::resolve_provider("rxe").origin == "schemas/providers.yaml");
   try {
