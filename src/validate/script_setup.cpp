@@ -22,7 +22,29 @@ const scenario::ScriptArg* arg_named_in(const Workload& w, const std::string& me
   for (const auto& a : w.args)
     if (message.find("'" + a.key + "'") != std::string::npos) return &a;
   std::string first = message.substr(0, message.find(' '));
-  return w.arg(first);
+  if (const auto* a = w.arg(first)) return a;
+  // A unit reader's complaint quotes the value it read: "qpo.rate('10Gbs'): not a ...".
+  const scenario::ScriptArg* quoted = nullptr;
+  for (const auto& a : w.args)
+    if (a.value.kind == scenario::ScriptValue::Kind::String && !a.value.text.empty() &&
+        message.find("('" + a.value.text + "')") != std::string::npos) {
+      if (quoted) return nullptr;  // two args hold that text: say neither
+      quoted = &a;
+    }
+  return quoted;
+}
+
+// A built-in's error comes from the shipped Lua ("lua/qpo/perf.lua:84: qpo.rate(...)"): the
+// file and line are ours, not the user's, so the message starts after them.
+std::string without_builtin_position(const Workload& w, const std::string& message) {
+  if (w.script.rfind("builtin:", 0) != 0) return message;
+  auto lua = message.find(".lua:");
+  if (lua == std::string::npos || message.find(' ') < lua) return message;
+  auto colon = message.find(": ", lua + 5);
+  if (colon == std::string::npos) return message;
+  for (size_t i = lua + 5; i < colon; ++i)
+    if (message[i] < '0' || message[i] > '9') return message;
+  return message.substr(colon + 2);
 }
 
 class ScriptSetupChecker {
@@ -48,7 +70,7 @@ class ScriptSetupChecker {
     if (problem.empty()) return;
     // perf.setup lists the known options after an unknown one, resolve_script the built-ins
     // after an unknown name: the list goes to the hint, with a did-you-mean.
-    std::string message = problem, list_name, list;
+    std::string message = without_builtin_position(w, problem), list_name, list;
     for (const char* name : {"options", "built-ins"}) {
       std::string opener = std::string(" (") + name + ": ";
       auto at = message.find(opener);

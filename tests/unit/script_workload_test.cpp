@@ -203,6 +203,17 @@ TEST_CASE("a bad value the script's setup rejects is Q701 at that arg") {
   CHECK(d->loc.col == col_of(y, "op: xor"));
 }
 
+TEST_CASE("a value without its unit is Q701 at that arg, without the built-in's own file and line") {
+  std::string y = with_workload("{ qp: qa, script: 'builtin:write_bw', local_mr: ma, remote_mr: mb, "
+                                "args: { size: 4KiB, rate: 10Gbs } }");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q701");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message.rfind("script builtin:write_bw: qpo.rate('10Gbs'): not a bandwidth or a message rate", 0) == 0);
+  CHECK(d->path == "workloads.w.args.rate");
+  CHECK(d->loc.col == col_of(y, "rate: 10Gbs"));
+}
+
 TEST_CASE("an unknown built-in is Q701 at script:, with a did-you-mean") {
   std::string y = with_workload("{ qp: qa, script: 'builtin:wrte_bw' }");
   auto l = load_validate(y);
