@@ -19,6 +19,15 @@ const std::vector<std::string>& step_keys() {
   return k;
 }
 
+// Every kind of step, as the messages list them: one list for all of them.
+const std::string& step_kinds() {
+  static const std::string k =
+      "smoke, {workload: W} or {workloads: [W, ...]}, {qp: Q, to: STATE} or {qps: [...], to: STATE}, "
+      "{barrier: NAME}, {pause: 1ms}, {event: E, on: X} or {forbid: E, on: X}, {srq: S, srq_limit: N}, "
+      "{bind: MW}, {invalidate: MW}, {link: up|down, on: DEVICE}";
+  return k;
+}
+
 // The names a step lists: one scalar or a list of them.
 std::vector<Ref> refs(YamlReader& r, const YAML::Node& n, const std::string& path) {
   std::vector<Ref> out;
@@ -37,7 +46,7 @@ class TimelineLoader {
 
   void load(const YAML::Node& n) {
     if (!n.IsSequence()) {
-      r_.wrong_type(n, "timeline", "a list of steps (smoke, workload:, {qp:, to:}, barrier:, pause:, event:, forbid:, {srq:, srq_limit:})");
+      r_.wrong_type(n, "timeline", ("a list of steps (" + step_kinds() + ")").c_str());
       return;
     }
     for (size_t i = 0; i < n.size(); ++i) step(n[i], "timeline[" + std::to_string(i) + "]");
@@ -53,21 +62,25 @@ class TimelineLoader {
       return;
     }
     if (!item.IsMap()) {
-      auto& d = r_.wrong_type(item, path, "a step: smoke, {workload: NAME}, {qp: NAME, to: STATE}, {barrier: NAME}, {pause: 1ms}");
-      d.hint = "e.g. '- {qp: qa, to: SQD, attrs: {en_sqd_async_notify: 1}}'";
+      auto& d = r_.wrong_type(item, path, ("a step: " + step_kinds()).c_str());
+      d.hint = item.IsScalar() && util::did_you_mean(item.Scalar(), {"smoke"}) == "smoke"
+                   ? "did you mean 'smoke'?"
+                   : "e.g. '- {qp: qa, to: SQD, attrs: {en_sqd_async_notify: 1}}'";
       return;
     }
     auto entries = r_.entries(item, path, &step_keys(), "a timeline step");
+    bool unknown_key = entries.size() < item.size();  // reported already (Q101, with a did-you-mean)
     std::map<std::string, YAML::Node> by_key(entries.begin(), entries.end());
     auto has = [&](const char* k) { return by_key.count(k) > 0; };
     int kinds = has("smoke") + (has("workload") || has("workloads")) + (has("qp") || has("qps")) + has("barrier") +
                 has("pause") + (has("event") || has("forbid")) + has("srq") + has("bind") +
                 has("invalidate") + has("link");
     if (kinds != 1) {
+      if (!kinds && unknown_key) return;  // the unknown key was meant to say the kind: one error is enough
       auto& d = r_.sink().error("Q104", t.loc, path,
                                 kinds ? "a timeline step does one thing; this one names " + std::to_string(kinds)
-                                      : "a timeline step needs one of: smoke, workload, qp, barrier, pause, event, forbid, srq, bind, invalidate, link");
-      d.hint = "split it into one step per line";
+                                      : "a timeline step needs one of: " + step_kinds());
+      if (kinds) d.hint = "split it into one step per line";
       return;
     }
     if (has("smoke")) {

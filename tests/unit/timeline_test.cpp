@@ -118,6 +118,18 @@ TEST_CASE("a transitions: list beside a timeline is Q306: it would never run") {
   CHECK(d->hint == "move it into the timeline as '- {qp: qa, to: ERR}'");
 }
 
+TEST_CASE("a misspelt step is one error with a did-you-mean: 'smok' is Q102, 'workloadz:' Q101 and no Q104") {
+  auto l = load_validate(pair("", kWriteRead + "timeline:\n  - smok\n  - workloadz: write\n"));
+  const auto* q102 = l.one("Q102");
+  REQUIRE_MESSAGE(q102, l.dump());
+  CHECK(q102->hint == "did you mean 'smoke'?");
+  CHECK(q102->message.find("{link: up|down, on: DEVICE}") != std::string::npos);  // every kind is listed
+  const auto* q101 = l.one("Q101");
+  REQUIRE_MESSAGE(q101, l.dump());
+  CHECK(q101->hint == "did you mean 'workload'?");
+  CHECK_MESSAGE(l.with_code("Q104").empty(), l.dump());
+}
+
 TEST_CASE("a timeline naming an unknown workload or QP is Q201 with a suggestion") {
   auto l = load_validate(pair("", kWriteRead + "timeline:\n  - workload: wrte\n  - { qp: qx, to: ERR }\n"));
   auto q201 = l.with_code("Q201");
