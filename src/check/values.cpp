@@ -100,8 +100,21 @@ void check_values(const scenario::Scenario& s, diag::DiagSink& sink) {
     }
   }
   for (const auto& c : s.cqs)
-    if (c.depth == 0) sink.error("Q401", c.loc, "cqs." + c.name + ".depth", "CQ depth must be at least 1");
-  for (const auto& w : s.workloads) check_expected_status(w, sink);
+    if (c.depth == 0) {
+      auto& d = sink.error("Q401", c.depth_loc.given() ? c.depth_loc : c.loc, "cqs." + c.name + ".depth",
+                           "CQ depth must be at least 1");
+      d.rule = "ibv_create_cq(3): cqe is the least number of entries the CQ holds (rxe refuses 0 with EINVAL)";
+      d.hint = "size it for the work requests its QPs can have outstanding (Q601 says how many)";
+    }
+  for (const auto& w : s.workloads) {
+    check_expected_status(w, sink);
+    if (w.script.empty() && w.iterations == 0) {  // a script's iterations are its args' (its setup judges them)
+      auto& d = sink.warning("Q405", w.iterations_loc.given() ? w.iterations_loc : w.loc,
+                             "workloads." + w.name + ".iterations",
+                             "workload '" + w.name + "' has iterations: 0: it posts no work request");
+      d.hint = "give it at least 1 (perftest refuses -n 0)";
+    }
+  }
 }
 
 }  // namespace qpo::check

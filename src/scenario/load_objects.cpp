@@ -296,7 +296,10 @@ void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
     for (auto& [key, value] : fields(r, v, path, keys::cq(), "a completion queue")) {
       std::string p = join_path(path, key);
       if (key == "device") c.device = r.ref(value, p);
-      else if (key == "depth") c.depth = to_u32(r.uint(value, p, 0xFFFFFFFF), c.depth);
+      else if (key == "depth") {
+        c.depth = to_u32(r.uint(value, p, 0xFFFFFFFF), c.depth);
+        c.depth_loc = r.loc(value);
+      }
       else if (key == "channel") {
         if (auto b = r.boolean(value, p)) c.channel = *b;
       } else if (key == "timestamps") {

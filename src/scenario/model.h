@@ -153,6 +153,7 @@ struct McastGroup : Object {
 struct Cq : Object {
   Ref device;
   uint32_t depth = 256;
+  SourceLoc depth_loc;   // set when the file gives depth
   bool channel = false;  // completion channel for event mode
   // ibv_create_cq_ex with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP; needs the cq_timestamps capability.
   bool timestamps = false;

@@ -293,6 +293,32 @@ TEST_CASE("retry_cnt 8 is a Q401 warning: the kernel accepts it, only the 3-bit 
   CHECK(d->path == "qps.qa.states.RTS.retry_cnt");
 }
 
+TEST_CASE("CQ depth 0 is Q401 at the value, with the rule and a hint") {
+  std::string y = rc_pair();
+  y.replace(y.find("depth: 512"), 10, "depth: 0");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q401");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "CQ depth must be at least 1");
+  CHECK(d->path == "cqs.ca.depth");
+  CHECK(d->loc.col == col_of(y, "depth: 0") + 7);
+  CHECK(d->rule == "ibv_create_cq(3): cqe is the least number of entries the CQ holds (rxe refuses 0 with EINVAL)");
+}
+
+TEST_CASE("an op workload with iterations: 0 is warning Q405 at the value") {
+  std::string y = rc_pair(
+      "{ path_mtu: auto, dest_qp_num: peer, rq_psn: peer, max_dest_rd_atomic: 1, min_rnr_timer: 12, "
+      "ah_attr: { is_global: true, grh: { dgid: peer, sgid_index: auto, hop_limit: 1 } } }",
+      "{ path_mtu: auto }",
+      "workloads:\n  w: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 64, iterations: 0 }\n");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q405");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->severity == Severity::Warning);
+  CHECK(d->message == "workload 'w' has iterations: 0: it posts no work request");
+  CHECK(d->loc.col == col_of(y, "iterations: 0") + 12);
+}
+
 TEST_CASE("min_rnr_timer 40 is a Q401 warning naming the 5-bit field") {
   std::string y = rc_pair();
   y.replace(y.find("min_rnr_timer: 12"), 17, "min_rnr_timer: 40");
