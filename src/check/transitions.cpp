@@ -13,45 +13,18 @@ namespace qpo::check {
 
 namespace {
 
-// Q309: where a workload runs, each initiator must be in RTS (before RTS ibv_post_send fails,
-// in SQD the work waits for a resume that a workload never makes) and its connected peer in
-// RTR or RTS (before RTR it drops what arrives, in ERR it flushes). A workload that expects a
-// completion error is the scenario's claim.
-void check_workload_states(const scenario::Scenario& s, const scenario::TimelineStep& step, const scenario::Ref& ref,
-                           const scenario::Workload& w, const std::unordered_map<std::string, StateFollower>& followers,
-                           const std::unordered_set<std::string>& broken, diag::DiagSink& sink) {
-  if (w.expect_status) return;
-  auto state_of = [&](const std::string& qp) -> std::optional<spec::QpState> {
-    if (broken.count(qp)) return std::nullopt;  // its own error already says what is wrong
-    auto it = followers.find(qp);
-    if (it == followers.end()) return std::nullopt;
-    return it->second.state();
-  };
-  auto report = [&](const std::string& qp, spec::QpState state, const std::string& role, const std::string& needs) {
-    bool written = step.path.rfind("timeline", 0) == 0;  // not the loader's default order
-    auto& d = sink.error("Q309", written && ref.loc.given() ? ref.loc : w.loc, written ? step.path : "workloads." + w.name,
-                         "workload '" + w.name + "' runs while its " + role + " QP '" + qp + "' is in " +
-                             spec::state_name(state) + ", not " + needs);
-    d.rule = role == "initiator"
-                 ? "a send queue sends only in RTS (before RTS ibv_post_send fails; in SQD work waits, in ERR it is flushed)"
-                 : "a QP receives only in RTR or RTS (before RTR it drops what arrives; in ERR it flushes)";
-    d.hint = "bring '" + qp + "' to " + (role == "initiator" ? std::string("RTS") : std::string("RTR or RTS")) +
-             " before this step, or say what the workload meets with `expect: { status: ... }`";
-  };
-  for (const auto& init : w.initiators()) {
-    auto st = state_of(init.name);
-    if (!st) continue;
-    if (*st != spec::QpState::RTS) report(init.name, *st, "initiator", "RTS");
-    const scenario::Qp* q = s.qp(init.name);
-    if (!q || !q->connect) continue;
-    auto peer = state_of(q->connect.name);
-    if (peer && *peer != spec::QpState::RTR && *peer != spec::QpState::RTS)
-      report(q->connect.name, *peer, "peer", "RTR or RTS");
-  }
+// A counted group's member "cli.3" belongs to "cli": its template's errors and its
+// mistakes are the group's.
+std::string group_of(const std::string& qp) {
+  auto dot = qp.rfind('.');
+  if (dot == std::string::npos || dot + 1 == qp.size()) return qp;
+  for (size_t i = dot + 1; i < qp.size(); ++i)
+    if (qp[i] < '0' || qp[i] > '9') return qp;
+  return qp.substr(0, dot);
 }
 
 // QPs with an error of their own (a `states:` of the wrong shape, an unknown state): their
-// followers' states say nothing a workload should be judged by.
+// followers' states say nothing a workload should be judged by. Keys are QP or group names.
 std::unordered_set<std::string> qps_with_errors(const diag::DiagSink& sink) {
   std::unordered_set<std::string> out;
   for (const auto& d : sink.all())
@@ -59,6 +32,72 @@ std::unordered_set<std::string> qps_with_errors(const diag::DiagSink& sink) {
       out.insert(d.path.substr(4, d.path.find('.', 4) - 4));
   return out;
 }
+
+// Q309: where a workload runs, each initiator must be in RTS (before RTS ibv_post_send fails;
+// in SQD its work waits for a resume that a workload never makes) and its connected peer
+// past RTR, in RTR, RTS, SQD or SQE (those receive; before RTR a QP drops what arrives, in ERR
+// it flushes). What a workload expects is the scenario's claim where it can come true: a
+// completion error from a peer that cannot answer, a flush from an initiator in ERR.
+class WorkloadStates {
+ public:
+  WorkloadStates(const scenario::Scenario& s, const std::unordered_map<std::string, StateFollower>& followers,
+                 diag::DiagSink& sink)
+      : s_(s), followers_(followers), sink_(sink), broken_(qps_with_errors(sink)) {}
+
+  void check(const scenario::TimelineStep& step, const scenario::Ref& ref, const scenario::Workload& w) {
+    bool expects_error = w.expect_status && *w.expect_status != "IBV_WC_SUCCESS";
+    for (const auto& init : w.initiators()) {
+      auto st = state_of(init.name);
+      if (st && *st != spec::QpState::RTS && !(expects_error && *st == spec::QpState::ERR))
+        report(step, ref, w, init.name, *st, true);
+      const scenario::Qp* q = s_.qp(init.name);
+      if (!q || !q->connect || expects_error) continue;
+      auto peer = state_of(q->connect.name);
+      if (peer && !receives(*peer)) report(step, ref, w, q->connect.name, *peer, false);
+    }
+  }
+
+ private:
+  static bool receives(spec::QpState s) {
+    return s == spec::QpState::RTR || s == spec::QpState::RTS || s == spec::QpState::SQD || s == spec::QpState::SQE;
+  }
+
+  std::optional<spec::QpState> state_of(const std::string& qp) const {
+    if (broken_.count(qp) || broken_.count(group_of(qp))) return std::nullopt;  // its own error says what is wrong
+    auto it = followers_.find(qp);
+    if (it == followers_.end()) return std::nullopt;
+    return it->second.state();
+  }
+
+  void report(const scenario::TimelineStep& step, const scenario::Ref& ref, const scenario::Workload& w,
+              const std::string& qp, spec::QpState state, bool initiator) {
+    // A group's members are alike: its mistake is reported once, for the first member.
+    std::string key = step.path + "|" + (w.group.empty() ? w.name : w.group) + "|" + group_of(qp) + "|" +
+                      spec::state_name(state) + (initiator ? "|i" : "|p");
+    if (!reported_.insert(key).second) return;
+    bool written = step.path.rfind("timeline", 0) == 0;  // not the loader's default order
+    auto& d = sink_.error("Q309", written && ref.loc.given() ? ref.loc : w.loc, written ? step.path : "workloads." + w.name,
+                          "workload '" + w.name + "' runs while its " + (initiator ? "initiator" : "peer") + " QP '" +
+                              qp + "' is in " + spec::state_name(state) + ", not " +
+                              (initiator ? "RTS" : "RTR, RTS, SQD or SQE"));
+    if (initiator) {
+      d.rule = "a send queue sends only in RTS (before RTS ibv_post_send fails; in SQD work waits; in ERR it is flushed)";
+      d.hint = "bring '" + qp + "' to RTS before this step" +
+               (state == spec::QpState::ERR ? std::string(", or expect the flush: `expect: { status: IBV_WC_WR_FLUSH_ERR }`")
+                                            : std::string());
+    } else {
+      d.rule = "a QP receives from RTR on (before RTR it drops what arrives; in ERR it flushes)";
+      d.hint = "bring '" + qp + "' to RTR or later before this step, or say what the sender meets with "
+               "`expect: { status: ... }` (RC: IBV_WC_RETRY_EXC_ERR)";
+    }
+  }
+
+  const scenario::Scenario& s_;
+  const std::unordered_map<std::string, StateFollower>& followers_;
+  diag::DiagSink& sink_;
+  const std::unordered_set<std::string> broken_;
+  std::unordered_set<std::string> reported_;
+};
 
 }  // namespace
 
@@ -94,7 +133,7 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink) {
     if (q.cm.brings_up()) follower.enter(q.cm.end_state());  // rdma_cm's INIT/RTR/RTS (check/cm.cpp)
     if (shared) done.emplace(shared, Elaborated{q.transitions, follower.state()});
   }
-  const auto broken = qps_with_errors(sink);
+  WorkloadStates workload_states(s, followers, sink);
   for (const auto& step : s.timeline) {
     if (step.kind == scenario::TimelineStep::Kind::Transition) {
       for (const auto& [name, index] : step.transitions) {
@@ -105,7 +144,7 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink) {
       }
     } else if (step.kind == scenario::TimelineStep::Kind::Workloads) {
       for (const auto& ref : step.workloads)
-        if (const auto* w = s.workload(ref.name)) check_workload_states(s, step, ref, *w, followers, broken, sink);
+        if (const auto* w = s.workload(ref.name)) workload_states.check(step, ref, *w);
       for (const auto& ref : step.workloads)
         if (const auto* w = s.workload(ref.name))
           for (const auto& [qp, state] : scenario::states_after_expected_error(s, *w))

@@ -158,7 +158,7 @@ TEST_CASE("Q309: a workload whose initiator is not in RTS is an error at its tim
   CHECK(d->message == "workload 'write' runs while its initiator QP 'qa' is in ERR, not RTS");
   CHECK(d->path == "timeline[1]");
   CHECK(d->loc.line == qpo::test::line_of(y, "- workload: write"));
-  CHECK(d->hint == "bring 'qa' to RTS before this step, or say what the workload meets with `expect: { status: ... }`");
+  CHECK(d->hint == "bring 'qa' to RTS before this step, or expect the flush: `expect: { status: IBV_WC_WR_FLUSH_ERR }`");
 }
 
 TEST_CASE("Q309: a workload whose peer is not in RTR or RTS is an error at the workload") {
@@ -168,8 +168,55 @@ TEST_CASE("Q309: a workload whose peer is not in RTR or RTS is an error at the w
   auto l = load_validate(y);
   auto q309 = l.with_code("Q309");
   REQUIRE_MESSAGE(q309.size() == 2, l.dump());  // write and read
-  CHECK(q309[0]->message == "workload 'write' runs while its peer QP 'qb' is in INIT, not RTR or RTS");
+  CHECK(q309[0]->message == "workload 'write' runs while its peer QP 'qb' is in INIT, not RTR, RTS, SQD or SQE");
   CHECK(q309[0]->path == "workloads.write");
+}
+
+TEST_CASE("Q309: a counted group's mistake is one error, and its template's own error none") {
+  auto group = [](const std::string& srv_states) {
+    return "version: 1\n"
+           "devices: { d: { name: auto } }\n"
+           "mrs:\n"
+           "  src: { pd: d, size: 64KiB, access: [local_write] }\n"
+           "  dst: { pd: d, size: 64KiB, access: [local_write, remote_write], per_qp: srv }\n"
+           "cqs: { c: { device: d, depth: 1024 } }\n"
+           "qps:\n"
+           "  cli: { count: 4, pd: d, type: RC, send_cq: c, recv_cq: c, connect: srv,\n"
+           "         states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: {} } }\n"
+           "  srv: { count: 4, pd: d, type: RC, send_cq: c, recv_cq: c, connect: cli,\n"
+           "         states: " + srv_states + " }\n"
+           "workloads:\n"
+           "  write: { qp: cli, op: rdma_write, local_mr: src, remote_mr: dst, size: 4KiB, iterations: 10 }\n";
+  };
+  auto init_only = load_validate(group("{ INIT: { qp_access_flags: [remote_write] } }"));
+  auto q309 = init_only.with_code("Q309");
+  REQUIRE_MESSAGE(q309.size() == 1, init_only.dump());
+  CHECK(q309[0]->message == "workload 'write.0' runs while its peer QP 'srv.0' is in INIT, not RTR, RTS, SQD or SQE");
+  auto misspelt = load_validate(group("{ INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTX: {} }"));
+  CHECK_MESSAGE(misspelt.one("Q106"), misspelt.dump());
+  CHECK_MESSAGE(misspelt.with_code("Q309").empty(), misspelt.dump());
+}
+
+TEST_CASE("Q309: a peer in SQD still receives: a write into a drained QP is no error") {
+  auto l = load_validate(pair("", kWriteRead +
+                                      "  back: { qp: qb, op: rdma_write, local_mr: mb, remote_mr: ma, size: 64, iterations: 1 }\n"
+                                      "timeline:\n  - { qp: qa, to: SQD }\n  - workload: back\n  - { qp: qa, to: RTS }\n"));
+  CHECK_MESSAGE(l.with_code("Q309").empty(), l.dump());
+}
+
+TEST_CASE("Q309: expect: cannot excuse an initiator below RTS, and expecting success excuses nothing") {
+  std::string y = pair("", kWriteRead + "timeline:\n  - { qp: qa, to: ERR }\n  - workload: write\n");
+  std::string success = y;
+  success.replace(success.find("iterations: 10 }"), 16, "iterations: 10, expect: { status: IBV_WC_SUCCESS } }");
+  auto l = load_validate(success);
+  CHECK_MESSAGE(l.one("Q309"), l.dump());
+  std::string rtr = pair("", kWriteRead);
+  rtr.replace(rtr.find("RTS: { max_rd_atomic: 4 }"), 25, "");  // qa stops at RTR
+  rtr.replace(rtr.find("iterations: 10 }"), 16, "iterations: 10, expect: { status: IBV_WC_WR_FLUSH_ERR } }");
+  auto l2 = load_validate(rtr);
+  auto q309 = l2.with_code("Q309");
+  REQUIRE_MESSAGE(!q309.empty(), l2.dump());
+  CHECK(q309[0]->message == "workload 'write' runs while its initiator QP 'qa' is in RTR, not RTS");
 }
 
 TEST_CASE("Q309: not for a workload that expects a completion error, nor after a recovery to RTS") {
