@@ -109,10 +109,11 @@ void check_values(const scenario::Scenario& s, diag::DiagSink& sink) {
   for (const auto& w : s.workloads) {
     check_expected_status(w, sink);
     if (w.script.empty() && w.iterations == 0) {  // a script's iterations are its args' (its setup judges them)
-      auto& d = sink.warning("Q405", w.iterations_loc.given() ? w.iterations_loc : w.loc,
-                             "workloads." + w.name + ".iterations",
-                             "workload '" + w.name + "' has iterations: 0: it posts no work request");
-      d.hint = "give it at least 1 (perftest refuses -n 0)";
+      auto& d = sink.error("Q405", w.iterations_loc.given() ? w.iterations_loc : w.loc,
+                           "workloads." + w.name + ".iterations",
+                           "workload '" + w.name + "' has iterations: 0: its stream refuses to start and the run fails");
+      d.rule = "an op workload's stream sends at least one message (perftest refuses -n 0 too)";
+      d.hint = "give it at least 1";
     }
   }
 }

@@ -305,7 +305,7 @@ TEST_CASE("CQ depth 0 is Q401 at the value, with the rule and a hint") {
   CHECK(d->rule == "ibv_create_cq(3): cqe is the least number of entries the CQ holds (rxe refuses 0 with EINVAL)");
 }
 
-TEST_CASE("an op workload with iterations: 0 is warning Q405 at the value") {
+TEST_CASE("an op workload with iterations: 0 is error Q405 at the value: its run would fail") {
   std::string y = rc_pair(
       "{ path_mtu: auto, dest_qp_num: peer, rq_psn: peer, max_dest_rd_atomic: 1, min_rnr_timer: 12, "
       "ah_attr: { is_global: true, grh: { dgid: peer, sgid_index: auto, hop_limit: 1 } } }",
@@ -314,8 +314,8 @@ TEST_CASE("an op workload with iterations: 0 is warning Q405 at the value") {
   auto l = load_validate(y);
   const auto* d = l.one("Q405");
   REQUIRE_MESSAGE(d, l.dump());
-  CHECK(d->severity == Severity::Warning);
-  CHECK(d->message == "workload 'w' has iterations: 0: it posts no work request");
+  CHECK(d->severity == Severity::Error);
+  CHECK(d->message == "workload 'w' has iterations: 0: its stream refuses to start and the run fails");
   CHECK(d->loc.col == col_of(y, "iterations: 0") + 12);
 }
 
