@@ -196,6 +196,7 @@ Action add_probe(CLI::App& app) {
   add_output_options(*cmd, opts->out);
   return [opts]() {
     if (use_lab(opts->lab, opts->no_lab, "probing")) return in_lab(*opts);
+    say_if_no_device("probing");
     return probe_here(*opts);
   };
 }

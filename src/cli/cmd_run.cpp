@@ -119,6 +119,13 @@ Action add_run(CLI::App& app) {
     // 1,000 QPs' smoke stage took 31-42 s in the lab under load (~40 ms per QP): a fixed 120 s
     // would fail big scenarios on a busy machine, 0.25 s per QP leaves them room.
     if (opts->phase_timeout->count() == 0) opts->phase_timeout_s = 120 + static_cast<int>(l->scenario()->qps.size() / 4);
+    if (opts->no_lab && !opts->lab) {
+      // Only a host that runs on this machine opens a device here (remote ones go to agents).
+      bool here = opts->local;
+      for (const auto& h : l->scenario()->hosts)
+        here |= cluster::is_local_address(h.address);
+      if (here) say_if_no_device("running");
+    }
     if (use_lab(opts->lab, opts->no_lab, "running")) {
       std::vector<std::string> args{"--format", opts->out.format, "--timeout-ms", std::to_string(opts->timeout_ms),
                                     "--phase-timeout", std::to_string(opts->phase_timeout_s)};

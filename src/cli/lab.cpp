@@ -45,13 +45,15 @@ int run_lab_script(const std::vector<std::string>& args) {
 
 bool use_lab(bool lab, bool no_lab, const std::string& doing) {
   if (lab) return true;
-  bool none = verbs::list_devices().empty();
-  if (no_lab && none)
-    std::cerr << "qpo: --no-lab, and this host has no RDMA device: " << doing
-              << " here fails at the first device it opens (without --no-lab it goes to the Soft-RoCE lab)\n";
-  if (no_lab || !none) return false;
+  if (no_lab || !verbs::list_devices().empty()) return false;
   std::cerr << "qpo: no RDMA device on this host; " << doing << " in the Soft-RoCE lab (use --no-lab to refuse)\n";
   return true;
+}
+
+void say_if_no_device(const std::string& doing) {
+  if (verbs::list_devices().empty())
+    std::cerr << "qpo: --no-lab, and this host has no RDMA device: " << doing
+              << " here fails at the first device it opens (without --no-lab it goes to the Soft-RoCE lab)\n";
 }
 
 std::string lab_script() {

@@ -11,6 +11,8 @@ std::string lab_script();
 // Whether a command runs in the lab: --lab, or (unless --no-lab) this host has no RDMA device,
 // which it says on stderr ("...; <doing> in the Soft-RoCE lab (use --no-lab to refuse)").
 bool use_lab(bool lab, bool no_lab, const std::string& doing);
+// With --no-lab, a command that opens this host's devices says first when there are none.
+void say_if_no_device(const std::string& doing);
 // Runs `qpo <args...>` in the lab; returns its exit code (124 timeout, 125 lab failure).
 // `lab_args` go to lab.sh run before the command (e.g. {"--out", DIR} to keep files written there).
 int run_in_lab(const std::vector<std::string>& qpo_args, const std::vector<std::string>& lab_args = {});
