@@ -458,8 +458,9 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
 }
 
 // A stop from outside (Ctrl-C, another host's failure) halted every side: each workload's
-// line says how far it got, in plan order; the verdict is the stop's, set by the caller.
-void report_stopped(RunState& st, const std::vector<const plan::Step*>& steps,
+// line says how far it got, in plan order; a side that met an error of its own before the
+// stop reached it keeps its own line with that error. The caller sets the verdict first.
+void report_stopped(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps,
                     const std::vector<std::unique_ptr<Initiator>>& initiators,
                     const std::vector<std::unique_ptr<Responder>>& responders, const std::string& why) {
   auto stopped = [&](const plan::Step& step, const std::string& verb, const std::string& object,
@@ -469,12 +470,19 @@ void report_stopped(RunState& st, const std::vector<const plan::Step*>& steps,
     r.message = "stopped after " + std::to_string(done) + " of " + std::to_string(w.iterations) + ": " + why;
     st.report.add(r);
   };
+  std::vector<std::string> echoes;  // lanes stopped by another lane's error: their line says so
   for (const plan::Step* step : steps) {
-    for (const auto& t : initiators)
-      if (t->step == step) stopped(*step, "workload", t->w->qp.name, *t->w, t->result.tx.ops);
+    for (const auto& t : initiators) {
+      if (t->step != step) continue;
+      if (t->timed_out || !t->error.empty()) report_initiator(st, o, *t, &echoes);
+      else stopped(*step, "workload", t->w->qp.name, *t->w, t->result.tx.ops);
+    }
     for (const auto& r : responders)
-      for (const auto& in : r->in)
-        if (in.step == step) stopped(*step, "workload receive", in.receiver->spec->name, *in.w, in.received);
+      for (const auto& in : r->in) {
+        if (in.step != step) continue;
+        if (r->timed_out || !r->error.empty() || !in.problem.empty()) report_incoming(st, o, *r, in);
+        else stopped(*step, "workload receive", in.receiver->spec->name, *in.w, in.received);
+      }
   }
 }
 
@@ -727,12 +735,14 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     }
   if (stop_requested()) {
     st.report.fail("interrupted (SIGINT) during traffic; tore down");
-    report_stopped(st, steps, initiators, responders, "interrupted (SIGINT)");
+    report_stopped(st, o, steps, initiators, responders, "interrupted (SIGINT)");
     return false;
   }
   if (told && told->requested.load(std::memory_order_acquire)) {
+    // The reason is the abort: an error a side met while the other host was stopping (its
+    // QPs torn down) may be a symptom of it. The side's own line still shows that error.
     st.report.fail(told->why + "; tore down");
-    report_stopped(st, steps, initiators, responders, told->why);
+    report_stopped(st, o, steps, initiators, responders, told->why);
     return false;
   }
 
