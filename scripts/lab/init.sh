@@ -18,6 +18,7 @@
 #   rc        written last: the command's exit status (125 when the lab itself failed)
 #   error     one line saying why the lab failed (only with rc 125)
 #   ready     written once rxe0 is up
+#   started   written once the command started (a guest that dies before it is booted again)
 #   go        with LAB_BARRIER=1 the command starts only once the host created this file
 #             (run2 starts both guests' commands together, whichever booted faster)
 
@@ -202,6 +203,7 @@ setsid chroot "$ROOT" /usr/bin/env -i /bin/bash --noprofile --norc /run/qpo-lab/
     </dev/null >"$out" 2>"$err" &
 cmd=$!
 say "command started"
+echo started >"$CTL/started"
 wait $cmd
 rc=$?
 

@@ -470,7 +470,7 @@ guest_verdict() {
         say "${label}stopped because the other guest failed"
         return $EXIT_LAB
     fi
-    if [[ -f $dir/ctl/ready ]]; then
+    if [[ -f $dir/ctl/started ]]; then
         say "${label}the guest crashed while running the command (qemu exit status $qrc$(qemu_exit_meaning "$qrc"), no result)"
     else
         say "${label}the guest failed to boot (qemu exit status $qrc$(qemu_exit_meaning "$qrc"), no result)"
@@ -482,19 +482,22 @@ guest_verdict() {
 # Words for a QEMU exit status that ended a guest without a result.
 qemu_exit_meaning() {
     case $1 in
-        0) echo ": the guest reset, a triple fault or a kernel panic, and -no-reboot ended QEMU" ;;
+        0) echo ": the guest powered off, or reset (a triple fault, a panic) and -no-reboot ended QEMU" ;;
         13[0-9] | 14[0-9]) echo ": QEMU died of signal $(($1 - 128))" ;;
     esac
 }
 
-# Boots that die before the guest is ready: under TCG on a loaded host, QEMU has been seen to
-# segfault or the guest to reset in early boot, a few times in hundreds of boots, before any
-# of the command ran. Such a guest is booted again (its command never started, so nothing
-# runs twice); a guest that reported a reason (ctl/rc), timed out or was stopped is not.
+# Boots that die before the command started: under TCG on a loaded host, QEMU has been seen
+# to segfault or the guest to reset in early boot, a few times in hundreds of boots. Such a
+# guest is booted again (its command never started, so nothing runs twice). Not a guest that
+# reported a reason (ctl/rc, or init's "FAILED:" line when it could not even mount labctl), one
+# that timed out (124, or 137 when timeout had to KILL it) or one that was stopped.
 readonly BOOT_ATTEMPTS=3
-died_before_ready() {
+died_before_start() {
     local name=$1 qrc=$2 dir=$WORK/$1
-    ((qrc != 124)) && [[ ! -f $dir/ctl/rc && ! -f $dir/ctl/ready && ! -f $dir/killed ]]
+    ((qrc != 124 && qrc != 137)) || return 1
+    [[ ! -f $dir/ctl/rc && ! -f $dir/ctl/started && ! -f $dir/killed ]] || return 1
+    ! grep -q 'lab-guest: FAILED:' "$dir/console.log" 2>/dev/null
 }
 
 # Makes guest NAME's directory ready for another boot: the old console is kept next to it,
@@ -503,6 +506,9 @@ reset_guest_dir() {
     local name=$1 attempt=$2 dir=$WORK/$1 f fd
     mv "$dir/console.log" "$dir/console.$attempt.log"
     mv "$dir/qemu.log" "$dir/qemu.$attempt.log"
+    # The barrier waits for the new boot's ready (a go it already gave stays: the other
+    # guest's command is running, and this one's starts as soon as it is ready).
+    rm -f "$dir/ctl/ready" "$dir/ctl/started"
     for f in "$dir/stdout" "$dir/stderr"; do
         exec {fd}<>"$f"
         exec {fd}>&-
@@ -567,7 +573,7 @@ cmd_run() {
         qrc=0
         wait "${GUEST_PIDS[0]}" || qrc=$?
         GUEST_PIDS=()
-        if ((attempt >= BOOT_ATTEMPTS)) || ! died_before_ready a "$qrc"; then break; fi
+        if ((attempt >= BOOT_ATTEMPTS)) || ! died_before_start a "$qrc"; then break; fi
         say_reboot a "$qrc" "$attempt" ""
         reset_guest_dir a "$attempt"
         attempt=$((attempt + 1))
@@ -644,9 +650,9 @@ cmd_run2() {
         local remaining=()
         for p in "${GUEST_PIDS[@]}"; do [[ $p != "$pid" ]] && remaining+=("$p"); done
         GUEST_PIDS=("${remaining[@]+"${remaining[@]}"}")
-        # The barrier holds the other guest's command until this one is ready: a boot that
-        # died can be replaced without either command having started.
-        if ((attempts[$name] < BOOT_ATTEMPTS)) && died_before_ready "$name" "$st"; then
+        # A boot that died is replaced while the other guest still runs (its command waits at
+        # the barrier, or for this one's); not once the other has ended: nobody would be there.
+        if ((${#qrc[@]} == 0 && attempts[$name] < BOOT_ATTEMPTS)) && died_before_start "$name" "$st"; then
             say_reboot "$name" "$st" "${attempts[$name]}" "[$name] "
             reset_guest_dir "$name" "${attempts[$name]}"
             attempts[$name]=$((attempts[$name] + 1))
