@@ -459,6 +459,7 @@ report::RunReport HostSession::run(Channel& ch) {
   });
   program_.name_lines(st_);  // before log_published inserts lines in the middle
   if (exchanged) log_published(published_at);
+  if (abort_reported_) settle_abort_step(st_.report);
   if (alive_) report_barrier(setup_step(plan::StepKind::Barrier));
   // The timeline, stage by stage, as the plan lists it: this host's steps, then the meeting.
   std::vector<std::vector<const plan::Step*>> by_stage(p_.stages.size());

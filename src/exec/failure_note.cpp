@@ -31,6 +31,14 @@ void take_abort(report::RunReport& r, const std::string& host, const std::string
   }
 }
 
+void settle_abort_step(report::RunReport& r) {
+  int latest = 0;
+  for (auto& line : r.steps) {
+    if (line.verb == "abort") line.plan_step = std::max(line.plan_step, latest);
+    latest = std::max(latest, line.plan_step);
+  }
+}
+
 std::string failure_note(const report::RunReport& r, const std::string& host) {
   if (r.verdict == report::Verdict::Pass || is_echo(r.reason)) return "";
   const report::StepResult* line = nullptr;

@@ -30,4 +30,9 @@ bool cut_short_by_stop(const std::string& reason);
 // of its own (a verb's error) stays its reason, with the abort as the line after it.
 void take_abort(report::RunReport& r, const std::string& host, const std::string& why);
 
+// After the bring-up window's lines are named and the exchange's lines inserted (both land
+// before an abort line taken during the window): the abort reports on the latest plan step
+// of the lines before it, so the walked steps never go back.
+void settle_abort_step(report::RunReport& r);
+
 }  // namespace qpo::exec

@@ -71,6 +71,7 @@ void check_file(const std::string& path) {
     }
     // Stopped early: strictly increasing plan steps (a prefix, then some of the teardown).
     CAPTURE(report.reason);
+    CAPTURE(text(got));
     CHECK(std::find(got.begin(), got.end(), 0) == got.end());
     CHECK(std::is_sorted(got.begin(), got.end()));
   }
