@@ -26,6 +26,7 @@
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
 #include "exec/workload_results.h"
+#include "util/quantities.h"
 #include "util/cpu_pin.h"
 #include "util/strings.h"
 #include "util/wc_status_names.h"
@@ -383,9 +384,8 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t, std::vect
   }
   double seconds = res.tx.seconds;
   char buf[160];
-  // MB = 2^20, as in the summary's bw_avg below it and perftest's MB/sec.
   std::snprintf(buf, sizeof buf, "%.3f s, %.1f kmsg/s, %.2f MB/s", seconds, w.iterations / seconds / 1e3,
-                static_cast<double>(w.iterations) * w.size / seconds / 1048576.0);
+                static_cast<double>(w.iterations) * w.size / seconds / util::kBytesPerMB);
   r.message = buf + nudged(res.notes);
   r.micros = seconds * 1e6;
   auto result = std::make_shared<report::WorkloadResult>();
@@ -526,7 +526,7 @@ void report_group(RunState& st, const std::string& g, const std::vector<const In
              " B";
   char buf[160];
   std::snprintf(buf, sizeof buf, "%.3f s, %.1f kmsg/s, %.2f MB/s aggregate", seconds, iterations / seconds / 1e3,
-                bytes / seconds / 1048576.0);  // MB = 2^20
+                bytes / seconds / util::kBytesPerMB);
   r.message = buf;
   r.micros = seconds * 1e6;
   r.workload = std::move(result);

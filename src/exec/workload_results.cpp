@@ -2,6 +2,7 @@
 
 #include "dataplane/stats.h"
 #include "util/errno_names.h"
+#include "util/quantities.h"
 #include "util/wc_status_names.h"
 
 #include <algorithm>
@@ -118,7 +119,7 @@ report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, st
   f.emplace_back("iterations", static_cast<int64_t>(iterations));
   f.emplace_back("bytes", static_cast<int64_t>(size * iterations));
   f.emplace_back("seconds", seconds);
-  f.emplace_back("bw_avg", seconds > 0 ? bytes / seconds / (1024.0 * 1024.0) : 0.0);
+  f.emplace_back("bw_avg", seconds > 0 ? bytes / seconds / util::kBytesPerMB : 0.0);
   f.emplace_back("msg_rate", seconds > 0 ? static_cast<double>(iterations) / seconds / 1e6 : 0.0);
   if (latency_us.empty()) return f;
   auto lat = dataplane::latency_stats(latency_us);  // perftest's conventions, as the scripts' figures

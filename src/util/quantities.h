@@ -9,6 +9,9 @@
 
 namespace qpo::util {
 
+// perftest's MB in its MB/sec: 2^20 bytes. Every MB/s qpo prints or reads uses it.
+inline constexpr double kBytesPerMB = 1024.0 * 1024.0;
+
 enum class LimitUnit { Bandwidth, MessageRate, Latency, Fraction };
 
 // "MB/s", "Mpps", "usec", "%".
