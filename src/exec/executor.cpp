@@ -576,7 +576,8 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
       r.file = s.file;
       r.verdict = report::Verdict::Error;
       r.reason = "host '" + h.name + "' is at " + h.address +
-                 "; remote hosts need `qpo agent` (not implemented yet); --local runs every host here";
+                 ": a remote host runs through its agent (`qpo run` starts one, or reaches `qpo agent --listen`), "
+                 "not in this process; --local runs every host here";
       return r;
     }
   auto hosts = active_hosts(s);

@@ -4,11 +4,10 @@
 // on the target's side fails the test with its message; the initiator's propagates.
 #include <doctest/doctest.h>
 
-#include <atomic>
 #include <string>
-#include <thread>
 
 #include "dataplane/pingpong.h"
+#include "test_threads.h"
 
 namespace qpo::dataplane::testing {
 
@@ -18,28 +17,12 @@ struct PingPongPair {
 
 inline PingPongPair run_pingpong_pair(const StreamLane& initiator, PingPongConfig ci, const StreamLane& target,
                                       PingPongConfig ct) {
-  std::atomic<int> ready{0};
-  auto barrier = [&] {
-    ready.fetch_add(1);
-    while (ready.load() < 2) std::this_thread::yield();
-  };
-  ci.ready = ct.ready = barrier;
+  qpo::testing::Rendezvous meet;
+  ci.ready = ct.ready = meet.ready();
   PingPongPair r;
-  std::string err;
-  std::thread t([&] {
-    try {
-      r.target = run_pingpong(target, ct);
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-  });
-  try {
-    r.initiator = run_pingpong(initiator, ci);
-  } catch (...) {
-    t.join();
-    throw;
-  }
-  t.join();
+  qpo::testing::WorkerThread t([&] { r.target = run_pingpong(target, ct); }, &meet);
+  r.initiator = run_pingpong(initiator, ci);  // if it throws, t's destructor releases and joins the target
+  const std::string err = t.join();
   REQUIRE_MESSAGE(err.empty(), "target: " << err);
   return r;
 }

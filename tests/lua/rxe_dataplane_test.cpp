@@ -16,9 +16,12 @@
 #include "dataplane/stream.h"
 #include "dataplane/testbed.h"
 #include "pingpong_pair.h"
+#include "test_threads.h"
 
 using namespace qpo::dataplane;
 using qpo::dataplane::testing::run_pingpong_pair;
+using qpo::testing::Rendezvous;
+using qpo::testing::WorkerThread;
 
 namespace {
 
@@ -113,11 +116,7 @@ TEST_CASE("send stream with a receiver thread, data checked per receive") {
   Pair p;
   fill_pattern(p.a().local_mrs["ma"].data, 4096, 5);
   RecvPool pool_b;
-  std::atomic<int> ready{0};
-  auto barrier = [&] {
-    ready.fetch_add(1);
-    while (ready.load() < 2) std::this_thread::yield();
-  };
+  Rendezvous meet;
   StreamConfig rx;
   rx.op = Op::Recv;
   rx.size = 4096;
@@ -125,26 +124,18 @@ TEST_CASE("send stream with a receiver thread, data checked per receive") {
   rx.depth = 64;
   rx.local_mr = "mb";
   rx.check_seed = 5;
-  rx.ready = barrier;
+  rx.ready = meet.ready();
   StreamResult rr;
-  std::string rx_error;
-  std::thread t([&] {
-    try {
-      rr = stream1(p.b(), &pool_b, rx);
-    } catch (const std::exception& e) {
-      rx_error = e.what();
-    }
-  });
+  WorkerThread t([&] { rr = stream1(p.b(), &pool_b, rx); }, &meet);
   StreamConfig tx;
   tx.op = Op::Send;
   tx.size = 4096;
   tx.iterations = 500;
   tx.depth = 32;
   tx.local_mr = "ma";
-  tx.ready = barrier;
+  tx.ready = meet.ready();
   StreamResult tr = stream1(p.a(), nullptr, tx);
-  t.join();
-  CHECK(rx_error == "");
+  CHECK(t.join() == "");
   CHECK(tr.tx.ops == 500);
   CHECK(rr.rx.ops == 500);
   CHECK(rr.rx_checked == 500);
@@ -167,25 +158,19 @@ TEST_CASE("send stream on one CQ shared by both workers goes through the router"
   rx.depth = 32;
   rx.local_mr = "mb";
   rx.check_seed = 9;
+  Rendezvous meet;  // receives posted first
+  rx.ready = meet.ready();
   StreamResult rr;
-  std::string err;
-  std::thread t([&] {
-    try {
-      rr = stream1(p.b(), &pool_b, rx, {&router, 1});
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // receives posted first
+  WorkerThread t([&] { rr = stream1(p.b(), &pool_b, rx, {&router, 1}); }, &meet);
   StreamConfig tx;
   tx.op = Op::Send;
   tx.size = 256;
   tx.iterations = 300;
   tx.depth = 16;
   tx.local_mr = "ma";
+  tx.ready = meet.ready();
   StreamResult tr = stream1(p.a(), nullptr, tx, {&router, 0});
-  t.join();
-  CHECK(err == "");
+  CHECK(t.join() == "");
   CHECK(tr.tx.ops == 300);
   CHECK(rr.rx_checked == 300);
   CHECK(router.dropped() == 0);
@@ -424,25 +409,20 @@ TEST_CASE("UD fan-in: two senders, one receiver with GRH room") {
   rx.depth = 256;
   rx.recv_offset = 65536;
   rx.check_seed = 4;
+  Rendezvous meet;  // UD drops what finds no receive: all 200 are posted before a send
+  rx.ready = meet.ready();
   StreamResult rr;
-  std::string err;
-  std::thread t([&] {
-    try {
-      rr = stream1(tb["r"], &pool, rx);
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  WorkerThread t([&] { rr = stream1(tb["r"], &pool, rx); }, &meet);
   StreamConfig tx;
   tx.op = Op::Send;
   tx.size = 1024;
   tx.iterations = 100;
-  tx.depth = 8;  // UD drops what finds no receive: stay below the receiver's depth
+  tx.depth = 8;
+  tx.ready = meet.ready();
   StreamResult a = stream1(tb["s1"], nullptr, tx);
+  tx.ready = nullptr;
   StreamResult b = stream1(tb["s2"], nullptr, tx);
-  t.join();
-  CHECK(err == "");
+  CHECK(t.join() == "");
   CHECK(a.tx.ops + b.tx.ops == 200);
   CHECK(rr.rx.ops == 200);
   CHECK(rr.rx.bytes == 200ull * 1024);
@@ -576,17 +556,19 @@ TEST_CASE("on_receive sees every receive's payload past the GRH, for checks one 
     ++seen;
     if (data && len == 512 && wc.src_qp == p.a().qp->qp_num && check_pattern(data, len, 21) == -1) ++intact;
   };
+  Rendezvous meet;  // UD: the receives are posted before the first send
+  rx.ready = meet.ready();
   StreamResult rr;
-  std::thread t([&] { rr = stream1(p.b(), &pool, rx); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  WorkerThread t([&] { rr = stream1(p.b(), &pool, rx); }, &meet);
   StreamConfig tx;
   tx.op = Op::Send;
   tx.size = 512;
   tx.iterations = 20;
   tx.depth = 1;
   tx.local_mr = "ma";
+  tx.ready = meet.ready();
   stream1(p.a(), nullptr, tx);
-  t.join();
+  CHECK(t.join() == "");
   CHECK(seen == 20);
   CHECK(intact == 20);
 }
@@ -611,28 +593,23 @@ TEST_CASE("the router gives a QP's pool receives to one owner and its sends to a
   rx.local_mr = "ma";
   rx.recv_offset = 4096;
   rx.check_seed = 6;
+  Rendezvous meet;  // a's receives posted before b sends to them
+  rx.ready = meet.ready();
   StreamResult rr;
-  std::string err;
-  std::thread receiver([&] {
-    try {
-      rr = stream1(p.a(), &pool_a, rx, {&router, 1});
-    } catch (const std::exception& e) {
-      err = e.what();
-    }
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  WorkerThread receiver([&] { rr = stream1(p.a(), &pool_a, rx, {&router, 1}); }, &meet);
   StreamConfig tx;
   tx.op = Op::Send;
   tx.size = 128;
   tx.iterations = 16;
   tx.depth = 1;
   tx.local_mr = "ma";
+  tx.ready = meet.ready();
   StreamResult ta = stream1(p.a(), nullptr, tx, {&router, 0});  // a -> b while a also receives
+  tx.ready = nullptr;
   tx.local_mr = "mb";
   tx.iterations = 40;
   StreamResult tb = stream1(p.b(), nullptr, tx, {&router, 2});  // b -> a: a's receive thread checks them
-  receiver.join();
-  CHECK(err == "");
+  CHECK(receiver.join() == "");
   CHECK(ta.tx.ops == 16);
   CHECK(tb.tx.ops == 40);
   CHECK(rr.rx_checked == 40);
