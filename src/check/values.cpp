@@ -10,8 +10,6 @@ namespace qpo::check {
 
 namespace {
 
-const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
-
 void check_attr(const scenario::Attr& a, const spec::ValueRule& rule, diag::DiagSink& sink) {
   if (!a.valid || a.symbol != scenario::Symbol::None || a.from_default) return;
   if (rule.has_range && (a.number < rule.min || a.number > rule.max)) {
@@ -39,8 +37,8 @@ void check_attr(const scenario::Attr& a, const spec::ValueRule& rule, diag::Diag
   }
   for (const auto& c : a.children) {
     const spec::ValueRule* cr = nullptr;
-    if (auto it = rules().ah_fields().find(c.field); it != rules().ah_fields().end() && a.field != "grh") cr = &it->second;
-    if (auto it = rules().grh_fields().find(c.field); it != rules().grh_fields().end() && a.field == "grh") cr = &it->second;
+    if (auto it = spec::RuleTable::builtin().ah_fields().find(c.field); it != spec::RuleTable::builtin().ah_fields().end() && a.field != "grh") cr = &it->second;
+    if (auto it = spec::RuleTable::builtin().grh_fields().find(c.field); it != spec::RuleTable::builtin().grh_fields().end() && a.field == "grh") cr = &it->second;
     if (cr) {
       spec::ValueRule r = *cr;
       if (r.above_by.empty()) r.below_by = r.above_by = "kernel";
@@ -75,11 +73,11 @@ void check_values(const scenario::Scenario& s, diag::DiagSink& sink) {
   for (const auto& q : s.qps)
     for (const auto& t : q.transitions)
       for (const auto& a : t.attrs)
-        if (const auto* rule = rules().value_rule(a.field)) check_attr(a, *rule, sink);
+        if (const auto* rule = spec::RuleTable::builtin().value_rule(a.field)) check_attr(a, *rule, sink);
 
   for (const auto& m : s.mrs) {
-    for (const auto& r : rules().mr_access_rules()) {
-      const auto* names = rules().enum_values("access");
+    for (const auto& r : spec::RuleTable::builtin().mr_access_rules()) {
+      const auto* names = spec::RuleTable::builtin().enum_values("access");
       auto bit = [&](const std::string& name) -> uint32_t {
         for (const auto& [n, v] : *names)
           if (n == name) return static_cast<uint32_t>(v);

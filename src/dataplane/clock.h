@@ -27,6 +27,8 @@ double ticks_per_second();
 bool calibrated();
 // Tests only: forget the rate, so that the next ticks_per_second() calibrates again.
 void forget_calibration_for_tests();
+// A deadline (in ticks) that never comes: a run bounded by iterations, not by time.
+inline constexpr uint64_t kForever = UINT64_MAX;
 inline double to_seconds(uint64_t t) { return static_cast<double>(t) / ticks_per_second(); }
 inline double to_us(uint64_t t) { return static_cast<double>(t) * 1e6 / ticks_per_second(); }
 inline uint64_t from_seconds(double s) { return static_cast<uint64_t>(s * ticks_per_second()); }

@@ -17,7 +17,7 @@ namespace qpo::dataplane {
 
 namespace {
 
-constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
+using clock::kForever;
 // Empty polls (or flag reads) between two looks at the clock, the stop flag and the timeout.
 constexpr uint32_t kCheckEvery = 256;
 // Receives are reposted in chains of this many.

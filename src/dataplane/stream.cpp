@@ -21,7 +21,7 @@ namespace qpo::dataplane {
 
 namespace {
 
-constexpr uint64_t kForever = std::numeric_limits<uint64_t>::max();
+using clock::kForever;
 constexpr int kPollBatch = 16;               // perftest's CTX_POLL_BATCH
 constexpr size_t kMaxTimestamps = 1u << 24;  // per-op timestamps beyond this: no peak
 constexpr int64_t kMaxTimelineBuckets = 1 << 20;  // 10 ms buckets: ~3 hours

@@ -39,9 +39,9 @@ class Bytes {
   std::vector<unsigned char> out;
 };
 
-class Reader {
+class ExchangeReader {
  public:
-  explicit Reader(const std::vector<unsigned char>& in) : in_(in) {}
+  explicit ExchangeReader(const std::vector<unsigned char>& in) : in_(in) {}
   template <typename T>
   T get() {
     if (at_ + sizeof(T) > in_.size()) throw std::runtime_error("the peer's exchange is " + std::to_string(in_.size()) + " bytes, too short");
@@ -62,7 +62,7 @@ void put_mr(Bytes& b, const RemoteMr* m) {
   b.put<uint32_t>(m ? m->rkey : 0);
 }
 
-RemoteMr get_mr(Reader& r, const std::string& host) {
+RemoteMr get_mr(ExchangeReader& r, const std::string& host) {
   RemoteMr m;
   m.host = host;
   m.addr = r.get<uint64_t>();
@@ -98,7 +98,7 @@ std::vector<unsigned char> encode_exchange(const scenario::Scenario& s, const sc
 // The peer's side into `dir`, as the agents' exchange would have put it; returns a summary.
 std::string decode_exchange(const scenario::Scenario& s, const scenario::Qp& peer, const std::vector<unsigned char>& data,
                             Directory& dir) {
-  Reader r(data);
+  ExchangeReader r(data);
   RemoteQp v;
   v.host = s.host_of_qp(peer);
   v.type = peer.type_name;

@@ -144,7 +144,7 @@ int l_u64(lua_State* L) {
   });
 }
 
-int l_index(lua_State* L) {
+int buffer_index(lua_State* L) {
   auto* b = static_cast<BufRef*>(luaL_checkudata(L, 1, kBufferType));
   const char* key = lua_tostring(L, 2);
   if (!key) return 0;
@@ -160,7 +160,7 @@ int l_index(lua_State* L) {
   return 1;
 }
 
-int l_tostring(lua_State* L) {
+int buffer_tostring(lua_State* L) {
   auto* b = static_cast<BufRef*>(luaL_checkudata(L, 1, kBufferType));
   lua_pushfstring(L, "Buffer(%s, %d bytes)", b->name, static_cast<int>(b->mr->length));
   return 1;
@@ -173,9 +173,9 @@ void open_buffer(lua_State* L) {
                                      {"write", l_write}, {"u64", l_u64}, {nullptr, nullptr}};
   luaL_newmetatable(L, kBufferType);
   luaL_newlib(L, methods);
-  lua_pushcclosure(L, l_index, 1);
+  lua_pushcclosure(L, buffer_index, 1);
   lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_tostring);
+  lua_pushcfunction(L, buffer_tostring);
   lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
 }

@@ -151,7 +151,7 @@ int l_wait_event(lua_State* L) {
   });
 }
 
-int l_index(lua_State* L) {
+int cq_index(lua_State* L) {
   auto* c = static_cast<CqRef*>(luaL_checkudata(L, 1, kCqType));
   const char* key = lua_tostring(L, 2);
   if (!key) return 0;
@@ -162,7 +162,7 @@ int l_index(lua_State* L) {
   return 1;
 }
 
-int l_eq(lua_State* L) {
+int cq_eq(lua_State* L) {
   auto* a = static_cast<CqRef*>(luaL_testudata(L, 1, kCqType));
   auto* b = static_cast<CqRef*>(luaL_testudata(L, 2, kCqType));
   lua_pushboolean(L, a && b && a->cq == b->cq);
@@ -176,9 +176,9 @@ void open_cq(lua_State* L) {
       {"poll", l_poll}, {"wait", l_wait}, {"notify", l_notify}, {"wait_event", l_wait_event}, {nullptr, nullptr}};
   luaL_newmetatable(L, kCqType);
   luaL_newlib(L, methods);
-  lua_pushcclosure(L, l_index, 1);
+  lua_pushcclosure(L, cq_index, 1);
   lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_eq);
+  lua_pushcfunction(L, cq_eq);
   lua_setfield(L, -2, "__eq");
   lua_pop(L, 1);
 }

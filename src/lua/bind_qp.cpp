@@ -254,7 +254,7 @@ int l_state(lua_State* L) {
   });
 }
 
-int l_index(lua_State* L) {
+int qp_index(lua_State* L) {
   auto* q = static_cast<QpRef*>(luaL_checkudata(L, 1, kQpType));
   const char* key = lua_tostring(L, 2);
   if (!key) return 0;
@@ -284,13 +284,13 @@ int l_index(lua_State* L) {
   return 1;
 }
 
-int l_tostring(lua_State* L) {
+int qp_tostring(lua_State* L) {
   auto* q = static_cast<QpRef*>(luaL_checkudata(L, 1, kQpType));
   lua_pushfstring(L, "Qp(%s, %s)", q->ep->qp_name.c_str(), q->ep->qp_type.c_str());
   return 1;
 }
 
-int l_eq(lua_State* L) {
+int qp_eq(lua_State* L) {
   auto* a = static_cast<QpRef*>(luaL_testudata(L, 1, kQpType));
   auto* b = static_cast<QpRef*>(luaL_testudata(L, 2, kQpType));
   lua_pushboolean(L, a && b && a->ep == b->ep);
@@ -306,11 +306,11 @@ void open_qp(lua_State* L) {
   luaL_newlib(L, methods);
   lua_setfield(L, LUA_REGISTRYINDEX, kMethods);
   luaL_newmetatable(L, kQpType);
-  lua_pushcfunction(L, l_index);
+  lua_pushcfunction(L, qp_index);
   lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, l_tostring);
+  lua_pushcfunction(L, qp_tostring);
   lua_setfield(L, -2, "__tostring");
-  lua_pushcfunction(L, l_eq);
+  lua_pushcfunction(L, qp_eq);
   lua_setfield(L, -2, "__eq");
   lua_pop(L, 1);
 }

@@ -14,10 +14,6 @@ namespace {
 using scenario::Qp;
 using scenario::Scenario;
 
-Arg arg(std::string name, std::string value, std::string note = "", bool runtime = false) {
-  return Arg{std::move(name), std::move(value), runtime, false, std::move(note)};
-}
-
 bool has_cm(const Scenario& s) {
   for (const auto& q : s.qps)
     if (q.cm.given && q.type >= 0) return true;

@@ -25,6 +25,10 @@ struct Arg {
   std::string note;         // "known after exchange", "min of both ports' active_mtu"
   bool operator==(const Arg&) const = default;
 };
+// An argument as the planners write one: a value known now, or (runtime) one the run resolves.
+inline Arg arg(std::string name, std::string value, std::string note = "", bool runtime = false) {
+  return Arg{std::move(name), std::move(value), runtime, false, std::move(note)};
+}
 
 enum class Phase : uint8_t { Setup, BringUp, Exchange, Traffic, Transitions, Teardown };
 const char* phase_name(Phase p);

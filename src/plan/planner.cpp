@@ -21,7 +21,6 @@ namespace {
 
 using scenario::Scenario;
 
-Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
 
 bool own_rq(const scenario::Qp& q) {
   return !q.srq && q.type_name != "XRC_SEND" && q.type_name != "XRC_RECV" && q.cap.max_recv_wr > 0;

@@ -35,7 +35,6 @@ bool is_write(const scenario::Workload& w) {
 bool is_atomic(const scenario::Workload& w) { return op_of(w) && op_of(w)->atomic; }
 bool expects_error(const scenario::Workload& w) { return w.expect_status && *w.expect_status != "IBV_WC_SUCCESS"; }
 
-Arg arg(std::string name, std::string value) { return Arg{std::move(name), std::move(value), false, false, ""}; }
 
 // A step's own argument list, made in one go.
 template <typename... Args>

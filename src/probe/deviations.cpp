@@ -8,10 +8,8 @@ namespace qpo::probe {
 
 namespace {
 
-const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
-
 std::string cell_of(const Case& c) {
-  return spec::cell_text(rules().types()[static_cast<size_t>(c.type)].name, c.cur, c.next);
+  return spec::cell_text(spec::RuleTable::builtin().types()[static_cast<size_t>(c.type)].name, c.cur, c.next);
 }
 
 // (case, transition) -> (predicted, answered), for comparing entries.
@@ -58,9 +56,9 @@ std::string disagreement_table(const Report& report) {
     const auto& c = res.c;
     std::string value = c.key.kind == spec::ProbeCaseKey::Kind::Value ? c.key.attr + " = " + std::to_string(c.key.value)
                                                                        : "";
-    rows.push_back({rules().types()[static_cast<size_t>(c.type)].name,
+    rows.push_back({spec::RuleTable::builtin().types()[static_cast<size_t>(c.type)].name,
                     std::string(spec::state_name(c.cur)) + "->" + spec::state_name(c.next),
-                    rules().mask_names(c.mask, "|"), value, c.predicted, res.answered});
+                    spec::RuleTable::builtin().mask_names(c.mask, "|"), value, c.predicted, res.answered});
   }
   if (rows.size() == 1) return "";
   std::array<size_t, 6> width{};

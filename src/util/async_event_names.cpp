@@ -33,7 +33,7 @@ constexpr AsyncEventInfo kEvents[] = {
     {IBV_EVENT_GID_CHANGE, "IBV_EVENT_GID_CHANGE", O::Port},
 };
 
-constexpr std::string_view kPrefix = "IBV_EVENT_";
+constexpr std::string_view kEventPrefix = "IBV_EVENT_";
 
 }  // namespace
 
@@ -63,7 +63,7 @@ const AsyncEventInfo* parse_async_event(std::string_view name) {
   std::string upper = to_upper(name);
   for (const auto& e : kEvents) {
     std::string_view full = e.name;
-    if (upper == full || upper == full.substr(kPrefix.size())) return &e;
+    if (upper == full || upper == full.substr(kEventPrefix.size())) return &e;
   }
   return nullptr;
 }

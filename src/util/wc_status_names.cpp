@@ -39,7 +39,7 @@ constexpr Named kStatus[] = {
     {IBV_WC_GENERAL_ERR, "IBV_WC_GENERAL_ERR"},
 };
 
-constexpr std::string_view kPrefix = "IBV_WC_";
+constexpr std::string_view kStatusPrefix = "IBV_WC_";
 
 }  // namespace
 
@@ -53,7 +53,7 @@ std::optional<int> parse_wc_status(std::string_view name) {
   std::string upper = to_upper(name);
   for (const auto& e : kStatus) {
     std::string_view full = e.name;
-    if (upper == full || upper == full.substr(kPrefix.size())) return e.value;
+    if (upper == full || upper == full.substr(kStatusPrefix.size())) return e.value;
   }
   return std::nullopt;
 }
