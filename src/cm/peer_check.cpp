@@ -6,16 +6,6 @@ namespace qpo::cm {
 
 namespace {
 
-// The private data's text: the bytes before the CM's zero padding.
-std::string text_of(const std::vector<unsigned char>& d) {
-  std::string s;
-  for (unsigned char c : d) {
-    if (c == 0) break;
-    s += static_cast<char>(c);
-  }
-  return s;
-}
-
 uint32_t le32(const std::vector<unsigned char>& d) {
   uint32_t v = 0;
   for (size_t i = 0; i < 4; ++i) v |= static_cast<uint32_t>(d[i]) << (8 * i);
@@ -23,6 +13,15 @@ uint32_t le32(const std::vector<unsigned char>& d) {
 }
 
 }  // namespace
+
+std::string private_text(const std::vector<unsigned char>& d) {
+  std::string s;
+  for (unsigned char c : d) {
+    if (c == 0) break;
+    s += static_cast<char>(c);
+  }
+  return s;
+}
 
 std::string not_the_peer(const ExpectedPeer& peer, const ConnectRequest& req) {
   if (!req.ud && peer.qpn && req.qpn != *peer.qpn)
@@ -36,8 +35,8 @@ std::string not_the_peer(const ExpectedPeer& peer, const ConnectRequest& req) {
              ", not " + peer.name + "'s exchange";
     return "";
   }
-  if (peer.private_data && text_of(req.private_data) != *peer.private_data)
-    return "private data '" + util::printable(text_of(req.private_data), 64) + "', not " + peer.name + "'s '" +
+  if (peer.private_data && private_text(req.private_data) != *peer.private_data)
+    return "private data '" + util::printable(private_text(req.private_data), 64) + "', not " + peer.name + "'s '" +
            util::printable(*peer.private_data, 64) + "'";
   return "";
 }

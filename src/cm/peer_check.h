@@ -34,6 +34,9 @@ struct ConnectRequest {
   std::vector<unsigned char> private_data;
 };
 
+// A private data field's text: the bytes before the CM's zero padding (raw, not for a terminal).
+std::string private_text(const std::vector<unsigned char>& data);
+
 // Empty when `req` can be `peer`'s; otherwise why not, e.g. "QP number 19, not qa's 18".
 // Untrusted bytes of the request appear terminal-safe (util::printable).
 std::string not_the_peer(const ExpectedPeer& peer, const ConnectRequest& req);

@@ -204,11 +204,7 @@ class CmRunner {
     std::string why;
     if (cm.expect_reason && e.type == RDMA_CM_EVENT_REJECTED && cm::reject_reason(e.status) != *cm.expect_reason)
       why = "reason '" + cm::reject_reason(e.status) + "', not '" + *cm.expect_reason + "'";
-    std::string data;
-    for (unsigned char c : e.private_data) {
-      if (!c) break;
-      data += static_cast<char>(c);
-    }
+    std::string data = cm::private_text(e.private_data);
     if (cm.expect_private_data && data != *cm.expect_private_data)
       why += (why.empty() ? "" : "; ") + std::string("private data '") + data + "', not '" + *cm.expect_private_data + "'";
     if (!why.empty()) throw std::runtime_error(cm::describe(e) + " came, but with " + why);

@@ -30,7 +30,7 @@ TEST_CASE("cm peer check: another QP number is a stranger, named with both numbe
 
 TEST_CASE("cm peer check: other private data is a stranger, its bytes shown terminal-safe") {
   cm::ExpectedPeer p{"qa", std::nullopt, std::string("hello from a"), 0};
-  CHECK(cm::not_the_peer(p, {18, false, padded("\x1b[2Jhi")}) == "private data '\\x1b[2Jhi', not qa's 'hello from a'");
+  CHECK(cm::not_the_peer(p, {18, false, padded("\x1b[2Jhi")}) == "private data '\\x1B[2Jhi', not qa's 'hello from a'");
   CHECK(cm::not_the_peer(p, {18, false, {}}) == "private data '', not qa's 'hello from a'");
 }
 
@@ -58,4 +58,10 @@ TEST_CASE("cm peer check: exchange_only wants the exchange's size and the reques
 TEST_CASE("cm peer check: the reject's private data names the peer and fits the REJ") {
   CHECK(cm::stranger_reject_text("qa", "qb") == "qpo: not qa, the peer qb waits for");
   CHECK(cm::stranger_reject_text(std::string(300, 'x'), "qb").size() == cm::kRejectPrivateData - 1);
+}
+
+TEST_CASE("cm peer check: a private data field's text ends at the CM's zero padding") {
+  CHECK(cm::private_text(padded("go away")) == "go away");
+  CHECK(cm::private_text({}) == "");
+  CHECK(cm::private_text({'a', 'b'}) == "ab");
 }
