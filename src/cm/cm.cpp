@@ -138,6 +138,18 @@ bool make_sockaddr(const std::string& ip, uint16_t port, sockaddr_storage* out) 
   return false;
 }
 
+std::string peer_address(rdma_cm_id* id) {
+  const sockaddr* sa = id ? rdma_get_peer_addr(id) : nullptr;
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (sa && sa->sa_family == AF_INET &&
+      inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, buf, sizeof buf))
+    return buf;
+  if (sa && sa->sa_family == AF_INET6 &&
+      inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr, buf, sizeof buf))
+    return buf;
+  return "an unknown address";
+}
+
 std::string wildcard_of(const std::string& ip) {
   in_addr v4;
   return inet_pton(AF_INET, ip.c_str(), &v4) == 1 ? "0.0.0.0" : "::";

@@ -83,6 +83,9 @@ std::optional<Event> next_event(EventChannel& channel, int timeout_ms, int* err)
 
 // "10.0.1.2" or "fd00:1::2" (an IPv4 or IPv6 literal) with a port; false when `ip` is neither.
 bool make_sockaddr(const std::string& ip, uint16_t port, sockaddr_storage* out);
+// The address a connect request came from (rdma_get_peer_addr), "10.0.1.1" or "fd00:1::1";
+// "an unknown address" when the id has none of either family.
+std::string peer_address(rdma_cm_id* id);
 // The wildcard address of `ip`'s family: "0.0.0.0" for an IPv4 literal, "::" otherwise.
 std::string wildcard_of(const std::string& ip);
 

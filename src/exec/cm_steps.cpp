@@ -1,13 +1,16 @@
 #include "exec/cm_steps.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <utility>
 
 #include "cm/cm.h"
 #include "cm/exchange_data.h"
 #include "cm/flow.h"
+#include "cm/peer_check.h"
 #include "exec/cm_resources.h"
 #include "exec/failure_note.h"
 #include "exec/endpoints.h"
@@ -201,11 +204,7 @@ class CmRunner {
     std::string why;
     if (cm.expect_reason && e.type == RDMA_CM_EVENT_REJECTED && cm::reject_reason(e.status) != *cm.expect_reason)
       why = "reason '" + cm::reject_reason(e.status) + "', not '" + *cm.expect_reason + "'";
-    std::string data;
-    for (unsigned char c : e.private_data) {
-      if (!c) break;
-      data += static_cast<char>(c);
-    }
+    std::string data = cm::private_text(e.private_data);
     if (cm.expect_private_data && data != *cm.expect_private_data)
       why += (why.empty() ? "" : "; ") + std::string("private data '") + data + "', not '" + *cm.expect_private_data + "'";
     if (!why.empty()) throw std::runtime_error(cm::describe(e) + " came, but with " + why);
@@ -427,10 +426,66 @@ class CmRunner {
     it->second.qkey = e.qkey;
   }
 
+  // The peer's connect request. A request from anyone else (a stray rdma_cm client, another
+  // QP) is answered with rdma_reject and named in the step's line, and the wait goes on until
+  // the same deadline (cm/peer_check.h says what identifies the peer).
   void wait_request() {
-    auto e = await(id(step_.object + ".listener"), RDMA_CM_EVENT_CONNECT_REQUEST);
-    host().ids[step_.object] = st_.own<IdResource>(step_.object, cm::Id(e.id, step_.object));
-    if (spec().cm.exchange_only) take_exchange(e);
+    const auto peer = expected_peer();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms());
+    std::vector<std::string> strangers;
+    auto rejected = [&] {
+      std::string out = "rejected " + std::to_string(strangers.size()) + " connect request" +
+                        (strangers.size() > 1 ? "s" : "") + " not from " + peer.name + ": ";
+      for (size_t i = 0; i < strangers.size(); ++i) out += (i ? "; " : "") + strangers[i];
+      return out;
+    };
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      std::optional<cm::Event> got;
+      try {
+        got = await(id(step_.object + ".listener"), RDMA_CM_EVENT_CONNECT_REQUEST, static_cast<int>(std::max<long long>(left, 1)));
+      } catch (const std::exception& x) {
+        if (strangers.empty()) throw;
+        throw std::runtime_error(std::string(x.what()) + " (" + rejected() + ")");
+      }
+      std::string why = cm::not_the_peer(peer, cm::ConnectRequest{got->qp_num, got->ud, got->private_data});
+      if (why.empty()) {
+        host().ids[step_.object] = st_.own<IdResource>(step_.object, cm::Id(got->id, step_.object));
+        if (spec().cm.exchange_only) take_exchange(*got);
+        if (!strangers.empty()) message_ += "; " + rejected();
+        return;
+      }
+      strangers.push_back(reject_stranger(*got, peer.name, why));
+    }
+  }
+
+  // What identifies this listener's peer: its published QP number, the private data its
+  // scenario gives it, or the size of its exchange.
+  cm::ExpectedPeer expected_peer() const {
+    const auto& cm = spec().cm;
+    cm::ExpectedPeer p;
+    p.name = cm.peer.name;
+    const auto* q = st_.scenario->qp(cm.peer.name);
+    if (!q) return p;
+    if (cm.exchange_only) {
+      p.exchange_bytes = cm::exchange_bytes(*st_.scenario, *q);
+      return p;
+    }
+    if (auto it = st_.dir.qps.find(q->name); it != st_.dir.qps.end()) p.qpn = it->second.qpn;
+    if (!q->cm.private_data.empty()) p.private_data = q->cm.private_data;
+    return p;
+  }
+
+  // rdma_reject with private data saying whom the listener waits for, then the request's id
+  // goes. Returns the stranger's description for the step's line (a failed reject too: the
+  // destroyed id ends the request either way).
+  std::string reject_stranger(const cm::Event& e, const std::string& peer, const std::string& why) {
+    cm::Id stray(e.id, step_.object + " (a stranger's request)");
+    std::string who = "from " + cm::peer_address(e.id) + " (" + why + ")";
+    std::string text = cm::stranger_reject_text(peer, step_.object);
+    if (rdma_reject(stray.get(), text.c_str(), static_cast<uint8_t>(text.size() + 1)) != 0)
+      return who + ", rdma_reject failed: " + verbs::errno_name(errno);
+    return who;
   }
 
   // exchange_only: the peer's values from the event's private data into the directory, and

@@ -101,7 +101,7 @@ bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
     old = ms.rkey;
     if (w.type == 1) {
       uint32_t rkey = 0;
-      if (int e = verbs::bind_type1(q.qp->get(), *ms.mw, verbs::WindowBind{}, wr_id, &rkey))
+      if (int e = verbs::unbind_type1(q.qp->get(), *ms.mw, st.mrs.at(w.mr.name)->get(), wr_id, &rkey))
         throw verbs::VerbsError("ibv_bind_mw", w.name, e, "length 0 (unbind) on QP " + q.spec->name);
       await_completion(st, q, wr_id, o.timeout_ms, "the unbind of window '" + w.name + "'");
       ms.rkey = rkey;

@@ -32,6 +32,7 @@ ibv_mw_bind_info info_of(const WindowBind& b) {
 }  // namespace
 
 int bind_type1(ibv_qp* qp, Mw& mw, const WindowBind& b, uint64_t wr_id, uint32_t* rkey) {
+  if (!b.mr) return EINVAL;  // never reaches librxe, which would dereference it (unbind_type1)
   ibv_mw_bind bind{};
   bind.wr_id = wr_id;
   bind.send_flags = IBV_SEND_SIGNALED;
@@ -40,6 +41,10 @@ int bind_type1(ibv_qp* qp, Mw& mw, const WindowBind& b, uint64_t wr_id, uint32_t
   int e = verb_errno(ibv_bind_mw(qp, mw.get(), &bind));
   if (e == 0 && rkey) *rkey = mw.get()->rkey;
   return e;
+}
+
+int unbind_type1(ibv_qp* qp, Mw& mw, ibv_mr* mr, uint64_t wr_id, uint32_t* rkey) {
+  return bind_type1(qp, mw, WindowBind{mr, 0, 0, 0}, wr_id, rkey);
 }
 
 int post_bind_type2(ibv_qp* qp, Mw& mw, const WindowBind& b, uint32_t new_rkey, uint64_t wr_id) {
@@ -51,7 +56,9 @@ int post_bind_type2(ibv_qp* qp, Mw& mw, const WindowBind& b, uint32_t new_rkey, 
   wr.bind_mw.rkey = new_rkey;
   wr.bind_mw.bind_info = info_of(b);
   errno = 0;
-  return verb_errno(ibv_post_send(qp, &wr, &bad));
+  int e = verb_errno(ibv_post_send(qp, &wr, &bad));
+  if (e == 0) mw.get()->rkey = new_rkey;
+  return e;
 }
 
 int post_local_invalidate(ibv_qp* qp, uint32_t rkey, uint64_t wr_id) {

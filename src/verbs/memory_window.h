@@ -35,11 +35,21 @@ struct WindowBind {
   unsigned access = 0;
 };
 
-// Type 1: ibv_bind_mw, signaled, wr_id `wr_id`; mr == nullptr (length 0) unbinds. On success
-// `*rkey` is the window's new rkey (the provider's choice). Returns 0 or the errno.
+// Type 1: ibv_bind_mw, signaled, wr_id `wr_id`. On success `*rkey` is the window's new rkey
+// (the provider's choice). Returns 0 or the errno; EINVAL without an MR (b.mr == nullptr).
 int bind_type1(ibv_qp* qp, Mw& mw, const WindowBind& b, uint64_t wr_id, uint32_t* rkey);
+// Type 1 unbind: ibv_bind_mw with length 0 (ibv_bind_mw(3)), given the MR the window was bound
+// to. ibv_bind_mw(3) allows a NULL MR there, but librxe reads the MR's lkey whatever the length
+// (rdma-core providers/rxe/rxe.c convert_send_wr) and dies of SIGSEGV on NULL; the kernel
+// ignores the MR of a zero-length bind (rxe_mw.c rxe_bind_mw), so the window's own MR is safe
+// with every provider. `*rkey`: the window's new rkey (the old one no longer reaches anything).
+int unbind_type1(ibv_qp* qp, Mw& mw, ibv_mr* mr, uint64_t wr_id, uint32_t* rkey);
 // Type 2: an IBV_WR_BIND_MW work request (ibv_post_send) giving the window `new_rkey`
 // (ibv_inc_rkey of the current one: only its low 8 bits are the consumer's). 0 or the errno.
+// Once posted, the window's ibv_mw rkey is `new_rkey`: the next bind names the window by it
+// (librxe sends ibv_mw.rkey as the window's current key and the kernel refuses a bind whose
+// key is not the current one: IBV_WC_MW_BIND_ERR), as librxe's own type 1 ibv_bind_mw does.
+// A bind that completes in error leaves the QP in ERR, where nothing binds again.
 int post_bind_type2(ibv_qp* qp, Mw& mw, const WindowBind& b, uint32_t new_rkey, uint64_t wr_id);
 // IBV_WR_LOCAL_INV of `rkey` (a type 2 window's), signaled. 0 or the errno.
 int post_local_invalidate(ibv_qp* qp, uint32_t rkey, uint64_t wr_id);

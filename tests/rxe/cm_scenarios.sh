@@ -120,5 +120,14 @@ check tests/scenarios/run/two-host-cm-outcomes.yaml \
   '^rdma_connect qu: RDMA_CM_EVENT_UNREACHABLE \(status -110 \(ETIMEDOUT\)\) \(expected\)$' \
   '^tc qdisc del cut: hw_counters: .*sent_pkts \+[1-9]'
 
+# A stranger's connect request (qs, another QP than the listener's peer, connecting first) is
+# rejected and named on the listener's line; the peer's request is accepted after it (issue 30
+# item 16). Before the fix qb took qs's request and qs's expected REJECTED failed.
+check tests/scenarios/cm/rc-stranger-rejected.yaml \
+  "^rdma_connect qs: RDMA_CM_EVENT_REJECTED \(status 28: consumer defined, private data 'qpo: not qa, the peer qb waits for'\) \(expected\)$" \
+  "^rdma_get_cm_event qb: RDMA_CM_EVENT_CONNECT_REQUEST \(private data 'hello from a'\); rejected 1 connect request not from qa: from 10\.0\.1\.[0-9]+ \(QP number [0-9]+, not qa's [0-9]+\)$" \
+  '^rdma_accept qb: RDMA_CM_EVENT_ESTABLISHED$' \
+  '^verify mb: data checked$'
+
 echo "$failures rdma_cm scenario checks failed"
 [ "$failures" -eq 0 ]

@@ -5,6 +5,8 @@
 #     receive's IBV_WC_WITH_INV and invalidated rkey checked) and the ODP scenario (unsupported
 #     by device, exit 77), through run_scenarios.sh: each outcome and output line checked, no resource leaked.
 #     The two-host window again with agents (the rkey through the agent protocol's meeting).
+#     tests/scenarios/mw/: a type 1 window unbound by `invalidate:` (was SIGSEGV in librxe) and a
+#     type 2 window bound, invalidated and bound again, data through it (was IBV_WC_MW_BIND_ERR).
 #  2. hugetlb MRs: with no huge pages reserved the run fails naming mmap(MAP_HUGETLB) and the
 #     pages it needs; with pages reserved it passes.
 set -u
@@ -15,6 +17,7 @@ fail=0
 
 "$here/run_scenarios.sh" "$QPO" scenarios/rc-memory-windows.yaml scenarios/rc-send-with-invalidate.yaml \
   scenarios/two-host-memory-window.yaml \
+  tests/scenarios/mw/rc-mw-type1-invalidate.yaml tests/scenarios/mw/rc-mw-type2-rebind.yaml \
   tests/scenarios/run/rc-odp-unsupported.yaml || fail=1
 
 # The window's rkey through the agents' protocol: each host a separate `qpo agent` process.
