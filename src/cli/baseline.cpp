@@ -39,8 +39,9 @@ std::string regression_reason(const compare::Comparison& cmp, const std::string&
       break;
     }
     char change[32];
+    // No percentage (a baseline of 0, or a change past a double): the value it changed from.
     if (r.change_pct) std::snprintf(change, sizeof change, "%+.1f%%", *r.change_pct);
-    else std::snprintf(change, sizeof change, "from 0");
+    else std::snprintf(change, sizeof change, "from %s", number_text(r.baseline).c_str());
     out += std::string(listed > 1 ? "," : "") + " " + r.workload + " " + r.figure + " " + change;
   }
   return out;

@@ -18,9 +18,9 @@ Action add_compare(CLI::App& app) {
   cmd->footer(
       "Pairs workloads by name (a sweep's runs by size) and compares bw_avg, bw_peak, msg_rate (higher is\n"
       "better) and t_min, t_typical, t_avg, p99, p999, t_max, loss (lower is better). Workloads in one file only\n"
-      "are listed, not failed.\n"
+      "are listed, not failed; but when no figure is in both files there is nothing to compare (exit 2).\n"
       "Exit status: 0 no regression, 1 a figure got worse by more than the tolerance, 2 a file cannot be\n"
-      "read or holds no run result.\n\n"
+      "read or holds no run result, or the files have no workload figure in common.\n\n"
       "Example:\n  qpo run --format json scenarios/rc-write-bw-lua.yaml > new.json\n"
       "  qpo compare new.json baseline/rc-write-bw-lua.json --tolerance 10%");
   cmd->add_option("new", opts->now, "The new result (qpo run --format json)")->required();
@@ -48,6 +48,10 @@ Action add_compare(CLI::App& app) {
       std::cout << w.str() << "\n";
     } else {
       std::cout << compare::render_text(c);
+    }
+    if (c.nothing_compared()) {
+      if (opts->out.format == "json") std::cerr << "qpo compare: " << compare::nothing_to_compare(c) << "\n";
+      return static_cast<int>(kSystemError);
     }
     return c.regressions() ? static_cast<int>(kInvalid) : static_cast<int>(kOk);
   };

@@ -1,7 +1,5 @@
 #include "cli/compare.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -12,8 +10,8 @@
 #include <map>
 #include <sstream>
 
-#include "scenario/flow_depth.h"
 #include "scenario/thresholds.h"
+#include "util/json_reader.h"
 #include "util/strings.h"
 
 namespace qpo::cli::compare {
@@ -54,34 +52,64 @@ const FigureKind* figure_kind(const std::string& name) {
 // Result files are a few MB at most (a run's steps and tables); past this it is not one.
 constexpr size_t kMaxResultBytes = 64ull << 20;
 
-std::vector<std::pair<std::string, double>> figures_of(const YAML::Node& summary) {
+std::vector<std::pair<std::string, double>> figures_of(const util::json::Value* summary) {
   std::vector<std::pair<std::string, double>> out;
-  if (!summary.IsMap()) return out;
+  if (!summary || !summary->is(util::json::Kind::Object)) return out;
   for (const auto& f : figure_kinds()) {
-    const YAML::Node v = summary[f.name];
-    double x = 0;
-    if (v && v.IsScalar() && YAML::convert<double>::decode(v, x) && std::isfinite(x)) out.emplace_back(f.name, x * f.scale);
+    const util::json::Value* v = summary->find(f.name);
+    if (v && v->is(util::json::Kind::Number) && std::isfinite(v->number * f.scale)) out.emplace_back(f.name, v->number * f.scale);
   }
   return out;
 }
 
-// One run's workloads: the summary, and each run of a sweep (several sizes) on its own.
-void add_run(const YAML::Node& run, const std::string& prefix, Results& out) {
-  for (const auto& w : run["workloads"]) {
-    if (!w.IsMap() || !w["name"] || !w["name"].IsScalar()) continue;
-    std::string name = prefix + w["name"].Scalar();
-    out.workloads.push_back({name, figures_of(w["summary"])});
-    const YAML::Node runs = w["runs"];
-    if (!runs || !runs.IsSequence() || runs.size() < 2) continue;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const YAML::Node size = runs[i]["size"];
-      std::string which = size && size.IsScalar() ? "size=" + size.Scalar() : "run=" + std::to_string(i);
-      out.workloads.push_back({name + "[" + which + "]", figures_of(runs[i])});
-    }
-  }
+// A workload's name, a sweep's size: a string or a number as written.
+std::optional<std::string> plain_text(const util::json::Value* v) {
+  if (v && (v->is(util::json::Kind::String) || v->is(util::json::Kind::Number))) return v->text;
+  return std::nullopt;
 }
 
-bool is_run(const YAML::Node& n) { return n.IsMap() && n["workloads"] && n["workloads"].IsSequence(); }
+// What `v` is, for a message: "a number (line 4, column 15)".
+std::string found(const util::json::Value& v) {
+  return std::string(util::json::kind_name(v.kind)) + " (line " + std::to_string(v.line) + ", column " +
+         std::to_string(v.column) + ")";
+}
+
+// One run's workloads: the summary, and each run of a sweep (several sizes) on its own.
+// `error` says which field is not what qpo run writes.
+bool add_run(const util::json::Value& run, const std::string& prefix, Results& out, std::string* error) {
+  for (const auto& w : run.find("workloads")->items) {
+    auto name_text = plain_text(w.find("name"));
+    if (!name_text) continue;  // not a workload's results
+    std::string name = prefix + *name_text;
+    out.workloads.push_back({name, figures_of(w.find("summary"))});
+    const util::json::Value* runs = w.find("runs");
+    if (!runs) continue;
+    std::string field = "workload " + util::printable(name, 80) + ": \"runs\"";
+    if (!runs->is(util::json::Kind::Array)) {
+      *error = field + " is " + found(*runs) + ", expected a list of objects (one per message size)";
+      return false;
+    }
+    for (size_t i = 0; i < runs->items.size(); ++i)
+      if (!runs->items[i].is(util::json::Kind::Object)) {
+        *error = field + "[" + std::to_string(i) + "] is " + found(runs->items[i]) +
+                 ", expected an object (one message size's figures)";
+        return false;
+      }
+    if (runs->items.size() < 2) continue;  // one size: the summary says it all
+    for (size_t i = 0; i < runs->items.size(); ++i) {
+      const util::json::Value& one = runs->items[i];
+      auto size = plain_text(one.find("size"));
+      std::string which = size ? "size=" + *size : "run=" + std::to_string(i);
+      out.workloads.push_back({name + "[" + which + "]", figures_of(&one)});
+    }
+  }
+  return true;
+}
+
+bool is_run(const util::json::Value& n) {
+  const util::json::Value* w = n.find("workloads");
+  return w && w->is(util::json::Kind::Array);
+}
 
 std::string number_text(double v) {
   char b[32];
@@ -89,45 +117,44 @@ std::string number_text(double v) {
   return b;
 }
 
-std::string percent_text(const std::optional<double>& p) {
-  if (!p) return "n/a";
+std::string percent_text(const Row& r) {
+  if (!r.change_pct) return "n/a (" + r.no_change_why + ")";
   char b[32];
-  std::snprintf(b, sizeof b, "%+.1f%%", *p);
+  // Past a million percent, %.1f would print hundreds of digits.
+  std::snprintf(b, sizeof b, std::fabs(*r.change_pct) < 1e6 ? "%+.1f%%" : "%+.3g%%", *r.change_pct);
   return b;
 }
 
 }  // namespace
 
 std::optional<Results> parse_results(const std::string& text, const std::string& file, std::string* error) {
-  if (scenario::find_deep_flow(text)) {
-    *error = file + ": not a qpo result (brackets nest too deep)";
-    return std::nullopt;
-  }
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    *error = file + ": not JSON: " + e.msg + " (line " + std::to_string(e.mark.line + 1) + ")";
+  std::string why;
+  auto root = util::json::parse(text, &why);
+  if (!root) {
+    *error = file + ": not JSON: " + why;
     return std::nullopt;
   }
   Results out;
   out.file = file;
-  std::vector<YAML::Node> runs;
-  if (is_run(root)) {
-    runs.push_back(root);
-  } else if (root.IsSequence()) {
+  std::vector<const util::json::Value*> runs;
+  if (is_run(*root)) {
+    runs.push_back(&*root);
+  } else if (root->is(util::json::Kind::Array)) {
     // Several runs in one file: `jq -s . a.json b.json` of run results.
-    for (const auto& r : root)
-      if (is_run(r)) runs.push_back(r);
+    for (const auto& r : root->items)
+      if (is_run(r)) runs.push_back(&r);
   }
   if (runs.empty()) {
     *error = file + ": not a qpo run result (no \"workloads\" list; write it with qpo run --format json)";
     return std::nullopt;
   }
-  for (const auto& run : runs) {
-    std::string prefix;
-    if (runs.size() > 1 && run["scenario"] && run["scenario"].IsScalar()) prefix = run["scenario"].Scalar() + "/";
-    add_run(run, prefix, out);
+  for (const auto* run : runs) {
+    auto scenario = plain_text(run->find("scenario"));
+    std::string prefix = runs.size() > 1 && scenario ? *scenario + "/" : "";
+    if (!add_run(*run, prefix, out, &why)) {
+      *error = file + ": " + why;
+      return std::nullopt;
+    }
   }
   return out;
 }
@@ -190,6 +217,7 @@ Comparison compare(const Results& now, const Results& baseline, double tolerance
       c.only_new.push_back(m.key);
       continue;
     }
+    ++c.common_workloads;
     for (const auto& measured : m.figures) {
       const std::string& figure = measured.first;  // a named variable: clang 14 cannot capture a binding
       double value = measured.second;
@@ -197,15 +225,15 @@ Comparison compare(const Results& now, const Results& baseline, double tolerance
                               [&](const auto& f) { return f.first == figure; });
       if (old == it->second->figures.end()) continue;
       const auto* kind = figure_kind(figure);
-      Row r{m.key, figure, kind->unit, kind->higher_is_better, old->second, value, std::nullopt, Verdict::Within};
-      // Signed so that positive is better: bandwidth up, latency down.
-      double gain = 0;
-      if (r.baseline != 0) {
-        r.change_pct = (r.now - r.baseline) / std::fabs(r.baseline) * 100;
-        gain = r.higher_is_better ? *r.change_pct : -*r.change_pct;
-      } else if (r.now != 0) {
-        gain = (r.higher_is_better ? 1 : -1) * HUGE_VAL;
-      }
+      Row r{m.key, figure, kind->unit, kind->higher_is_better, old->second, value, std::nullopt, "", Verdict::Within};
+      // Signed so that positive is better: bandwidth up, latency down. A change too large for
+      // a double (a baseline of 5e-324, or of 0) is past any tolerance, in its direction.
+      double change = r.baseline != 0 ? (r.now - r.baseline) / std::fabs(r.baseline) * 100 : 0;
+      if (r.baseline == 0 && r.now != 0) r.no_change_why = "baseline is 0";
+      else if (!std::isfinite(change)) r.no_change_why = "too large to show";
+      else r.change_pct = change;
+      double gain = r.change_pct ? *r.change_pct : r.no_change_why.empty() ? 0 : (r.now > r.baseline ? HUGE_VAL : -HUGE_VAL);
+      if (!r.higher_is_better) gain = -gain;
       if (gain > tolerance_pct) r.verdict = Verdict::Better;
       else if (-gain > tolerance_pct) r.verdict = Verdict::Regression;
       c.rows.push_back(std::move(r));
@@ -221,11 +249,16 @@ std::string figure_unit(const std::string& figure) {
   return kind ? kind->unit : "";
 }
 
+std::string nothing_to_compare(const Comparison& c) {
+  return c.common_workloads ? "nothing to compare: the workloads in both files have no figure in common"
+                            : "nothing to compare: no workload is in both files";
+}
+
 std::string render_text(const Comparison& c) {
   std::vector<std::vector<std::string>> table{{"workload", "figure", "baseline", "new", "change", "verdict"}};
   for (const auto& r : c.rows)
     table.push_back({r.workload, r.figure, number_text(r.baseline) + " " + r.unit, number_text(r.now) + " " + r.unit,
-                     percent_text(r.change_pct), verdict_name(r.verdict)});
+                     percent_text(r), verdict_name(r.verdict)});
   std::vector<size_t> width(table[0].size(), 0);
   for (const auto& row : table)
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
@@ -243,6 +276,7 @@ std::string render_text(const Comparison& c) {
   for (const auto& w : c.only_new) out += "only in " + util::printable(c.new_file, 200) + ": " + util::printable(w, 200) + "\n";
   for (const auto& w : c.only_baseline)
     out += "only in " + util::printable(c.baseline_file, 200) + ": " + util::printable(w, 200) + "\n";
+  if (c.nothing_compared()) return out + nothing_to_compare(c) + "\n";
   size_t n = c.regressions();
   out += n ? std::to_string(n) + (n == 1 ? " regression" : " regressions") + " beyond " + number_text(c.tolerance_pct) + "%\n"
            : "no regression beyond " + number_text(c.tolerance_pct) + "%\n";
@@ -260,7 +294,7 @@ void render_json(util::JsonWriter& w, const Comparison& c) {
     w.field("baseline", r.baseline).field("new", r.now);
     w.key("change_pct");
     if (r.change_pct) w.value(*r.change_pct);
-    else w.null();
+    else w.null().field("change_note", r.no_change_why);
     w.field("verdict", verdict_name(r.verdict));
     w.end_object();
   }
@@ -272,6 +306,7 @@ void render_json(util::JsonWriter& w, const Comparison& c) {
   for (const auto& x : c.only_baseline) w.value(x);
   w.end_array();
   w.field("regressions", static_cast<uint64_t>(c.regressions()));
+  w.field("nothing_to_compare", c.nothing_compared());
   w.end_object();
 }
 

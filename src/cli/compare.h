@@ -23,8 +23,8 @@ struct Results {
   std::vector<Measured> workloads;
 };
 
-// Parses a result file's text (JSON, read with yaml-cpp). nullopt with `error` saying why when
-// it is not JSON or holds no run result.
+// Parses a result file's text (strict JSON, util/json_reader.h). nullopt with `error` saying why when
+// it is not JSON, holds no run result, or a field is not what qpo run writes (naming it).
 std::optional<Results> parse_results(const std::string& text, const std::string& file, std::string* error);
 // Reads and parses `path`; `error` names the file.
 std::optional<Results> read_results(const std::string& path, std::string* error);
@@ -40,7 +40,8 @@ struct Row {
   std::string workload, figure, unit;
   bool higher_is_better = true;
   double baseline = 0, now = 0;
-  std::optional<double> change_pct;  // (now - baseline) / baseline; none when the baseline is 0
+  std::optional<double> change_pct;  // (now - baseline) / |baseline| x 100, when a finite number
+  std::string no_change_why;         // why change_pct is none: "baseline is 0", "too large to show"
   Verdict verdict = Verdict::Within;
 };
 
@@ -49,7 +50,11 @@ struct Comparison {
   double tolerance_pct = 5;
   std::vector<Row> rows;
   std::vector<std::string> only_new, only_baseline;  // workloads present in one file only
+  size_t common_workloads = 0;                        // workloads in both files
   size_t regressions() const;
+  // No figure is in both files (no workload in common, or none with a figure in common):
+  // there is nothing to compare, which is not "no regression".
+  bool nothing_compared() const { return rows.empty(); }
 };
 
 Comparison compare(const Results& now, const Results& baseline, double tolerance_pct);
@@ -57,6 +62,10 @@ Comparison compare(const Results& now, const Results& baseline, double tolerance
 // The unit a compared figure is in ("MB/s", "usec", "%"), "" for a name that is not one.
 std::string figure_unit(const std::string& figure);
 
+// "nothing to compare: no workload is in both files" (when nothing_compared()).
+std::string nothing_to_compare(const Comparison& c);
+
+// The table, the workloads in one file only, and the regression count (or nothing_to_compare).
 std::string render_text(const Comparison& c);
 void render_json(util::JsonWriter& w, const Comparison& c);
 

@@ -1,7 +1,5 @@
 #include "cli/html_report.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +9,8 @@
 #include <sstream>
 
 #include "cluster/codec.h"
+#include "cluster/json_node.h"
+#include "util/json_reader.h"
 
 namespace qpo::cli {
 
@@ -47,23 +47,66 @@ bool write_report_file(const std::string& file, const std::string& html, const c
   return true;
 }
 
-bool read_run_results(const std::string& path, std::vector<report::RunReport>* out, std::string* error) {
+namespace {
+
+// What a JSON file that is not a run result probably is, by a key only that kind writes.
+std::string looks_like(const util::json::Value& v) {
+  static const std::pair<const char*, const char*> kKinds[] = {
+      {"only_in_new", "the output of qpo compare --format json"},
+      {"files", "the output of qpo validate --format json"},
+      {"stages", "the output of qpo plan --format json"},
+  };
+  for (const auto& [key, kind] : kKinds)
+    if (v.find(key)) return std::string(" (it looks like ") + kind + ")";
+  return "";
+}
+
+// One run of a results file, or why it is not one: the first key a run result has that it lacks.
+void add_run(const util::json::Value& v, const std::string& where, std::vector<report::RunReport>* out) {
+  if (!v.is(util::json::Kind::Object))
+    throw std::runtime_error(where + "not a run result: " + util::json::kind_name(v.kind) + ", expected an object");
+  std::string missing;
+  for (const char* key : {"verdict", "steps"})
+    if (!v.find(key)) missing += (missing.empty() ? "no \"" : " and no \"") + std::string(key) + "\"";
+  if (!missing.empty())
+    throw std::runtime_error(where + "not a run result: " + missing + " key" + looks_like(v) +
+                             "; write one with qpo run --format json");
+  out->push_back(cluster::report_from_json(v));
+}
+
+}  // namespace
+
+bool parse_run_results(const std::string& text, const std::string& path, std::vector<report::RunReport>* out,
+                       std::string* error) {
+  std::string why;
+  auto root = util::json::parse(text, &why);
+  if (!root) {
+    *error = path + ": not JSON: " + why;
+    return false;
+  }
   try {
-    YAML::Node root = YAML::LoadFile(path);
-    auto one = [&](const YAML::Node& n) {
-      if (!n.IsMap() || !n["verdict"] || !n["steps"]) throw std::runtime_error("not a run result (qpo run --format json)");
-      out->push_back(cluster::read_report(n));
-    };
-    if (root.IsSequence()) {
-      for (const auto& n : root) one(n);
+    if (root->is(util::json::Kind::Array)) {
+      for (size_t i = 0; i < root->items.size(); ++i)
+        add_run(root->items[i], "item " + std::to_string(i + 1) + " of the list: ", out);
     } else {
-      one(root);
+      add_run(*root, "", out);
     }
     return true;
   } catch (const std::exception& e) {
     *error = path + ": " + e.what();
     return false;
   }
+}
+
+bool read_run_results(const std::string& path, std::vector<report::RunReport>* out, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot read: " + std::strerror(errno);
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_run_results(text.str(), path, out, error);
 }
 
 std::string read_text_file(const std::string& path) {

@@ -18,6 +18,10 @@ bool write_report_file(const std::string& file, const std::string& text, const c
 // The runs of a results file: an object (qpo run --format json) or a list of them (jq -s);
 // false with `error` naming the file when it holds something else.
 bool read_run_results(const std::string& path, std::vector<report::RunReport>* out, std::string* error);
+// The same from the file's text (strict JSON, util/json_reader.h): `error` names the file, and
+// for JSON that is not a run result, the key it lacks and what it looks like instead.
+bool parse_run_results(const std::string& text, const std::string& path, std::vector<report::RunReport>* out,
+                       std::string* error);
 // A file's text, "" when it cannot be read.
 std::string read_text_file(const std::string& path);
 

@@ -8,6 +8,10 @@
 #include <memory>
 #include <type_traits>
 
+#include "cluster/json_node.h"
+#include "report/workload_steps.h"
+#include "util/json_reader.h"
+
 namespace qpo::cluster {
 
 namespace {
@@ -243,20 +247,10 @@ report::RunReport read_report(const YAML::Node& n) {
     r.steps.push_back(std::move(st));
   }
   // render_json lists the workloads' results apart from the steps, in step order; each
-  // belongs to its workload's script step (a workload runs once per host).
-  for (const auto& n_w : n["workloads"]) {
-    auto w = std::make_shared<report::WorkloadResult>(workload_from(n_w));
-    for (auto& st : r.steps) {
-      // A script's step is named after the workload; an op workload's detail starts with it.
-      bool script = st.verb == "script" && st.object == w->name;
-      bool op = st.verb == "workload" && st.detail.rfind(w->name + ":", 0) == 0;
-      bool group = w->aggregate && st.verb == "workload group" && st.object == w->name;  // a group's aggregate
-      if ((script || op || group) && !st.workload) {
-        st.workload = w;
-        break;
-      }
-    }
-  }
+  // belongs to its workload's step (a workload runs once per host).
+  std::vector<std::shared_ptr<const report::WorkloadResult>> workloads;
+  for (const auto& n_w : n["workloads"]) workloads.push_back(std::make_shared<report::WorkloadResult>(workload_from(n_w)));
+  report::attach_workloads(r.steps, workloads);
   return r;
 }
 
@@ -267,7 +261,15 @@ std::optional<YAML::Node> parse_message(const std::string& text, std::string* er
     return std::nullopt;
   }
   try {
-    YAML::Node n = YAML::Load(text);
+    // Messages are JSON that qpo writes: YAML's anchors and aliases would let a peer send a
+    // node graph that expands as it is walked.
+    std::string why;
+    auto json = util::json::parse(text, &why);
+    if (!json) {
+      *error = "unreadable message (not JSON): " + why;
+      return std::nullopt;
+    }
+    YAML::Node n = yaml_node(*json);
     if (!n.IsMap() || !n["type"] || !n["type"].IsScalar()) {
       *error = "message is not an object with a \"type\" string";
       return std::nullopt;

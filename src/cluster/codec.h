@@ -32,7 +32,7 @@ std::string report_json(const report::RunReport& r);
 report::RunReport read_report(const YAML::Node& n);
 
 // Parses a message; nullopt (with error) when it is not a JSON object whose "type" is a
-// string, or nests deeper than any qpo message does (yaml-cpp recurses per level).
+// string, or nests deeper than any qpo message does; read as strict JSON (util/json_reader.h).
 std::optional<YAML::Node> parse_message(const std::string& text, std::string* error);
 
 // A field of a message that is not what the protocol says: the peer is broken or hostile.

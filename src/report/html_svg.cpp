@@ -55,7 +55,17 @@ std::vector<double> ticks(const Axis& a) {
   }
   double raw = (a.hi - a.lo) / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
   double step = mag * (raw / mag < 1.5 ? 1 : raw / mag < 3.5 ? 2 : raw / mag < 7.5 ? 5 : 10);
-  for (double v = std::ceil(a.lo / step) * step; v <= a.hi + step * 1e-9; v += step) out.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
+  // Counted, not summed: near 1e20 a step of 2000 is below the spacing of doubles (16384), so
+  // v += step would never move. A range of 5 raw steps takes at most 8 ticks; a tick that
+  // rounds onto the one before is dropped.
+  constexpr int kMostTicks = 12;
+  double first = std::ceil(a.lo / step) * step;
+  for (int i = 0; i < kMostTicks; ++i) {
+    double v = first + i * step;
+    if (!(v <= a.hi + step * 1e-9)) break;
+    if (std::fabs(v) < step * 1e-9) v = 0;
+    if (out.empty() || v > out.back()) out.push_back(v);
+  }
   return out;
 }
 

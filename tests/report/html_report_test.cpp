@@ -2,15 +2,21 @@
 // plots' data-* attributes, and a page that loads nothing.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "cli/html_report.h"
 #include "cluster/codec.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
+#include "report/html_svg.h"
 #include "report/latency_distribution.h"
 
 using namespace qpo::report;
@@ -177,4 +183,55 @@ TEST_CASE("results JSON round trip (qpo report, agents): latency, counters and a
   REQUIRE(back.counters.size() == 1);
   CHECK(back.counters[0].after - back.counters[0].before == 4);
   CHECK(back.overrides == r.overrides);
+}
+
+TEST_CASE("html plots: an axis whose tick step is below the spacing of doubles ends, with 2 ticks (issue 30 item 6)") {
+  // Near 1e20 doubles are 16384 apart: a tick step of 2000 added to 1e20 never moved.
+  LatencyDistribution d;
+  d.samples = 2;
+  d.edges = {1e20, 1e20 + 16384};
+  d.counts = {2};
+  d.cdf = {{1e20, 0.5}, {1e20 + 16384, 1}};
+  for (const auto& svg : {html::svg_histogram("w", d, {}), html::svg_cdf("w", d, {})}) {
+    CHECK(count(svg, "text-anchor=\"middle\">1e+20</text>") == 2);  // x: 1e20 and 1e20 + 16384
+    CHECK(count(svg, "<text class=\"tick\"") <= 12);
+  }
+}
+
+namespace {
+
+// A file with `text` in it, removed at the end of the test.
+struct TempFile {
+  std::string path;
+  explicit TempFile(const std::string& text) {
+    char name[] = "/tmp/qpo-report-test-XXXXXX";
+    int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    close(fd);
+    path = name;
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("qpo report input: JSON that is not a run result names the keys it lacks and what it looks like") {
+  TempFile f(R"({"new": "a.json", "baseline": "b.json", "tolerance_pct": 5, "figures": [], "only_in_new": [], "only_in_baseline": []})");
+  std::vector<RunReport> runs;
+  std::string error;
+  CHECK_FALSE(qpo::cli::read_run_results(f.path, &runs, &error));
+  CHECK(error == f.path + ": not a run result: no \"verdict\" and no \"steps\" key (it looks like the output of "
+                          "qpo compare --format json); write one with qpo run --format json");
+  TempFile g(R"([{"verdict": "PASS", "steps": []}, {"verdict": "PASS"}])");
+  CHECK_FALSE(qpo::cli::read_run_results(g.path, &runs, &error));
+  CHECK(error == g.path + ": item 2 of the list: not a run result: no \"steps\" key; write one with qpo run --format json");
+}
+
+TEST_CASE("qpo report input: YAML aliases are not JSON") {
+  TempFile f(R"([&r {"verdict": "PASS", "steps": []}, *r])");
+  std::vector<RunReport> runs;
+  std::string error;
+  CHECK_FALSE(qpo::cli::read_run_results(f.path, &runs, &error));
+  CHECK(error == f.path + ": not JSON: line 1, column 2: expected a value, found '&' (a YAML anchor or alias is not JSON)");
 }

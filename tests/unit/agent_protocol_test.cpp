@@ -114,6 +114,12 @@ TEST_CASE("the typed field reader names the field and what it should be") {
   CHECK(qpo::cluster::field_or<int>(*n, "absent", 7) == 7);
 }
 
+TEST_CASE("a message with YAML anchors and aliases is not JSON: refused, saying where") {
+  std::string err;
+  CHECK_FALSE(qpo::cluster::parse_message(R"({"type":"barrier","a":&x [1],"b":*x})", &err));
+  CHECK(err == "unreadable message (not JSON): line 1, column 23: expected a value, found '&' (a YAML anchor or alias is not JSON)");
+}
+
 TEST_CASE("an agent asked to run a host the scenario lacks refuses, naming the hosts it has") {
   auto o = feed_agent({kHello, R"({"type":"run","host":"nope","file":"x.yaml","scenario":"version: 1\nhosts: { a: {} }\ndevices: { d: { host: a } }\n"})"});
   CHECK(o.exit_code == 2);

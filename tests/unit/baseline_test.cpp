@@ -53,6 +53,15 @@ TEST_CASE("baseline: a regression past the tolerance fails the case and names th
                                ": write_bw bw_avg -10.0%");
 }
 
+TEST_CASE("baseline: a change too large for a percentage names the value it changed from, not 0") {
+  Dir d;
+  d.put("lat", "lat-denormal.json");  // t_typical 5e-324: 100 usec is an infinite change
+  std::vector<qpo::suite::Case> cases{passed("lat", "lat-100.json")};
+  auto b = bl::compare_with(cases, d.path.string(), 5);
+  CHECK(cases[0].reason == "1 regression beyond 5% against " + (d.path / "lat.json").string() +
+                               ": write_lat t_typical from 4.94066e-324");
+}
+
 TEST_CASE("baseline: the same drop inside the tolerance passes") {
   Dir d;
   d.put("bw", "baseline.json");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/compare.h"
+#include "util/json_writer.h"
 
 namespace cmp = qpo::cli::compare;
 
@@ -29,6 +30,28 @@ const cmp::Row* row(const cmp::Comparison& c, const std::string& workload, const
   for (const auto& r : c.rows)
     if (r.workload == workload && r.figure == figure) return &r;
   return nullptr;
+}
+
+// qpo's standard output and exit status.
+std::string qpo_output(const std::string& args, int* exit_status) {
+  std::string cmd = std::string(QPO_BINARY) + " " + args + " 2>&1";
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  int status = pclose(p);
+  *exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+cmp::Comparison one_figure(const std::string& figure, const std::string& now, const std::string& baseline) {
+  std::string error;
+  auto n = cmp::parse_results(R"({"workloads": [{"name": "w", "summary": {")" + figure + "\": " + now + "}}]}", "new.json", &error);
+  auto b = cmp::parse_results(R"({"workloads": [{"name": "w", "summary": {")" + figure + "\": " + baseline + "}}]}", "base.json", &error);
+  REQUIRE_MESSAGE(n, error);
+  REQUIRE_MESSAGE(b, error);
+  return cmp::compare(*n, *b, 5);
 }
 
 int qpo_exit(const std::string& args) {
@@ -167,4 +190,64 @@ TEST_CASE("compare: loss (a fraction in the file) is shown in %, and up is a reg
   CHECK(r->unit == "%");
   CHECK(r->now == doctest::Approx(2.0));
   CHECK(r->verdict == cmp::Verdict::Regression);
+}
+
+TEST_CASE("compare: \"runs\" holding numbers is refused, naming the workload and the field (issue 30 item 4)") {
+  std::string error;
+  CHECK_FALSE(cmp::parse_results(R"({"workloads": [{"name": "w", "summary": {}, "runs": [1,2]}]})", "new.json", &error));
+  CHECK(error == "new.json: workload w: \"runs\"[0] is a number (line 1, column 54), expected an object (one message size's figures)");
+  CHECK_FALSE(cmp::parse_results(R"({"workloads": [{"name": "w", "runs": {"size": 1}}]})", "new.json", &error));
+  CHECK(error == "new.json: workload w: \"runs\" is an object (line 1, column 38), expected a list of objects (one per message size)");
+}
+
+TEST_CASE("compare: a change too large for a number is never +inf%: n/a with the reason, and past the tolerance") {
+  auto c = one_figure("bw_avg", "100", "5e-324");
+  REQUIRE(c.rows.size() == 1);
+  CHECK_FALSE(c.rows[0].change_pct);
+  CHECK(c.rows[0].verdict == cmp::Verdict::Better);
+  auto text = cmp::render_text(c);
+  CHECK(text.find("inf") == std::string::npos);
+  CHECK(text.find("n/a (too large to show)  better") != std::string::npos);
+  qpo::util::JsonWriter w;
+  cmp::render_json(w, c);
+  CHECK(w.str().find("\"change_pct\": null,\n      \"change_note\": \"too large to show\"") != std::string::npos);
+}
+
+TEST_CASE("compare: a baseline of 0 has no percentage: n/a (baseline is 0), judged by direction") {
+  auto c = one_figure("t_typical", "3", "0");
+  REQUIRE(c.rows.size() == 1);
+  CHECK_FALSE(c.rows[0].change_pct);
+  CHECK(c.rows[0].no_change_why == "baseline is 0");
+  CHECK(c.rows[0].verdict == cmp::Verdict::Regression);  // latency up from 0
+  CHECK(cmp::render_text(c).find("n/a (baseline is 0)  REGRESSION") != std::string::npos);
+}
+
+TEST_CASE("compare: a huge finite change prints in a few characters") {
+  auto c = one_figure("bw_avg", "1e300", "1");
+  REQUIRE(c.rows.size() == 1);
+  CHECK(cmp::render_text(c).find("+1e+302%") != std::string::npos);
+}
+
+TEST_CASE("compare: YAML anchors and aliases are not JSON (issue 30 item 9: 24 KB of them made 9e6 figures)") {
+  std::string error;
+  CHECK_FALSE(cmp::parse_results(R"({"workloads": &w [{"name": "a", "summary": {"bw_avg": 1}}], "more": *w})", "a.json", &error));
+  CHECK(error == "a.json: not JSON: line 1, column 15: expected a value, found '&' (a YAML anchor or alias is not JSON)");
+}
+
+TEST_CASE("compare: no workload in common is nothing to compare, not \"no regression\"") {
+  auto c = cmp::compare(results("runs.json"), results("baseline.json"), 5);
+  CHECK(c.nothing_compared());
+  auto text = cmp::render_text(c);
+  CHECK(text.find("no regression") == std::string::npos);
+  CHECK(text.substr(text.rfind("only in")).find("\nnothing to compare: no workload is in both files\n") != std::string::npos);
+}
+
+TEST_CASE("qpo compare with no workload in common exits 2 and says there is nothing to compare") {
+  int status = -1;
+  auto out = qpo_output("compare " + kDir + "runs.json " + kDir + "baseline.json", &status);
+  CHECK(status == 2);
+  CHECK(out.find("nothing to compare: no workload is in both files") != std::string::npos);
+  out = qpo_output("compare --format json " + kDir + "runs.json " + kDir + "baseline.json", &status);
+  CHECK(status == 2);
+  CHECK(out.find("qpo compare: nothing to compare: no workload is in both files") != std::string::npos);
 }
