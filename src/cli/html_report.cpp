@@ -2,15 +2,15 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "cli/input.h"
 #include "cluster/codec.h"
+#include "scenario/loader.h"
+#include "util/input_file.h"
+#include "util/output_file.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -26,30 +26,26 @@ std::vector<std::string> report_lab_args(const std::string& absolute_file) {
   return {"--out", dir.empty() ? "/" : dir};
 }
 
-bool write_report_file(const std::string& file, const std::string& html, const char* option) {
-  std::string tmp = file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) out << html;
-    if (!out || !out.flush()) {
-      int err = errno;
-      std::cerr << "qpo: " << option << " " << file << ": cannot write " << tmp << ": " << std::strerror(err) << "\n";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
-    int err = errno;
-    std::cerr << "qpo: " << option << " " << file << ": " << std::strerror(err) << "\n";
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+bool write_report_file(const std::string& file, const std::string& text, const char* option) {
+  std::string error;
+  if (util::write_output_file(file, text, &error)) return true;
+  std::cerr << "qpo: " << option << " " << error << "\n";
+  return false;
 }
 
 bool read_run_results(const std::string& path, std::vector<report::RunReport>* out, std::string* error) {
+  auto file = util::read_input_file(path, util::kResultsInput);
+  if (!file) {
+    *error = file.error;
+    return false;
+  }
+  std::string shown = util::printable(path, 512);
+  if (auto deep = too_deep_to_parse(file.text, path, util::kResultsInput.noun)) {
+    *error = *deep;
+    return false;
+  }
   try {
-    YAML::Node root = YAML::LoadFile(path);
+    YAML::Node root = YAML::Load(file.text);
     auto one = [&](const YAML::Node& n) {
       if (!n.IsMap() || !n["verdict"] || !n["steps"]) throw std::runtime_error("not a run result (qpo run --format json)");
       out->push_back(cluster::read_report(n));
@@ -61,17 +57,27 @@ bool read_run_results(const std::string& path, std::vector<report::RunReport>* o
     }
     return true;
   } catch (const std::exception& e) {
-    *error = path + ": " + e.what();
+    *error = shown + ": " + e.what();
     return false;
   }
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
+std::string scenario_text_for_report(const std::string& path, std::string* why_not) {
+  std::string ignored;
+  std::string& why = why_not ? *why_not : ignored;
+  if (path.empty()) return "";
+  auto file = util::read_input_file(path, util::kScenarioInput);
+  if (!file) {
+    why = file.error;
+    return "";
+  }
+  util::SourceText source(path, std::move(file.text));
+  diag::DiagSink sink;
+  if (!scenario::load_scenario(source, sink) || sink.has_errors()) {
+    why = util::printable(path, 512) + " does not load as a scenario; the page shows no scenario text";
+    return "";
+  }
+  return source.text();
 }
 
 }  // namespace qpo::cli
