@@ -47,7 +47,7 @@ InputFile read_capped(int fd, const std::string& shown, const InputKind& kind) {
   f.text.resize(got);
   if (got > kind.max_bytes) {
     f.problem = InputFile::Problem::TooLarge;
-    f.error = too_large(shown, kind, "more than " + std::to_string(kind.max_bytes) + " bytes");
+    f.error = too_large(shown, kind, "more than " + limit_text(kind.max_bytes));
     f.text.clear();
   }
   return f;
