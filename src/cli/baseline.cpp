@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "util/input_file.h"
+#include "util/output_file.h"
 #include "util/strings.h"
 
 namespace qpo::cli::baseline {
@@ -142,8 +144,11 @@ size_t save(const std::vector<suite::Case>& cases, const std::string& dir, std::
   for (const auto& c : cases) {
     if (c.outcome != "pass" || !readable_result(c)) continue;
     std::string to = (fs::path(dir) / file_name(c.name)).string();
-    fs::copy_file(c.results, to, fs::copy_options::overwrite_existing, ec);
-    if (ec) errors->push_back("cannot write " + to + ": " + ec.message());
+    // Read and written as any result and output file: a planted DIR/x.json symlink is not followed.
+    auto result = util::read_input_file(c.results, util::kResultsInput);
+    std::string error;
+    if (!result) errors->push_back(result.error);
+    else if (!util::write_output_file(to, result.text, &error)) errors->push_back(error);
     else ++saved;
   }
   return saved;

@@ -4,13 +4,13 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/html_report.h"
 #include "cli/lab.h"
 #include "cli/provider_source.h"
 #include "probe/deviations.h"
@@ -120,7 +120,7 @@ bool write_out(const std::string& path, const spec::ProviderEntry& found) {
   spec::ProviderTable table;
   std::error_code ec;
   try {
-    if (std::filesystem::exists(path, ec)) table = spec::ProviderTable::load(path);
+    if (std::filesystem::exists(path, ec)) table = load_provider_file(path);
   } catch (const std::exception& e) {
     std::cerr << "qpo: not overwriting " << path << ": " << e.what() << "\n";
     return false;
@@ -132,13 +132,7 @@ bool write_out(const std::string& path, const spec::ProviderEntry& found) {
       e.unsupported = known->unsupported;
     }
   table.merge_probe(e);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << table.to_yaml();
-  if (!out.flush()) {
-    std::cerr << "qpo: cannot write " << path << "\n";
-    return false;
-  }
-  return true;
+  return write_report_file(path, table.to_yaml(), "--out");
 }
 
 int probe_here(const ProbeOptions& o) {

@@ -18,7 +18,7 @@ Action add_report(CLI::App& app) {
   cmd->footer(
       "The page qpo run --report writes, from results saved earlier: one run's page, or a suite's page when\n"
       "the files hold several runs (a file may hold a list of runs, as `jq -s` makes). The scenario's text is\n"
-      "read from the file the results name (or --scenario), when it is there.\n"
+      "read from the file the results name (or --scenario), when it is there and loads as a scenario.\n"
       "Exit status: 0 written, 2 a file cannot be read or holds no run result, or the page cannot be written.\n\n"
       "Example:\n  qpo run --format json scenarios/rc-write-lat-lua.yaml > lat.json\n  qpo report lat.json -o lat.html");
   cmd->add_option("results", opts->files, "Run results (qpo run --format json)")->required();
@@ -38,7 +38,11 @@ Action add_report(CLI::App& app) {
       return static_cast<int>(kSystemError);
     }
     std::vector<std::string> texts;
-    for (const auto& r : runs) texts.push_back(read_text_file(opts->scenario.empty() || runs.size() > 1 ? r.file : opts->scenario));
+    for (const auto& r : runs) {
+      std::string why_not;
+      texts.push_back(scenario_text_for_report(opts->scenario.empty() || runs.size() > 1 ? r.file : opts->scenario, &why_not));
+      if (!why_not.empty()) std::cerr << "qpo report: no scenario text on the page: " << why_not << "\n";
+    }
     std::string html;
     if (runs.size() == 1) {
       html = report::render_html(runs[0], texts[0]);

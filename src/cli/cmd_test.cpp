@@ -5,7 +5,6 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -46,7 +45,7 @@ bool write_suite_report(const std::string& file, const std::vector<suite::Case>&
     runs.push_back(std::move(r));
   }
   std::vector<report::HtmlRun> pages;
-  for (size_t i = 0; i < runs.size(); ++i) pages.push_back({&runs[i], read_text_file(cases[i].file)});
+  for (size_t i = 0; i < runs.size(); ++i) pages.push_back({&runs[i], scenario_text_for_report(cases[i].file)});
   return write_report_file(file, report::render_html_suite(pages, "qpo test: " + std::to_string(cases.size()) + " scenarios"));
 }
 
@@ -215,9 +214,7 @@ Action add_test(CLI::App& app) {
       }
     }
     if (!opts->json.empty()) {
-      std::ofstream out(opts->json);
-      out << baseline::suite_json(cases, compared) << "\n";
-      if (!out) std::cerr << "qpo test: cannot write " << opts->json << "\n";
+      write_report_file(opts->json, baseline::suite_json(cases, compared) + "\n", "--json");
     }
     int passed = 0, failed = 0, skipped = 0;
     for (const auto& c : cases) {
@@ -226,9 +223,7 @@ Action add_test(CLI::App& app) {
       failed += c.outcome == "fail" || c.outcome == "error";
     }
     if (!opts->junit.empty()) {
-      std::ofstream out(opts->junit);
-      out << suite::junit_xml(cases, "qpo");
-      if (!out) std::cerr << "qpo test: cannot write " << opts->junit << "\n";
+      write_report_file(opts->junit, suite::junit_xml(cases, "qpo"), "--junit");
     }
     if (!opts->report.empty() && !write_suite_report(opts->report, cases)) failed += !failed;
     if (!o.results_dir.empty()) std::filesystem::remove_all(o.results_dir);

@@ -1,16 +1,12 @@
 #include "cli/compare.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "scenario/thresholds.h"
+#include "util/input_file.h"
 #include "util/json_reader.h"
 #include "util/strings.h"
 
@@ -48,9 +44,6 @@ const FigureKind* figure_kind(const std::string& name) {
     if (name == f.name) return &f;
   return nullptr;
 }
-
-// Result files are a few MB at most (a run's steps and tables); past this it is not one.
-constexpr size_t kMaxResultBytes = 64ull << 20;
 
 std::vector<std::pair<std::string, double>> figures_of(const util::json::Value* summary) {
   std::vector<std::pair<std::string, double>> out;
@@ -160,23 +153,12 @@ std::optional<Results> parse_results(const std::string& text, const std::string&
 }
 
 std::optional<Results> read_results(const std::string& path, std::string* error) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    *error = "cannot read " + path + ": not a regular file";
+  auto file = util::read_input_file(path, util::kResultsInput);
+  if (!file) {
+    *error = file.error;
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + path + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > kMaxResultBytes) {
-    *error = path + ": " + std::to_string(text.str().size()) + " bytes is not a qpo result (limit 64 MiB)";
-    return std::nullopt;
-  }
-  return parse_results(text.str(), path, error);
+  return parse_results(file.text, path, error);
 }
 
 std::optional<double> parse_tolerance(const std::string& text) {

@@ -1,16 +1,16 @@
 #include "cli/html_report.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
+#include "cli/input.h"
 #include "cluster/codec.h"
 #include "cluster/json_node.h"
+#include "scenario/loader.h"
+#include "util/input_file.h"
 #include "util/json_reader.h"
+#include "util/output_file.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -26,25 +26,11 @@ std::vector<std::string> report_lab_args(const std::string& absolute_file) {
   return {"--out", dir.empty() ? "/" : dir};
 }
 
-bool write_report_file(const std::string& file, const std::string& html, const char* option) {
-  std::string tmp = file + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) out << html;
-    if (!out || !out.flush()) {
-      int err = errno;
-      std::cerr << "qpo: " << option << " " << file << ": cannot write " << tmp << ": " << std::strerror(err) << "\n";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
-    int err = errno;
-    std::cerr << "qpo: " << option << " " << file << ": " << std::strerror(err) << "\n";
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+bool write_report_file(const std::string& file, const std::string& text, const char* option) {
+  std::string error;
+  if (util::write_output_file(file, text, &error)) return true;
+  std::cerr << "qpo: " << option << " " << error << "\n";
+  return false;
 }
 
 namespace {
@@ -78,10 +64,11 @@ void add_run(const util::json::Value& v, const std::string& where, std::vector<r
 
 bool parse_run_results(const std::string& text, const std::string& path, std::vector<report::RunReport>* out,
                        std::string* error) {
+  const std::string shown = util::printable(path, 512);
   std::string why;
   auto root = util::json::parse(text, &why);
   if (!root) {
-    *error = path + ": not JSON: " + why;
+    *error = shown + ": not JSON: " + why;
     return false;
   }
   try {
@@ -93,28 +80,36 @@ bool parse_run_results(const std::string& text, const std::string& path, std::ve
     }
     return true;
   } catch (const std::exception& e) {
-    *error = path + ": " + e.what();
+    *error = shown + ": " + e.what();
     return false;
   }
 }
 
 bool read_run_results(const std::string& path, std::vector<report::RunReport>* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot read: " + std::strerror(errno);
+  auto file = util::read_input_file(path, util::kResultsInput);
+  if (!file) {
+    *error = file.error;
     return false;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_run_results(text.str(), path, out, error);
+  return parse_run_results(file.text, path, out, error);
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  std::stringstream b;
-  b << in.rdbuf();
-  return b.str();
+std::string scenario_text_for_report(const std::string& path, std::string* why_not) {
+  std::string ignored;
+  std::string& why = why_not ? *why_not : ignored;
+  if (path.empty()) return "";
+  auto file = util::read_input_file(path, util::kScenarioInput);
+  if (!file) {
+    why = file.error;
+    return "";
+  }
+  util::SourceText source(path, std::move(file.text));
+  diag::DiagSink sink;
+  if (!scenario::load_scenario(source, sink) || sink.has_errors()) {
+    why = util::printable(path, 512) + " does not load as a scenario; the page shows no scenario text";
+    return "";
+  }
+  return source.text();
 }
 
 }  // namespace qpo::cli

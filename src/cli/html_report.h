@@ -12,8 +12,9 @@ namespace qpo::cli {
 std::string absolute_report_path(const std::string& file);
 // {"--out", DIR}: lab.sh's results folder, shared by host and guest, for FILE's directory.
 std::vector<std::string> report_lab_args(const std::string& absolute_file);
-// Writes `text` to `file` (through a temporary file beside it, renamed into place). On failure
-// prints "qpo: OPTION FILE: why" and returns false.
+// Writes `text` to `file` (util/output_file.h: a regular file is replaced through a new file
+// beside it, a device or FIFO written through, anything else refused). On failure prints
+// "qpo: OPTION FILE: why" and returns false.
 bool write_report_file(const std::string& file, const std::string& text, const char* option = "--report");
 // The runs of a results file: an object (qpo run --format json) or a list of them (jq -s);
 // false with `error` naming the file when it holds something else.
@@ -22,7 +23,10 @@ bool read_run_results(const std::string& path, std::vector<report::RunReport>* o
 // for JSON that is not a run result, the key it lacks and what it looks like instead.
 bool parse_run_results(const std::string& text, const std::string& path, std::vector<report::RunReport>* out,
                        std::string* error);
-// A file's text, "" when it cannot be read.
-std::string read_text_file(const std::string& path);
+// The text of the scenario file `path` for a report page, "" unless it is a regular file
+// within the scenario cap that loads as a scenario: a results file may name any file
+// ("file": "/proc/self/environ"), and the page is made to be shared. `why_not`, when given,
+// says why nothing is shown.
+std::string scenario_text_for_report(const std::string& path, std::string* why_not = nullptr);
 
 }  // namespace qpo::cli

@@ -1,24 +1,15 @@
 #include "cli/input.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
+#include "scenario/flow_depth.h"
 #include "scenario/loader.h"
+#include "util/input_file.h"
+#include "util/strings.h"
 #include "validate/validate.h"
 
 namespace qpo::cli {
-
-namespace {
-// A 10,000-QP scenario written out in full is ~5.6 MB; past this it is not a scenario, and
-// parsing it would cost gigabytes (yaml-cpp keeps ~100 bytes per byte of input).
-constexpr size_t kMaxScenarioBytes = 16ull << 20;
-}
 
 void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides) {
   cmd.add_option("--set", overrides,
@@ -28,55 +19,32 @@ void add_set_option(CLI::App& cmd, std::vector<std::string>& overrides) {
       ->type_name("PATH=VALUE");
 }
 
+std::optional<std::string> too_deep_to_parse(std::string_view text, const std::string& path, const char* noun) {
+  auto deep = scenario::find_deep_flow(text);
+  if (!deep) return std::nullopt;
+  return util::printable(path, 512) + ":" + std::to_string(deep->line) + ": [ ] and { } nest deeper than " +
+         std::to_string(scenario::kMaxFlowDepth) + " levels; not a " + noun;
+}
+
 std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path, const std::vector<std::string>& overrides,
                                                   const std::vector<util::SourceLoc>& override_origins) {
   auto l = std::make_unique<LoadedScenario>();
   l->overrides = overrides;
-  std::string text;
-  if (path == "-") {
-    // Standard input has the same cap as a file: read at most one byte past it, then stop.
-    text.resize(kMaxScenarioBytes + 1);
-    std::cin.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(std::cin.gcount()));
-    if (text.size() > kMaxScenarioBytes) {
-      l->source = std::make_unique<util::SourceText>("<stdin>", "");
-      auto& d = l->diags.error("Q110", {"<stdin>", 0, 0}, "", "standard input holds more than 16 MiB; scenarios are limited to 16 MiB");
-      d.hint = "write many QPs with 'count: N' instead of one block each";
-      return l;
-    }
-  } else {
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-      l->read_failed = true;
-      l->read_error = "cannot read " + path + ": not a regular file";
-      return l;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      l->read_failed = true;
-      l->read_error = "cannot read " + path + ": " + std::strerror(errno);
-      return l;
-    }
-    in.seekg(0, std::ios::end);
-    auto size = in.tellg();
-    if (size < 0) {
-      l->read_failed = true;
-      l->read_error = "cannot read " + path + ": not a regular file";
-      return l;
-    }
-    if (static_cast<size_t>(size) > kMaxScenarioBytes) {
-      // The input is wrong, not the system: a diagnostic (exit 1), without reading it all.
-      l->source = std::make_unique<util::SourceText>(path, "");
-      auto& d = l->diags.error("Q110", {path, 0, 0}, "", path + " is " + std::to_string(static_cast<long long>(size)) +
-                                                          " bytes; scenarios are limited to 16 MiB");
-      d.hint = "write many QPs with 'count: N' instead of one block each";
-      return l;
-    }
-    in.seekg(0);
-    text.resize(static_cast<size_t>(size));
-    in.read(text.data(), size);
+  std::string name = path == "-" ? "<stdin>" : path;
+  auto file = path == "-" ? util::read_standard_input(util::kScenarioInput) : util::read_input_file(path, util::kScenarioInput);
+  if (file.problem == util::InputFile::Problem::TooLarge) {
+    // The input is wrong, not the system: a diagnostic (exit 1), without reading it all.
+    l->source = std::make_unique<util::SourceText>(name, "");
+    auto& d = l->diags.error("Q110", {name, 0, 0}, "", file.error);
+    d.hint = "write many QPs with 'count: N' instead of one block each";
+    return l;
   }
-  l->source = std::make_unique<util::SourceText>(path == "-" ? "<stdin>" : path, std::move(text));
+  if (!file) {
+    l->read_failed = true;
+    l->read_error = file.error;
+    return l;
+  }
+  l->source = std::make_unique<util::SourceText>(name, std::move(file.text));
   if (auto loaded = scenario::load_scenario(*l->source, l->diags, overrides, override_origins))
     l->checked = validate::validate(std::move(*loaded), l->diags);
   l->diags.sort();

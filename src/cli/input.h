@@ -41,6 +41,11 @@ std::unique_ptr<LoadedScenario> load_and_validate(const std::string& path,
 
 struct OutputOptions;
 
+// "PATH:LINE: [ ] and { } nest deeper than 64 levels; not a NOUN" when `text` (read from `path`,
+// util/input_file.h) nests flow collections past scenario::kMaxFlowDepth, which costs yaml-cpp
+// gigabytes to parse; nothing when it may be parsed.
+std::optional<std::string> too_deep_to_parse(std::string_view text, const std::string& path, const char* noun);
+
 // Loads, validates and prints diagnostics. Returns the exit code to stop with (2 unreadable,
 // 1 invalid, with `why_not` saying what is skipped), or 0 with the scenario ready in `out`.
 // With --format json a file that stops here is also printed on stdout as `qpo validate

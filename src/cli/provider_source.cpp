@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "cli/input.h"
+#include "util/input_file.h"
 #include "util/strings.h"
 
 namespace qpo::cli {
@@ -16,6 +18,13 @@ std::vector<std::string> names(const spec::ProviderTable& t) {
 }
 
 }  // namespace
+
+spec::ProviderTable load_provider_file(const std::string& path) {
+  auto file = util::read_input_file(path, util::kProviderInput);
+  if (!file) throw std::runtime_error(file.error);
+  if (auto deep = too_deep_to_parse(file.text, path, util::kProviderInput.noun)) throw std::runtime_error(*deep);
+  return spec::ProviderTable::parse(file.text, path);
+}
 
 ProviderSource resolve_provider(const std::string& text, const std::string& fallback_name) {
   std::error_code ec;
@@ -37,7 +46,7 @@ ProviderSource resolve_provider(const std::string& text, const std::string& fall
     throw std::runtime_error("no provider '" + text + "' in schemas/providers.yaml (known: " +
                              util::join(names(builtin), ", ") + "); give a file `qpo probe --out` wrote");
   }
-  auto table = spec::ProviderTable::load(path);
+  auto table = load_provider_file(path);
   if (name.empty()) {
     if (table.entries().size() == 1) return {table.entries().begin()->second, path};
     name = fallback_name;

@@ -14,6 +14,10 @@ struct ProviderSource {
   std::string origin;  // "schemas/providers.yaml" or the file's path
 };
 
+// A provider file (capped, regular files only, nesting checked before parsing). Throws
+// std::runtime_error with a message for the user.
+spec::ProviderTable load_provider_file(const std::string& path);
+
 // Resolves `text`; `fallback_name` picks the entry of a multi-provider file when `text` names
 // none. Throws std::runtime_error with a message for the user.
 ProviderSource resolve_provider(const std::string& text, const std::string& fallback_name = "");

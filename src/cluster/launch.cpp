@@ -1,11 +1,7 @@
 #include "cluster/launch.h"
 
 #include "util/command_template.h"
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
+#include "util/input_file.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -198,12 +194,12 @@ std::string bound_address(int fd) {
 }
 
 bool read_token_file(const std::string& path, std::string* token, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read the token file " + path + ": " + std::strerror(errno);
+  auto file = util::read_input_file(path, util::kTokenInput);
+  if (!file) {
+    *error = file.error;
     return false;
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string& text = file.text;
   // One line: the secret, without the line end an editor adds (LF or CRLF) or blanks around it.
   size_t end = text.find_first_of("\r\n");
   std::string line = text.substr(0, end);

@@ -3,7 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -184,14 +183,6 @@ ProviderTable ProviderTable::parse(std::string_view yaml_text, const std::string
   }
   t.index_transitions();
   return t;
-}
-
-ProviderTable ProviderTable::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
 }
 
 const ProviderTable& ProviderTable::builtin() {

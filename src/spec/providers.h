@@ -58,10 +58,9 @@ struct ProviderEntry {
 class ProviderTable {
  public:
   static const ProviderTable& builtin();
-  // Parses a providers document; throws std::runtime_error naming `origin` and the key.
+  // Parses a providers document; throws std::runtime_error naming `origin` and the key. A file
+  // is read by cli::load_provider_file (capped, regular files only).
   static ProviderTable parse(std::string_view yaml_text, const std::string& origin);
-  // Reads and parses a file; throws std::runtime_error ("cannot read F: ...") on failure.
-  static ProviderTable load(const std::string& path);
 
   const ProviderEntry* entry(const std::string& provider) const;
   const std::map<std::string, ProviderEntry>& entries() const { return entries_; }

@@ -5,8 +5,10 @@
 #include <optional>
 #include <set>
 
+#include "scenario/flow_depth.h"
 #include "suite/matrix.h"
 #include "suite/suite.h"
+#include "util/input_file.h"
 
 namespace qpo::suite {
 
@@ -42,7 +44,10 @@ std::vector<Case> collect(const Options& o, std::vector<std::string>* problems, 
     // Name and tags are only for filtering and reports; a file that does not parse still
     // becomes a case, and `qpo run` reports why it is invalid.
     try {
-      YAML::Node n = YAML::LoadFile(f);
+      // Capped like any scenario (a sparse 10 GiB file is not read); a file refused here still
+      // becomes a case, and its run says why.
+      auto file = util::read_input_file(f, util::kScenarioInput);
+      YAML::Node n = file && !scenario::find_deep_flow(file.text) ? YAML::Load(file.text) : YAML::Node();
       if (n.IsMap() && n["name"] && n["name"].IsScalar()) c.name = n["name"].as<std::string>();
       if (n.IsMap() && n["tags"] && n["tags"].IsSequence())
         for (const auto& t : n["tags"])

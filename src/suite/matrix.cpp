@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "scenario/flow_depth.h"
+#include "util/input_file.h"
 #include "util/strings.h"
 
 namespace qpo::suite {
@@ -229,21 +228,19 @@ std::optional<Matrix> parse_matrix(const YAML::Node& node, const std::string& fi
 }
 
 std::optional<Matrix> read_matrix(const std::string& path, bool required, diag::DiagSink& sink) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (required) bad(sink, {path, 0, 0}, "", "cannot read " + path);
+  auto file = util::read_input_file(path, util::kMatrixInput);
+  if (!file) {
+    if (required) bad(sink, {path, 0, 0}, "", file.error);
     return std::nullopt;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  // A scenario file's own limits (the loader reports them for scenarios): checked before parsing.
-  if (text.str().size() > (16u << 20) || scenario::find_deep_flow(text.str())) {
-    if (required) bad(sink, {path, 0, 0}, "", path + " is too large or nests too deep for a matrix file");
+  // A scenario file's own nesting limit (the loader reports it for scenarios): checked before parsing.
+  if (scenario::find_deep_flow(file.text)) {
+    if (required) bad(sink, {path, 0, 0}, "", path + " nests too deep for a matrix file");
     return std::nullopt;
   }
   YAML::Node root;
   try {
-    root = YAML::Load(text.str());
+    root = YAML::Load(file.text);
   } catch (const std::exception&) {
     if (required) bad(sink, {path, 0, 0}, "", path + " is not YAML");
     return std::nullopt;
