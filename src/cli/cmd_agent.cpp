@@ -31,6 +31,7 @@ Action add_agent(CLI::App& app) {
   auto* listen = cmd->add_option("--listen", opts->listen, "Listen on [ADDR]:PORT (loopback if ADDR is omitted)");
   cmd->add_option("--token-file", opts->token_file, "Shared secret a controller must present (--listen)");
   cmd->add_option("--reply-timeout", opts->reply_timeout_s, "Seconds to wait for the controller at a stage")
+      ->check(timeout_range(kMaxTimeoutSeconds, "seconds"))
       ->capture_default_str();
   stdio->excludes(listen);
   return [opts]() {

@@ -99,10 +99,13 @@ Action add_run(CLI::App& app) {
                       "Seconds any host of a multi-host run (agents or --local) may take to reach the next stage "
                       "or meeting round before the run is torn down; default 120 s plus 0.25 s per QP of the "
                       "scenario (a stage such as the smoke exchange goes QP by QP)")
+          ->check(timeout_range(kMaxTimeoutSeconds, "seconds"))
           ->capture_default_str();
   cmd->add_option("--agent-command", opts->agent_command, "Command ssh runs on remote hosts")->capture_default_str();
   cmd->add_option("--token-file", opts->token_file, "Shared secret for tcp:// agents (qpo agent --listen)");
+  // At most a day: scripts wait a few times this long in one call, in int milliseconds.
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Wait at most this long for each completion or event")
+      ->check(timeout_range(86400000, "milliseconds"))
       ->capture_default_str();
   cmd->add_option("--report", opts->report_file,
                   "Also write the run as one self-contained HTML page here: scenario, plan steps with outcome "

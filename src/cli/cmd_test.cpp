@@ -75,6 +75,7 @@ Action add_test(CLI::App& app) {
   cmd->add_option("--name", opts->suite.name_filter, "Only scenarios whose name or file contains this");
   cmd->add_option("-j,--jobs", opts->suite.jobs, "Scenarios run at the same time")->capture_default_str();
   cmd->add_option("--timeout", opts->suite.timeout_s, "Seconds per scenario before it is interrupted")
+      ->check(timeout_range(kMaxTimeoutSeconds, "seconds"))
       ->capture_default_str();
   cmd->add_option("--junit", opts->junit, "Write JUnit XML here");
   cmd->add_flag("--tap", opts->suite.tap, "Print TAP instead of the summary lines");

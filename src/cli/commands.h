@@ -29,4 +29,10 @@ struct OutputOptions {
 };
 void add_output_options(CLI::App& cmd, OutputOptions& out);
 
+// A timeout flag: a whole number from 1 to `max` `unit`s, or a usage error saying so. qpo keeps
+// timeouts as milliseconds in an int: a flag in seconds goes up to kMaxTimeoutSeconds (24 days);
+// more wrapped around (4294968 s became 704 ms), and 0 or less meant "already timed out".
+constexpr int kMaxTimeoutSeconds = 2147483;
+CLI::Validator timeout_range(int max, const std::string& unit);
+
 }  // namespace qpo::cli

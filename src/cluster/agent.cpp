@@ -27,6 +27,7 @@
 #include "plan/plan.h"
 #include "scenario/loader.h"
 #include "util/json_writer.h"
+#include "util/strings.h"
 
 namespace qpo::cluster {
 
@@ -37,7 +38,8 @@ namespace {
 //   hang       stop answering there,
 //   die-later  pass the stage, then die 300 ms into the next one (mid-workload),
 //   stall      stay busy there until the controller aborts the run (another host failed),
-//              then go on: a host in a long wait that honours the abort (a CM event, a stream).
+//              then go on: a host in a long wait that honours the abort (a CM event, a stream),
+//   throw      throw std::bad_alloc there (what an agent under a memory limit meets).
 // <stage> may also be "setup": before the host's session starts.
 void maybe_fault(const std::string& host, const std::string& stage, const exec::StopRequest* stop = nullptr) {
   const char* spec = std::getenv("QPO_AGENT_FAULT");
@@ -54,6 +56,7 @@ void maybe_fault(const std::string& host, const std::string& stage, const exec::
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       _exit(9);
     }).detach();
+  if (s.substr(a + 1, b - a - 1) == "throw") throw std::bad_alloc();  // as an allocation under a memory limit
   if (s.substr(a + 1, b - a - 1) == "stall" && stop)
     while (!stop->requested.load(std::memory_order_acquire)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
 }
@@ -126,9 +129,9 @@ class PipeChannel : public exec::Channel {
     auto reply = round_trip_locked(w.str(), seq, "signals_result", "signals of workload '" + workload + "'");
     if (!reply) return false;
     totals->clear();
-    for (const auto& kv : (*reply)["totals"]) {
+    for (const auto& kv : (*reply)["totals"]) {  // each value beside its name: no lookup (a scan in yaml-cpp)
       if (!kv.first.IsScalar()) throw ProtocolError("a signal name is not a string");
-      (*totals)[kv.first.Scalar()] = field<int64_t>((*reply)["totals"], kv.first.Scalar().c_str());
+      (*totals)[kv.first.Scalar()] = value_of<int64_t>(kv.second, "the total of signal '" + util::printable(kv.first.Scalar(), 200) + "'");
     }
     return true;
   }
@@ -168,7 +171,30 @@ class PipeChannel : public exec::Channel {
     return ok;
   }
 
+  // This thread must not throw (std::terminate would end the agent): a failure here (memory
+  // for a big message) ends the reading, reported as the controller going away is.
   void read_loop() {
+    try {
+      read_messages();
+    } catch (const std::exception& e) {
+      lost_controller(std::string("reading its messages failed: ") + e.what());
+    } catch (...) {
+      lost_controller("reading its messages failed");
+    }
+  }
+
+  void lost_controller(const std::string& err) {
+    std::lock_guard lock(mu_);
+    reader_error_ = err;
+    // Nobody will answer this host's next round; stop now.
+    if (!stop_.requested.load(std::memory_order_acquire)) {
+      stop_.why = "stopped: the controller went away (" + err + ")";
+      stop_.requested.store(true, std::memory_order_release);
+    }
+    arrived_.notify_all();
+  }
+
+  void read_messages() {
     while (!closing_) {
       pollfd p{in_, POLLIN, 0};
       int r = poll(&p, 1, 100);
@@ -176,18 +202,9 @@ class PipeChannel : public exec::Channel {
       if (r <= 0) continue;
       std::string err;
       auto text = read_message(in_, 30000, &err);
-      std::lock_guard lock(mu_);
-      if (!text) {
-        reader_error_ = err;
-        // The controller is gone: nobody will answer this host's next round; stop now.
-        if (!stop_.requested.load(std::memory_order_acquire)) {
-          stop_.why = "stopped: the controller went away (" + err + ")";
-          stop_.requested.store(true, std::memory_order_release);
-        }
-        arrived_.notify_all();
-        return;
-      }
+      if (!text) return lost_controller(err);
       auto n = parse_message(*text, &err);
+      std::lock_guard lock(mu_);
       try {
         if (n && field<std::string>(*n, "type") == "abort") {
           // Another host failed: stop here too. `why` before the flag (StopRequest).
@@ -235,7 +252,7 @@ class PipeChannel : public exec::Channel {
       } catch (const ProtocolError& e) {  // a reply without its number: reported as the reader's are
         reader_error_ = std::string("malformed message: ") + e.what();
       }
-      for (const auto& d : dropped) std::cerr << "qpo agent: host " << host_ << ": " << d << "\n";
+      for (const auto& d : dropped) log_line("host " + util::printable(host_, 200) + ": " + d);
       return reply.has_value() || !reader_error_.empty();
     };
     bool came = arrived_.wait_for(lock, std::chrono::milliseconds(timeout_ms_ < 0 ? INT32_MAX : timeout_ms_), answered);
@@ -290,7 +307,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   std::string err;
   auto hello_text = read_message(in, o.hello_timeout_ms, &err, kMaxHelloBytes);  // before the token: small
   if (!hello_text) {
-    std::cerr << "qpo agent: no hello from the controller: " << err << "\n";
+    log_line("no hello from the controller: " + err);
     return 2;
   }
   auto hello = parse_message(*hello_text, &err);
@@ -308,14 +325,14 @@ int serve_checked(int in, int out, const AgentOptions& o) {
     std::string token = field_or<std::string>(*hello, "token", "");
     if (!tokens_equal(token, o.expected_token)) {
       send_error(out, "authentication failed: wrong or missing token");
-      std::cerr << "qpo agent: rejected a controller without the right token\n";
+      log_line("rejected a controller without the right token");
       return 2;
     }
   }
   if (o.authenticated)
     if (std::string refusal = o.authenticated(); !refusal.empty()) {
       send_error(out, refusal);
-      std::cerr << "qpo agent: refused a controller: " << refusal << "\n";
+      log_line("refused a controller: " + refusal);
       return 2;
     }
   {
@@ -329,7 +346,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   }
   auto run_text = read_message(in, o.run_request_timeout_ms, &err);
   if (!run_text) {
-    std::cerr << "qpo agent: no run request: " << err << "\n";
+    log_line("no run request: " + err);
     return 2;
   }
   auto run = parse_message(*run_text, &err);
@@ -380,7 +397,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
     report.reason = channel.problem() + "; tore down";
   std::string msg = "{\"type\":\"report\",\"report\":" + report_json(report) + "}";
   if (!write_message(out, msg, &err)) {
-    std::cerr << "qpo agent: could not deliver the report: " << err << "\n";
+    log_line("could not deliver the report: " + err);
     return 2;
   }
   return report::exit_code(report);
@@ -389,15 +406,28 @@ int serve_checked(int in, int out, const AgentOptions& o) {
 }  // namespace
 
 // A message that breaks the protocol ends this controller's session with a clear error, on
-// both ends; a listening agent then waits for the next controller.
+// both ends; so does a failure of the agent itself (memory under a limit: std::bad_alloc). A
+// listening agent then waits for the next controller.
 int serve_controller(int in, int out, const AgentOptions& o) {
   try {
     return serve_checked(in, out, o);
   } catch (const ProtocolError& e) {
     send_error(out, std::string("malformed message: ") + e.what());
-    std::cerr << "qpo agent: malformed message from the controller: " << e.what() << "\n";
+    log_line("malformed message from the controller: " + util::printable(e.what()));
+    return 2;
+  } catch (const std::exception& e) {
+    std::string why = std::string("the agent failed serving this controller: ") + e.what();
+    send_error(out, why);
+    log_line(util::printable(why));
     return 2;
   }
+}
+
+void refuse_controller(int fd, const std::string& message) { send_error(fd, message); }
+
+void log_line(const std::string& text) {
+  std::string line = "qpo agent: " + text + "\n";  // one write: connection threads log at once
+  std::cerr.write(line.data(), static_cast<std::streamsize>(line.size())).flush();
 }
 
 }  // namespace qpo::cluster

@@ -23,8 +23,20 @@ struct AgentOptions {
   std::function<std::string()> authenticated;
 };
 
-// Serves one controller on (in_fd, out_fd); returns the process exit code.
+// Serves one controller on (in_fd, out_fd); returns the process exit code. Nothing it meets
+// (a broken message, std::bad_alloc) escapes: the controller is told, and a line logged.
 int serve_controller(int in_fd, int out_fd, const AgentOptions& o);
+
+// Tells a controller why it is not served ({"type":"error","message":...}), best effort.
+void refuse_controller(int fd, const std::string& message);
+
+// "qpo agent: TEXT" on stderr in one write (connection threads log concurrently); TEXT is
+// already printable.
+void log_line(const std::string& text);
+
+// --listen: connections served at once (a thread each). Past it, the oldest that has not shown
+// its token is closed for the newcomer, or the newcomer refused when all have.
+constexpr size_t kMaxAgentConnections = 8;
 
 // `qpo agent --listen SPEC --token-file F` (cluster/listener.cpp): handshakes concurrently, one
 // authenticated run at a time.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <string_view>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -11,6 +13,7 @@
 #include "cluster/json_node.h"
 #include "report/workload_steps.h"
 #include "util/json_reader.h"
+#include "util/strings.h"
 
 namespace qpo::cluster {
 
@@ -50,15 +53,48 @@ T get(const YAML::Node& n, const char* key, T fallback) {
   return field_or<T>(n, key, fallback);
 }
 
+void require_object(const YAML::Node& n, const char* key) {
+  if (!n || !n.IsMap()) throw ProtocolError(std::string("expected an object holding '") + key + "'");
+}
+
+// A list field (absent or null: empty). Anything else breaks the protocol: iterating it would
+// throw yaml-cpp's own errors, or walk a map's pairs as if they were elements.
+YAML::Node list_of(const YAML::Node& n, const char* key) {
+  require_object(n, key);
+  YAML::Node v = n[key];
+  if (!v || v.IsNull()) return YAML::Node(YAML::NodeType::Sequence);
+  if (!v.IsSequence()) throw ProtocolError(std::string("field '") + key + "' is not a list");
+  return v;
+}
+
+// An object field (absent or null: empty), as list_of.
+YAML::Node map_of(const YAML::Node& n, const char* key) {
+  require_object(n, key);
+  YAML::Node v = n[key];
+  if (!v || v.IsNull()) return YAML::Node(YAML::NodeType::Map);
+  if (!v.IsMap()) throw ProtocolError(std::string("field '") + key + "' is not an object");
+  return v;
+}
+
 const char* kind_name(const std::string*) { return "a string"; }
 const char* kind_name(const bool*) { return "true or false"; }
 const char* kind_name(const double*) { return "a number"; }
 template <typename T>
 const char* kind_name(const T*) { return "an integer in range"; }
 
-// The deepest nesting of [ and { outside strings; stops counting past `limit`.
-int nesting(const std::string& text, int limit) {
-  int depth = 0, deepest = 0;
+// What a scan of a message's text finds before yaml-cpp is let at it: the deepest nesting of
+// [ and {, the number of values (each costs yaml-cpp ~0.5 kB and ~10 us), and the first byte
+// outside a string that JSON does not have (YAML's anchors, aliases, tags, block collections,
+// unquoted text: an alias repeated 10^6 times would be a million copies to read).
+struct Shape {
+  int deepest = 0;
+  size_t values = 0;
+  char stray = 0;
+};
+
+Shape shape_of(std::string_view text) {
+  Shape s;
+  int depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -68,13 +104,19 @@ int nesting(const std::string& text, int limit) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
+      s.deepest = std::max(s.deepest, ++depth);
+      ++s.values;
     } else if (c == ']' || c == '}') {
       --depth;
+    } else if (c == ',' || c == ':') {
+      ++s.values;
+    } else if (!std::strchr(" \t\r\n0123456789+-.eEtruefalsn", c) || c == '\0') {
+      if (!s.stray) s.stray = c;
     }
   }
-  return deepest;
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (!s.stray && (first == std::string_view::npos || text[first] != '{')) s.stray = first == std::string_view::npos ? ' ' : text[first];
+  return s;
 }
 
 report::StepStatus status_from(const std::string& s) {
@@ -109,20 +151,22 @@ report::Scalar scalar_from(const YAML::Node& n) {
 
 report::Fields fields_from(const YAML::Node& n) {
   report::Fields f;
-  if (n && !n.IsMap()) throw ProtocolError("a workload summary is not an object");
+  if (n && !n.IsNull() && !n.IsMap()) throw ProtocolError("a workload summary is not an object");
   for (const auto& kv : n) f.emplace_back(key_of(kv.first), scalar_from(kv.second));
   return f;
 }
 
 report::WorkloadResult workload_from(const YAML::Node& n) {
   report::WorkloadResult w;
+  require_object(n, "name");
   w.name = get<std::string>(n, "name", "");
   w.script = get<std::string>(n, "script", "");
   w.summary = fields_from(n["summary"]);
-  for (const auto& r : n["runs"]) w.runs.push_back(fields_from(r));
+  for (const auto& r : list_of(n, "runs")) w.runs.push_back(fields_from(r));
   w.table = get<std::string>(n, "table", "");
-  for (const auto& t : n["thresholds"]) {
+  for (const auto& t : list_of(n, "thresholds")) {
     report::ThresholdResult th;
+    require_object(t, "name");
     th.name = get<std::string>(t, "name", "");
     th.field = get<std::string>(t, "field", "");
     th.unit = get<std::string>(t, "unit", "");
@@ -135,15 +179,22 @@ report::WorkloadResult workload_from(const YAML::Node& n) {
   w.group = get<std::string>(n, "group", "");
   w.aggregate = get<bool>(n, "aggregate", false);
   w.quality = fields_from(n["quality"]);
-  for (const auto& l : n["latency"]) {
+  for (const auto& l : list_of(n, "latency")) {
     report::LatencyDistribution d;
+    require_object(l, "size");
     d.size = get<int64_t>(l, "size", 0);
     d.samples = get<uint64_t>(l, "samples", 0);
-    for (const auto& e : l["edges"]) d.edges.push_back(e.as<double>());
-    for (const auto& c : l["counts"]) d.counts.push_back(c.as<uint64_t>());
-    for (const auto& p : l["cdf"]) {
-      if (!p.IsSequence() || p.size() != 2) throw ProtocolError("a latency CDF point is not [usec, share]");
-      d.cdf.emplace_back(p[0].as<double>(), p[1].as<double>());
+    // Named as "latency[2].edges[5]" of workload 'w', so a broken agent's report says where.
+    std::string where = "latency[" + std::to_string(w.latency.size()) + "]";
+    auto in = [&](const char* list, size_t i) {
+      return "workload '" + util::printable(w.name, 200) + "' " + where + "." + list + "[" + std::to_string(i) + "]";
+    };
+    for (const auto& e : list_of(l, "edges")) d.edges.push_back(value_of<double>(e, in("edges", d.edges.size())));
+    for (const auto& c : list_of(l, "counts")) d.counts.push_back(value_of<uint64_t>(c, in("counts", d.counts.size())));
+    for (const auto& p : list_of(l, "cdf")) {
+      std::string at = in("cdf", d.cdf.size());
+      if (!p.IsSequence() || p.size() != 2) throw ProtocolError(at + " is not a point [usec, share]");
+      d.cdf.emplace_back(value_of<double>(p[0], at + "[0]"), value_of<double>(p[1], at + "[1]"));
     }
     if (d.counts.size() + 1 != d.edges.size() && !(d.counts.empty() && d.edges.empty()))
       throw ProtocolError("a latency histogram's edges and counts do not match");
@@ -184,7 +235,7 @@ void write_directory(util::JsonWriter& w, const exec::Directory& d) {
 
 exec::Directory read_directory(const YAML::Node& n) {
   exec::Directory d;
-  for (const auto& kv : n["qps"]) {
+  for (const auto& kv : map_of(n, "qps")) {
     const auto& v = kv.second;
     exec::RemoteQp q;
     q.host = get<std::string>(v, "host", "");
@@ -200,7 +251,7 @@ exec::Directory read_directory(const YAML::Node& n) {
     q.slot_size = get<uint32_t>(v, "slot_size", 0);
     d.qps[key_of(kv.first)] = q;
   }
-  for (const auto& kv : n["mrs"]) {
+  for (const auto& kv : map_of(n, "mrs")) {
     const auto& v = kv.second;
     d.mrs[key_of(kv.first)] = {get<std::string>(v, "host", ""), get<uint64_t>(v, "addr", 0),
                                          get<uint64_t>(v, "length", 0), get<uint32_t>(v, "rkey", 0)};
@@ -216,6 +267,7 @@ std::string report_json(const report::RunReport& r) {
 
 report::RunReport read_report(const YAML::Node& n) {
   report::RunReport r;
+  require_object(n, "scenario");
   r.scenario = get<std::string>(n, "scenario", "");
   r.file = get<std::string>(n, "file", "");
   r.device = get<std::string>(n, "device", "");
@@ -223,16 +275,16 @@ report::RunReport read_report(const YAML::Node& n) {
   r.reason = get<std::string>(n, "reason", "");
   r.qps_at_rts = get<uint64_t>(n, "qps_at_rts", 0);
   r.bringup_seconds = get<double>(n, "bringup_seconds", 0);
-  for (const auto& o : n["overrides"])
+  for (const auto& o : list_of(n, "overrides"))
     if (o.IsScalar()) r.overrides.push_back(o.Scalar());
-  for (const auto& d : n["disagreements"]) {
+  for (const auto& d : list_of(n, "disagreements")) {
     if (!d.IsScalar()) throw ProtocolError("a disagreement is not a string");
     r.disagreements.push_back(d.Scalar());
   }
-  for (const auto& c : n["counters"])
+  for (const auto& c : list_of(n, "counters"))
     r.counters.push_back({get<std::string>(c, "host", ""), get<std::string>(c, "device", ""),
                           get<std::string>(c, "name", ""), get<uint64_t>(c, "before", 0), get<uint64_t>(c, "after", 0)});
-  for (const auto& s : n["steps"]) {
+  for (const auto& s : list_of(n, "steps")) {
     report::StepResult st;
     st.plan_step = get<int>(s, "step", 0);
     st.host = get<std::string>(s, "host", "");
@@ -249,15 +301,24 @@ report::RunReport read_report(const YAML::Node& n) {
   // render_json lists the workloads' results apart from the steps, in step order; each
   // belongs to its workload's step (a workload runs once per host).
   std::vector<std::shared_ptr<const report::WorkloadResult>> workloads;
-  for (const auto& n_w : n["workloads"]) workloads.push_back(std::make_shared<report::WorkloadResult>(workload_from(n_w)));
+  for (const auto& n_w : list_of(n, "workloads")) workloads.push_back(std::make_shared<report::WorkloadResult>(workload_from(n_w)));
   report::attach_workloads(r.steps, workloads);
   return r;
 }
 
 std::optional<YAML::Node> parse_message(const std::string& text, std::string* error) {
   constexpr int kMaxNesting = 32;  // a report: message, report, steps, a step, a workload's runs
-  if (nesting(text, kMaxNesting) > kMaxNesting) {
+  Shape shape = shape_of(text);
+  if (shape.stray) {
+    *error = "message is not a JSON object (found " + util::printable(std::string(1, shape.stray)) + " outside a string)";
+    return std::nullopt;
+  }
+  if (shape.deepest > kMaxNesting) {
     *error = "message nests deeper than " + std::to_string(kMaxNesting) + " levels";
+    return std::nullopt;
+  }
+  if (shape.values > kMaxMessageValues) {
+    *error = "message holds " + std::to_string(shape.values) + " values (limit " + std::to_string(kMaxMessageValues) + ")";
     return std::nullopt;
   }
   try {
@@ -282,21 +343,25 @@ std::optional<YAML::Node> parse_message(const std::string& text, std::string* er
 }
 
 template <typename T>
-T field_or(const YAML::Node& n, const char* key, T fallback) {
-  if (!n.IsMap()) throw ProtocolError(std::string("expected an object holding '") + key + "'");
-  const YAML::Node v = n[key];
-  if (!v) return fallback;
+T value_of(const YAML::Node& v, const std::string& what) {
   T out{};
-  bool ok = v.IsScalar();
+  bool ok = v && v.IsScalar();
   if constexpr (std::is_same_v<T, bool>) ok = ok && (v.Scalar() == "true" || v.Scalar() == "false");  // JSON's, not YAML 1.1's yes/on
-  if (!ok || !YAML::convert<T>::decode(v, out))
-    throw ProtocolError(std::string("field '") + key + "' is not " + kind_name(&out));
+  if (!ok || !YAML::convert<T>::decode(v, out)) throw ProtocolError(what + " is not " + kind_name(&out));
   return out;
 }
 
 template <typename T>
+T field_or(const YAML::Node& n, const char* key, T fallback) {
+  require_object(n, key);
+  const YAML::Node v = n[key];
+  if (!v) return fallback;
+  return value_of<T>(v, std::string("field '") + key + "'");
+}
+
+template <typename T>
 T field(const YAML::Node& n, const char* key) {
-  if (!n.IsMap() || !n[key]) throw ProtocolError(std::string("field '") + key + "' is missing");
+  if (!n || !n.IsMap() || !n[key]) throw ProtocolError(std::string("field '") + key + "' is missing");
   return field_or<T>(n, key, T{});
 }
 
@@ -308,6 +373,9 @@ template uint64_t field_or<uint64_t>(const YAML::Node&, const char*, uint64_t);
 template uint32_t field_or<uint32_t>(const YAML::Node&, const char*, uint32_t);
 template double field_or<double>(const YAML::Node&, const char*, double);
 template std::string field<std::string>(const YAML::Node&, const char*);
+template double value_of<double>(const YAML::Node&, const std::string&);
+template uint64_t value_of<uint64_t>(const YAML::Node&, const std::string&);
+template int64_t value_of<int64_t>(const YAML::Node&, const std::string&);
 template bool field<bool>(const YAML::Node&, const char*);
 template int field<int>(const YAML::Node&, const char*);
 template int64_t field<int64_t>(const YAML::Node&, const char*);
@@ -319,7 +387,7 @@ std::optional<YAML::Node> take_reply(std::deque<YAML::Node>& inbox, int64_t seq,
     int64_t got = field<int64_t>(n, "seq");
     if (got == seq) return n;
     if (dropped)
-      dropped->push_back("dropped a late reply: " + field_or<std::string>(n, "type", "?") + " #" + std::to_string(got) +
+      dropped->push_back("dropped a late reply: " + util::printable(field_or<std::string>(n, "type", "?"), 100) + " #" + std::to_string(got) +
                          " while awaiting #" + std::to_string(seq));
   }
   return std::nullopt;

@@ -31,8 +31,14 @@ exec::Directory read_directory(const YAML::Node& n);
 std::string report_json(const report::RunReport& r);
 report::RunReport read_report(const YAML::Node& n);
 
+// A message holds this many values at most: yaml-cpp takes ~0.5 kB and ~10 us for each, so
+// 64 MiB of "[0,0,..." would be 15 GB. A 10,000-QP run's report holds about 1.5 million.
+constexpr size_t kMaxMessageValues = 4000000;
+
 // Parses a message; nullopt (with error) when it is not a JSON object whose "type" is a
-// string, or nests deeper than any qpo message does; read as strict JSON (util/json_reader.h).
+// string (YAML beyond JSON, such as anchors and aliases, is refused before parsing; the text
+// is read as strict JSON, util/json_reader.h), nests deeper than any qpo message does, or holds
+// more than kMaxMessageValues values.
 std::optional<YAML::Node> parse_message(const std::string& text, std::string* error);
 
 // A field of a message that is not what the protocol says: the peer is broken or hostile.
@@ -47,6 +53,10 @@ template <typename T>
 T field_or(const YAML::Node& n, const char* key, T fallback);
 template <typename T>
 T field(const YAML::Node& n, const char* key);
+// A value that is not a field of its own (an element of a list, a value of a map whose keys are
+// names): one of the wrong kind throws ProtocolError saying "<what> is not <kind>".
+template <typename T>
+T value_of(const YAML::Node& v, const std::string& what);
 
 // The answer to request `seq` among the replies received so far (`inbox`, oldest first), taken
 // out of it; nullopt while it has not come. A reply with another number answers a request

@@ -7,7 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <system_error>
 #include <thread>
+#include <unordered_map>
 
 #include "cluster/codec.h"
 #include "cluster/launch.h"
@@ -16,6 +18,7 @@
 #include "exec/host_session.h"
 #include "report/step_line.h"
 #include "util/json_writer.h"
+#include "util/strings.h"
 
 namespace qpo::cluster {
 
@@ -61,7 +64,8 @@ void fail(Agent& a, const std::string& why) {
   a.failed = true;
   a.done = true;
   a.failed_as = ++g_failures;
-  a.failure = "host " + a.host + " (" + a.conn.description + "): " + why;
+  // Named with how it was reached, when it was (not an agent that could not be started).
+  a.failure = "host " + a.host + (a.conn.description.empty() ? "" : " (" + a.conn.description + ")") + ": " + why;
   std::string how = reap(a.conn.pid, false);
   if (!how.empty()) a.failure += " (agent " + how + ")";
 }
@@ -83,6 +87,62 @@ void abort_others(std::vector<Agent>& agents, const Agent& cause, const std::str
   }
 }
 
+// What starting and greeting one agent came to. Made in a thread of its own, beside the other
+// hosts': it touches nothing but its agent's connection (the tally and the failure order are
+// the caller's, afterwards, in host order).
+struct Greeting {
+  std::string error;        // why the agent cannot be used ("" when it said hello)
+  std::string hello;        // the hello sent ("" when none was)
+  bool replied = false;     // a message came back: its type and size
+  std::string reply_type;
+  size_t reply_bytes = 0;
+};
+
+Greeting launch_and_greet(Agent& a, const LaunchOptions& lo, const std::string& token) {
+  Greeting g;
+  try {
+    std::string err;
+    a.phase = "launch";
+    if (!launch_agent(a.address, lo, &a.conn, &err)) {
+      g.error = err;
+      return g;
+    }
+    util::JsonWriter w(false);
+    w.begin_object().field("type", "hello").field("version", kProtocolVersion);
+    if (!token.empty()) w.field("token", token);
+    w.end_object();
+    a.phase = "hello";
+    g.hello = w.str();
+    if (!write_message(a.conn.write_fd, g.hello, &err)) {
+      g.error = "lost during hello: " + err;
+      return g;
+    }
+    auto reply = read_message(a.conn.read_fd, 30000, &err, kMaxHelloBytes);  // a hello is small
+    if (!reply) {
+      g.error = "no hello from the agent: " + err;
+      return g;
+    }
+    auto n = parse_message(*reply, &err);
+    if (!n) {
+      g.error = "agent did not say hello";
+      return g;
+    }
+    g.replied = true;
+    g.reply_type = field_or<std::string>(*n, "type", "");
+    g.reply_bytes = reply->size();
+    if (msg_type(*n) != "hello")
+      g.error = msg_type(*n) == "error" ? field_or<std::string>(*n, "message", "") : "agent did not say hello";
+    else if (int v = field_or<int>(*n, "version", 0); v != kProtocolVersion)
+      g.error = "agent speaks protocol version " + std::to_string(v) + ", this controller " +
+                std::to_string(kProtocolVersion) + "; install the same qpo release on every host";
+  } catch (const ProtocolError& e) {
+    g.error = std::string("malformed hello: ") + e.what();
+  } catch (const std::exception& e) {  // this thread must not throw
+    g.error = std::string("starting the agent failed: ") + e.what();
+  }
+  return g;
+}
+
 }  // namespace
 
 void request_abort() { g_abort = true; }
@@ -96,45 +156,30 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     a.address = o.all_local ? "localhost" : s.host(name)->address;
     agents.push_back(std::move(a));
   }
-  LaunchOptions lo{o.self_path, o.agent_command};
-  // Start and greet every agent; a host that cannot be reached fails the run before anything is created.
-  for (auto& a : agents) {
-    std::string err;
-    a.phase = "launch";
-    // --local puts every host here as a child process; else a host's launcher: starts it.
-    lo.launcher = o.all_local ? "" : s.host(a.host)->launcher;
-    lo.host = a.host;
-    if (!launch_agent(a.address, lo, &a.conn, &err)) {
-      fail(a, err);
-      continue;
-    }
-    util::JsonWriter w(false);
-    w.begin_object().field("type", "hello").field("version", kProtocolVersion);
-    if (!o.token.empty()) w.field("token", o.token);
-    w.end_object();
-    a.phase = "hello";
-    if (!send(a, w.str())) continue;
-    auto reply = read_message(a.conn.read_fd, 30000, &err);
-    if (!reply) {
-      fail(a, "no hello from the agent: " + err);
-      continue;
-    }
-    auto n = parse_message(*reply, &err);
-    if (n) g_tally.received(field_or<std::string>(*n, "type", ""), reply->size());
-    try {
-      if (!n || msg_type(*n) != "hello") {
-        fail(a, n && msg_type(*n) == "error" ? field_or<std::string>(*n, "message", "") : "agent did not say hello");
-        continue;
+  // Start and greet every agent, all at once: N unreachable hosts take one host's connect
+  // budget, not N of them. A host that cannot be reached fails the run before anything is created.
+  std::vector<Greeting> greetings(agents.size());
+  {
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < agents.size(); ++i) {
+      LaunchOptions lo{o.self_path, o.agent_command};
+      // --local puts every host here as a child process; else a host's launcher: starts it.
+      lo.launcher = o.all_local ? "" : s.host(agents[i].host)->launcher;
+      lo.host = agents[i].host;
+      lo.connect_budget_ms = o.connect_budget_ms;
+      auto greet = [&agents, &greetings, &o, i, lo] { greetings[i] = launch_and_greet(agents[i], lo, o.token); };
+      try {
+        threads.emplace_back(greet);
+      } catch (const std::system_error&) {  // no thread to be had: this host in this thread, then
+        greet();
       }
-      if (field_or<int>(*n, "version", 0) != kProtocolVersion) {
-        fail(a, "agent speaks protocol version " + std::to_string(field_or<int>(*n, "version", 0)) + ", this controller " +
-                    std::to_string(kProtocolVersion) + "; install the same qpo release on every host");
-        continue;
-      }
-    } catch (const ProtocolError& e) {
-      fail(a, std::string("malformed hello: ") + e.what());
-      continue;
     }
+    for (auto& t : threads) t.join();
+  }
+  for (size_t i = 0; i < agents.size(); ++i) {
+    if (!greetings[i].hello.empty()) g_tally.sent(greetings[i].hello);
+    if (greetings[i].replied) g_tally.received(greetings[i].reply_type, greetings[i].reply_bytes);
+    if (!greetings[i].error.empty()) fail(agents[i], greetings[i].error);
   }
   bool any_failed = false;
   for (auto& a : agents) any_failed |= a.failed;
@@ -151,7 +196,8 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       a.running = send(a, w.str());
     }
 
-  std::map<std::string, std::map<std::string, int64_t>> signal_totals;  // workload -> name -> total
+  // workload -> signal name -> total across hosts
+  std::unordered_map<std::string, std::unordered_map<std::string, int64_t>> signal_totals;
   std::string first_why;  // the first host failure of the run, as the others are told it
   auto spread = [&](Agent& a, const std::string& why) {
     if (a.told_others) return;
@@ -167,9 +213,14 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       // at once (no round: the other hosts may be busy or waiting at a meeting).
       int64_t seq = field<int64_t>(n, "seq");  // the answer repeats it
       auto& totals = signal_totals[field<std::string>(n, "name")];
+      // Each value is read beside its name, not looked up by it (yaml-cpp's map lookup is a
+      // scan: 100,000 counters took minutes).
       for (const auto& kv : n["add"]) {
         if (!kv.first.IsScalar()) throw ProtocolError("a signal name is not a string");
-        totals[kv.first.Scalar()] += field<int64_t>(n["add"], kv.first.Scalar().c_str());
+        int64_t& total = totals[kv.first.Scalar()];
+        int64_t add = value_of<int64_t>(kv.second, "signal '" + util::printable(kv.first.Scalar(), 200) + "'");
+        if (__builtin_add_overflow(total, add, &total))
+          throw ProtocolError("signal '" + util::printable(kv.first.Scalar(), 200) + "' overflows 64 bits");
       }
       util::JsonWriter w(false);
       w.begin_object().field("type", "signals_result").field("seq", seq).key("totals").begin_object();

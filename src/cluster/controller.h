@@ -22,6 +22,7 @@ struct ControllerOptions {
   std::string token;                 // for tcp:// agents
   bool all_local = false;            // every host's agent as a local child, whatever its address
   std::vector<std::string> overrides; // --set PATH=VALUE: every agent applies them as the controller did
+  int connect_budget_ms = 15000;      // how long each tcp:// agent is tried (all hosts at once)
   // Where the control plane's tally goes (messages and bytes per type, wall time per round), or nowhere.
   std::ostream* log = nullptr;
 };

@@ -8,11 +8,13 @@
 #include <netdb.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace qpo::cluster {
@@ -30,6 +32,11 @@ bool is_local_address(const std::string& a) {
 namespace {
 
 bool spawn(const std::vector<std::string>& argv, Connection* c, std::string* error) {
+  // Built before fork: the controller starts agents from several threads at once, and the
+  // child of a threaded process should not allocate.
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   int to_child[2], from_child[2];
   if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
@@ -43,9 +50,6 @@ bool spawn(const std::vector<std::string>& argv, Connection* c, std::string* err
   if (pid == 0) {
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
     _exit(127);
   }
@@ -71,6 +75,65 @@ bool split_host_port(const std::string& spec, std::string* host, std::string* po
   *host = spec.substr(0, colon);
   *port = spec.substr(colon + 1);
   return true;
+}
+
+using Clock = std::chrono::steady_clock;
+
+int ms_left(Clock::time_point deadline) {
+  return static_cast<int>(
+      std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count()));
+}
+
+// One attempt: a non-blocking connect that waits until `deadline` at most (a host that is down
+// answers nothing, and a blocking connect would wait out the kernel's SYN retries, minutes).
+// Returns the connected (blocking) socket, or -1 with `why`.
+int connect_once(const addrinfo* ai, Clock::time_point deadline, std::string* why) {
+  int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+  if (fd < 0) {
+    *why = std::strerror(errno);
+    return -1;
+  }
+  int err = connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ? 0 : errno;
+  if (err == EINPROGRESS) {
+    pollfd p{fd, POLLOUT, 0};
+    int r;
+    while ((r = poll(&p, 1, ms_left(deadline))) < 0 && errno == EINTR) {
+    }
+    socklen_t len = sizeof err;
+    if (r == 0) err = ETIMEDOUT;
+    else if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+  }
+  if (err == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) err = errno;  // the wire reads block
+  if (err != 0) {
+    *why = std::strerror(err);
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Connects to HOST:PORT, trying again (every `retry_ms`) until `budget_ms` has passed: the
+// agent may still be starting on its host. Returns the socket, or -1 with `error`.
+int connect_within(const std::string& host, const std::string& port, int budget_ms, int retry_ms, std::string* error) {
+  addrinfo hints{}, *res = nullptr;
+  hints.ai_socktype = SOCK_STREAM;
+  if (int e = getaddrinfo(host.c_str(), port.c_str(), &hints, &res); e != 0) {
+    *error = "cannot resolve " + host + ": " + gai_strerror(e);
+    return -1;
+  }
+  auto deadline = Clock::now() + std::chrono::milliseconds(budget_ms);
+  std::string last = "no address";
+  int fd = -1;
+  for (bool first = true; fd < 0; first = false) {
+    if (!first) {
+      if (ms_left(deadline) == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(retry_ms, ms_left(deadline))));
+    }
+    for (auto* ai = res; ai && fd < 0; ai = ai->ai_next) fd = connect_once(ai, deadline, &last);
+  }
+  freeaddrinfo(res);
+  if (fd < 0) *error = last + " (tried for " + std::to_string((budget_ms + 999) / 1000) + " s)";
+  return fd;
 }
 
 }  // namespace
@@ -107,29 +170,9 @@ bool launch_agent(const std::string& address, const LaunchOptions& o, Connection
       *error = "bad agent address '" + address + "'; write tcp://HOST:PORT or tcp://[V6ADDR]:PORT";
       return false;
     }
-    addrinfo hints{}, *res = nullptr;
-    hints.ai_socktype = SOCK_STREAM;
-    if (int e = getaddrinfo(host.c_str(), port.c_str(), &hints, &res); e != 0) {
-      *error = "cannot resolve " + host + ": " + gai_strerror(e);
-      return false;
-    }
-    int fd = -1;
-    std::string last = "no address";
-    // The agent may still be starting on its host: retry refused connections for a while.
-    for (int attempt = 0; attempt < 30 && fd < 0; ++attempt) {
-      if (attempt) usleep(500 * 1000);
-      for (auto* ai = res; ai; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0) continue;
-        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
-        last = std::strerror(errno);
-        ::close(fd);
-        fd = -1;
-      }
-    }
-    freeaddrinfo(res);
+    int fd = connect_within(host, port, o.connect_budget_ms, o.connect_retry_ms, error);
     if (fd < 0) {
-      *error = "cannot connect to agent at " + address + ": " + last;
+      *error = "cannot connect to agent at " + address + ": " + *error;
       return false;
     }
     c->read_fd = c->write_fd = fd;

@@ -25,6 +25,10 @@ struct LaunchOptions {
   std::string agent_command = "qpo";  // what ssh runs on the remote host
   std::string launcher;               // the host's launcher: template ("" = by address)
   std::string host;                   // the host's name in the scenario, for {host}
+  // tcp://: how long to keep trying to connect (the agent may still be starting), and the
+  // pause between refused attempts. Each host has its own; the controller connects to all at once.
+  int connect_budget_ms = 15000;
+  int connect_retry_ms = 500;
 };
 
 bool is_local_address(const std::string& address);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/agent.h"
 #include "cluster/launch.h"
 #include "cluster/codec.h"
 #include "cluster/wire.h"
@@ -21,6 +22,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+
+extern char** environ;
 
 namespace {
 
@@ -33,19 +36,25 @@ std::string temp_file(const std::string& content) {
   return path;
 }
 
-// `qpo agent --listen SPEC`, its stderr on a pipe.
+// `qpo agent --listen SPEC`, its stderr on a pipe; `fault` is its QPO_AGENT_FAULT (agent.cpp).
 struct Agent {
   pid_t pid = -1;
   int err = -1;
-  Agent(const std::string& spec, const std::string& token_file) {
+  Agent(const std::string& spec, const std::string& token_file, const std::string& fault = "") {
     int p[2];
     REQUIRE(pipe(p) == 0);
+    std::string fault_env = "QPO_AGENT_FAULT=" + fault;
+    std::vector<char*> env;  // made before fork
+    for (char** e = environ; *e; ++e) env.push_back(*e);
+    if (!fault.empty()) env.push_back(fault_env.data());
+    env.push_back(nullptr);
     pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
       dup2(p[1], 2);
       close(p[0]);
-      execl(QPO_BINARY, QPO_BINARY, "agent", "--listen", spec.c_str(), "--token-file", token_file.c_str(), nullptr);
+      execle(QPO_BINARY, QPO_BINARY, "agent", "--listen", spec.c_str(), "--token-file", token_file.c_str(), nullptr,
+             env.data());
       _exit(127);
     }
     close(p[1]);
@@ -58,6 +67,25 @@ struct Agent {
     pollfd pf{err, POLLIN, 0};
     while (poll(&pf, 1, 60000) > 0 && read(err, &c, 1) == 1 && c != '\n') line += c;
     return line;
+  }
+  // The first stderr line containing `text`, or "" when none came within a minute.
+  std::string line_with(const std::string& text) {
+    for (;;) {
+      std::string line = first_line();
+      if (line.empty() || line.find(text) != std::string::npos) return line;
+    }
+  }
+  // Its threads now (/proc/PID/status), or -1.
+  int threads() const {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string key;
+    while (status >> key)
+      if (key == "Threads:") {
+        int n = -1;
+        status >> n;
+        return n;
+      }
+    return -1;
   }
   // The exit status after `sig`, or -1 when it is still running after a minute.
   int stop(int sig) {
@@ -174,6 +202,52 @@ TEST_CASE("while one controller's run is in progress, another authenticated cont
         "{\"type\":\"error\",\"message\":\"busy: this agent is running another controller's scenario; try again when it ends\"}");
   close(second);
   close(first);
+  CHECK(a.stop(SIGTERM) == 0);
+  unlink(token.c_str());
+}
+
+TEST_CASE("past its cap of connections the agent closes the oldest idle one, saying so, and its threads stay bounded") {
+  // Issue 30 item 2: a thread per connection, unbounded, and 15 idle connections under
+  // RLIMIT_AS 1 GiB failed the next thread ("internal error: Resource temporarily unavailable").
+  std::string token = temp_file("0123456789abcdef-secret\n");
+  Agent a("127.0.0.1:0", token);
+  std::string line = a.first_line();
+  REQUIRE(line.rfind("qpo agent: listening on", 0) == 0);
+  std::vector<int> idle;
+  for (size_t i = 0; i < 4 * qpo::cluster::kMaxAgentConnections; ++i) idle.push_back(dial(line));
+  // Served: the agent took every connection before this one (it takes them in order).
+  int fd = dial(line);
+  CHECK(hello(fd, "0123456789abcdef-secret").find("\"type\":\"hello\"") != std::string::npos);
+  // The main thread and one per connection served, however many came.
+  CHECK(a.threads() >= 2);
+  CHECK(a.threads() <= 1 + static_cast<int>(qpo::cluster::kMaxAgentConnections));
+  CHECK(a.line_with("closed the oldest connection that has not shown its token, for one from 127.0.0.1:") != "");
+  close(fd);
+  for (int i : idle) close(i);
+  CHECK(a.stop(SIGTERM) == 0);
+  unlink(token.c_str());
+}
+
+TEST_CASE("a connection whose serving throws (std::bad_alloc) gets an error, the agent logs it and serves the next") {
+  // Issue 30 item 2: a bad_alloc in a connection's thread ended the agent (std::terminate).
+  std::string token = temp_file("0123456789abcdef-secret\n");
+  Agent a("127.0.0.1:0", token, "a:throw:setup");
+  std::string line = a.first_line();
+  REQUIRE(line.rfind("qpo agent: listening on", 0) == 0);
+  int first = dial(line);
+  REQUIRE(hello(first, "0123456789abcdef-secret").find("\"type\":\"hello\"") != std::string::npos);
+  std::string err;
+  REQUIRE(qpo::cluster::write_message(
+      first, R"({"type":"run","host":"a","file":"x.yaml","scenario":"version: 1\nhosts: { a: {} }\ndevices: { d: { host: a } }\n"})",
+      &err));
+  auto answer = qpo::cluster::read_message(first, 60000, &err);
+  CHECK(answer.value_or("(no answer: " + err + ")") ==
+        R"({"type":"error","message":"the agent failed serving this controller: std::bad_alloc"})");
+  CHECK(a.line_with("failed serving") == "qpo agent: the agent failed serving this controller: std::bad_alloc");
+  close(first);
+  int second = dial(line);
+  CHECK(hello(second, "0123456789abcdef-secret").find("\"type\":\"hello\"") != std::string::npos);
+  close(second);
   CHECK(a.stop(SIGTERM) == 0);
   unlink(token.c_str());
 }

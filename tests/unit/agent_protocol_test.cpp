@@ -173,3 +173,32 @@ TEST_CASE("a reply without its request's number breaks the protocol") {
   std::deque<YAML::Node> inbox{reply(R"({"type":"barrier_result","ok":true})")};
   CHECK_THROWS_WITH_AS(qpo::cluster::take_reply(inbox, 1, nullptr), "field 'seq' is missing", qpo::cluster::ProtocolError);
 }
+
+TEST_CASE("a late reply's type is logged printable: a controller's terminal escapes do not reach the agent's terminal") {
+  // Issue 30 item 14.
+  std::deque<YAML::Node> inbox{reply(R"({"type":"\u001b]0;owned\u0007","seq":3})")};
+  std::vector<std::string> dropped;
+  CHECK_FALSE(qpo::cluster::take_reply(inbox, 4, &dropped));
+  CHECK(dropped == std::vector<std::string>{"dropped a late reply: \\x1B]0;owned\\x07 #3 while awaiting #4"});
+}
+
+TEST_CASE("a message in YAML beyond JSON (anchors and aliases) is refused before it is parsed") {
+  // Issue 30 item 9: an alias repeated a million times is a million copies for the reader.
+  std::string err;
+  CHECK_FALSE(qpo::cluster::parse_message(R"({"type":"report","a":&x [1,2],"b":[*x,*x]})", &err));
+  CHECK(err == "message is not a JSON object (found & outside a string)");
+  CHECK_FALSE(qpo::cluster::parse_message("type: hello\nversion: 4\n", &err));
+  CHECK(err == "message is not a JSON object (found y outside a string)");
+  CHECK(qpo::cluster::parse_message(R"({"type":"x","s":"&*!: in a string","n":[-1.5e+3,true,false,null]})", &err));
+}
+
+TEST_CASE("a message of more values than kMaxMessageValues is refused before yaml-cpp builds them") {
+  // 2 bytes a value: 8 MB of text would be ~2 GB of yaml-cpp nodes.
+  std::string text = R"({"type":"x","v":[0)";
+  for (size_t i = 0; i < qpo::cluster::kMaxMessageValues; ++i) text += ",0";
+  text += "]}";
+  std::string err;
+  CHECK_FALSE(qpo::cluster::parse_message(text, &err));
+  CHECK(err.rfind("message holds 400000", 0) == 0);
+  CHECK(err.find(" values (limit " + std::to_string(qpo::cluster::kMaxMessageValues) + ")") != std::string::npos);
+}

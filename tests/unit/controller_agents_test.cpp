@@ -1,0 +1,245 @@
+// The controller (cluster/controller.h) against stand-in agents on loopback: tcp:// hosts are
+// reached and greeted all at once, each with its own connect budget (issue 30 item 18), and a
+// malformed agent report fails its host, naming the host and the field (item 3).
+// A stand-in agent runs in a thread of this test; it never throws (what goes wrong is kept in
+// `problem` and checked by the test's own thread).
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "cluster/codec.h"
+#include "cluster/controller.h"
+#include "cluster/wire.h"
+#include "scenario_fixture.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// A loopback port nothing listens on (bound, then closed): connecting to it is refused.
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  socklen_t len = sizeof a;
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// Listens on 127.0.0.1:`port`; -1 on failure (from a stand-in's thread: no REQUIRE there).
+int listen_loopback(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd, 4) != 0) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The first connection to `lfd` within a minute, or -1.
+int accept_within_a_minute(int lfd) {
+  pollfd p{lfd, POLLIN, 0};
+  if (poll(&p, 1, 60000) != 1) return -1;
+  return accept4(lfd, nullptr, nullptr, SOCK_CLOEXEC);
+}
+
+// A scenario of `ports.size()` hosts h0, h1, ... whose agents listen on those loopback ports.
+std::string hosts_scenario(const std::vector<int>& ports) {
+  std::string hosts, devices;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    hosts += "  h" + std::to_string(i) + ": { address: \"tcp://127.0.0.1:" + std::to_string(ports[i]) + "\" }\n";
+    devices += "  d" + std::to_string(i) + ": { host: h" + std::to_string(i) + " }\n";
+  }
+  return "version: 1\nname: stand-ins\nhosts:\n" + hosts + "devices:\n" + devices;
+}
+
+qpo::report::RunReport run_controller(const std::string& text, int connect_budget_ms) {
+  auto l = qpo::test::load_only(text);
+  REQUIRE_MESSAGE(l.scenario, l.dump());
+  qpo::cluster::ControllerOptions o;
+  o.phase_timeout_ms = 60000;
+  o.connect_budget_ms = connect_budget_ms;
+  return qpo::cluster::run_with_agents(text, *l.scenario, o);
+}
+
+// Where stand-in agents meet: how many hellos came, and how many each saw when it answered.
+struct Meeting {
+  explicit Meeting(int expected) : expected(expected), seen_when_answering(static_cast<size_t>(expected), 0) {}
+  std::mutex m;
+  std::condition_variable cv;
+  int expected, hellos = 0;
+  std::vector<int> seen_when_answering;
+};
+
+// A stand-in agent on its own thread: listens on `port` after `delay`, takes one controller,
+// answers its hello once all `meeting.expected` hellos came (or after 20 s), then sends
+// `report` as the answer to the run request.
+struct StandIn {
+  std::string problem;  // what went wrong in the thread, for the test to check
+  std::function<std::string(int)> before_report;
+  std::thread thread;  // last: starts once the rest is there
+
+  // Between the run request and the report: talks to the controller on `fd`, returns a problem or "".
+  using Exchange = std::function<std::string(int fd)>;
+
+  StandIn(int port, std::chrono::milliseconds delay, Meeting& meeting, size_t index, std::string report,
+          Exchange before_report = nullptr)
+      : before_report(std::move(before_report)) {
+    thread = std::thread([this, port, delay, &meeting, index, report] {
+      try {
+        serve(port, delay, meeting, index, report);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    });
+  }
+  ~StandIn() {
+    if (thread.joinable()) thread.join();
+  }
+
+  void serve(int port, std::chrono::milliseconds delay, Meeting& meeting, size_t index, const std::string& report) {
+    std::this_thread::sleep_for(delay);
+    int lfd = listen_loopback(port);
+    if (lfd < 0) return void(problem = "cannot listen on port " + std::to_string(port));
+    int fd = accept_within_a_minute(lfd);
+    close(lfd);
+    if (fd < 0) return void(problem = "no controller came");
+    std::string err;
+    if (!qpo::cluster::read_message(fd, 60000, &err)) problem = "no hello: " + err;
+    {
+      std::unique_lock lock(meeting.m);
+      ++meeting.hellos;
+      meeting.cv.notify_all();
+      meeting.cv.wait_for(lock, 20s, [&] { return meeting.hellos == meeting.expected; });
+      meeting.seen_when_answering[index] = meeting.hellos;
+    }
+    qpo::cluster::write_message(
+        fd, R"({"type":"hello","version":)" + std::to_string(qpo::cluster::kProtocolVersion) + "}", &err);
+    if (qpo::cluster::read_message(fd, 60000, &err)) {  // the run request
+      if (before_report) problem += before_report(fd);
+      qpo::cluster::write_message(fd, R"({"type":"report","report":)" + report + "}", &err);
+    }
+    qpo::cluster::read_message(fd, 60000, &err);  // until the controller closes
+    close(fd);
+  }
+};
+
+const std::string kPassReport = R"({"scenario":"stand-ins","verdict":"PASS","steps":[]})";
+
+}  // namespace
+
+TEST_CASE("tcp:// agents are reached and greeted all at once: three hosts' hellos arrive before any is answered") {
+  // Issue 30 item 18: hosts were tried one after another, each retried for its whole budget
+  // (N dead hosts took N budgets). The stand-ins start listening 300 ms after the run began, so
+  // the controller's first connects are refused and retried; each stand-in answers its hello
+  // only once all three have said hello. One host after another, the first would wait alone.
+  std::vector<int> ports{free_port(), free_port(), free_port()};
+  Meeting meeting(3);
+  qpo::report::RunReport report;
+  {
+    std::vector<std::unique_ptr<StandIn>> agents;
+    for (size_t i = 0; i < 3; ++i) agents.push_back(std::make_unique<StandIn>(ports[i], 300ms, meeting, i, kPassReport));
+    report = run_controller(hosts_scenario(ports), 60000);
+    for (const auto& a : agents) {
+      a->thread.join();
+      CHECK(a->problem == "");
+    }
+    agents.clear();
+  }
+  CHECK(meeting.seen_when_answering == std::vector<int>{3, 3, 3});
+  CHECK(report.verdict == qpo::report::Verdict::Pass);
+}
+
+TEST_CASE("three unreachable tcp:// agents: each host fails, saying what it met and for how long it was tried") {
+  std::vector<int> ports{free_port(), free_port(), free_port()};
+  auto report = run_controller(hosts_scenario(ports), 1000);
+  CHECK(report.verdict == qpo::report::Verdict::Fail);
+  for (size_t i = 0; i < 3; ++i) {
+    std::string expected = "host h" + std::to_string(i) + ": cannot connect to agent at tcp://127.0.0.1:" +
+                           std::to_string(ports[i]) + ": Connection refused (tried for 1 s)";
+    CAPTURE(expected);
+    bool found = false;
+    for (const auto& st : report.steps) found |= st.message.find(expected) != std::string::npos;
+    CHECK(found);
+  }
+}
+
+TEST_CASE("an agent report with a malformed latency histogram fails that host, naming the host and the field") {
+  // Issue 30 item 3: edges, counts and CDF points were read with yaml-cpp's as<>(), whose
+  // "bad conversion" ended the controller with an internal error.
+  const std::string workload = R"({"name":"lat","latency":[{"size":8,"samples":2,)";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {workload + R"("edges":[1,"wide"],"counts":[2]}]})", "workload 'lat' latency[0].edges[1] is not a number"},
+      {workload + R"("edges":[1,2],"counts":[-2]}]})", "workload 'lat' latency[0].counts[0] is not an integer in range"},
+      {workload + R"("cdf":[[1,{"a":1}]]}]})", "workload 'lat' latency[0].cdf[0][1] is not a number"},
+      {workload + R"("cdf":[7]}]})", "workload 'lat' latency[0].cdf[0] is not a point [usec, share]"},
+      {workload + R"("edges":{"a":1}}]})", "field 'edges' is not a list"},
+  };
+  for (const auto& [bad_workload, field] : cases) {
+    CAPTURE(bad_workload);
+    int port = free_port();
+    Meeting meeting(1);
+    StandIn agent(port, 0ms, meeting, 0,
+                  R"({"scenario":"stand-ins","verdict":"PASS","steps":[{"step":1,"host":"h0","verb":"workload",)"
+                  R"("object":"lat","detail":"lat: 8 B","status":"ok"}],"workloads":[)" + bad_workload + "]}");
+    auto report = run_controller(hosts_scenario({port}), 60000);
+    agent.thread.join();
+    CHECK(agent.problem == "");
+    CHECK(report.verdict == qpo::report::Verdict::Fail);
+    CHECK(report.reason == "host h0 (tcp agent 127.0.0.1:" + std::to_string(port) + "): malformed message: " + field);
+  }
+}
+
+TEST_CASE("a script's signals message with 100,000 counters is answered with every total") {
+  // Issue 30 item 9: the controller looked each counter's value up by its name in the message,
+  // a scan in yaml-cpp: 100,000 counters took minutes. Now each value is read beside its name.
+  constexpr int kCounters = 100000;
+  std::string answer;
+  auto signals = [&](int fd) -> std::string {
+    std::string msg = R"({"type":"signals","seq":1,"name":"w","add":{)", err;
+    for (int i = 0; i < kCounters; ++i) msg += (i ? ",\"c" : "\"c") + std::to_string(i) + "\":" + std::to_string(i);
+    msg += "}}";
+    if (!qpo::cluster::write_message(fd, msg, &err)) return "cannot send the signals: " + err;
+    auto reply = qpo::cluster::read_message(fd, 600000, &err);
+    if (!reply) return "no signals_result: " + err;
+    answer = *reply;
+    return "";
+  };
+  int port = free_port();
+  Meeting meeting(1);
+  StandIn agent(port, 0ms, meeting, 0, kPassReport, signals);
+  auto report = run_controller(hosts_scenario({port}), 60000);
+  agent.thread.join();
+  CHECK(agent.problem == "");
+  CHECK(report.verdict == qpo::report::Verdict::Pass);
+  std::string err;
+  auto n = qpo::cluster::parse_message(answer, &err);
+  REQUIRE_MESSAGE(n, err);
+  CHECK(qpo::cluster::field<std::string>(*n, "type") == "signals_result");
+  CHECK((*n)["totals"].size() == kCounters);
+  CHECK(qpo::cluster::field<int64_t>((*n)["totals"], "c99999") == 99999);
+}
