@@ -19,6 +19,7 @@
 #include "diag/render.h"
 #include "suite/suite.h"
 #include "verbs/device.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -96,7 +97,7 @@ Action add_test(CLI::App& app) {
     auto& o = opts->suite;
     auto tolerance = compare::parse_tolerance(opts->tolerance);
     if (!tolerance) {
-      std::cerr << "qpo test: --tolerance " << opts->tolerance << ": expected a percentage like 5%\n";
+      std::cerr << "qpo test: --tolerance " << util::printable(opts->tolerance, 200) << ": expected a percentage like 5%\n";
       return static_cast<int>(kSystemError);
     }
     // Static validation first: a matrix that cannot be used, or one combination that is
@@ -210,14 +211,14 @@ Action add_test(CLI::App& app) {
       if (!opts->save_baseline.empty()) {
         std::vector<std::string> errors;
         size_t n = baseline::save(cases, opts->save_baseline, &errors);
-        for (const auto& e : errors) std::cerr << "qpo test: --save-baseline: " << e << "\n";
-        std::cout << "saved " << n << " baseline" << (n == 1 ? "" : "s") << " in " << opts->save_baseline << "\n";
+        for (const auto& e : errors) std::cerr << "qpo test: --save-baseline: " << util::printable(e) << "\n";
+        std::cout << "saved " << n << " baseline" << (n == 1 ? "" : "s") << " in " << util::printable(opts->save_baseline, 1000) << "\n";
       }
     }
     if (!opts->json.empty()) {
       std::ofstream out(opts->json);
       out << baseline::suite_json(cases, compared) << "\n";
-      if (!out) std::cerr << "qpo test: cannot write " << opts->json << "\n";
+      if (!out) std::cerr << "qpo test: cannot write " << util::printable(opts->json, 1000) << "\n";
     }
     int passed = 0, failed = 0, skipped = 0;
     for (const auto& c : cases) {
@@ -228,7 +229,7 @@ Action add_test(CLI::App& app) {
     if (!opts->junit.empty()) {
       std::ofstream out(opts->junit);
       out << suite::junit_xml(cases, "qpo");
-      if (!out) std::cerr << "qpo test: cannot write " << opts->junit << "\n";
+      if (!out) std::cerr << "qpo test: cannot write " << util::printable(opts->junit, 1000) << "\n";
     }
     if (!opts->report.empty() && !write_suite_report(opts->report, cases)) failed += !failed;
     if (!o.results_dir.empty()) std::filesystem::remove_all(o.results_dir);
