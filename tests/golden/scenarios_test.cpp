@@ -225,7 +225,7 @@ std::string schema_violation(const YAML::Node& root, const YAML::Node& schema, c
 std::vector<std::string> readme_timelines() {
   std::string readme = read_file(kRoot / "README.md");
   std::vector<std::string> out;
-  static const std::regex block("```yaml\n([\\s\\S]*?)\n```"), key("^( *)timeline: *(#.*)?$");
+  static const std::regex block("```yaml\n([\\s\\S]*?)\n *```"), key("^( *)timeline: *(#.*)?$");
   for (std::sregex_iterator b(readme.begin(), readme.end(), block), end; b != end; ++b) {
     std::istringstream lines((*b)[1].str());
     std::string line, list;
