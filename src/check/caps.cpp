@@ -1,18 +1,37 @@
 // Capacity lint: queues that will overflow, and sizes beyond what devices usually grant.
 // Device limits are only known at run time (ibv_query_device); these are warnings.
+#include <cstdint>
 #include <map>
 
 #include "check/validate.h"
 
 namespace qpo::check {
 
-void check_caps(const scenario::Scenario& s, diag::DiagSink& sink) {
-  // A CQ shared by several QPs must hold every completion they can have outstanding.
+namespace {
+
+// A CQ shared by several QPs must hold every completion they can have outstanding.
+std::map<std::string, uint64_t> cq_demand(const scenario::Scenario& s) {
   std::map<std::string, uint64_t> demand;
   for (const auto& q : s.qps) {
     if (q.send_cq) demand[q.send_cq.name] += q.cap.max_send_wr;
     if (q.recv_cq && !q.srq) demand[q.recv_cq.name] += q.cap.max_recv_wr;
   }
+  return demand;
+}
+
+}  // namespace
+
+void size_unwritten_cqs(scenario::Scenario& s) {
+  auto demand = cq_demand(s);
+  for (auto& c : s.cqs) {
+    if (c.depth_loc.given()) continue;
+    auto it = demand.find(c.name);
+    if (it != demand.end() && it->second > c.depth && it->second <= UINT32_MAX) c.depth = static_cast<uint32_t>(it->second);
+  }
+}
+
+void check_caps(const scenario::Scenario& s, diag::DiagSink& sink) {
+  auto demand = cq_demand(s);
   for (const auto& c : s.cqs) {
     auto it = demand.find(c.name);
     if (it == demand.end() || it->second <= c.depth) continue;

@@ -10,6 +10,9 @@ namespace qpo::check {
 
 namespace {
 
+// The largest path MTU any port has (IBV_MTU_4096): a UD message is at most one MTU.
+constexpr uint64_t kLargestMtu = 4096;
+
 using scenario::Qp;
 using scenario::Symbol;
 
@@ -151,6 +154,13 @@ class CrossChecker {
       auto& d = sink_.error("Q509", w.op_loc, path + ".op", q->type_name + " QPs cannot do " + w.op);
       d.rule = "transport services: UD and RAW_PACKET send only; UC sends and writes; RC everything";
       return;
+    }
+    if (q->type_name == "UD" && w.script.empty() && w.size > kLargestMtu) {
+      auto& d = sink_.error("Q515", w.size_loc.given() ? w.size_loc : w.loc, path + ".size",
+                            "a UD message is one packet: size " + std::to_string(w.size) +
+                                " B is above " + std::to_string(kLargestMtu) + " B, the largest path MTU (IBV_MTU_4096)");
+      d.rule = "a UD message travels as a single packet, so it may be at most the path MTU; a larger one never arrives";
+      d.hint = "send at most the port's active MTU (qpo devices lists it; RoCE on a 1500-byte netdev: 1024)";
     }
     if (w.mcast) return;  // a send to a multicast group (check/multicast.cpp)
     if (!q->connect) {

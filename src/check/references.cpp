@@ -176,9 +176,9 @@ class RefChecker {
     // ibv_create_qp(3): what each type needs at creation.
     bool needs_send_cq = type != "XRC_RECV";
     bool needs_recv_cq = type != "XRC_RECV" && type != "XRC_SEND";
-    if (needs_send_cq && !q.send_cq) missing(q, "send_cq", "a " + type + " QP needs a send CQ");
-    if (needs_recv_cq && !q.recv_cq) missing(q, "recv_cq", "a " + type + " QP needs a receive CQ");
-    if (type == "XRC_RECV" && !q.xrcd) missing(q, "xrcd", "an XRC_RECV QP belongs to an XRC domain");
+    if (needs_send_cq) missing(q, q.send_cq, "send_cq", "a " + type + " QP needs a send CQ");
+    if (needs_recv_cq) missing(q, q.recv_cq, "recv_cq", "a " + type + " QP needs a receive CQ");
+    if (type == "XRC_RECV") missing(q, q.xrcd, "xrcd", "an XRC_RECV QP belongs to an XRC domain");
     if (type != "XRC_RECV" && q.xrcd) {
       auto& d = sink_.error("Q203", q.xrcd.loc, p + ".xrcd", "only XRC_RECV QPs take 'xrcd'");
       d.hint = "XRC_SEND QPs name the remote SRQ per work request instead";
@@ -224,7 +224,10 @@ class RefChecker {
       d.hint = "name a QP on SRQ '" + step.on.name + "'";
   }
 
-  void missing(const scenario::Qp& q, const char* key, const std::string& why) {
+  // A key not written at all; one written with a value that is not a name was the loader's
+  // error already (Q102), and is not "missing" too.
+  void missing(const scenario::Qp& q, const scenario::Ref& ref, const char* key, const std::string& why) {
+    if (ref || ref.loc.given()) return;
     auto& d = sink_.error("Q203", q.loc, "qps." + q.name + "." + key, why + " ('" + key + "' is missing)");
     d.rule = "ibv_create_qp(3) init attributes per QP type";
     d.hint = std::string("add '") + key + ": <name>'";

@@ -30,6 +30,9 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink);
 void check_timeline(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_values(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_cross_qp(const scenario::Scenario& s, diag::DiagSink& sink);
+// A CQ without `depth:` is made deep enough for every work request its QPs can have
+// outstanding (at least the default 256): the tool's own defaults never overrun (Q601).
+void size_unwritten_cqs(scenario::Scenario& s);
 void check_caps(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_scripts(const scenario::Scenario& s, diag::DiagSink& sink);
 // Memory windows: binds, workloads through them, bound-ness along the timeline (Q206/Q207, Q530-Q535).

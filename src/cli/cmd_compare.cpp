@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/compare.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -31,7 +32,7 @@ Action add_compare(CLI::App& app) {
   return [opts]() {
     auto tolerance = compare::parse_tolerance(opts->tolerance);
     if (!tolerance) {
-      std::cerr << "qpo compare: --tolerance " << opts->tolerance << ": expected a percentage like 5%\n";
+      std::cerr << "qpo compare: --tolerance " << util::printable(opts->tolerance, 200) << ": expected a percentage like 5%\n";
       return static_cast<int>(kSystemError);
     }
     std::string error;

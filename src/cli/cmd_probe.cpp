@@ -16,6 +16,7 @@
 #include "probe/deviations.h"
 #include "util/json_writer.h"
 #include "verbs/verbs_error.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -104,7 +105,8 @@ void render_json(const probe::Report& r, const std::vector<std::string>& changed
 }
 
 void render_text(const probe::Report& r) {
-  std::cout << "probed " << r.device << " (provider " << r.provider << ", " << r.kernel << ") on " << r.date << "\n";
+  std::cout << "probed " << util::printable(r.device, 200) << " (provider " << util::printable(r.provider, 200) << ", "
+            << util::printable(r.kernel, 200) << ") on " << r.date << "\n";
   for (const auto& [type, why] : r.not_probed) std::cout << type << ": not probed: " << why << "\n";
   size_t agreed = r.agreed();
   std::ostringstream secs;
@@ -122,7 +124,7 @@ bool write_out(const std::string& path, const spec::ProviderEntry& found) {
   try {
     if (std::filesystem::exists(path, ec)) table = load_provider_file(path);
   } catch (const std::exception& e) {
-    std::cerr << "qpo: not overwriting " << path << ": " << e.what() << "\n";
+    std::cerr << "qpo: not overwriting " << util::printable(path, 1000) << ": " << util::printable(e.what()) << "\n";
     return false;
   }
   spec::ProviderEntry e = found;
@@ -153,7 +155,7 @@ int probe_here(const ProbeOptions& o) {
     try {
       changed = probe::compare_deviations(resolve_provider(o.expect, report.provider).entry, found);
     } catch (const std::exception& e) {
-      std::cerr << "qpo: --expect: " << e.what() << "\n";
+      std::cerr << "qpo: --expect: " << util::printable(e.what()) << "\n";
       return kSystemError;
     }
   }
@@ -161,16 +163,16 @@ int probe_here(const ProbeOptions& o) {
   else render_text(report);
   if (!o.out_file.empty()) {
     if (!write_out(o.out_file, found)) return kSystemError;
-    std::cerr << "qpo: wrote provider '" << found.name << "' (" << found.deviations.size() << " deviations) to "
-              << o.out_file << "\n";
+    std::cerr << "qpo: wrote provider '" << util::printable(found.name, 200) << "' (" << found.deviations.size()
+              << " deviations) to " << util::printable(o.out_file, 1000) << "\n";
   }
   if (!o.expect.empty()) {
     for (const auto& c : changed) std::cerr << "changed: " << c << "\n";
     if (!changed.empty()) {
-      std::cerr << "qpo: " << changed.size() << " case(s) answered differently from " << o.expect << "\n";
+      std::cerr << "qpo: " << changed.size() << " case(s) answered differently from " << util::printable(o.expect, 1000) << "\n";
       return kInvalid;
     }
-    std::cerr << "qpo: every deviation matches " << o.expect << "\n";
+    std::cerr << "qpo: every deviation matches " << util::printable(o.expect, 1000) << "\n";
   }
   return kOk;
 }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/html_report.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -34,7 +35,7 @@ Action add_report(CLI::App& app) {
       }
     }
     if (runs.empty()) {
-      std::cerr << "qpo report: no run results in " << opts->files.front() << "\n";
+      std::cerr << "qpo report: no run results in " << util::printable(opts->files.front(), 1000) << "\n";
       return static_cast<int>(kSystemError);
     }
     std::vector<std::string> texts;

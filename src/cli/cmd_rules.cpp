@@ -34,7 +34,7 @@ int show(const ShowOptions& o) {
   if (!o.type.empty()) {
     int t = rules.type_index(o.type);
     if (t < 0) {
-      std::cerr << "qpo rules show: unknown QP type '" << o.type << "'; types: " << util::join(rules.type_names(), ", ")
+      std::cerr << "qpo rules show: unknown QP type '" << util::printable(o.type, 200) << "'; types: " << util::join(rules.type_names(), ", ")
                 << "\n";
       return kSystemError;
     }
@@ -44,11 +44,11 @@ int show(const ShowOptions& o) {
   }
   std::optional<spec::QpState> from, to;
   if (!o.from.empty() && !(from = spec::parse_state(o.from))) {
-    std::cerr << "qpo rules show: unknown state '" << o.from << "'\n";
+    std::cerr << "qpo rules show: unknown state '" << util::printable(o.from, 200) << "'\n";
     return kSystemError;
   }
   if (!o.to.empty() && !(to = spec::parse_state(o.to))) {
-    std::cerr << "qpo rules show: unknown state '" << o.to << "'\n";
+    std::cerr << "qpo rules show: unknown state '" << util::printable(o.to, 200) << "'\n";
     return kSystemError;
   }
   bool json = o.out.format == "json";

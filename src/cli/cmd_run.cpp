@@ -22,6 +22,7 @@
 #include "check/validate.h"
 #include "plan/plan.h"
 #include "report/run_report.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -48,7 +49,7 @@ int refuse_local_faults(LoadedScenario& l, const OutputOptions& out, const std::
   diag::Sources sources;
   if (l.source) sources[l.source->name()] = l.source.get();
   for (const auto& d : extra.all()) std::cerr << diag::render_text(d, sources, out.color) << "\n";
-  std::cerr << file << ": not running it with --local\n";
+  std::cerr << util::printable(file, 1000) << ": not running it with --local\n";
   return 1;
 }
 }  // namespace
@@ -161,7 +162,7 @@ Action add_run(CLI::App& app) {
         }
         std::vector<std::string> addresses;
         for (const auto& h : hosts) addresses.push_back(l->scenario()->host(h)->address);
-        return run_hosts_in_lab(hosts, addresses, args, opts->file, lab_args);
+        return run_hosts_in_lab(hosts, addresses, args, opts->file, lab_args, lab_cm_addresses(l->checked->model(), hosts));
       }
       if (opts->local) args.push_back("--local");
       if (opts->agents) args.push_back("--agents");

@@ -18,6 +18,7 @@
 #include "diag/render.h"
 #include "suite/suite.h"
 #include "verbs/device.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -96,7 +97,7 @@ Action add_test(CLI::App& app) {
     auto& o = opts->suite;
     auto tolerance = compare::parse_tolerance(opts->tolerance);
     if (!tolerance) {
-      std::cerr << "qpo test: --tolerance " << opts->tolerance << ": expected a percentage like 5%\n";
+      std::cerr << "qpo test: --tolerance " << util::printable(opts->tolerance, 200) << ": expected a percentage like 5%\n";
       return static_cast<int>(kSystemError);
     }
     // Static validation first: a matrix that cannot be used, or one combination that is
@@ -210,8 +211,8 @@ Action add_test(CLI::App& app) {
       if (!opts->save_baseline.empty()) {
         std::vector<std::string> errors;
         size_t n = baseline::save(cases, opts->save_baseline, &errors);
-        for (const auto& e : errors) std::cerr << "qpo test: --save-baseline: " << e << "\n";
-        std::cout << "saved " << n << " baseline" << (n == 1 ? "" : "s") << " in " << opts->save_baseline << "\n";
+        for (const auto& e : errors) std::cerr << "qpo test: --save-baseline: " << util::printable(e) << "\n";
+        std::cout << "saved " << n << " baseline" << (n == 1 ? "" : "s") << " in " << util::printable(opts->save_baseline, 1000) << "\n";
       }
     }
     if (!opts->json.empty()) {

@@ -9,6 +9,7 @@
 #include "cli/provider_source.h"
 #include "diag/render.h"
 #include "util/json_writer.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -47,7 +48,7 @@ Action add_validate(CLI::App& app) {
       try {
         provider = resolve_provider(opts->provider);
       } catch (const std::exception& e) {
-        std::cerr << "qpo: --provider: " << e.what() << "\n";
+        std::cerr << "qpo: --provider: " << util::printable(e.what()) << "\n";
         return static_cast<int>(kSystemError);
       }
     }
@@ -71,12 +72,12 @@ Action add_validate(CLI::App& app) {
         continue;
       }
       if (l->read_failed) {
-        std::cerr << "qpo: " << l->read_error << "\n";
+        std::cerr << "qpo: " << util::printable(l->read_error) << "\n";
         continue;
       }
       print_diagnostics(*l, opts->out.color);
       if (!opts->quiet) {
-        std::cout << file << ": " << (invalid ? "invalid" : "valid");
+        std::cout << util::printable(file, 1000) << ": " << (invalid ? "invalid" : "valid");
         if (errors || warnings)
           std::cout << " (" << errors << (errors == 1 ? " error, " : " errors, ") << warnings
                     << (warnings == 1 ? " warning)" : " warnings)");

@@ -8,6 +8,7 @@
 #include "util/input_file.h"
 #include "util/strings.h"
 #include "validate/validate.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -63,12 +64,12 @@ int load_valid(const std::string& path, const OutputOptions& format, const char*
     std::cout << json.str() << "\n";
   }
   if (l->read_failed) {
-    std::cerr << "qpo: " << l->read_error << "\n";
+    std::cerr << "qpo: " << util::printable(l->read_error) << "\n";
     return 2;
   }
   print_diagnostics(*l, format.color);
   if (invalid) {
-    std::cerr << path << ": invalid; " << why_not << "\n";
+    std::cerr << util::printable(path, 1000) << ": invalid; " << why_not << "\n";
     return 1;
   }
   *out = std::move(l);

@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/lab.h"
+#include "util/strings.h"
 
 namespace qpo::cli {
 
@@ -55,15 +57,31 @@ std::string lab_hosts_problem(const std::vector<std::string>& hosts) {
          "guest) or on machines with RDMA devices";
 }
 
+std::vector<std::string> lab_cm_addresses(const scenario::Scenario& checked, const std::vector<std::string>& hosts) {
+  std::vector<std::string> out;
+  for (const auto& q : checked.qps) {
+    if (!q.cm.given || !q.cm.active || q.cm.address_loc.given() || !q.cm.peer) continue;
+    const auto* passive = checked.qp(q.cm.peer.name);
+    if (!passive) continue;
+    auto at = std::find(hosts.begin(), hosts.end(), checked.host_of_qp(*passive));
+    size_t i = static_cast<size_t>(at - hosts.begin());
+    if (at == hosts.end() || i >= sizeof kLabGuests / sizeof kLabGuests[0]) continue;
+    bool ipv6 = q.cm.address.find(':') != std::string::npos;
+    out.push_back("qps." + q.name + ".cm.address=\"" + (ipv6 ? kLabGuests[i].ip6 : kLabGuests[i].ip4) + "\"");
+  }
+  return out;
+}
+
 GuestCommands lab_guest_commands(const std::vector<std::string>& hosts, const std::string& self,
                                  const std::vector<std::string>& run_args, const std::string& token_file,
-                                 const std::string& scenario_file) {
+                                 const std::string& scenario_file, const std::vector<std::string>& cm_addresses) {
   GuestCommands g;
   // Host A is guest a's own (its agent is the controller's local child); every other host is
   // reached through the agent listening in its guest.
   std::string agent = std::string("tcp://[") + kLabGuests[1].ip6 + "]:" + std::to_string(kLabAgentPort);
   g.overrides.push_back("hosts." + hosts[0] + ".address=localhost");
   if (hosts.size() > 1) g.overrides.push_back("hosts." + hosts[1] + ".address=\"" + agent + "\"");
+  g.overrides.insert(g.overrides.end(), cm_addresses.begin(), cm_addresses.end());
   std::vector<std::string> a{self, "run", "--no-lab", "--token-file", token_file};
   a.insert(a.end(), run_args.begin(), run_args.end());
   for (const auto& o : g.overrides) a.insert(a.end(), {"--set", o});
@@ -76,7 +94,7 @@ GuestCommands lab_guest_commands(const std::vector<std::string>& hosts, const st
 
 int run_hosts_in_lab(const std::vector<std::string>& hosts, const std::vector<std::string>& addresses,
                      const std::vector<std::string>& run_args, const std::string& scenario_file,
-                     const std::vector<std::string>& lab_args) {
+                     const std::vector<std::string>& lab_args, const std::vector<std::string>& cm_addresses) {
   if (auto why = lab_hosts_problem(hosts); !why.empty()) {
     std::cerr << "qpo: " << why << "\n";
     return 2;
@@ -107,16 +125,19 @@ int run_hosts_in_lab(const std::vector<std::string>& hosts, const std::vector<st
   }
   std::string file = scenario_file;
   if (!file.empty() && file[0] != '/' && file != "-") file = std::filesystem::absolute(file).string();
-  auto cmds = lab_guest_commands(hosts, self, run_args, token_file, file);
+  auto cmds = lab_guest_commands(hosts, self, run_args, token_file, file, cm_addresses);
   std::string where, given;
   for (size_t i = 0; i < hosts.size(); ++i) {
     const auto& g = kLabGuests[i];
     where += std::string(i ? ", " : "") + "host " + hosts[i] + " in guest " + g.name + " (" + g.ip4 + ", " + g.ip6 + ")";
-    given += std::string(i ? ", " : "") + hosts[i] + ": " + (i < addresses.size() ? addresses[i] : "?");
+    given += std::string(i ? ", " : "") + util::printable(hosts[i], 200) + ": " +
+             util::printable(i < addresses.size() ? addresses[i] : "?", 200);
   }
   std::cerr << "qpo: " << hosts.size() << " hosts, one lab guest each, joined by the lab's link: " << where
             << "; guest a runs the controller, guest " << kLabGuests[1].name << " a `qpo agent --listen` on port "
-            << kLabAgentPort << "; the scenario's addresses (" << given << ") are not used in the lab\n";
+            << kLabAgentPort << "; the scenario's addresses (" << given << ") are not used in the lab"
+            << (cm_addresses.empty() ? "" : ", and an rdma_cm QP without address: connects to its passive host's guest")
+            << "\n";
   std::vector<std::string> lab{"--plain-a"};
   lab.insert(lab.end(), lab_args.begin(), lab_args.end());
   int rc = run_in_lab2(cmds.a, cmds.b, lab);

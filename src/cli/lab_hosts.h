@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "scenario/model.h"
+
 namespace qpo::cli {
 
 // The guests of lab.sh run2 and their addresses (scripts/lab/README.md).
@@ -28,10 +30,17 @@ struct GuestCommands {
 };
 
 // `hosts`: the scenario's active hosts in order (exactly two); `run_args`: qpo run's options
-// for guest a (without --no-lab, --token-file and the file); `self`: the qpo binary.
+// for guest a (without --no-lab, --token-file and the file); `self`: the qpo binary;
+// `cm_addresses`: lab_cm_addresses' flags, which follow the hosts' address flags.
 GuestCommands lab_guest_commands(const std::vector<std::string>& hosts, const std::string& self,
                                  const std::vector<std::string>& run_args, const std::string& token_file,
-                                 const std::string& scenario_file);
+                                 const std::string& scenario_file, const std::vector<std::string>& cm_addresses = {});
+
+// An active rdma_cm QP without `address:` connects to its passive host's `address:` (check/cm.cpp),
+// which the lab replaces (`localhost`, an agent's tcp:// address): each gets the IP of the guest
+// its passive host runs in instead, IPv6 when its default was, as `qps.Q.cm.address=IP` (a cm:
+// QP has no count:, so Q is its name in the file). `checked`: the validated scenario.
+std::vector<std::string> lab_cm_addresses(const scenario::Scenario& checked, const std::vector<std::string>& hosts);
 
 // Why `hosts` cannot run one per guest, or "" when they can (the lab has two guests).
 std::string lab_hosts_problem(const std::vector<std::string>& hosts);
@@ -42,7 +51,7 @@ std::string lab_hosts_problem(const std::vector<std::string>& hosts);
 // (e.g. {"--out", DIR} for a report file written in guest a).
 int run_hosts_in_lab(const std::vector<std::string>& hosts, const std::vector<std::string>& addresses,
                      const std::vector<std::string>& run_args, const std::string& scenario_file,
-                     const std::vector<std::string>& lab_args = {});
+                     const std::vector<std::string>& lab_args = {}, const std::vector<std::string>& cm_addresses = {});
 
 // POSIX shell single quoting: 'it'\''s'.
 std::string shell_quote(const std::string& s);

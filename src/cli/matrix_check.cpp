@@ -84,8 +84,8 @@ void note_unused_matrix(const std::string& path) {
   if (path == "-") return;
   diag::DiagSink ignored;
   if (auto m = suite::read_matrix(path, false, ignored))
-    std::cerr << "qpo: note: " << path << " has a matrix of " << m->combinations()
-              << " combinations; this run uses the values written in the file (qpo test " << path
+    std::cerr << "qpo: note: " << util::printable(path, 1000) << " has a matrix of " << m->combinations()
+              << " combinations; this run uses the values written in the file (qpo test " << util::printable(path, 1000)
               << " runs every combination)\n";
 }
 

@@ -197,12 +197,23 @@ void common(dataplane::StreamConfig& c, const RunOptions& o, const std::atomic<b
   c.progress_every = kProgressEvery;
 }
 
+// A UD message is one packet, at most the port's active MTU: a larger send is dropped on the
+// way while the sender's completion may still say success (rxe), so neither side runs it.
+void refuse_ud_above_mtu(const QpState& q, const scenario::Workload& w) {
+  if (q.spec->type_name != "UD") return;
+  uint64_t mtu = 128u << q.device->ctx().port_attr().active_mtu;
+  if (w.size <= mtu) return;
+  throw std::runtime_error("a UD message is one packet: size " + std::to_string(w.size) + " B is above the active MTU " +
+                           std::to_string(mtu) + " B of QP '" + q.spec->name + "''s port; nothing sent");
+}
+
 std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, const scenario::Workload& w,
                                           const RunOptions& o, const std::atomic<bool>* halt) {
   auto t = std::make_unique<Initiator>();
   t->step = &step;
   t->w = &w;
   t->q = &st.qps.at(w.qp.name);
+  refuse_ud_above_mtu(*t->q, w);
   t->ep = own_endpoint(st, *t->q, w.mcast ? "" : t->q->spec->connect.name);
   if (const auto* g = w.mcast ? st.scenario->mcast_group(w.mcast.name) : nullptr) {
     t->ep.peer_name = g->name;  // every member: the group's GID, QPN 0xffffff, the group's qkey
@@ -670,6 +681,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       for (const std::string* receiver : receivers_here(st, w)) {
         if (!op_info(op_of(w)).consumes_recv || w.expect_status) break;
         auto& q = st.qps.at(*receiver);
+        refuse_ud_above_mtu(q, w);
         Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, op_of(w) != Op::WriteImm};
         if (w.invalidate) {  // the window lives on the receiver's side: its rkey is this host's
           in.window = w.invalidate.name;

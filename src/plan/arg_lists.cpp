@@ -7,6 +7,8 @@ namespace qpo::plan {
 
 namespace {
 
+constexpr const char* kBringUpPsn = "the random 24-bit PSN drawn at bring-up, kept for the run (the peer's rq_psn: peer holds it)";
+
 size_t hash_of(const std::vector<Arg>& args) {
   size_t h = args.size();
   std::hash<std::string> text;
@@ -25,7 +27,12 @@ const util::SharedList<Arg>& ArgLists::modify(const scenario::Qp& q, size_t inde
   std::vector<Arg> args;
   args.push_back(Arg{"qp_state", std::string("IBV_QPS_") + spec::state_name(t.to), false, false, ""});
   for (const auto& a : t.attrs)
-    for (auto& d : describe_attr_tree(a)) args.push_back(std::move(d));
+    for (auto& d : describe_attr_tree(a)) {
+      // exec draws a QP's sq_psn once, at bring-up, and keeps it for the run (run_state.h):
+      // the peer's rq_psn: peer holds that value, so a later `random` is not drawn afresh.
+      if (!t.bring_up && a.field == "sq_psn" && a.symbol == scenario::Symbol::Random) d.note = kBringUpPsn;
+      args.push_back(std::move(d));
+    }
   return modify_.emplace(key, intern(std::move(args))).first->second;
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/strings.h"
+
 namespace qpo::report {
 
 namespace {
@@ -44,29 +46,28 @@ std::string format_number(double v) {
 std::string render_workload_text(const WorkloadResult& w, const std::string& indent) {
   std::string out;
   if (!w.table.empty()) {
+    // The table is the script's report().text: its lines reach the terminal printable only.
+    std::vector<std::string> shown;
     size_t width = 0;
     for (size_t start = 0; start < w.table.size();) {
       size_t end = w.table.find('\n', start);
       if (end == std::string::npos) end = w.table.size();
-      width = std::max(width, end - start);
+      shown.push_back(util::printable(std::string_view(w.table).substr(start, end - start)));
+      width = std::max(width, shown.back().size());
       start = end + 1;
     }
     std::string rule = indent + std::string(width, '-') + "\n";
     out += rule;
-    for (size_t start = 0; start < w.table.size();) {
-      size_t end = w.table.find('\n', start);
-      if (end == std::string::npos) end = w.table.size();
-      out += indent + w.table.substr(start, end - start) + "\n";
-      start = end + 1;
-    }
+    for (const auto& line : shown) out += indent + line + "\n";
     out += rule;
   } else if (!w.summary.empty()) {
     std::string line;
-    for (const auto& [k, v] : w.summary) line += (line.empty() ? "" : "  ") + k + " " + scalar_text(v);
+    for (const auto& [k, v] : w.summary)
+      line += (line.empty() ? "" : "  ") + util::printable(k, 200) + " " + util::printable(scalar_text(v), 1000);
     out += indent + line + "\n";
   }
   for (const auto& t : w.thresholds)
-    out += indent + "threshold: " + t.message + "  " + (t.passed ? "ok" : "MISSED") + "\n";
+    out += indent + "threshold: " + util::printable(t.message) + "  " + (t.passed ? "ok" : "MISSED") + "\n";
   return out;
 }
 

@@ -297,8 +297,12 @@ void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
       std::string p = join_path(path, key);
       if (key == "device") c.device = r.ref(value, p);
       else if (key == "depth") {
-        c.depth = to_u32(r.uint(value, p, 0xFFFFFFFF), c.depth);
-        c.depth_loc = r.loc(value);
+        // A depth that is not a number stays unwritten: its error is Q103, and the CQ is sized
+        // as one without depth: (no Q601 about a default the file did not ask for).
+        if (auto depth = r.uint(value, p, 0xFFFFFFFF)) {
+          c.depth = static_cast<uint32_t>(*depth);
+          c.depth_loc = r.loc(value);
+        }
       }
       else if (key == "channel") {
         if (auto b = r.boolean(value, p)) c.channel = *b;

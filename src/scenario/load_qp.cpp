@@ -194,7 +194,9 @@ void parse_expect(YamlReader& r, const YAML::Node& v, const std::string& path, T
     auto& d = r.sink().error("Q106", e.loc, path, "unknown errno '" + name + "'");
     auto guess = util::did_you_mean(util::to_upper(name), known_errno_names());
     d.hint = guess.empty() ? "known: " + util::join(known_errno_names(), ", ") : "did you mean '" + guess + "'?";
-    return;
+    // A failure is expected, of an errno no one knows (-1): the validator judges nothing more of
+    // this transition (its Q106 is the one error), and a scenario with an error never runs.
+    e.errno_value = -1;
   }
   t.expect = e;
 }
@@ -350,6 +352,14 @@ void load_transition_list(YamlReader& r, const YAML::Node& n, const std::string&
     load_transition_body(r, item, p, t, true);
     q.transitions.push_back(std::move(t));
   }
+}
+
+// A CQ or XRCD reference keeps where it was written also when its value is not a name (the
+// loader's Q102): the validator then does not call it missing as well.
+Ref written_ref(YamlReader& r, const YAML::Node& value, const std::string& path) {
+  Ref ref = r.ref(value, path);
+  if (!ref) ref.loc = r.loc(value);
+  return ref;
 }
 
 void load_cap(YamlReader& r, const YAML::Node& n, const std::string& path, QpCap& cap) {
@@ -508,10 +518,10 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
             q.type_name = rules().types()[static_cast<size_t>(q.type)].name;
           }
         }
-      } else if (key == "send_cq") q.send_cq = r.ref(value, p);
-      else if (key == "recv_cq") q.recv_cq = r.ref(value, p);
+      } else if (key == "send_cq") q.send_cq = written_ref(r, value, p);
+      else if (key == "recv_cq") q.recv_cq = written_ref(r, value, p);
       else if (key == "srq") q.srq = r.ref(value, p);
-      else if (key == "xrcd") q.xrcd = r.ref(value, p);
+      else if (key == "xrcd") q.xrcd = written_ref(r, value, p);
       else if (key == "cap") load_cap(r, value, p, q.cap);
       else if (key == "sq_sig_all") {
         if (auto b = r.boolean(value, p)) q.sq_sig_all = *b;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -138,7 +139,140 @@ YAML::Node definition(const YAML::Node& schema, const std::string& name) {
   return YAML::Node();
 }
 
+// The JSON type of a YAML value as an editor's schema check sees it (YAML 1.2 core schema):
+// a quoted scalar is a string, a plain one a boolean, null, integer or number when it reads as one.
+std::string json_type(const YAML::Node& v) {
+  if (v.IsMap()) return "object";
+  if (v.IsSequence()) return "array";
+  if (v.IsNull()) return "null";
+  if (v.Tag() == "!") return "string";
+  static const std::regex boolean("true|True|TRUE|false|False|FALSE"), null("null|Null|NULL|~");
+  static const std::regex integer("[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+");
+  static const std::regex number("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  const std::string& s = v.Scalar();
+  if (std::regex_match(s, boolean)) return "boolean";
+  if (s.empty() || std::regex_match(s, null)) return "null";
+  if (std::regex_match(s, integer)) return "integer";
+  if (std::regex_match(s, number)) return "number";
+  return "string";
+}
+
+// The JSON Schema keywords scenario.schema.json uses, checked on a YAML value: "" when `v`
+// satisfies `schema`, else why not (the first reason found).
+std::string schema_violation(const YAML::Node& root, const YAML::Node& schema, const YAML::Node& v) {
+  if (schema["$ref"]) {
+    std::string ref = schema["$ref"].as<std::string>();
+    return schema_violation(root, definition(root, ref.substr(ref.rfind('/') + 1)), v);
+  }
+  std::string type = json_type(v);
+  if (const auto t = schema["type"]) {
+    bool ok = false;
+    for (const auto& want : t.IsSequence() ? t : YAML::Node(std::vector<YAML::Node>{t})) {
+      std::string w = want.as<std::string>();
+      ok |= w == type || (w == "number" && type == "integer");
+    }
+    if (!ok) return "a " + type + " where the schema wants " + YAML::Dump(t);
+  }
+  if (const auto e = schema["enum"]) {
+    bool ok = false;
+    for (const auto& x : e) ok |= v.IsScalar() && x.Scalar() == v.Scalar();
+    if (!ok) return "'" + (v.IsScalar() ? v.Scalar() : YAML::Dump(v)) + "' is not in the enum";
+  }
+  if (const auto p = schema["pattern"]; p && type == "string" && !std::regex_search(v.Scalar(), std::regex(p.as<std::string>())))
+    return "'" + v.Scalar() + "' does not match " + p.as<std::string>();
+  if (const auto alts = schema["oneOf"]) {
+    int matched = 0;
+    std::string whys;
+    for (const auto& alt : alts) {
+      std::string why = schema_violation(root, alt, v);
+      matched += why.empty();
+      whys += "\n  - " + why;
+    }
+    if (matched != 1) return "matches " + std::to_string(matched) + " of oneOf's alternatives:" + whys;
+  }
+  if (const auto alts = schema["anyOf"]) {
+    bool any = false;
+    for (const auto& alt : alts) any |= schema_violation(root, alt, v).empty();
+    if (!any) return "matches none of anyOf's alternatives";
+  }
+  if (type == "object") {
+    for (const auto& r : schema["required"])
+      if (!v[r.as<std::string>()]) return "lacks required '" + r.as<std::string>() + "'";
+    for (const auto& kv : v) {
+      std::string key = kv.first.as<std::string>();
+      YAML::Node sub = schema["properties"] ? schema["properties"][key] : YAML::Node();
+      if (!sub) {
+        const auto extra = schema["additionalProperties"];
+        if (extra && extra.IsScalar() && extra.as<std::string>() == "false") return "'" + key + "' is not a property it allows";
+        if (!extra || extra.IsScalar()) continue;
+        sub = extra;
+      }
+      if (auto why = schema_violation(root, sub, kv.second); !why.empty()) return key + ": " + why;
+    }
+  }
+  if (type == "array" && schema["items"])
+    for (const auto& item : v)
+      if (auto why = schema_violation(root, schema["items"], item); !why.empty()) return "an item: " + why;
+  if (type == "integer" || type == "number") {
+    double x = v.as<double>();
+    if (schema["minimum"] && x < schema["minimum"].as<double>()) return v.Scalar() + " is below the minimum";
+    if (schema["maximum"] && x > schema["maximum"].as<double>()) return v.Scalar() + " is above the maximum";
+  }
+  return "";
+}
+
+// The `timeline:` lists of the README's yaml examples, each as its own YAML text.
+std::vector<std::string> readme_timelines() {
+  std::string readme = read_file(kRoot / "README.md");
+  std::vector<std::string> out;
+  static const std::regex block("```yaml\n([\\s\\S]*?)\n *```"), key("^( *)timeline: *(#.*)?$");
+  for (std::sregex_iterator b(readme.begin(), readme.end(), block), end; b != end; ++b) {
+    std::istringstream lines((*b)[1].str());
+    std::string line, list;
+    size_t indent = std::string::npos;
+    while (std::getline(lines, line)) {
+      std::smatch m;
+      if (indent == std::string::npos) {
+        if (std::regex_match(line, m, key)) indent = m[1].length();
+        continue;
+      }
+      size_t at = line.find_first_not_of(' ');
+      if (at == std::string::npos) continue;
+      if (at < indent || (at == indent && line.compare(at, 2, "- ") != 0)) break;
+      list += line.substr(indent) + "\n";
+    }
+    if (!list.empty()) out.push_back(list);
+  }
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("every timeline step the README shows is valid against the scenario schema") {
+  YAML::Node schema = load_schema();
+  YAML::Node step = definition(schema, "timeline_step");
+  REQUIRE(step);
+  size_t steps = 0;
+  for (const auto& list : readme_timelines()) {
+    YAML::Node items = YAML::Load(list);
+    REQUIRE_MESSAGE(items.IsSequence(), list);
+    for (const auto& item : items) {
+      CAPTURE(YAML::Dump(item));
+      CHECK_MESSAGE(schema_violation(schema, step, item) == "", schema_violation(schema, step, item));
+      ++steps;
+    }
+  }
+  CHECK(steps >= 24);  // the README's four timeline examples
+}
+
+TEST_CASE("the schema check refuses a timeline step the loader refuses") {
+  YAML::Node schema = load_schema();
+  YAML::Node step = definition(schema, "timeline_step");
+  CHECK(schema_violation(schema, step, YAML::Load("{ qps: 'srv[0:2]', to: ERR }")) == "");
+  CHECK(schema_violation(schema, step, YAML::Load("{ qps: 'srv[0:2]', to: DONE }")) != "");
+  CHECK(schema_violation(schema, step, YAML::Load("{ qps: [a], to: ERR, colour: red }")) != "");
+  CHECK(schema_violation(schema, step, YAML::Load("{ pause: 1ms, barrier: x }")) != "");
+}
 
 TEST_CASE("every scenarios/*.yaml validates with zero errors") {
   auto files = yaml_files(kRoot / "scenarios");

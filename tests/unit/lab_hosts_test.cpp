@@ -40,6 +40,41 @@ std::string two_hosts_with_fault(const std::string& db_name = "rxe0") {
          "  lossy: { device: da, loss: 1% }\n";
 }
 
+// Two hosts with IP addresses, an rdma_cm RC pair whose active side leaves address: to its
+// default (the passive host's address); `passive_on` is the host of the passive QP.
+std::string two_hosts_cm(const std::string& b_address = "192.168.7.2", char passive_on = 'b') {
+  char active_on = passive_on == 'b' ? 'a' : 'b';
+  std::string a_address = passive_on == 'b' ? "192.168.7.1" : b_address;
+  std::string other = passive_on == 'b' ? b_address : "192.168.7.1";
+  return std::string("version: 1\n") +
+         "hosts: { a: { address: \"" + a_address + "\" }, b: { address: \"" + other + "\" } }\n"
+         "devices: { da: { host: a, name: auto }, db: { host: b, name: auto } }\n"
+         "mrs:\n"
+         "  ma: { pd: d" + active_on + ", size: 64KiB, access: [local_write] }\n"
+         "  mb: { pd: d" + passive_on + ", size: 64KiB, access: [local_write, remote_write] }\n"
+         "cqs: { ca: { device: da }, cb: { device: db } }\n"
+         "qps:\n"
+         "  qa: { pd: d" + active_on + ", type: RC, send_cq: c" + active_on + ", recv_cq: c" + active_on +
+         ", cm: { role: active, peer: qb, port: 7471 } }\n"
+         "  qb: { pd: d" + passive_on + ", type: RC, send_cq: c" + passive_on + ", recv_cq: c" + passive_on +
+         ", cm: { role: passive, peer: qa, port: 7471 } }\n"
+         "workloads:\n"
+         "  write: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 4KiB, iterations: 10 }\n";
+}
+
+// The scenario as guest a's qpo run loads it: with every --set flag the lab gives it.
+qpo::test::Loaded in_lab(const std::string& yaml) {
+  auto checked = load_validate(yaml);
+  REQUIRE_MESSAGE(checked.checked, checked.dump());
+  auto g = qpo::cli::lab_guest_commands({"a", "b"}, "/opt/qpo", {}, "/t", "/s.yaml",
+                                        qpo::cli::lab_cm_addresses(checked.checked->model(), {"a", "b"}));
+  qpo::test::Loaded l(yaml);
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink, g.overrides);
+  REQUIRE_MESSAGE(l.scenario, l.dump());
+  l.checked.emplace(qpo::check::validate(*l.scenario, l.sink));
+  return l;
+}
+
 struct Outcome {
   int exit_code = -1;
   std::string output;  // stdout and stderr together
@@ -82,6 +117,34 @@ TEST_CASE("lab guests: the address overrides load as the addresses the controlle
   CHECK(l.errors() == 0);
   CHECK(l.scenario->host("a")->address == "localhost");
   CHECK(l.scenario->host("b")->address == "tcp://[fd00:1::2]:7000");
+}
+
+TEST_CASE("lab guests: an rdma_cm QP without address: connects to its passive host's guest (issue 30 item 17a)") {
+  auto checked = load_validate(two_hosts_cm());
+  REQUIRE_MESSAGE(checked.errors() == 0, checked.dump());
+  CHECK(checked.checked->model().qp("qa")->cm.address == "192.168.7.2");  // validate: host b's address
+  CHECK(qpo::cli::lab_cm_addresses(checked.checked->model(), {"a", "b"}) ==
+        std::vector<std::string>{"qps.qa.cm.address=\"10.0.1.2\""});
+  auto l = in_lab(two_hosts_cm());
+  CHECK_MESSAGE(l.errors() == 0, l.dump());  // was Q543: host b's address became tcp://[fd00:1::2]:7000
+  CHECK(l.checked->model().qp("qa")->cm.address == "10.0.1.2");
+}
+
+TEST_CASE("lab guests: the cm default keeps IPv6, and a passive QP in guest a gets guest a's IP") {
+  auto v6 = in_lab(two_hosts_cm("fd00:9::2"));
+  CHECK_MESSAGE(v6.errors() == 0, v6.dump());
+  CHECK(v6.checked->model().qp("qa")->cm.address == "fd00:1::2");
+  auto on_a = in_lab(two_hosts_cm("192.168.7.2", 'a'));
+  CHECK_MESSAGE(on_a.errors() == 0, on_a.dump());  // host a became localhost
+  CHECK(on_a.checked->model().qp("qa")->cm.address == "10.0.1.1");
+}
+
+TEST_CASE("lab guests: an address: the file gives is the file's, also in the lab") {
+  std::string y = two_hosts_cm();
+  y.replace(y.find("peer: qb, port"), 14, "peer: qb, address: 10.0.1.2, port");
+  auto checked = load_validate(y);
+  REQUIRE(checked.checked);
+  CHECK(qpo::cli::lab_cm_addresses(checked.checked->model(), {"a", "b"}).empty());
 }
 
 TEST_CASE("lab guests: shell quoting keeps a quote inside a word") {

@@ -311,3 +311,23 @@ TEST_CASE("render_json lists attr_mask_names: the IBV_QP_ names of each step's m
   }
   CHECK(checked == 6);
 }
+
+TEST_CASE("sq_psn: random in a recovery step says it is the PSN drawn at bring-up, as exec does (issue 30 item 17d)") {
+  auto l = qpo::test::load_validate(qpo::test::rc_pair(
+      "{ path_mtu: auto, dest_qp_num: peer, rq_psn: peer, max_dest_rd_atomic: 1, min_rnr_timer: 12, ah_attr: { is_global: "
+      "true, grh: { dgid: peer, sgid_index: auto, hop_limit: 1 } } }",
+      "{ path_mtu: auto }",
+      "timeline:\n  - { qp: qa, to: ERR }\n  - { qp: qa, to: RESET }\n  - { qp: qa, to: INIT }\n  - { qp: qa, to: RTR }\n"
+      "  - { qp: qa, to: RTS, attrs: { sq_psn: random } }\n"));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  Plan p = qpo::plan::build_plan(*l.checked);
+  const Step* bring_up = nullptr;
+  const Step* recovery = nullptr;
+  for (const auto& st : p.hosts[0].steps)
+    if (st.verb == "ibv_modify_qp" && st.object == "qa" && st.to_state == "RTS") (bring_up ? recovery : bring_up) = &st;
+  REQUIRE(bring_up);
+  REQUIRE(recovery);
+  CHECK(find_arg(*bring_up, "sq_psn")->note == "random 24-bit, chosen at run time");
+  CHECK(find_arg(*recovery, "sq_psn")->note ==
+        "the random 24-bit PSN drawn at bring-up, kept for the run (the peer's rq_psn: peer holds it)");
+}

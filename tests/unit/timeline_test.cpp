@@ -398,3 +398,39 @@ TEST_CASE("a read expects what a write left at the same offset, not what another
   REQUIRE(fill);
   CHECK(fill->extra().fill_remote);
 }
+
+TEST_CASE("a read over a write's bytes that is not a read-back of them is warning Q516 at the read (issue 30 item 17c)") {
+  std::string y = pair("", "workloads:\n"
+                           "  w: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 4KiB }\n"
+                           "  r: { qp: qa, op: rdma_read,  local_mr: ma, remote_mr: mb, size: 8KiB }\n"
+                           "timeline:\n  - workload: w\n  - workload: r\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 0, l.dump());
+  const auto* d = l.one("Q516");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->severity == qpo::diag::Severity::Warning);
+  CHECK(d->message == "workload 'r' reads bytes 0..8191 of 'mb', where 'w' wrote bytes 0..4095: not a read-back of them, "
+                      "so the MR is refilled with the read's pattern first and what 'w' wrote is overwritten");
+  CHECK(d->hint == "read from offset 0 with size <= 4096 to check the write, or give the read an offset: past the written bytes");
+  CHECK(d->path == "workloads.r");
+  CHECK(d->loc.line == qpo::test::line_of(y, "  r: {"));
+  // The plan does refill it: the warning describes what runs.
+  const auto* prep = step_for(plan_of(y), StepKind::PrepareData, "r");
+  REQUIRE(prep);
+  CHECK(prep->extra().fill_remote);
+}
+
+TEST_CASE("a read at another offset that overlaps a write is Q516; a read-back and a read of other bytes are not") {
+  auto overlapping = load_validate(pair("", "workloads:\n"
+                                            "  w: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 4KiB }\n"
+                                            "  r: { qp: qa, op: rdma_read,  local_mr: ma, remote_mr: mb, size: 1KiB, offset: 2KiB }\n"
+                                            "timeline:\n  - workload: w\n  - workload: r\n"));
+  CHECK_MESSAGE(overlapping.one("Q516"), overlapping.dump());
+  auto read_back = load_validate(pair("", kWriteRead + "timeline:\n  - workload: write\n  - workload: read\n"));
+  CHECK_MESSAGE(read_back.with_code("Q516").empty(), read_back.dump());
+  auto elsewhere = load_validate(pair("", "workloads:\n"
+                                          "  w: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb, size: 4KiB }\n"
+                                          "  r: { qp: qa, op: rdma_read,  local_mr: ma, remote_mr: mb, size: 4KiB, offset: 4KiB }\n"
+                                          "timeline:\n  - workload: w\n  - workload: r\n"));
+  CHECK_MESSAGE(elsewhere.with_code("Q516").empty(), elsewhere.dump());
+}

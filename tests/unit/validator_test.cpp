@@ -491,6 +491,27 @@ TEST_CASE("a CQ shallower than its QPs' queues is warning Q601 at the CQ") {
   CHECK(d->loc.line == line_of(y, "ca: {"));
 }
 
+TEST_CASE("a CQ without depth: shared by two QPs with default queues is sized for them: no Q601 (issue 30 item 17f)") {
+  std::string y = rc_pair();
+  const std::string depth = "ca: { device: da, depth: 512 }";
+  y.replace(y.find(depth), depth.size(), "ca: { device: da }");
+  const std::string cap = "    cap: { max_send_wr: 128, max_recv_wr: 128, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 64 }\n";
+  y.replace(y.find(cap), cap.size(), "");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.with_code("Q601").empty(), l.dump());
+  REQUIRE(l.checked);
+  CHECK(l.checked->model().cq("ca")->depth == 512);  // 2 QPs x (128 sends + 128 receives), the defaults
+}
+
+TEST_CASE("a written CQ depth below its QPs' default queues is still Q601") {
+  std::string y = rc_pair();
+  y.replace(y.find("depth: 512"), 10, "depth: 256");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q601");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "CQ 'ca' depth 256 is below the 512 work requests its QPs can have outstanding");
+}
+
 TEST_CASE("a peer value without a connect: is Q502") {
   std::string y = single_rc("      INIT: {}\n      RTR: { dest_qp_num: peer }\n");
   auto l = load_validate(y);
@@ -539,4 +560,68 @@ TEST_CASE("XRC_SEND with min_rnr_timer at RTR: valid for user space, with a Q307
   CHECK(d->path == "qps.ini.states.RTR.min_rnr_timer");
   CHECK(d->message == "XRC_SEND INIT->RTR: IBV_QP_MIN_RNR_TIMER is ignored: uverbs removes it from a user-space call's "
                       "mask for XRC_SEND QPs");
+}
+
+namespace {
+
+// A UD pair on one device, sending `size` bytes from ua to ub.
+std::string ud_pair_sending(const std::string& size) {
+  return "version: 1\ndevices: { da: { name: auto } }\n"
+         "mrs: { tx: { pd: da, size: 64KiB, access: [local_write] } }\n"
+         "cqs: { ca: { device: da, depth: 512 } }\n"
+         "qps:\n"
+         "  ua: { pd: da, type: UD, send_cq: ca, recv_cq: ca, connect: ub,\n"
+         "        states: { INIT: { pkey_index: 0, port_num: 1, qkey: 0x11111111 }, RTR: {}, RTS: { sq_psn: random } } }\n"
+         "  ub: { pd: da, type: UD, send_cq: ca, recv_cq: ca, connect: ua,\n"
+         "        states: { INIT: { pkey_index: 0, port_num: 1, qkey: 0x11111111 }, RTR: {}, RTS: { sq_psn: random } } }\n"
+         "workloads:\n"
+         "  dgram: { qp: ua, op: send, local_mr: tx, size: " + size + " }\n";
+}
+
+}  // namespace
+
+TEST_CASE("a UD workload whose message is larger than any path MTU is error Q515 at its size (issue 30 item 17b)") {
+  std::string y = ud_pair_sending("8KiB");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q515");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->severity == Severity::Error);
+  CHECK(d->message == "a UD message is one packet: size 8192 B is above 4096 B, the largest path MTU (IBV_MTU_4096)");
+  CHECK(d->path == "workloads.dgram.size");
+  CHECK(d->loc.line == line_of(y, "size: 8KiB"));
+  CHECK(d->loc.col == col_of(y, "8KiB }"));
+}
+
+TEST_CASE("a UD workload of one 4096-byte MTU validates") {
+  auto l = load_validate(ud_pair_sending("4KiB"));
+  CHECK_MESSAGE(l.with_code("Q515").empty(), l.dump());
+  CHECK_MESSAGE(l.errors() == 0, l.dump());
+}
+
+TEST_CASE("send_cq: [ca] is one error, the wrong type, not also Q203 'missing' (issue 30 item 17g)") {
+  std::string y = rc_pair();
+  y.replace(y.find("    send_cq: ca\n"), 16, "    send_cq: [ca]\n");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 1, l.dump());
+  CHECK_MESSAGE(l.with_code("Q203").empty(), l.dump());
+}
+
+TEST_CASE("expect: EINVL on a transition the tables refuse is one error, Q106, not also Q301") {
+  auto l = load_validate(rc_pair(
+      "{ path_mtu: auto, dest_qp_num: peer, rq_psn: peer, max_dest_rd_atomic: 1, min_rnr_timer: 12, ah_attr: { is_global: "
+      "true, grh: { dgid: peer, sgid_index: auto, hop_limit: 1 } } }",
+      "{ path_mtu: auto }", "timeline:\n  - { qp: qa, to: RTR, expect: EINVL }\n"));
+  CHECK_MESSAGE(l.errors() == 1, l.dump());
+  const auto* d = l.one("Q106");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "unknown errno 'EINVL'");
+  CHECK_MESSAGE(l.with_code("Q301").empty(), l.dump());
+}
+
+TEST_CASE("depth: -5 is one error, not also Q601 about the default depth 256") {
+  std::string y = rc_pair();
+  y.replace(y.find("depth: 512"), 10, "depth: -5");
+  auto l = load_validate(y);
+  CHECK_MESSAGE(l.errors() == 1, l.dump());
+  CHECK_MESSAGE(l.with_code("Q601").empty(), l.dump());
 }
