@@ -17,12 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string number_text(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
 bool readable_result(const suite::Case& c) {
   std::error_code ec;
   return !c.results.empty() && fs::is_regular_file(c.results, ec);
@@ -32,7 +26,7 @@ bool readable_result(const suite::Case& c) {
 std::string regression_reason(const compare::Comparison& cmp, const std::string& file) {
   size_t n = cmp.regressions();
   std::string out = std::to_string(n) + (n == 1 ? " regression" : " regressions") + " beyond " +
-                    number_text(cmp.tolerance_pct) + "% against " + file + ":";
+                    compare::number_text(cmp.tolerance_pct) + "% against " + file + ":";
   size_t listed = 0;
   for (const auto& r : cmp.rows) {
     if (r.verdict != compare::Verdict::Regression) continue;
@@ -43,7 +37,7 @@ std::string regression_reason(const compare::Comparison& cmp, const std::string&
     char change[32];
     // No percentage (a baseline of 0, or a change past a double): the value it changed from.
     if (r.change_pct) std::snprintf(change, sizeof change, "%+.1f%%", *r.change_pct);
-    else std::snprintf(change, sizeof change, "from %s", number_text(r.baseline).c_str());
+    else std::snprintf(change, sizeof change, "from %s", compare::number_text(r.baseline).c_str());
     out += std::string(listed > 1 ? "," : "") + " " + r.workload + " " + r.figure + " " + change;
   }
   return out;
@@ -71,7 +65,7 @@ void add_properties(suite::Case& c) {
   for (const auto& w : r->workloads)
     for (const auto& [figure, value] : w.figures) {
       std::string unit = compare::figure_unit(figure);
-      c.properties.emplace_back(w.key + "." + figure, number_text(value) + (unit.empty() ? "" : " " + unit));
+      c.properties.emplace_back(w.key + "." + figure, compare::number_text(value) + (unit.empty() ? "" : " " + unit));
     }
 }
 
@@ -123,7 +117,7 @@ std::string render_text(const std::vector<suite::Case>& cases, const std::vector
     size_t n = b.result->regressions();
     out += "baseline " + name + ": " +
            (n ? std::to_string(n) + (n == 1 ? " regression" : " regressions") : std::string("no regression")) +
-           " beyond " + number_text(b.result->tolerance_pct) + "% (" + std::to_string(b.result->rows.size()) +
+           " beyond " + compare::number_text(b.result->tolerance_pct) + "% (" + std::to_string(b.result->rows.size()) +
            " figures against " + util::printable(b.file, 1000) + ")\n";
     if (n) {
       std::istringstream table(compare::render_text(*b.result));

@@ -104,12 +104,6 @@ bool is_run(const util::json::Value& n) {
   return w && w->is(util::json::Kind::Array);
 }
 
-std::string number_text(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
 std::string percent_text(const Row& r) {
   if (!r.change_pct) return "n/a (" + r.no_change_why + ")";
   char b[32];
@@ -119,6 +113,12 @@ std::string percent_text(const Row& r) {
 }
 
 }  // namespace
+
+std::string number_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
 
 std::optional<Results> parse_results(const std::string& text, const std::string& file, std::string* error) {
   std::string why;

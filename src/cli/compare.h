@@ -66,6 +66,8 @@ std::string figure_unit(const std::string& figure);
 std::string nothing_to_compare(const Comparison& c);
 
 // The table, the workloads in one file only, and the regression count (or nothing_to_compare).
+// A figure as compare and baseline print it: 6 significant digits ("%.6g").
+std::string number_text(double v);
 std::string render_text(const Comparison& c);
 void render_json(util::JsonWriter& w, const Comparison& c);
 
