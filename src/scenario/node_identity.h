@@ -11,10 +11,11 @@ struct NodeIdentityTag {};
 
 namespace YAML {
 // yaml-cpp befriends every as_if<T, S>; this one reads the shared reference that Node::is()
-// compares, and nothing else.
+// compares, and wraps a node built from parser events (scenario/yaml_parse.h) in a handle.
 template <>
 struct as_if<qpo::scenario::NodeIdentityTag, void> {
   static const void* of(const Node& n) { return n.m_isValid && n.m_pNode ? n.m_pNode->ref() : nullptr; }
+  static Node wrap(detail::node& n, detail::shared_memory_holder memory) { return Node(n, std::move(memory)); }
 };
 }  // namespace YAML
 
