@@ -3,7 +3,10 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <unordered_map>
+#include <utility>
 
 #include "scenario/keys.h"
 #include "scenario/loader_internal.h"
@@ -420,6 +423,7 @@ void expand_counts(YamlReader& r, Scenario& s) {
     }
   std::vector<Qp> out;
   out.reserve(qps);
+  std::set<std::pair<std::string, std::string>> mismatched;  // (group, peer group) reported as Q502
   for (auto& q : s.qps) {
     if (!q.count) {
       if (q.connect && counts.count(q.connect.name)) {
@@ -433,7 +437,10 @@ void expand_counts(YamlReader& r, Scenario& s) {
       continue;
     }
     auto peer = q.connect ? counts.find(q.connect.name) : counts.end();
-    if (peer != counts.end() && peer->second != q.count) {
+    // Once per pair: the peer group connects back here, and its own check would say it again.
+    bool reported = peer != counts.end() && mismatched.count({q.connect.name, q.name});
+    if (peer != counts.end() && peer->second != q.count && !reported) {
+      mismatched.insert({q.name, q.connect.name});
       auto& d = r.sink().error("Q502", q.connect.loc, "qps." + q.name + ".connect",
                                "'" + q.name + "' has count " + std::to_string(q.count) + " but its peer '" +
                                    q.connect.name + "' has count " + std::to_string(peer->second));

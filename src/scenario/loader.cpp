@@ -1,8 +1,6 @@
 #include "scenario/loader.h"
 
 #include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <new>
@@ -13,6 +11,7 @@
 #include "scenario/loader_internal.h"
 #include "scenario/overrides.h"
 #include "scenario/timeline.h"
+#include "scenario/yaml_parse.h"
 #include "util/strings.h"
 #include "util/utf8.h"
 
@@ -35,49 +34,6 @@ void add_implicit_pds(Scenario& s) {
   for (const auto& q : s.qps) want(q.pd);
   for (const auto& q : s.srqs) want(q.pd);
   for (const auto& w : s.mws) want(w.pd);
-}
-
-// The documents of a YAML stream, counted from parser events without building nodes.
-//
-// Not YAML::LoadAll: in yaml-cpp 0.7 (Debian 12) it never returns on some invalid input. For a
-// stray ',' at the top level (a file that is just ","), HandleNextDocument reports a null
-// document without consuming the token, and LoadAll appends null documents until memory runs
-// out (jbeder/yaml-cpp#1040; fixed upstream by #1319, after 0.7). Here a document that starts
-// where the previous one started means the parser is stuck: `stuck` is set and counting stops.
-struct DocumentCount {
-  size_t documents = 0;
-  YAML::Mark second;  // where the second document starts
-  bool stuck = false;
-  YAML::Mark stuck_at;
-};
-
-DocumentCount count_documents(const std::string& text) {
-  struct Starts : YAML::EventHandler {
-    YAML::Mark start;
-    void OnDocumentStart(const YAML::Mark& m) override { start = m; }
-    void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-    void OnMapEnd() override {}
-  } handler;
-  std::istringstream in(text);
-  YAML::Parser parser(in);
-  DocumentCount count;
-  int last_start = -1;
-  while (parser.HandleNextDocument(handler)) {
-    if (handler.start.pos <= last_start) {
-      count.stuck = true;
-      count.stuck_at = handler.start;
-      break;
-    }
-    last_start = handler.start.pos;
-    if (++count.documents == 2) count.second = handler.start;
-  }
-  return count;
 }
 
 // With one host (or none declared) devices may omit `host:`.
@@ -130,22 +86,23 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
   YAML::Node root;
   if (refuse_before_parsing(source, sink)) return std::nullopt;
   try {
-    // A second document after `---` would be silently ignored by YAML::Load: refuse it.
-    auto count = count_documents(source.text());
+    // A second document after `---` would be silently ignored by YAML::Load: refuse it. One
+    // pass of the parser reads the first document and counts the rest.
+    auto parsed = parse_yaml(source.text());
     auto at = [&](const YAML::Mark& m) { return SourceLoc{source.name(), m.line + 1, m.column + 1}; };
-    if (count.stuck) {
-      auto& d = sink.error("Q100", at(count.stuck_at), "", "not valid YAML: unexpected token");
+    if (parsed.stuck) {
+      auto& d = sink.error("Q100", at(parsed.stuck_at), "", "not valid YAML: unexpected token");
       d.rule = "YAML 1.2 syntax";
       d.hint = "check the commas and brackets near this position (',' belongs inside [ ] or { })";
       return std::nullopt;
     }
-    if (count.documents > 1) {
-      auto& d = sink.error("Q100", at(count.second), "", "the file holds " + std::to_string(count.documents) +
+    if (parsed.documents > 1) {
+      auto& d = sink.error("Q100", at(parsed.second), "", "the file holds " + std::to_string(parsed.documents) +
                                                              " YAML documents; a scenario is one");
       d.hint = "split it into one file per scenario (remove the '---' separator)";
       return std::nullopt;
     }
-    root = YAML::Load(source.text());
+    root = parsed.root;
   } catch (const YAML::DeepRecursion& e) {
     // Block nesting (`- - - ...`, or one key per deeper line) is yaml-cpp's to bound.
     auto& d = sink.error("Q111", {source.name(), e.mark.line + 1, e.mark.column + 1}, "",
@@ -247,6 +204,7 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     } else if (key == "matrix") {
       // The combinations `qpo test` runs (suite/matrix.h reads and checks it); one run uses the
       // values written in the file.
+      s.has_matrix = true;
     }
   }
   if (qps) detail::load_qps(r, *qps, s);

@@ -365,6 +365,7 @@ struct Scenario {
   std::vector<std::string> tags;
   std::vector<std::string> requires_caps;  // xrc, raw_packet, odp, srq, atomic
   SourceLoc requires_loc;                  // the `requires:` list
+  bool has_matrix = false;                 // a `matrix:` section (suite/matrix.h reads it): no need to look again
   // std::map keeps lookups simple; `order` keeps file order for output.
   std::vector<Host> hosts;
   std::vector<Device> devices;

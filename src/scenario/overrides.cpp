@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "scenario/flow_depth.h"
+#include "scenario/node_identity.h"
 #include "util/strings.h"
 #include "util/utf8.h"
 
@@ -22,12 +25,70 @@ const std::vector<std::string>& object_sections() {
 // Past this many names, the hint counts them instead of listing them.
 constexpr size_t kNamesListed = 20;
 
+// The nodes a list or map holds (a map's keys and values).
+std::vector<YAML::Node> children_of(const YAML::Node& n) {
+  std::vector<YAML::Node> out;
+  if (n.IsSequence())
+    for (const auto& item : n) out.push_back(item);
+  else if (n.IsMap())
+    for (const auto& kv : n) {
+      out.push_back(kv.first);
+      out.push_back(kv.second);
+    }
+  return out;
+}
+
+// What a parsed value holds once its aliases are followed, walked without recursion: whether
+// it contains a node it is inside of (`&q [*q]`: no end), or more than `max_nodes` nodes.
+enum class AliasExpansion { Finite, Cyclic, TooLarge };
+
+AliasExpansion expand_aliases(const YAML::Node& value, size_t max_nodes) {
+  struct Frame {
+    const void* id;
+    std::vector<YAML::Node> children;
+    size_t next = 0;
+  };
+  std::vector<Frame> path;
+  std::unordered_set<const void*> inside;  // the nodes of `path`
+  size_t nodes = 1;
+  path.push_back({node_identity(value), children_of(value)});
+  inside.insert(path.back().id);
+  while (!path.empty()) {
+    Frame& top = path.back();
+    if (top.next == top.children.size()) {
+      inside.erase(top.id);
+      path.pop_back();
+      continue;
+    }
+    YAML::Node child = top.children[top.next++];
+    if (++nodes > max_nodes) return AliasExpansion::TooLarge;
+    const void* id = node_identity(child);
+    if (inside.count(id)) return AliasExpansion::Cyclic;
+    if (!child.IsSequence() && !child.IsMap()) continue;
+    path.push_back({id, children_of(child)});
+    inside.insert(id);
+  }
+  return AliasExpansion::Finite;
+}
+
+// A map's entries by key, read once: yaml-cpp finds a key by comparing it with every key of
+// the map, and 20,000 paths into a section of 10,000 names did that 2 * 10^8 times.
+struct MapIndex {
+  YAML::Node map;  // held, so its identity stays its own
+  struct Entry {
+    YAML::Node key, value;  // handles on the map's own nodes: assigning a copy of `value` sets the entry
+  };
+  std::unordered_map<std::string, Entry> entries;
+};
+
 class Applier {
  public:
-  Applier(const SourceLoc& origin, diag::DiagSink& sink, OverrideOrigins& origins)
-      : flag_(origin), sink_(sink), origins_(origins) {}
+  Applier(diag::DiagSink& sink, OverrideOrigins& origins) : sink_(sink), origins_(origins) {}
 
-  void apply(YAML::Node& root, const std::string& text) {
+  const OverrideWork& work() const { return work_; }
+
+  void apply(YAML::Node& root, const std::string& text, const SourceLoc& origin) {
+    flag_ = origin;
     size_t eq = text.find('=');
     if (eq == std::string::npos) {
       auto& d = error("", "--set takes PATH=VALUE; '" + text + "' has no '='");
@@ -70,29 +131,83 @@ class Applier {
       error(path_, "the value nests [ ] and { } deeper than " + std::to_string(kMaxFlowDepth) + " levels");
       return std::nullopt;
     }
+    YAML::Node value;
     try {
-      return YAML::Load(text);
+      value = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       auto& d = error(path_, "the value is not YAML: " + e.msg);
       d.hint = "a number, a word, true/false, or a flow list/map like [a, b] or { x: 1 }; quote text with spaces";
       return std::nullopt;
     }
+    switch (expand_aliases(value, kMaxOverrideValueNodes)) {
+      case AliasExpansion::Finite: return value;
+      case AliasExpansion::Cyclic: {
+        auto& d = error(path_, "the value contains itself through an alias (an anchor's '*' inside its own '&' value): "
+                               "it has no end");
+        d.hint = "write the value out without the alias";
+        return std::nullopt;
+      }
+      case AliasExpansion::TooLarge: {
+        auto& d = error(path_, "the value's aliases expand to more than " + std::to_string(kMaxOverrideValueNodes) +
+                                   " nodes");
+        d.hint = "a --set value is a scalar or a small list or map: write it out without aliases";
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
+  MapIndex& index_of(const YAML::Node& map) {
+    auto [it, fresh] = indexes_.try_emplace(node_identity(map));
+    MapIndex& index = it->second;
+    if (!fresh) return index;
+    index.map.reset(map);
+    if (map.IsMap())
+      for (const auto& kv : map) {
+        ++work_.map_entries_read;
+        // The first of two equal keys, as yaml-cpp's own lookup finds it (the loader reports Q105).
+        if (kv.first.IsScalar()) index.entries.try_emplace(kv.first.Scalar(), MapIndex::Entry{kv.first, kv.second});
+      }
+    return index;
+  }
+
+  // Sets `key` of `map` (a map, or null: it becomes one) to `value`, remembering the flag.
+  // Returns whether the key was new.
+  bool put(YAML::Node& map, const std::string& key, const YAML::Node& value) {
+    MapIndex& index = index_of(map);
+    origins_.add(value, flag_);
+    if (auto it = index.entries.find(key); it != index.entries.end()) {
+      YAML::Node slot = it->second.value;  // a copy: assigning moves the handle, the entry stays
+      slot = value;
+      return false;
+    }
+    YAML::Node k(key);
+    map.force_insert(k, value);  // appended without searching: the index said it is new
+    origins_.add(k, flag_);      // Q101 on a misspelt new key points at the flag too
+    index.entries.emplace(key, MapIndex::Entry{k, value});
+    return true;
   }
 
   // Object names may hold dots (`q.1`): in an object section, the longest run of keys that
   // names an object of the file is that object's name.
-  static void join_dotted_name(const YAML::Node& root, std::vector<std::string>& keys) {
-    if (keys.size() < 3 || !is_object_section(keys[0])) return;
-    const YAML::Node section = root[keys[0]];
-    if (!section || !section.IsMap()) return;
+  void join_dotted_name(const YAML::Node& root, std::vector<std::string>& keys) {
+    if (keys.size() < 3 || !is_object_section(keys[0]) || !root.IsMap()) return;
+    const auto& top = index_of(root).entries;
+    auto found = top.find(keys[0]);
+    if (found == top.end() || !found->second.value.IsMap()) return;
+    const auto& section = index_of(found->second.value).entries;
     for (size_t end = keys.size(); end > 2; --end) {
       std::vector<std::string> parts(keys.begin() + 1, keys.begin() + static_cast<long>(end));
       std::string name = util::join(parts, ".");
-      if (!section[name]) continue;
+      if (!section.count(name)) continue;
       keys.erase(keys.begin() + 1, keys.begin() + static_cast<long>(end));
       keys.insert(keys.begin() + 1, name);
       return;
     }
+  }
+
+  static bool is_index(const std::string& key) {
+    return std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
   }
 
   static bool is_object_section(const std::string& key) {
@@ -124,26 +239,31 @@ class Applier {
         YAML::Node next = at[*index];
         at.reset(next);
       } else if (at.IsMap() || at.IsNull()) {
-        const YAML::Node& view = at;  // const lookups never add keys
-        YAML::Node existing = at.IsMap() ? view[key] : YAML::Node(YAML::NodeType::Undefined);
-        bool found = at.IsMap() && existing.IsDefined();
+        const auto& entries = index_of(at).entries;
+        auto entry = entries.find(key);
+        bool found = entry != entries.end();
         if (!found && i == 1 && !last && is_object_section(keys[0])) {
           unknown_object(at, keys[0], key);
           return;
         }
         if (last) {
-          at[key] = value;
-          origins_.add(value, flag_);
-          if (!found) add_key_origin(at, key);
+          put(at, key, value);
           return;
         }
-        if (!found || existing.IsNull()) {
-          YAML::Node created(YAML::NodeType::Map);
-          at[key] = created;
-          origins_.add(created, flag_);
-          if (!found) add_key_origin(at, key);
+        if (!found && is_index(keys[i + 1])) {
+          // A map made here would hold key '1' where the scenario wants a list (Q102 after).
+          auto& d = error(path_, "there is no list '" + here + "' in the scenario to take entry " + keys[i + 1] + " of");
+          d.hint = "--set changes an entry of a list the file writes; to write the whole list: --set " + here + "=[...]";
+          return;
         }
-        YAML::Node next = at[key];
+        YAML::Node next;
+        if (found && !entry->second.value.IsNull()) {
+          next.reset(entry->second.value);
+        } else {
+          YAML::Node created(YAML::NodeType::Map);
+          put(at, key, created);
+          next.reset(created);
+        }
         at.reset(next);
       } else {
         auto& d = error(path_, walked + " is " + node_text(at) + ", not a map: there is no '" + key + "' under it to set");
@@ -158,17 +278,13 @@ class Applier {
     return n.IsScalar() ? "'" + n.Scalar().substr(0, 40) + "'" : "a value";
   }
 
-  // The key node a new map entry got: Q101 on a misspelt new key points at the flag too.
-  void add_key_origin(const YAML::Node& map, const std::string& key) {
-    for (const auto& kv : map)
-      if (kv.first.IsScalar() && kv.first.Scalar() == key) origins_.add(kv.first, flag_);
-  }
-
   void unknown_object(const YAML::Node& section, const std::string& section_name, const std::string& name) {
     std::vector<std::string> names;
     if (section.IsMap())
-      for (const auto& kv : section)
+      for (const auto& kv : section) {
+        ++work_.map_entries_read;
         if (kv.first.IsScalar()) names.push_back(kv.first.Scalar());
+      }
     if (names.empty()) {
       auto& d = error(path_, "'" + name + "' is not defined in " + section_name + ": the scenario has no " +
                                  section_name + " entries");
@@ -186,6 +302,8 @@ class Applier {
   std::string path_;
   diag::DiagSink& sink_;
   OverrideOrigins& origins_;
+  std::unordered_map<const void*, MapIndex> indexes_;  // by the map's identity, built on first use
+  OverrideWork work_;
 };
 
 }  // namespace
@@ -194,32 +312,37 @@ void OverrideOrigins::add(const YAML::Node& n, const SourceLoc& flag) {
   const SourceLoc* last = origins_.empty() ? nullptr : origins_.back().get();
   if (!last || last->file != flag.file || last->line != flag.line || last->col != flag.col)
     origins_.push_back(std::make_unique<SourceLoc>(flag));
-  nodes_.emplace_back(n, origins_.back().get());
-  if (n.IsSequence())
-    for (const auto& item : n) add(item, flag);
-  else if (n.IsMap())
-    for (const auto& kv : n) {
-      add(kv.first, flag);
-      add(kv.second, flag);
-    }
+  const SourceLoc* origin = origins_.back().get();
+  // Without recursion, and each node once: a value's aliases may name one node many times.
+  std::unordered_set<const void*> seen;
+  std::vector<YAML::Node> todo{n};
+  while (!todo.empty()) {
+    YAML::Node at = todo.back();
+    todo.pop_back();
+    const void* id = node_identity(at);
+    if (!id || !seen.insert(id).second) continue;
+    held_.push_back(at);
+    by_node_[id] = origin;  // later overrides win: the same key set twice is the last flag's
+    for (auto& child : children_of(at)) todo.push_back(std::move(child));
+  }
 }
 
 const SourceLoc* OverrideOrigins::origin_of(const YAML::Node& n) const {
-  // Later overrides win: the same key set twice is the last flag's.
-  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
-    if (it->first.is(n)) return it->second;
-  return nullptr;
+  auto it = by_node_.find(node_identity(n));
+  return it == by_node_.end() ? nullptr : it->second;
 }
 
 std::string override_flag(const std::string& override) { return "--set " + override; }
 
-void apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
-                     OverrideOrigins& origins, const std::vector<SourceLoc>& where) {
-  if (!root.IsMap()) return;  // the loader reports that; there is nowhere to apply them
+OverrideWork apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
+                             OverrideOrigins& origins, const std::vector<SourceLoc>& where) {
+  if (!root.IsMap()) return {};  // the loader reports that; there is nowhere to apply them
+  Applier applier(sink, origins);  // one for all: the maps it indexes serve every override
   for (size_t i = 0; i < overrides.size(); ++i) {
     SourceLoc origin = i < where.size() && where[i].given() ? where[i] : SourceLoc{override_flag(overrides[i]), 0, 0};
-    Applier(origin, sink, origins).apply(root, overrides[i]);
+    applier.apply(root, overrides[i], origin);
   }
+  return applier.work();
 }
 
 }  // namespace qpo::scenario

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -21,15 +22,27 @@ using util::SourceLoc;
 // is: {"--set PATH=VALUE", 0, 0}, or a matrix entry's line in its file (suite/matrix.h).
 class OverrideOrigins {
  public:
-  // `n` and, for a list or map, everything in it.
+  // `n` and, for a list or map, everything in it (each node once, however many aliases name it).
   void add(const YAML::Node& n, const SourceLoc& origin);
   // Where the override that put `n` into the tree is, or nullptr when `n` comes from the file.
+  // A hash lookup: the loader asks this for every key and value it reads.
   const SourceLoc* origin_of(const YAML::Node& n) const;
-  bool empty() const { return nodes_.empty(); }
+  bool empty() const { return by_node_.empty(); }
 
  private:
-  std::vector<std::pair<YAML::Node, const SourceLoc*>> nodes_;
+  std::vector<YAML::Node> held_;  // keeps every added node alive, so no identity is reused
+  std::unordered_map<const void*, const SourceLoc*> by_node_;  // node identity -> its flag (later wins)
   std::vector<std::unique_ptr<SourceLoc>> origins_;  // stable addresses for origin_of
+};
+
+// A --set value is a few nodes; aliases can make a 1 KB value stand for billions (each list
+// naming the previous one ten times), so a value that expands past this many is refused (Q114).
+constexpr size_t kMaxOverrideValueNodes = 10000;
+
+// What applying overrides cost, counted: every map entry the walk read (to index a map once,
+// or to list its names in a hint). Linear in the file's entries plus the overrides' keys.
+struct OverrideWork {
+  size_t map_entries_read = 0;
 };
 
 // "--set " + `override`: how diagnostics and reports name an override.
@@ -40,7 +53,9 @@ std::string override_flag(const std::string& override);
 // created, except past a missing object (`qps.qz.type` when there is no QP qz) or below a
 // scalar. An override that cannot apply is reported (Q114) and skipped. `where[i]`, when
 // given, is where override i was written (a matrix entry); else it is named by its flag.
-void apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
-                     OverrideOrigins& origins, const std::vector<SourceLoc>& where = {});
+// A value that contains itself through an alias (`&q [*q]`), or expands past
+// kMaxOverrideValueNodes, is Q114 at its flag (or matrix entry) and is not applied.
+OverrideWork apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
+                             OverrideOrigins& origins, const std::vector<SourceLoc>& where = {});
 
 }  // namespace qpo::scenario

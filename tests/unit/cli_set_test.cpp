@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "cli/input.h"
 #include "scenario_fixture.h"
 
 namespace {
@@ -63,4 +64,17 @@ TEST_CASE("qpo plan --set: the plan carries the overridden value") {
   CHECK_MESSAGE(o.exit_code == 0, o.output);
   CHECK(o.output.find("path_mtu=IBV_MTU_2048") != std::string::npos);
   std::remove(file.c_str());
+}
+
+// Issue 30 item 17: a --set count that no longer matches the peer group's reported the pair
+// twice and every member past the smaller count as a dangling reference (15 errors).
+TEST_CASE("--set qps.cli.count=4 on rc-many-qps is one Q502 for the pair, not a Q201 per member") {
+  auto l = qpo::cli::load_and_validate(QPO_SOURCE_DIR "/scenarios/rc-many-qps.yaml", {"qps.cli.count=4"});
+  size_t q502 = 0, q201 = 0;
+  for (const auto& d : l->diags.all()) {
+    q502 += d.code == "Q502";
+    q201 += d.code == "Q201";
+  }
+  CHECK(q502 == 1);
+  CHECK(q201 == 0);
 }

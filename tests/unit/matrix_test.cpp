@@ -233,3 +233,32 @@ TEST_CASE("a combination's path through a missing object is Q114 at the matrix e
   CHECK(d->message == "'qz' is not defined in qps:");
   CHECK(d->loc.line == qpo::test::line_of(text, "qps.qz.type"));
 }
+
+// Issue 30 item 10: qpo validate parsed every file a second time to look for a matrix.
+TEST_CASE("the loader says whether the file has a matrix, so validate need not parse it again") {
+  qpo::test::Loaded without(qpo::test::rc_pair());
+  without.scenario = qpo::scenario::load_scenario(without.source, without.sink);
+  REQUIRE(without.scenario);
+  CHECK_FALSE(without.scenario->has_matrix);
+  qpo::test::Loaded with(qpo::test::rc_pair() + "matrix: { qps.qa.states.RTR.path_mtu: [1024, 4096] }\n");
+  with.scenario = qpo::scenario::load_scenario(with.source, with.sink);
+  REQUIRE(with.scenario);
+  CHECK(with.scenario->has_matrix);
+}
+
+// Issue 30 item 1: a matrix value goes through the same walk as --set.
+TEST_CASE("a matrix value that contains itself through an alias is Q114 at the value, not a crash") {
+  fs::path dir = scratch();
+  std::string text = pair_with_write() + "matrix:\n  tags: [&q [*q]]\n";
+  std::ofstream(dir / "s.yaml") << text;
+  std::string file = (dir / "s.yaml").string();
+  auto l = qpo::cli::load_and_validate(file);
+  qpo::cli::check_matrix(file, {}, *l);
+  fs::remove_all(dir);
+  const qpo::diag::Diagnostic* d = nullptr;
+  for (const auto& x : l->diags.all())
+    if (x.code == "Q114") d = &x;
+  REQUIRE(d);
+  CHECK(d->message.find("contains itself through an alias") != std::string::npos);
+  CHECK(d->loc.line == qpo::test::line_of(text, "tags: [&q"));
+}

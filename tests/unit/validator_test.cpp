@@ -625,3 +625,25 @@ TEST_CASE("depth: -5 is one error, not also Q601 about the default depth 256") {
   CHECK_MESSAGE(l.errors() == 1, l.dump());
   CHECK_MESSAGE(l.with_code("Q601").empty(), l.dump());
 }
+
+// Issue 30 item 13: a name with '[' was taken for a slice the loader had reported, everywhere;
+// outside a workload's qp: and timeline steps nothing expands or reports it.
+TEST_CASE("a reference with '[' where no slice is taken is Q201 at the reference") {
+  std::string y = single_rc("      INIT: {}\n");
+  y.replace(y.find("send_cq: c"), 10, "send_cq: \"zz[\"");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q201");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'zz[' is not defined in cqs");
+  CHECK(d->path == "qps.q.send_cq");
+  CHECK(d->loc.line == line_of(y, "send_cq: \"zz[\""));
+}
+
+TEST_CASE("a pd reference with '[' is Q201, not a QP dropped from the plan") {
+  std::string y = single_rc("      INIT: {}\n");
+  y.replace(y.find("pd: d"), 5, "pd: \"d[\"");
+  auto l = load_validate(y);
+  const auto* d = l.one("Q201");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->message == "'d[' is not defined in pds (or devices)");
+}
