@@ -157,6 +157,14 @@ class Applier {
     return std::nullopt;
   }
 
+  // Before a node takes another's value (yaml-cpp then drops the node's own reference, which
+  // is its identity): neither its index nor its origin may be found again under that address,
+  // which the next node yaml-cpp makes can get (a later --set would write into a detached map).
+  void forget(const YAML::Node& n) {
+    indexes_.erase(node_identity(n));
+    origins_.forget(n);
+  }
+
   MapIndex& index_of(const YAML::Node& map) {
     auto [it, fresh] = indexes_.try_emplace(node_identity(map));
     MapIndex& index = it->second;
@@ -178,6 +186,7 @@ class Applier {
     origins_.add(value, flag_);
     if (auto it = index.entries.find(key); it != index.entries.end()) {
       YAML::Node slot = it->second.value;  // a copy: assigning moves the handle, the entry stays
+      forget(slot);
       slot = value;
       return false;
     }
@@ -232,6 +241,7 @@ class Applier {
           return;
         }
         if (last) {
+          forget(at[*index]);
           at[*index] = value;
           origins_.add(value, flag_);
           return;
@@ -326,6 +336,8 @@ void OverrideOrigins::add(const YAML::Node& n, const SourceLoc& flag) {
     for (auto& child : children_of(at)) todo.push_back(std::move(child));
   }
 }
+
+void OverrideOrigins::forget(const YAML::Node& n) { by_node_.erase(node_identity(n)); }
 
 const SourceLoc* OverrideOrigins::origin_of(const YAML::Node& n) const {
   auto it = by_node_.find(node_identity(n));

@@ -27,6 +27,9 @@ class OverrideOrigins {
   // Where the override that put `n` into the tree is, or nullptr when `n` comes from the file.
   // A hash lookup: the loader asks this for every key and value it reads.
   const SourceLoc* origin_of(const YAML::Node& n) const;
+  // `n` is about to take another node's value: its identity (the reference yaml-cpp frees once
+  // no node holds it) must not name an origin any more, since a new node may get its address.
+  void forget(const YAML::Node& n);
   bool empty() const { return by_node_.empty(); }
 
  private:
