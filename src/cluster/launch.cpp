@@ -37,16 +37,18 @@ bool spawn(const std::vector<std::string>& argv, Connection* c, std::string* err
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  int to_child[2], from_child[2];
-  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
-    *error = std::string("pipe: ") + std::strerror(errno);
+  int to_child[2] = {-1, -1}, from_child[2] = {-1, -1};
+  // On failure, the pipes made so far are closed (hosts are started in parallel, so a fork
+  // that fails with EAGAIN must not leave descriptors behind for the next attempt).
+  auto fail = [&](const char* what) {
+    *error = std::string(what) + ": " + std::strerror(errno);
+    for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]})
+      if (fd >= 0) ::close(fd);
     return false;
-  }
+  };
+  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) return fail("pipe");
   pid_t pid = fork();
-  if (pid < 0) {
-    *error = std::string("fork: ") + std::strerror(errno);
-    return false;
-  }
+  if (pid < 0) return fail("fork");
   if (pid == 0) {
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
