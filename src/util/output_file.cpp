@@ -80,7 +80,12 @@ bool write_replacing(const std::string& path, const std::string& shown, std::str
     *error = system_error(shown, "cannot create a file in its directory");
     return false;
   }
-  bool ok = write_all(fd, text);
+  // A file replaced keeps its permissions (a results file made group-readable stays so), and
+  // the data is on disk before the rename, so a crash leaves the old file or the new, never an
+  // empty one.
+  struct stat old {};
+  if (::lstat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(fd, old.st_mode & 07777);
+  bool ok = write_all(fd, text) && ::fsync(fd) == 0;
   if (!ok) *error = system_error(shown, "cannot write");
   if (::close(fd) != 0 && ok) {
     ok = false;

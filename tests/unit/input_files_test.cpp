@@ -324,3 +324,17 @@ TEST_CASE("an output named /dev/fd/N is written to that descriptor, where the ca
   close(p[0]);
   CHECK(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0) == "results\n");
 }
+
+TEST_CASE("a regular file that an output replaces keeps its permissions") {
+  TempDir t;
+  auto path = t.file("results.json", "old\n");
+  REQUIRE(chmod(path.c_str(), 0640) == 0);
+  std::string error;
+  REQUIRE_MESSAGE(qpo::util::write_output_file(path, "new\n", &error), error);
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "new\n");
+}
