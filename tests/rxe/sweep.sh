@@ -52,8 +52,9 @@ QPO_LAUNCHER_LOG=$tmp/argv.log "$QPO" run --no-lab --agent-command "$QPO" "$tmp/
 rc=$?
 cat "$tmp/run.log"
 check "launcher: the run passes" $rc "exit $rc"
-want=$(printf '%s\n' -w a -N1 "$QPO" agent --stdio -w b -N1 "$QPO" agent --stdio)
-got=$(cat "$tmp/argv.log" 2>/dev/null)
+# One line per launch; the hosts are launched at once, so in either order.
+want=$(printf '%s\n' "-w a -N1 $QPO agent --stdio" "-w b -N1 $QPO agent --stdio")
+got=$(sort "$tmp/argv.log" 2>/dev/null)
 [ "$got" = "$want" ]; check "launcher: argv of both hosts" $? "got: $(echo $got)"
 
 [ $fails -eq 0 ] && echo "all passed" || echo "$fails failed"
