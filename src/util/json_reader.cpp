@@ -125,7 +125,7 @@ class Reader {
       ++i_;
       skip_space();
       Value member = value(depth + 1);
-      v.members.emplace_back(std::move(key), std::move(member));
+      v.members.push_back(Member{std::move(key), std::move(member)});
       skip_space();
       if (i_ < s_.size() && s_[i_] == ',') {
         ++i_;
@@ -144,12 +144,12 @@ class Reader {
     std::vector<size_t> order(v.members.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return v.members[a].first != v.members[b].first ? v.members[a].first < v.members[b].first : a < b;
+      return v.members[a].key != v.members[b].key ? v.members[a].key < v.members[b].key : a < b;
     });
     for (size_t k = 1; k < order.size(); ++k)
-      if (v.members[order[k]].first == v.members[order[k - 1]].first) {
-        throw Failure{"key \"" + v.members[order[k]].first.substr(0, 64) + "\" appears twice in an object",
-                      offset_of(v.members[order[k]].second)};
+      if (v.members[order[k]].key == v.members[order[k - 1]].key) {
+        throw Failure{"key \"" + v.members[order[k]].key.substr(0, 64) + "\" appears twice in an object",
+                      offset_of(v.members[order[k]].value)};
       }
   }
 

@@ -18,18 +18,27 @@ enum class Kind { Null, Bool, Number, String, Array, Object };
 // "null", "true or false", "a number", "a string", "an array", "an object": for messages.
 const char* kind_name(Kind k);
 
+struct Member;
+
 struct Value {
   Kind kind = Kind::Null;
   bool boolean = false;
   double number = 0;   // Number: the value (always finite)
   std::string text;    // String: the decoded text; Number: the literal as written (exact integers)
   std::vector<Value> items;                            // Array
-  std::vector<std::pair<std::string, Value>> members;  // Object, in file order, keys unique
+  std::vector<Member> members;  // Object, in file order, keys unique
   int line = 0, column = 0;  // where the value starts (1-based; column in bytes)
 
   bool is(Kind k) const { return kind == k; }
   // The member `key` of an object; nullptr when absent or when this is not an object.
   const Value* find(std::string_view key) const;
+};
+
+// A key of an object and its value. Not a std::pair: clang 14 wants pair's types complete
+// where Value is not yet (a pair's traits are instantiated inside Value's own definition).
+struct Member {
+  std::string key;
+  Value value;
 };
 
 struct Limits {

@@ -199,7 +199,9 @@ TEST_CASE("an agent report with a malformed latency histogram fails that host, n
       {workload + R"("cdf":[7]}]})", "workload 'lat' latency[0].cdf[0] is not a point [usec, share]"},
       {workload + R"("edges":{"a":1}}]})", "field 'edges' is not a list"},
   };
-  for (const auto& [bad_workload, field] : cases) {
+  for (const auto& one : cases) {
+    const std::string& bad_workload = one.first;  // not a structured binding: CAPTURE's lambda
+    const std::string& field = one.second;        // cannot capture one in clang 14
     CAPTURE(bad_workload);
     int port = free_port();
     Meeting meeting(1);
