@@ -415,7 +415,8 @@ TEST_CASE("a read over a write's bytes that is not a read-back of them is warnin
   CHECK(d->path == "workloads.r");
   CHECK(d->loc.line == qpo::test::line_of(y, "  r: {"));
   // The plan does refill it: the warning describes what runs.
-  const auto* prep = step_for(plan_of(y), StepKind::PrepareData, "r");
+  const auto plan = plan_of(y);  // kept: the step points into it
+  const auto* prep = step_for(plan, StepKind::PrepareData, "r");
   REQUIRE(prep);
   CHECK(prep->extra().fill_remote);
 }
