@@ -167,7 +167,15 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       lo.launcher = o.all_local ? "" : s.host(agents[i].host)->launcher;
       lo.host = agents[i].host;
       lo.connect_budget_ms = o.connect_budget_ms;
-      auto greet = [&agents, &greetings, &o, i, lo] { greetings[i] = launch_and_greet(agents[i], lo, o.token); };
+      // launch_and_greet catches what it meets; the guard is for what is left (bad_alloc), which
+      // must not leave the thread: that would end the controller.
+      auto greet = [&agents, &greetings, &o, i, lo] {
+        try {
+          greetings[i] = launch_and_greet(agents[i], lo, o.token);
+        } catch (const std::exception& e) {
+          greetings[i].error = std::string("starting the agent: ") + e.what();
+        }
+      };
       try {
         threads.emplace_back(greet);
       } catch (const std::system_error&) {  // no thread to be had: this host in this thread, then
