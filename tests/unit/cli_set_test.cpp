@@ -8,26 +8,17 @@
 #include <fstream>
 #include <string>
 
+#include "shell_command.h"
 #include "cli/input.h"
 #include "scenario_fixture.h"
 
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using Outcome = qpo::test::CommandOutcome;
 
 Outcome run_shell(const std::string& args) {
   std::string cmd = std::string(QPO_BINARY) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) o.output.append(buf, n);
-  int status = pclose(p);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  return qpo::test::run_command(cmd);
 }
 
 // The fixture's RC pair, written to a file of its own for the binary to read.

@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "shell_command.h"
 #include "scenario_fixture.h"
 #include "util/input_file.h"
 #include "util/output_file.h"
@@ -40,23 +41,13 @@ constexpr bool kAsan = false;
 constexpr bool kAsan = false;
 #endif
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
+using Outcome = qpo::test::CommandOutcome;
 
 // `args` is shell text (paths here are made by the test: no quoting needed).
 Outcome run_qpo(const std::string& args, const std::string& env = "") {
   std::string cmd = std::string(kAsan ? "" : "ulimit -v 2097152; ") + env + " timeout -s KILL 60 " + QPO_BINARY + " " +
                     args + " </dev/null 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) o.output.append(buf, n);
-  int status = pclose(p);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  return qpo::test::run_command(cmd);
 }
 
 struct TempDir {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "shell_command.h"
 #include "check/validate.h"
 #include "cli/lab_hosts.h"
 #include "scenario_fixture.h"
@@ -75,21 +76,11 @@ qpo::test::Loaded in_lab(const std::string& yaml) {
   return l;
 }
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using Outcome = qpo::test::CommandOutcome;
 
 Outcome run_qpo(const std::string& args) {
   std::string cmd = std::string(QPO_BINARY) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) o.output.append(buf, n);
-  int status = pclose(p);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  return qpo::test::run_command(cmd);
 }
 
 std::string write_file(const std::string& tag, const std::string& text) {
