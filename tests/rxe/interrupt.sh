@@ -36,8 +36,10 @@ drill() {
 }
 drill "Ctrl-C, hosts as threads" "$QPO" run --no-lab --local --verbose "$S"
 drill "Ctrl-C, one agent process per host" "$QPO" run --no-lab --agents --local --verbose "$S"
-# A ping-pong has no progress callback: it must see the executor's stop flag directly.
-drill "Ctrl-C, send_lat script with duration: 30" --within 5 \
+# A ping-pong has no progress callback: it must see the executor's stop flag directly. The
+# bound is loose on purpose (CI may share the box): one that ignores the flag runs on for
+# ~165 s, one that honours it stops in seconds (1-6 s measured under TCG).
+drill "Ctrl-C, send_lat script with duration: 180" --within 60 \
   "$QPO" run --no-lab --verbose tests/scenarios/long/rc-send-lat-duration-lua.yaml
 echo "$failures interrupt drills failed"
 [ "$failures" -eq 0 ]
