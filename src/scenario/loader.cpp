@@ -1,6 +1,5 @@
 #include "scenario/loader.h"
 
-#include <yaml-cpp/depthguard.h>
 
 #include <algorithm>
 #include <new>
@@ -90,12 +89,6 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     // pass of the parser reads the first document and counts the rest.
     auto parsed = parse_yaml(source.text());
     auto at = [&](const YAML::Mark& m) { return SourceLoc{source.name(), m.line + 1, m.column + 1}; };
-    if (parsed.stuck) {
-      auto& d = sink.error("Q100", at(parsed.stuck_at), "", "not valid YAML: unexpected token");
-      d.rule = "YAML 1.2 syntax";
-      d.hint = "check the commas and brackets near this position (',' belongs inside [ ] or { })";
-      return std::nullopt;
-    }
     if (parsed.documents > 1) {
       auto& d = sink.error("Q100", at(parsed.second), "", "the file holds " + std::to_string(parsed.documents) +
                                                              " YAML documents; a scenario is one");
@@ -103,11 +96,11 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
       return std::nullopt;
     }
     root = parsed.root;
-  } catch (const YAML::DeepRecursion& e) {
-    // Block nesting (`- - - ...`, or one key per deeper line) is yaml-cpp's to bound.
+  } catch (const NestingTooDeep& e) {
+    // Block nesting (`- - - ...`, or one key per deeper line): bounded while parsing (yaml_parse.h).
     auto& d = sink.error("Q111", {source.name(), e.mark.line + 1, e.mark.column + 1}, "",
-                         "the YAML nests deeper than the parser follows (" + std::to_string(e.depth()) + " levels)");
-    d.rule = "nesting limit (yaml-cpp's recursion guard)";
+                         "the YAML nests deeper than the parser follows (" + std::to_string(e.depth) + " levels)");
+    d.rule = "nesting limit: " + std::to_string(kMaxYamlNesting) + " levels";
     d.hint = "a scenario needs a few levels; check the indentation before this position";
     return std::nullopt;
   } catch (const std::bad_alloc&) {
@@ -119,7 +112,7 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
   } catch (const YAML::Exception& e) {
     SourceLoc loc{source.name(), e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
     auto& d = sink.error("Q100", loc, "", "not valid YAML: " + e.msg);
-    d.rule = "YAML 1.2 syntax";
+    d.rule = "YAML syntax";
     d.hint = "check indentation and brackets near this position";
     return std::nullopt;
   } catch (const std::exception& e) {
