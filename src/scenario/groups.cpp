@@ -151,6 +151,13 @@ class ListExpander {
   std::unordered_map<std::string, Seen> seen_;
 };
 
+// " (count set by --set qps.cli.count=4)" when an override set the group's count, else "".
+std::string count_set_by(const SourceLoc& origin) {
+  if (!origin.given()) return "";
+  if (origin.line == 0) return " (count set by " + std::string(origin.file) + ")";
+  return " (count set by the matrix value at " + std::string(origin.file) + ":" + std::to_string(origin.line) + ")";
+}
+
 // An MR reference of workload `w`: a group is only meaningful where each QP takes its own.
 void mr_group_not_here(YamlReader& r, const Workload& w, const Ref& mr, const char* key, const Group& g,
                        const std::string& why, const std::string& hint = "") {
@@ -277,8 +284,8 @@ void expand_workload_groups(YamlReader& r, Scenario& s) {
       if (mg && mg->count != qp_group->count) {
         const Ref& mr = mg == local ? w.local_mr : w.remote_mr;
         mr_group_not_here(r, w, mr, mg == local ? "local_mr" : "remote_mr", *mg,
-                          "QP group '" + qp_group->name + "' has " + std::to_string(qp_group->count) +
-                              " QPs: the counts must match (QP I uses MR I)",
+                          "QP group '" + qp_group->name + "' has " + std::to_string(qp_group->count) + " QPs" +
+                              count_set_by(qp_group->count_origin) + ": the counts must match (QP I uses MR I)",
                           "write 'per_qp: " + qp_group->name + "' on MR '" + mg->name + "' instead of its count:");
         ok = false;
       }

@@ -416,10 +416,12 @@ void expand_counts(YamlReader& r, Scenario& s) {
     return;
   }
   std::map<std::string, uint32_t> counts;
+  std::map<std::string, SourceLoc> count_origins;  // groups whose count an override set
   for (const auto& q : s.qps)
     if (q.count) {
       counts[q.name] = q.count;
-      s.groups.push_back(Group{q.name, q.loc, Group::Kind::Qp, 0, q.count});  // named by workloads and steps
+      if (q.count_origin.given()) count_origins[q.name] = q.count_origin;
+      s.groups.push_back(Group{q.name, q.loc, Group::Kind::Qp, 0, q.count, q.count_origin});  // named by workloads and steps
     }
   std::vector<Qp> out;
   out.reserve(qps);
@@ -441,7 +443,17 @@ void expand_counts(YamlReader& r, Scenario& s) {
     bool reported = peer != counts.end() && mismatched.count({q.connect.name, q.name});
     if (peer != counts.end() && peer->second != q.count && !reported) {
       mismatched.insert({q.name, q.connect.name});
-      auto& d = r.sink().error("Q502", q.connect.loc, "qps." + q.name + ".connect",
+      // A count an override set is the cause: point at its flag (or matrix value), not the file.
+      SourceLoc at = q.connect.loc;
+      std::string path = "qps." + q.name + ".connect";
+      if (q.count_origin.given()) {
+        at = q.count_origin;
+        path = "qps." + q.name + ".count";
+      } else if (auto o = count_origins.find(q.connect.name); o != count_origins.end()) {
+        at = o->second;
+        path = "qps." + q.connect.name + ".count";
+      }
+      auto& d = r.sink().error("Q502", at, path,
                                "'" + q.name + "' has count " + std::to_string(q.count) + " but its peer '" +
                                    q.connect.name + "' has count " + std::to_string(peer->second));
       d.rule = "counted QPs connect index by index";
@@ -537,6 +549,7 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
         if (auto c = r.uint(value, p, 1000000)) {
           if (*c == 0) r.sink().error("Q401", r.loc(value), p, "count must be at least 1");
           else q.count = static_cast<uint32_t>(*c);
+          if (r.from_override(value)) q.count_origin = r.loc(value);
         }
       }
       else if (key == "cm") load_cm(r, value, p, q);

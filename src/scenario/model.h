@@ -220,6 +220,7 @@ struct Qp : Object {
   bool sq_sig_all = false;
   Ref connect;                       // peer QP, possibly on another host
   uint32_t count = 0;                // > 0: a template the loader expands into name.0 .. name.(count-1)
+  SourceLoc count_origin;            // the --set flag or matrix value that set count:, if one did
   // The bring-up path, then the extra transitions. The members of a counted group share their
   // template's list (util/shared_list.h) until one of them needs its own.
   util::SharedList<Transition> transitions;
@@ -353,6 +354,7 @@ struct Group {
   Kind kind = Kind::Qp;
   uint32_t first = 0;  // the first member's index (a workload on a slice cli[4:8]: 4)
   uint32_t count = 0;
+  SourceLoc count_origin;  // the --set flag or matrix value that set a QP group's count:, if one did
   std::string member(uint32_t index) const { return name + "." + std::to_string(index); }
   bool holds(uint32_t index) const { return index >= first && index - first < count; }
 };

@@ -22,6 +22,8 @@ class YamlReader {
   // Where `n` is written: file:line:col, or the --set flag that put it into the tree.
   SourceLoc loc(const YAML::Node& n) const;
   void set_override_origins(const OverrideOrigins* origins) { origins_ = origins && !origins->empty() ? origins : nullptr; }
+  // Whether a --set flag or a matrix value put `n` into the tree.
+  bool from_override(const YAML::Node& n) const { return origins_ && origins_->origin_of(n); }
   diag::DiagSink& sink() { return sink_; }
   const std::string& file() const { return file_; }
 

@@ -69,3 +69,30 @@ TEST_CASE("--set qps.cli.count=4 on rc-many-qps is one Q502 for the pair, not a 
   CHECK(q502 == 1);
   CHECK(q201 == 0);
 }
+
+TEST_CASE("--set qps.cli.count=4: the count mismatch points at the flag, and the MR group's Q213 names it") {
+  auto l = qpo::cli::load_and_validate(QPO_SOURCE_DIR "/scenarios/rc-many-qps.yaml", {"qps.cli.count=4"});
+  const qpo::diag::Diagnostic* q502 = nullptr;
+  const qpo::diag::Diagnostic* q213 = nullptr;
+  for (const auto& d : l->diags.all()) {
+    if (d.code == "Q502") q502 = &d;
+    if (d.code == "Q213") q213 = &d;
+  }
+  REQUIRE(q502);
+  CHECK(std::string(q502->loc.file) == "--set qps.cli.count=4");
+  CHECK(q502->path == "qps.cli.count");
+  CHECK(q502->message == "'cli' has count 4 but its peer 'srv' has count 16");
+  REQUIRE(q213);
+  CHECK(q213->message.find("QP group 'cli' has 4 QPs (count set by --set qps.cli.count=4): the counts must match") !=
+        std::string::npos);
+}
+
+TEST_CASE("--set on the peer's count (srv) points the mismatch at that flag") {
+  auto l = qpo::cli::load_and_validate(QPO_SOURCE_DIR "/scenarios/rc-many-qps.yaml", {"qps.srv.count=8"});
+  const qpo::diag::Diagnostic* q502 = nullptr;
+  for (const auto& d : l->diags.all())
+    if (d.code == "Q502") q502 = &d;
+  REQUIRE(q502);
+  CHECK(std::string(q502->loc.file) == "--set qps.srv.count=8");
+  CHECK(q502->path == "qps.srv.count");
+}
