@@ -22,6 +22,7 @@
 #include "check/validate.h"
 #include "plan/plan.h"
 #include "report/run_report.h"
+#include "util/output_file.h"
 #include "util/strings.h"
 
 namespace qpo::cli {
@@ -64,7 +65,7 @@ Action add_run(CLI::App& app) {
     CLI::Option* phase_timeout = nullptr;  // given on the command line, or the default scaled by QPs
     std::string agent_command = "qpo", token_file;
     std::vector<std::string> overrides;
-    std::string report_file, results_file;  // --report, --results
+    std::string report_file, results_file, events_file;  // --report, --results, --events
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
@@ -80,6 +81,9 @@ Action add_run(CLI::App& app) {
       "two hosts gets two guests joined by the lab's link, one host in each (the hosts' addresses\n"
       "are replaced there: guest a runs the controller, guest b an agent); --local keeps every host\n"
       "on one device in one guest, where a fault between hosts is an error (Q511).\n\n"
+      "Each step's line is printed when the step is final: bring-up's at the end of the bring-up\n"
+      "(its lines are kept out of the timed window), then each stage's as the stage ends; with\n"
+      "--events FILE the same steps go to FILE as JSON lines as they come (then a verdict line).\n\n"
       "Exit status: 0 pass, 1 fail or invalid scenario, 2 system error, 77 unsupported by device\n"
       "(e.g. XRC on rxe; reported with the reason, never as a pass).\n\n"
       "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml");
@@ -114,6 +118,10 @@ Action add_run(CLI::App& app) {
   cmd->add_option("--results", opts->results_file,
                   "Also write the JSON results (what --format json prints) to this file, whatever --format prints: "
                   "for qpo compare, qpo report, and qpo test's baselines and report");
+  cmd->add_option("--events", opts->events_file,
+                  "Also write the run as it goes as JSON lines: one per step (as the JSON report lists it, "
+                  "\"event\": \"step\") when it is final, then {\"event\": \"end\", \"verdict\", ...}; "
+                  "'-' writes them to standard output instead of the text log");
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
@@ -143,6 +151,16 @@ Action add_run(CLI::App& app) {
       if (!report_file.empty()) {
         args.insert(args.end(), {"--report", report_file});
         lab_args = report_lab_args(report_file);
+      }
+      if (opts->events_file == "-") args.insert(args.end(), {"--events", "-"});
+      std::string events_file = opts->events_file == "-" ? "" : absolute_report_path(opts->events_file);
+      if (!events_file.empty()) {
+        args.insert(args.end(), {"--events", events_file});
+        if (!lab_args.empty() && lab_args != report_lab_args(events_file)) {
+          std::cerr << "qpo: in the lab, --report, --results and --events must name files in one directory\n";
+          return static_cast<int>(kSystemError);
+        }
+        lab_args = report_lab_args(events_file);
       }
       if (!results_file.empty()) {
         args.insert(args.end(), {"--results", results_file});
@@ -183,6 +201,24 @@ Action add_run(CLI::App& app) {
     signal(SIGPIPE, SIG_IGN);  // an agent that died is an error to report, not a reason to die
     bool remote = false;
     for (const auto& h : l->scenario()->hosts) remote |= !cluster::is_local_address(h.address) || !h.launcher.empty();
+    if (opts->events_file == "-" && opts->out.format == "json") {
+      std::cerr << "qpo: --events - and --format json both write to standard output; give --events a file\n";
+      return static_cast<int>(kSystemError);
+    }
+    util::OutputStream events;
+    std::string why;
+    if (!opts->events_file.empty() && !events.open(opts->events_file, &why)) {
+      std::cerr << "qpo: --events: " << why << "\n";
+      return static_cast<int>(kSystemError);
+    }
+    // The text log goes to the terminal unless stdout carries JSON (--format json, --events -).
+    bool text = opts->out.format != "json" && opts->events_file != "-";
+    auto show = [&](const report::StepResult& s) {
+      if (text) std::cout << report::render_step_text(s, opts->verbose) << std::flush;
+      if (events.is_open()) events.write(report::render_step_event(s) + "\n");
+    };
+    report::LiveLog live(exec::active_hosts(*l->scenario()), show);
+    bool streamed = false;  // the steps were shown as they came
     report::RunReport report;
     if ((remote && !opts->local) || opts->agents) {
       cluster::ControllerOptions co;
@@ -204,15 +240,22 @@ Action add_run(CLI::App& app) {
       }
       report = cluster::run_with_agents(l->source->text(), *l->scenario(), co);
     } else {
+      ro.live = &live;
       report = exec::run_scenario(*l->checked, p, ro);
+      streamed = true;
     }
     report.overrides = opts->overrides;
+    // Agents send their lines with their reports, at the end: shown now.
+    if (!streamed)
+      for (const auto& s : report.steps) show(s);
+    if (events.is_open() && !events.write(report::render_end_event(report) + "\n"))
+      std::cerr << "qpo: --events: " << util::printable(opts->events_file, 1000) << ": cannot write\n";
     if (opts->out.format == "json") {
       util::JsonWriter w;
       report::render_json(w, report);
       std::cout << w.str() << "\n";
-    } else {
-      std::cout << report::render_text(report, opts->verbose);
+    } else if (text) {
+      std::cout << report::render_summary_text(report);
     }
     if (!opts->results_file.empty()) {
       util::JsonWriter w;

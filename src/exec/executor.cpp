@@ -461,6 +461,7 @@ report::RunReport HostSession::run(Channel& ch) {
   if (exchanged) log_published(published_at);
   if (abort_reported_) settle_abort_step(st_.report);
   if (alive_) report_barrier(setup_step(plan::StepKind::Barrier));
+  publish_lines();
   // The timeline, stage by stage, as the plan lists it: this host's steps, then the meeting.
   std::vector<std::vector<const plan::Step*>> by_stage(p_.stages.size());
   if (plan_)
@@ -472,13 +473,22 @@ report::RunReport HostSession::run(Channel& ch) {
       for (const auto* step : by_stage[k])
         if (step->kind == plan::StepKind::Barrier) report_barrier(step->index);
     if (k == faults_off) traffic_faults_.reset();
+    publish_lines();
   }
   traffic_faults_.reset();
   whole_run_faults.reset();  // before the devices close: it reads their counters
   links_.reset();            // a link a step took down is up again before the objects go
   record_counter_deltas();
   teardown();
+  publish_lines();
+  if (o_.live) o_.live->host_done(st_.host);
   return st_.report;
+}
+
+void HostSession::publish_lines() {
+  if (!o_.live) return;
+  o_.live->lines(st_.host, st_.report.steps, published_, st_.report.steps.size());
+  published_ = st_.report.steps.size();
 }
 
 // Every hw_counter of every device this host opened, at open and now (the HTML report's table).

@@ -8,6 +8,7 @@
 
 #include "check/checked.h"
 #include "plan/plan.h"
+#include "report/live_log.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
 
@@ -22,6 +23,8 @@ struct RunOptions {
   int phase_timeout_ms = 120000;
   // How many hosts this process runs (run_scenario sets it; an agent's session runs one).
   size_t hosts_here = 1;
+  // Where each host's lines go once final (`qpo run`'s terminal and --events), or nowhere.
+  report::LiveLog* live = nullptr;
 };
 
 report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o);

@@ -42,6 +42,9 @@ class HostSession {
   void run_measured_workloads(const std::vector<const plan::Step*>& workloads);
   bool run_timeline_step(const plan::Step& step);
   void teardown();
+  // Hands the lines made since the last call to o_.live: call only where no later step can
+  // insert a line before them (after the bring-up is settled, after a stage, at the end).
+  void publish_lines();
   void record_counter_deltas();
   void release(verbs::Resource& res);  // one destroy, with its line
   void report_barrier(int plan_step);
@@ -57,6 +60,7 @@ class HostSession {
   const StopRequest* stop_request_ = nullptr;  // from the channel: this host was found late
   bool alive_ = true;
   bool abort_reported_ = false;  // the line saying another host's failure aborted this one
+  size_t published_ = 0;         // report lines already handed to o_.live
   bool capability_checked_ = false;
   bool create_started_ = false;
   std::chrono::steady_clock::time_point first_create_;

@@ -38,29 +38,38 @@ const char* verdict_name(Verdict v) {
   return "?";
 }
 
+std::string render_step_text(const StepResult& s, bool verbose) {
+  if (!verbose && s.status == StepStatus::Info) return "";
+  std::string out;
+  // Numbered as `qpo plan` numbers the step (per host); a step may report several lines.
+  char num[16] = "   -";
+  if (s.plan_step > 0) std::snprintf(num, sizeof num, "%4d", s.plan_step);
+  char head[160];
+  // Names, details and messages carry scenario text and script output: printable only.
+  std::string object = util::printable(s.object, 200);
+  std::snprintf(head, sizeof head, "%s %-11s %-24s %-14s ", num, s.phase.c_str(), s.verb.c_str(), object.c_str());
+  out += head;
+  if (!s.detail.empty()) out += util::printable(s.detail, 1000) + "  ";
+  out += status_name(s.status);
+  if (s.micros > 0) {
+    char t[32];
+    std::snprintf(t, sizeof t, "  %.0f us", s.micros);
+    out += t;
+  }
+  if (!s.message.empty()) out += "\n     " + util::printable(s.message);
+  out += "\n";
+  if (s.workload) out += render_workload_text(*s.workload, "     ");
+  return out;
+}
+
 std::string render_text(const RunReport& r, bool verbose) {
   std::string out;
-  for (const auto& s : r.steps) {
-    if (!verbose && s.status == StepStatus::Info) continue;
-    // Numbered as `qpo plan` numbers the step (per host); a step may report several lines.
-    char num[16] = "   -";
-    if (s.plan_step > 0) std::snprintf(num, sizeof num, "%4d", s.plan_step);
-    char head[160];
-    // Names, details and messages carry scenario text and script output: printable only.
-    std::string object = util::printable(s.object, 200);
-    std::snprintf(head, sizeof head, "%s %-11s %-24s %-14s ", num, s.phase.c_str(), s.verb.c_str(), object.c_str());
-    out += head;
-    if (!s.detail.empty()) out += util::printable(s.detail, 1000) + "  ";
-    out += status_name(s.status);
-    if (s.micros > 0) {
-      char t[32];
-      std::snprintf(t, sizeof t, "  %.0f us", s.micros);
-      out += t;
-    }
-    if (!s.message.empty()) out += "\n     " + util::printable(s.message);
-    out += "\n";
-    if (s.workload) out += render_workload_text(*s.workload, "     ");
-  }
+  for (const auto& s : r.steps) out += render_step_text(s, verbose);
+  return out + render_summary_text(r);
+}
+
+std::string render_summary_text(const RunReport& r) {
+  std::string out;
   for (const auto& d : r.disagreements)
     out += "DISAGREEMENT (bug in qpo's rule tables or the provider): " + util::printable(d) + "\n";
   if (r.qps_at_rts && r.bringup_seconds > 0) {
@@ -76,6 +85,32 @@ std::string render_text(const RunReport& r, bool verbose) {
   if (!r.reason.empty()) out += ": " + util::printable(r.reason);
   out += "\n";
   return out;
+}
+
+void render_step_fields(util::JsonWriter& w, const StepResult& s) {
+  w.field("step", s.plan_step).field("host", s.host).field("phase", s.phase).field("verb", s.verb).field("object", s.object);
+  w.field("detail", s.detail).field("status", status_name(s.status)).field("errno", s.err);
+  w.field("micros", s.micros).field("message", s.message);
+}
+
+std::string render_step_event(const StepResult& s) {
+  util::JsonWriter w(false);
+  w.begin_object().field("event", "step");
+  render_step_fields(w, s);
+  if (s.workload) {
+    w.key("workload");
+    render_workload_json(w, *s.workload);
+  }
+  w.end_object();
+  return w.str();
+}
+
+std::string render_end_event(const RunReport& r) {
+  util::JsonWriter w(false);
+  w.begin_object().field("event", "end").field("scenario", r.scenario).field("file", r.file).field("device", r.device);
+  w.field("verdict", verdict_name(r.verdict)).field("reason", r.reason).field("exit_code", exit_code(r));
+  w.end_object();
+  return w.str();
 }
 
 void render_json(util::JsonWriter& w, const RunReport& r) {
@@ -96,9 +131,7 @@ void render_json(util::JsonWriter& w, const RunReport& r) {
   w.key("steps").begin_array();
   for (const auto& s : r.steps) {
     w.begin_object();
-    w.field("step", s.plan_step).field("host", s.host).field("phase", s.phase).field("verb", s.verb).field("object", s.object);
-    w.field("detail", s.detail).field("status", status_name(s.status)).field("errno", s.err);
-    w.field("micros", s.micros).field("message", s.message);
+    render_step_fields(w, s);
     w.end_object();
   }
   w.end_array();

@@ -108,6 +108,17 @@ struct RunReport {
 // One line per step: "  12 bring-up  ibv_modify_qp  qa  INIT->RTR mask=...  ok  35 us";
 // a script workload's step is followed by its table and thresholds.
 std::string render_text(const RunReport& r, bool verbose);
+// render_text's parts: one step's line(s) ("" for an info line unless verbose), and what follows
+// the steps (disagreements, the bring-up rate, --set echoes, the verdict line last).
+std::string render_step_text(const StepResult& s, bool verbose);
+std::string render_summary_text(const RunReport& r);
+// `qpo run --events`: one JSON object per line. A step as the JSON report lists it, with
+// "event": "step" (and its "workload" when it ran one); the last line "event": "end" with the
+// verdict, its reason and the exit code.
+std::string render_step_event(const StepResult& s);
+std::string render_end_event(const RunReport& r);
+// A step's fields as the JSON report's "steps" entries hold them (inside an open object).
+void render_step_fields(util::JsonWriter& w, const StepResult& s);
 // The steps, plus "workloads": every script workload's results as structured JSON.
 void render_json(util::JsonWriter& w, const RunReport& r);
 // A measured value as messages print it: 38.2, 0.001065, 12500.

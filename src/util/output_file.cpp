@@ -101,6 +101,56 @@ bool write_replacing(const std::string& path, const std::string& shown, std::str
 
 }  // namespace
 
+OutputStream::~OutputStream() {
+  if (owned_ && fd_ >= 0) ::close(fd_);
+}
+
+bool OutputStream::open(const std::string& path, std::string* error) {
+  std::string shown = printable(path, 512);
+  if (path.empty()) {
+    *error = "no file name given";
+    return false;
+  }
+  if (path == "-" || named_descriptor(path) >= 0) {
+    fd_ = path == "-" ? STDOUT_FILENO : named_descriptor(path);
+    struct stat st{};
+    if (::fstat(fd_, &st) != 0) {
+      *error = system_error(shown, "cannot write");
+      fd_ = -1;
+      return false;
+    }
+    return true;
+  }
+  struct stat link{};
+  bool exists = ::lstat(path.c_str(), &link) == 0;
+  if (exists && !S_ISREG(link.st_mode)) {
+    struct stat target{};
+    bool resolves = ::stat(path.c_str(), &target) == 0;
+    if (!(resolves && (S_ISCHR(target.st_mode) || S_ISFIFO(target.st_mode)))) {
+      *error = S_ISLNK(link.st_mode) ? shown + ": it is a symbolic link; not writing through it: give the path of the file itself"
+                                     : shown + ": it is " + file_type_name(link.st_mode) +
+                                           "; give a regular file, a character device or a FIFO";
+      return false;
+    }
+    fd_ = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd_ >= 0) ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+  } else {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+  }
+  if (fd_ < 0) {
+    *error = errno == ENXIO ? shown + ": no process is reading this FIFO" : system_error(shown, "cannot open");
+    return false;
+  }
+  owned_ = true;
+  return true;
+}
+
+bool OutputStream::write(std::string_view text) {
+  if (fd_ < 0 || failed_) return false;
+  failed_ = !write_all(fd_, text);
+  return !failed_;
+}
+
 bool write_output_file(const std::string& path, std::string_view text, std::string* error) {
   std::string shown = printable(path, 512);
   if (path.empty()) {

@@ -16,4 +16,25 @@ namespace qpo::util {
 // Writes `text` to `path`; false with `*error` (naming the path, terminal-safe) when it cannot.
 bool write_output_file(const std::string& path, std::string_view text, std::string* error);
 
+// A file written as it goes, to be read while it grows (`tail -f`, a tool following a run):
+// the same paths are accepted, but a regular file is truncated and written in place (opened
+// with O_NOFOLLOW: a symbolic link is refused, as above), and "-" is standard output.
+class OutputStream {
+ public:
+  OutputStream() = default;
+  ~OutputStream();
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+  // False with `*error` when `path` cannot be opened for writing.
+  bool open(const std::string& path, std::string* error);
+  bool is_open() const { return fd_ >= 0; }
+  // Writes all of `text` at once; false after a write failed (the rest is dropped).
+  bool write(std::string_view text);
+
+ private:
+  int fd_ = -1;
+  bool owned_ = false;  // closed by the destructor (not stdout or a /dev/fd/N)
+  bool failed_ = false;
+};
+
 }  // namespace qpo::util

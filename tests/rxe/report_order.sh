@@ -61,6 +61,41 @@ want="bring-up ibv_modify_qp qb ok INIT->RTR
 bring-up ibv_modify_qp qb FAILED RTR->RTS"
 check "bringup-unexpected-success: the failing step is named and nothing ran after it" "$want" "$got"
 
+# Live output (issue 31): on a terminal, the first smoke's lines arrive before the 3 s pause
+# ends, not all at exit. Under a pseudo-terminal each line gets its arrival time; the first
+# smoke's receive must come at least 2 s before the process ends (the pause alone is 3 s; a
+# log printed at exit puts every line within milliseconds of the end, however busy the box).
+L=tests/rxe/live/smoke-pause-smoke.yaml
+EV=/tmp/report-order-events.$$.jsonl
+timed=$(python3 tests/rxe/pty_lines.py "$QPO" run --no-lab --events "$EV" "$L")
+first=$(printf '%s\n' "$timed" | awk '$3 == "traffic" && $4 == "smoke" && $5 == "receive" { print $1; exit }')
+end=$(printf '%s\n' "$timed" | awk '$2 == "exit" { print $1 }')
+verdict=$(printf '%s\n' "$timed" | awk '$2 == "PASS" || $2 == "FAIL" { print $2 " " $3 }')
+got=$(awk -v a="${first:-0}" -v b="${end:-0}" -v v="$verdict" 'BEGIN {
+  print (a > 0 && b - a >= 2 ? "first smoke line 2 s or more before the end" : "first smoke line at " a " s, end at " b " s"); print v }')
+want="first smoke line 2 s or more before the end
+PASS smoke-pause-smoke"
+check "smoke; pause: 3s; smoke under a terminal: the first smoke's line is printed before the pause ends" "$want" "$got"
+
+# The same run's --events: every line is one JSON object; the steps are the JSON report's, in
+# its order, and the last line is the end event with the verdict.
+got=$(python3 - "$EV" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+events = [json.loads(l) for l in lines]
+steps = [e for e in events if e["event"] == "step"]
+print("%d lines, each JSON" % len(lines) if len(lines) > 30 else "only %d lines" % len(lines))
+print("steps numbered in order" if [s["step"] for s in steps] == sorted(s["step"] for s in steps) else "steps out of order")
+print("last: %s %s exit %s" % (events[-1]["event"], events[-1].get("verdict"), events[-1].get("exit_code")))
+PY
+)
+n=$(wc -l < "$EV")
+want="$n lines, each JSON
+steps numbered in order
+last: end PASS exit 0"
+check "--events: a JSON object per line, the steps in plan order, the verdict last" "$want" "$got"
+rm -f "$EV"
+
 [ $fails -eq 0 ] && echo "report order: all checks passed" && exit 0
 echo "$fails report-order checks failed"
 exit 1
