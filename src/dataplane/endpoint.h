@@ -36,7 +36,8 @@ struct DeviceClock {
 
 struct Endpoint {
   std::string qp_name;          // scenario name, for messages
-  std::string qp_type;          // RC UC UD ...
+  ibv_qp_type qp_type = IBV_QPT_RC;  // what the data path compares
+  std::string type_name;              // its name in messages: RC UC UD ... (the rule table's)
   ibv_qp* qp = nullptr;
   // Set when the QP takes the extended post API (ibv_wr_*): sends go that way, as perftest's
   // do; null means ibv_post_send (a provider without it, or --old-post-send).

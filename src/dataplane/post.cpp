@@ -80,12 +80,12 @@ std::string check_send(const Endpoint& ep, const SendRequest& r) {
   if (info.atomic) {
     if (total != 8) return std::string(info.name) + " moves exactly 8 bytes (got " + std::to_string(total) + ")";
     if ((r.remote->addr + r.remote_offset) % 8 != 0) return "atomic remote address must be 8-byte aligned";
-    if (ep.qp_type != "RC" && ep.qp_type != "XRC_SEND") return "atomics need an RC QP (this one is " + ep.qp_type + ")";
+    if (ep.qp_type != IBV_QPT_RC && ep.qp_type != IBV_QPT_XRC_SEND) return "atomics need an RC QP (this one is " + ep.type_name + ")";
   }
-  if (r.op == Op::SendInv && ep.qp_type != "RC" && ep.qp_type != "XRC_SEND")
-    return "send with invalidate needs an RC or XRC QP (this one is " + ep.qp_type + ")";
-  if ((r.op == Op::Read) && ep.qp_type != "RC" && ep.qp_type != "XRC_SEND")
-    return "RDMA read needs an RC QP (this one is " + ep.qp_type + ")";
+  if (r.op == Op::SendInv && ep.qp_type != IBV_QPT_RC && ep.qp_type != IBV_QPT_XRC_SEND)
+    return "send with invalidate needs an RC or XRC QP (this one is " + ep.type_name + ")";
+  if ((r.op == Op::Read) && ep.qp_type != IBV_QPT_RC && ep.qp_type != IBV_QPT_XRC_SEND)
+    return "RDMA read needs an RC QP (this one is " + ep.type_name + ")";
   if (info.remote && is_ud(ep)) return std::string(info.name) + " is not possible on a UD QP (send only)";
   if (r.inline_data && total > ep.max_inline_data)
     return "inline " + std::to_string(total) + " bytes exceeds the QP's max_inline_data " +

@@ -66,6 +66,6 @@ const RemoteMr& default_remote_mr(const Endpoint& ep);
 
 // Converts a request to its verbs form (sges points at an array of >= num_sge entries).
 void to_verbs(const Endpoint& ep, const SendRequest& r, ibv_send_wr& wr, ibv_sge* sges);
-inline bool is_ud(const Endpoint& ep) { return ep.qp_type == "UD"; }
+inline bool is_ud(const Endpoint& ep) { return ep.qp_type == IBV_QPT_UD; }
 
 }  // namespace qpo::dataplane

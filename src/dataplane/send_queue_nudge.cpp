@@ -6,8 +6,8 @@
 
 namespace qpo::dataplane {
 
-SendQueueNudge::SendQueueNudge(ibv_qp_ex* qx, std::string_view qp_type) {
-  if (qp_type == "UD" || qp_type == "UC") qx_ = qx;
+SendQueueNudge::SendQueueNudge(ibv_qp_ex* qx, ibv_qp_type qp_type) {
+  if (qp_type == IBV_QPT_UD || qp_type == IBV_QPT_UC) qx_ = qx;
   quiet_ = clock::from_seconds(kQuietMs / 1000.0);
 }
 

@@ -25,7 +25,7 @@ class SendQueueNudge {
 
   // Inactive (never rings) for reliable QPs - their retransmit timer runs the requester - and
   // without the extended API.
-  SendQueueNudge(ibv_qp_ex* qx, std::string_view qp_type);
+  SendQueueNudge(ibv_qp_ex* qx, ibv_qp_type qp_type);
   // Once per pass of the loop (or per pass without a completion anywhere): how many sends are
   // outstanding, whether one of them completed since the last call, and clock::ticks().
   void observe(uint64_t outstanding, bool completed, uint64_t now);

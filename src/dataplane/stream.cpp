@@ -45,7 +45,7 @@ struct TxLane {
   uint64_t hook_next = 0;  // the next WR to ask the hook about
   bool hook_ended = false;
   // UD/UC: rings the doorbell again when the device leaves the queue alone (send_queue_nudge.h).
-  SendQueueNudge nudge{nullptr, ""};
+  SendQueueNudge nudge{nullptr, IBV_QPT_RC};
   uint64_t nudge_seen = 0;  // `completed` at the nudge's last look
   uint64_t first_post = 0, last_done = 0;  // ticks: the lane's own time
   std::vector<uint64_t> lat_posted, lat_done;  // keep_latency: per WR of this lane

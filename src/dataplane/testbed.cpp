@@ -98,7 +98,8 @@ void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
   auto qp = std::make_unique<verbs::Qp>(name, current_ctx(), current_pd(), nullptr, init);
   Endpoint ep;
   ep.qp_name = name;
-  ep.qp_type = q.type;
+  ep.qp_type = init.qp_type;
+  ep.type_name = q.type;
   ep.qp = qp->get();
   ep.qpx = old_post_send_ ? nullptr : qp->extended();
   ep.pd = current_pd();
@@ -123,7 +124,7 @@ void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
 void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, uint32_t dest_psn) {
   Endpoint& ep = eps_.at(name);
   ibv_qp* qp = ep.qp;
-  bool ud = ep.qp_type == "UD", rc = ep.qp_type == "RC";
+  bool ud = ep.qp_type == IBV_QPT_UD, rc = ep.qp_type == IBV_QPT_RC;
   ibv_qp_attr q{};
   ibv_qp_init_attr qi{};
   // Connected again (a UD receiver in a fan-in is connected to each sender): already up.
@@ -182,7 +183,7 @@ void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, u
 void Testbed::connect(const std::string& a, const std::string& b) {
   Endpoint& ea = eps_.at(a);
   Endpoint& eb = eps_.at(b);
-  if (ea.qp_type != eb.qp_type) throw std::invalid_argument("testbed: cannot connect " + ea.qp_type + " to " + eb.qp_type);
+  if (ea.qp_type != eb.qp_type) throw std::invalid_argument("testbed: cannot connect " + ea.type_name + " to " + eb.type_name);
   constexpr uint32_t kPsnA = 0x1000, kPsnB = 0x2000;
   to_rts(a, eb.qp->qp_num, kPsnA, kPsnB);
   to_rts(b, ea.qp->qp_num, kPsnB, kPsnA);
@@ -190,7 +191,7 @@ void Testbed::connect(const std::string& a, const std::string& b) {
     from.peer_name = to.qp_name;
     from.peer_qpn = to.qp->qp_num;
     from.peer_qkey = kQkey;
-    if (from.qp_type != "UD") return;
+    if (from.qp_type != IBV_QPT_UD) return;
     ibv_ah_attr ah{};
     ah.is_global = 1;
     ah.port_num = ctx().port();

@@ -19,11 +19,11 @@ std::string provider_of(const RunState& st) {
 std::string unsupported_reason(const RunState& st) {
   bool type2 = false;
   for (const auto& w : st.scenario->mws) type2 |= w.type == 2;
-  std::set<std::string> odp_qp_types;  // the types of the QPs that share a PD with an ODP MR
+  std::set<spec::QpType> odp_qp_types;  // the types of the QPs that share a PD with an ODP MR
   for (const auto& m : st.scenario->mrs) {
     if (!(m.access & IBV_ACCESS_ON_DEMAND)) continue;
     for (const auto& q : st.scenario->qps)
-      if (q.pd.name == m.pd.name) odp_qp_types.insert(q.type_name);
+      if (q.pd.name == m.pd.name) odp_qp_types.insert(q.qp_type);
   }
   const auto needs = scenario::needed_capabilities(*st.scenario);
   for (const auto& [name, d] : st.devices) {

@@ -295,8 +295,8 @@ class CmRunner {
     const auto* q = st_.scenario->qp(step_.object);
     std::string qp_name = q ? step_.object : step_.object.substr(0, step_.object.rfind(".listener"));
     const auto& sq = *st_.scenario->qp(qp_name);
-    if (sq.type_name == "UC" && !sq.cm.exchange_only) return create_uc_id(sq, !q);
-    rdma_port_space ps = sq.type_name == "UD" ? RDMA_PS_UDP : RDMA_PS_TCP;
+    if (sq.qp_type == spec::QpType::UC && !sq.cm.exchange_only) return create_uc_id(sq, !q);
+    rdma_port_space ps = sq.qp_type == spec::QpType::UD ? RDMA_PS_UDP : RDMA_PS_TCP;
     cm::Id made(host().channel->channel(), ps, step_.object);
     host().ids[step_.object] = st_.own<IdResource>(step_.object, std::move(made));
   }
@@ -323,7 +323,7 @@ class CmRunner {
     sockaddr_storage any;
     cm::make_sockaddr(cm.address.empty() ? "::" : cm.address, static_cast<uint16_t>(cm.port), &any);
     // A UC listener is bound already (rdma_create_ep).
-    if ((sq.type_name != "UC" || sq.cm.exchange_only) && rdma_bind_addr(id(step_.object), reinterpret_cast<sockaddr*>(&any)) != 0)
+    if ((sq.qp_type != spec::QpType::UC || sq.cm.exchange_only) && rdma_bind_addr(id(step_.object), reinterpret_cast<sockaddr*>(&any)) != 0)
       throw verbs::VerbsError("rdma_bind_addr", step_.object, errno);
     if (rdma_listen(id(step_.object), 1) != 0) throw verbs::VerbsError("rdma_listen", step_.object, errno);
     message_ = "listening on port " + std::to_string(cm.port);
@@ -370,7 +370,7 @@ class CmRunner {
     ibv_qp_attr applied{};
     int mask = cm::modify_by_cm(id(step_.object), q.qp->get(), to, step_.object, &applied);
     q.state = to == IBV_QPS_INIT ? spec::QpState::INIT : to == IBV_QPS_RTR ? spec::QpState::RTR : spec::QpState::RTS;
-    if (spec().type_name == "UD" && (mask & IBV_QP_QKEY)) q.qkey = applied.qkey;
+    if (spec().qp_type == spec::QpType::UD && (mask & IBV_QP_QKEY)) q.qkey = applied.qkey;
     detail_ = step_.from_state + "->" + step_.to_state + " (rdma_init_qp_attr)";
     message_ = "attr_mask=" + util::hex(static_cast<uint64_t>(mask)) + " (" +
                spec::RuleTable::builtin().mask_names(static_cast<spec::Mask>(mask)) + ")";
@@ -397,7 +397,7 @@ class CmRunner {
     }
     // UC has no reads, atomics or retries: all four stay 0 (with responder_resources the CM's
     // INIT would grant remote read and atomic access too).
-    if (!ud && spec().type_name == "RC") {
+    if (!ud && spec().qp_type == spec::QpType::RC) {
       p.responder_resources = 1;
       p.initiator_depth = 1;
       p.retry_count = 7;
@@ -409,7 +409,7 @@ class CmRunner {
 
   void connect() {
     const auto& s = spec();
-    bool ud = s.type_name == "UD";
+    bool ud = s.qp_type == spec::QpType::UD;
     auto p = conn_param(s.cm.private_data, ud);
     if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
     auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
@@ -502,7 +502,7 @@ class CmRunner {
 
   void accept() {
     const auto& s = spec();
-    bool ud = s.type_name == "UD";
+    bool ud = s.qp_type == spec::QpType::UD;
     auto p = conn_param(s.cm.private_data, ud);
     if (rdma_accept(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_accept", step_.object, errno);
     if (!ud) await(id(step_.object), RDMA_CM_EVENT_ESTABLISHED);

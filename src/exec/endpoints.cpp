@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "exec/steps.h"
+#include "verbs/qp_type.h"
 
 namespace qpo::exec {
 
@@ -64,7 +65,8 @@ uint32_t bringup_outstanding(RunState& st, QpState& q) {
 dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer) {
   dataplane::Endpoint e;
   e.qp_name = q.spec->name;
-  e.qp_type = q.spec->type_name;
+  e.qp_type = verbs::to_ibv(q.spec->qp_type);
+  e.type_name = q.spec->type_name;
   e.qp = q.qp->get();
   e.qpx = q.qp->extended();
   e.pd = q.pd;
@@ -84,7 +86,7 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
     e.peer_name = peer;
     e.peer_qpn = it->second.qpn;
     e.peer_qkey = it->second.qkey;
-    if (e.qp_type == "UD") e.peer_ah = peer_ah(st, q, peer, it->second);
+    if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer, it->second);
   }
   for (const auto& [name, mr] : st.mrs) {
     const auto* m = st.scenario->mr(name);

@@ -2,8 +2,8 @@
 // Runs a validated scenario's plan against real devices with libibverbs: creates every
 // object, drives each ibv_modify_qp with exactly the planned attr_mask, checks it with
 // ibv_query_qp, moves traffic with data checked, runs the extra transitions, and tears down
-// in reverse order on every path. All hosts of the scenario run in this process (one
-// machine); remote hosts arrive with the agent (multi-host issue).
+// in reverse order on every path. run_scenario runs every host here (one thread each); a
+// remote host runs the same HostSession in its `qpo agent` (src/cluster).
 #include <atomic>
 
 #include "check/checked.h"

@@ -7,11 +7,13 @@
 #include <set>
 #include <string>
 
+#include "spec/rules.h"
+
 namespace qpo::exec {
 
-// "" when `caps` allow ODP for every type in `qp_types` ("RC", "UC", "UD"; others ignored),
+// "" when `caps` allow ODP for every type in `qp_types` (RC, UC, UD; others ignored),
 // else why not, e.g. "odp_caps.general_caps lacks IBV_ODP_SUPPORT" or
 // "no ODP for UD QPs (odp_caps.per_transport_caps.ud_odp_caps is 0)".
-std::string odp_problem(const ibv_odp_caps& caps, const std::set<std::string>& qp_types);
+std::string odp_problem(const ibv_odp_caps& caps, const std::set<spec::QpType>& qp_types);
 
 }  // namespace qpo::exec

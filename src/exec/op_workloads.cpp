@@ -129,7 +129,7 @@ struct Responder {
   // UD: the sender's QP number tells workloads apart; a connected QP hears one peer, whose
   // workloads arrive in step order.
   Incoming* incoming_for(const ibv_wc& wc) {
-    bool ud = q->spec->type_name == "UD";
+    bool ud = q->spec->qp_type == spec::QpType::UD;
     Incoming* last = nullptr;
     for (auto& i : in) {
       if (i.receiver->qp->get()->qp_num != wc.qp_num) continue;
@@ -200,7 +200,7 @@ void common(dataplane::StreamConfig& c, const RunOptions& o, const std::atomic<b
 // A UD message is one packet, at most the port's active MTU: a larger send is dropped on the
 // way while the sender's completion may still say success (rxe), so neither side runs it.
 void refuse_ud_above_mtu(const QpState& q, const scenario::Workload& w) {
-  if (q.spec->type_name != "UD") return;
+  if (q.spec->qp_type != spec::QpType::UD) return;
   uint64_t mtu = 128u << q.device->ctx().port_attr().active_mtu;
   if (w.size <= mtu) return;
   throw std::runtime_error("a UD message is one packet: size " + std::to_string(w.size) + " B is above the active MTU " +
@@ -231,7 +231,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   c.iterations = w.iterations;
   c.depth = std::max(1u, std::min(t->q->spec->cap.max_send_wr, 16u));
   // Unreliable transports drop what finds no receive: stay within what the peer keeps posted.
-  if (info.consumes_recv && t->q->spec->type_name != "RC") c.depth = 1;
+  if (info.consumes_recv && t->q->spec->qp_type != spec::QpType::RC) c.depth = 1;
   if (info.atomic) c.depth = 1;  // cmp_swp i -> i+1 must run in order
   c.signal_every = 1;
   c.keep_latency = true;
@@ -290,7 +290,7 @@ Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& 
   r->unit = unit;
   r->q = &receiver;
   add_lane(*r);
-  r->unreliable = receiver.spec->type_name == "UD" || receiver.spec->type_name == "UC";
+  r->unreliable = receiver.spec->qp_type == spec::QpType::UD || receiver.spec->qp_type == spec::QpType::UC;
   r->watch = std::make_unique<Watch>(st);
   auto& c = r->cfg;
   common(c, o, halt);

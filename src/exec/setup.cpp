@@ -4,8 +4,9 @@
 
 #include "exec/memory_windows.h"
 #include "exec/steps.h"
-#include "util/strings.h"
 #include "util/ops.h"
+#include "util/strings.h"
+#include "verbs/qp_type.h"
 
 namespace qpo::exec {
 
@@ -46,14 +47,6 @@ uint32_t literal_qkey(const scenario::Qp& q) {
   return 0x11111111;
 }
 
-ibv_qp_type qp_type_of(const std::string& name) {
-  if (name == "RC") return IBV_QPT_RC;
-  if (name == "UC") return IBV_QPT_UC;
-  if (name == "UD") return IBV_QPT_UD;
-  if (name == "RAW_PACKET") return IBV_QPT_RAW_PACKET;
-  if (name == "XRC_SEND") return IBV_QPT_XRC_SEND;
-  return IBV_QPT_XRC_RECV;
-}
 
 }  // namespace
 
@@ -137,9 +130,9 @@ QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init
   qs.spec = q;
   qs.host = s.host_of_qp(*q);
   qs.device = &st.devices.at(s.device_of_qp(*q)->name);
-  qs.pd = q->type_name == "XRC_RECV" ? nullptr : st.pds.at(q->pd.name)->get();
+  qs.pd = q->qp_type == spec::QpType::XRC_RECV ? nullptr : st.pds.at(q->pd.name)->get();
   *init = {};
-  init->qp_type = qp_type_of(q->type_name);
+  init->qp_type = verbs::to_ibv(q->qp_type);
   if (q->send_cq) init->send_cq = st.cqs.at(q->send_cq.name)->get();
   if (q->recv_cq) init->recv_cq = st.cqs.at(q->recv_cq.name)->get();
   if (q->srq) init->srq = st.srqs.at(q->srq.name).srq->get();
@@ -157,7 +150,7 @@ QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init
   qs.qkey = literal_qkey(*q);
   if (!slots || !qs.pd) {
     // no buffer of qpo's own: the plan lists none for this QP
-  } else if (!q->srq && q->type_name != "XRC_SEND" && q->cap.max_recv_wr > 0) {
+  } else if (!q->srq && q->qp_type != spec::QpType::XRC_SEND && q->cap.max_recv_wr > 0) {
     qs.slot_size = slot_size_for(s, *q);
     qs.slot_count = q->cap.max_recv_wr + 1;  // the last slot is the send buffer
   } else {

@@ -261,7 +261,7 @@ int qp_index(lua_State* L) {
   const dp::Endpoint& ep = *q->ep;
   std::string_view k = key;
   if (k == "name") lua_pushstring(L, ep.qp_name.c_str());
-  else if (k == "type") lua_pushstring(L, ep.qp_type.c_str());
+  else if (k == "type") lua_pushstring(L, ep.type_name.c_str());
   else if (k == "peer") lua_pushstring(L, ep.peer_name.c_str());
   else if (k == "qpn") lua_pushinteger(L, ep.qp ? ep.qp->qp_num : 0);
   else if (k == "max_inline") lua_pushinteger(L, ep.max_inline_data);
@@ -286,7 +286,7 @@ int qp_index(lua_State* L) {
 
 int qp_tostring(lua_State* L) {
   auto* q = static_cast<QpRef*>(luaL_checkudata(L, 1, kQpType));
-  lua_pushfstring(L, "Qp(%s, %s)", q->ep->qp_name.c_str(), q->ep->qp_type.c_str());
+  lua_pushfstring(L, "Qp(%s, %s)", q->ep->qp_name.c_str(), q->ep->type_name.c_str());
   return 1;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
-// A lexical pre-scan for flow nesting ([ and {), run before yaml-cpp parses. yaml-cpp 0.7
-// queues every token of an unfinished flow collection while it decides whether it is a
-// simple key, ~180 bytes per '[': 16 MiB of '[' took 2.9 GB and 17 s before it failed with
-// std::bad_alloc. Its own recursion guard only counts parser levels, after scanning. The
-// scan follows quoted and plain scalars, comments and block scalars (| and >) as yaml-cpp
-// reads them, so brackets in text do not count, and text cannot hide brackets from it.
+// A lexical pre-scan for flow nesting ([ and {), run before the YAML parser. It was written
+// for yaml-cpp 0.7, which queued every token of an unfinished flow collection (16 MiB of '['
+// took 2.9 GB and 17 s before std::bad_alloc); the loader now parses with libyaml
+// (yaml_parse.h), and the 64-level limit stays a rule of the scenario format (Q111). The
+// scan follows quoted and plain scalars, comments and block scalars (| and >) as a YAML
+// parser reads them, so brackets in text do not count, and text cannot hide brackets from it.
 #include <optional>
 #include <string_view>
 

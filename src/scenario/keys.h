@@ -1,6 +1,6 @@
 #pragma once
 // The keys each scenario object accepts. The loader rejects anything else (with a
-// did-you-mean), and tests/unit/schema_sync_test.cpp checks schemas/scenario.schema.json
+// did-you-mean), and tests/golden/scenarios_test.cpp checks schemas/scenario.schema.json
 // lists exactly these, so editors and qpo agree. QP attribute names come from the rule
 // tables (schemas/verbs-rules.yaml), not from here.
 #include <string>

@@ -535,6 +535,7 @@ void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
             d.hint = guess.empty() ? "types: RC, UC, UD, XRC_SEND, XRC_RECV, RAW_PACKET" : "did you mean '" + guess + "'?";
           } else {
             q.type_name = rules().types()[static_cast<size_t>(q.type)].name;
+            q.qp_type = rules().types()[static_cast<size_t>(q.type)].kind();
           }
         }
       } else if (key == "send_cq") q.send_cq = written_ref(r, value, p);

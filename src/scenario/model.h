@@ -214,6 +214,7 @@ struct Qp : Object {
   Ref pd;
   std::string type_name;
   int type = -1;  // index into RuleTable::types()
+  spec::QpType qp_type = spec::QpType::Unknown;  // what code compares (type_name is for messages)
   SourceLoc type_loc;
   Ref send_cq, recv_cq, srq, xrcd;
   QpCap cap;

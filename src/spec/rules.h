@@ -20,11 +20,17 @@ const char* state_name(QpState s);
 // "RTS", "rts", "IBV_QPS_RTS"
 std::optional<QpState> parse_state(std::string_view text);
 
+// A QP type as code compares it (the spelling is the rule table's `name`, from
+// schemas/verbs-rules.yaml). The values are enum ibv_qp_type's, as the table's `ibv:` gives
+// them; src/verbs/qp_type.h converts and checks them against <infiniband/verbs.h>.
+enum class QpType : int { Unknown = -1, RC = 2, UC = 3, UD = 4, RAW_PACKET = 8, XRC_SEND = 9, XRC_RECV = 10 };
+
 struct QpTypeInfo {
   std::string name;    // verbs spelling without prefix: RC, XRC_SEND
   std::string kernel;  // IB_QPT_XRC_INI
   int ibv = 0;         // enum ibv_qp_type value
   bool user = true;    // creatable with ibv_create_qp
+  QpType kind() const { return user ? static_cast<QpType>(ibv) : QpType::Unknown; }
 };
 
 struct AttrInfo {

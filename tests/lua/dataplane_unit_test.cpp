@@ -120,7 +120,8 @@ TEST_CASE("peak: the best per-op time over any window") {
 TEST_CASE("requests are checked against the endpoint before any verbs call") {
   Endpoint ep;
   ep.qp_name = "qa";
-  ep.qp_type = "RC";
+  ep.qp_type = IBV_QPT_RC;
+  ep.type_name = "RC";
   ep.max_inline_data = 64;
   ibv_mr fake{};
   fake.lkey = 1;
@@ -149,14 +150,16 @@ TEST_CASE("requests are checked against the endpoint before any verbs call") {
   CHECK(check_send(ep, r) == "");
   r.remote_offset = 4;
   CHECK(check_send(ep, r).find("8-byte aligned") != std::string::npos);
-  ep.qp_type = "UD";
+  ep.qp_type = IBV_QPT_UD;
+  ep.type_name = "UD";
   r.op = Op::Send;
   CHECK(check_send(ep, r).find("address handle") != std::string::npos);
   r.op = Op::Read;
   CHECK(check_send(ep, r).find("RC") != std::string::npos);
 
   // No verbs QP: a usage error naming the QP, nothing posted.
-  ep.qp_type = "RC";
+  ep.qp_type = IBV_QPT_RC;
+  ep.type_name = "RC";
   r.op = Op::Write;
   r.remote_offset = 0;
   try {
@@ -173,7 +176,8 @@ TEST_CASE("requests are checked against the endpoint before any verbs call") {
 TEST_CASE("a send with invalidate carries its rkey in the work request, on RC only") {
   Endpoint ep;
   ep.qp_name = "qa";
-  ep.qp_type = "RC";
+  ep.qp_type = IBV_QPT_RC;
+  ep.type_name = "RC";
   ibv_mr fake{};
   fake.lkey = 7;
   std::vector<uint8_t> mem(256);
@@ -190,7 +194,8 @@ TEST_CASE("a send with invalidate carries its rkey in the work request, on RC on
   to_verbs(ep, r, wr, sges);
   CHECK(wr.opcode == IBV_WR_SEND_WITH_INV);
   CHECK(wr.invalidate_rkey == 0x1234abu);
-  ep.qp_type = "UC";
+  ep.qp_type = IBV_QPT_UC;
+  ep.type_name = "UC";
   CHECK(check_send(ep, r) == "send with invalidate needs an RC or XRC QP (this one is UC)");
 }
 

@@ -24,7 +24,8 @@ struct FakeEndpoints {
     for (auto [name, peer] : {std::pair{"qa", "qb"}, std::pair{"qb", "qa"}}) {
       dataplane::Endpoint& e = eps[name];
       e.qp_name = name;
-      e.qp_type = "RC";
+      e.qp_type = IBV_QPT_RC;
+      e.type_name = "RC";
       e.peer_name = peer;
       e.max_inline_data = 64;
       e.local_mrs["ma"] = {&mr_a, mem_a.data(), mem_a.size()};

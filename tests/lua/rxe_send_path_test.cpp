@@ -221,7 +221,7 @@ TEST_CASE("the nudge rings a UD send queue quiet for 1 s, at most once a second,
   Loopback l("UD");
   REQUIRE(l.a().qpx != nullptr);
   auto at = [t0 = clock::ticks()](int ms) { return t0 + clock::from_seconds(ms / 1000.0); };
-  SendQueueNudge n(l.a().qpx, "UD");
+  SendQueueNudge n(l.a().qpx, IBV_QPT_UD);
   n.observe(1, false, at(0));
   n.observe(1, false, at(900));
   CHECK(n.rings() == 0);
@@ -239,14 +239,14 @@ TEST_CASE("the nudge rings a UD send queue quiet for 1 s, at most once a second,
 TEST_CASE("the nudge stays silent for RC (its retransmit timer runs the requester) and for an idle queue") {
   Loopback l("RC");
   auto at = [t0 = clock::ticks()](int ms) { return t0 + clock::from_seconds(ms / 1000.0); };
-  SendQueueNudge rc(l.a().qpx, "RC");
+  SendQueueNudge rc(l.a().qpx, IBV_QPT_RC);
   CHECK_FALSE(rc.active());
   rc.observe(1, false, at(0));
   rc.observe(1, false, at(5000));
   CHECK(rc.rings() == 0);
   CHECK(rc.describe() == "");
 
-  SendQueueNudge idle(l.a().qpx, "UC");
+  SendQueueNudge idle(l.a().qpx, IBV_QPT_UC);
   idle.observe(0, false, at(0));
   idle.observe(0, false, at(5000));
   CHECK(idle.rings() == 0);
@@ -257,7 +257,7 @@ TEST_CASE("the nudge stays silent for RC (its retransmit timer runs the requeste
 TEST_CASE("a nudge that does not help says so") {
   Loopback l("UD");
   auto at = [t0 = clock::ticks()](int ms) { return t0 + clock::from_seconds(ms / 1000.0); };
-  SendQueueNudge n(l.a().qpx, "UD");
+  SendQueueNudge n(l.a().qpx, IBV_QPT_UD);
   n.observe(1, false, at(0));
   n.observe(1, false, at(1000));
   n.observe(1, false, at(2000));
