@@ -300,10 +300,20 @@ function perf.aggregate_peak(runs)
   return peak
 end
 
--- report(results) for bandwidth workloads: per size, the sum over every worker that sent
--- (initiators, and targets in bidirectional runs), like perftest's bidirectional totals;
--- the peak is the aggregate's (perf.aggregate_peak), and with several workers each one's
--- peak and average are listed under the table and in summary.workers.
+-- A run's bytes and seconds. qp:stream's runs carry both; a script's own run may give only
+-- size, iterations and bw_avg: its bytes are size x iterations and its time what its average
+-- says.
+local function run_bytes_seconds(r)
+  local bytes = r.bytes or (r.size or 0) * (r.iterations or 0)
+  local seconds = r.seconds or ((r.bw_avg or 0) > 0 and bytes / (r.bw_avg * MB)) or 0
+  return bytes, seconds
+end
+
+-- report(results) for bandwidth workloads: per size, every worker that sent (initiators, and
+-- targets in bidirectional runs) together, like perftest's bidirectional totals: their bytes
+-- over the longest one's time; the peak is the aggregate's (perf.aggregate_peak), never below
+-- that average, and with several workers each one's peak and average are listed under the
+-- table and in summary.workers.
 function perf.report_bw(test, results)
   local by_size, sizes, notes, per_size = {}, {}, {}, {}
   local workers = {}
@@ -315,16 +325,13 @@ function perf.report_bw(test, results)
       if r.bw_avg then
         local s = by_size[r.size]
         if not s then
-          s = { size = r.size, iterations = 0, bw_peak = 0, bw_avg = 0, msg_rate = 0, bytes = 0, seconds = 0 }
+          s = { size = r.size, members = {} }
           by_size[r.size] = s
           sizes[#sizes + 1] = r.size
           per_size[r.size] = {}
         end
-        s.iterations = s.iterations + r.iterations
-        s.bw_avg = s.bw_avg + r.bw_avg
-        s.msg_rate = s.msg_rate + r.msg_rate
-        s.bytes = s.bytes + (r.bytes or 0)
-        s.seconds = math.max(s.seconds, r.seconds or 0)
+        local bytes, seconds = run_bytes_seconds(r)
+        s.members[#s.members + 1] = { iterations = r.iterations, bytes = bytes, seconds = seconds }
         local list = per_size[r.size]
         list[#list + 1] = r
         workers[name] = workers[name] or {}
@@ -336,13 +343,23 @@ function perf.report_bw(test, results)
   local runs, several = {}, false
   for _, size in ipairs(sizes) do
     local s, list = by_size[size], per_size[size]
+    -- The workers together: the bytes of all of them over the longest one's time (what an op
+    -- workload on a QP group reports), never the sum of their averages.
+    local t = qpo.together(s.members)
+    s.members = nil
+    s.iterations, s.bytes, s.seconds = t.iterations, t.bytes, t.seconds
     if #list == 1 then
-      s.bw_peak = list[1].bw_peak or 0
+      s.bw_peak, s.bw_avg, s.msg_rate = list[1].bw_peak or 0, list[1].bw_avg, list[1].msg_rate
     else
       several = true
+      s.bw_avg, s.msg_rate = t.bw_avg, t.msg_rate
       s.bw_peak = perf.aggregate_peak(list) or 0
       if s.bw_peak == 0 then
         notes[#notes + 1] = string.format("note: %d-byte aggregate peak not measured (a worker's run has no timeline)", size)
+      else
+        -- The whole run is one of the windows a peak is the best of. A timeline's 10 ms
+        -- buckets miss the peak of a run shorter than a few of them; the average does not.
+        s.bw_peak = math.max(s.bw_peak, s.bw_avg)
       end
     end
     runs[#runs + 1] = s

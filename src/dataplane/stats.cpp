@@ -43,6 +43,22 @@ LatencyStats latency_stats(std::vector<double>& us) {
   return s;
 }
 
+void set_rates(BandwidthStats& s) {
+  s.bw_avg = s.seconds > 0 ? static_cast<double>(s.bytes) / s.seconds / kMB : 0;
+  s.msg_rate = s.seconds > 0 ? static_cast<double>(s.ops) / s.seconds / 1e6 : 0;
+}
+
+BandwidthStats together(const std::vector<BandwidthStats>& runs) {
+  BandwidthStats s;
+  for (const auto& r : runs) {
+    s.ops += r.ops;
+    s.bytes += r.bytes;
+    s.seconds = std::max(s.seconds, r.seconds);
+  }
+  set_rates(s);
+  return s;
+}
+
 double peak_ticks_per_op(const std::vector<uint64_t>& posted, const std::vector<uint64_t>& completed) {
   size_t n = std::min(posted.size(), completed.size());
   if (n == 0) return 0;

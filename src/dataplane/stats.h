@@ -31,6 +31,17 @@ struct BandwidthStats {
   double msg_rate = 0;    // Mpps
 };
 
+// bw_avg and msg_rate from bytes, ops and seconds; both 0 when seconds is 0.
+void set_rates(BandwidthStats& s);
+
+// Runs that went at the same time (an op workload's group members, a script workload's
+// workers), as one: their ops and bytes added, over the longest one's time, and the rates of
+// that. Their averages are not summed: a run shorter than the others would add its whole
+// rate though it moved its bytes in part of the time (two runs of 100 MiB in 1 s and 50 MiB in
+// 0.25 s moved 150 MB/s, not 300). bw_peak stays 0: the peak of runs together is
+// not the sum of their peaks (the Lua built-ins measure it from the runs' timelines).
+BandwidthStats together(const std::vector<BandwidthStats>& runs);
+
 // perftest's peak: the best per-op time over any window of consecutive ops, i.e. the minimum
 // over i <= j of (completed[j] - posted[i]) / (j - i + 1), in ticks. Exact up to 5000 ops
 // (perftest's default run); above that, over every k-th op so the O(n^2) scan stays cheap.

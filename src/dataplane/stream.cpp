@@ -719,7 +719,7 @@ class Engine {
       r.timeline = timeline_;
       uint64_t begin = tposted_.empty() ? start_ : tposted_[0];
       r.tx.seconds = clock::to_seconds((last_tx_ > begin ? last_tx_ : now_) - begin);
-      rates(r.tx);
+      set_rates(r.tx);
       if (!tposted_.empty() && cfg_.peak && completed_total_ == tposted_.size()) {
         double per_op = peak_ticks_per_op(tposted_, tcompleted_);
         if (per_op > 0) r.tx.bw_peak = cfg_.size * clock::ticks_per_second() / per_op / kMB;
@@ -732,15 +732,9 @@ class Engine {
       r.rx.ops = received_;
       r.rx.bytes = rx_bytes_;
       r.rx.seconds = received_ ? clock::to_seconds(last_rx_ - start_) : 0;
-      rates(r.rx);
+      set_rates(r.rx);
     }
     return r;
-  }
-
-  static void rates(BandwidthStats& s) {
-    if (s.seconds <= 0) return;
-    s.bw_avg = static_cast<double>(s.bytes) / s.seconds / kMB;
-    s.msg_rate = static_cast<double>(s.ops) / s.seconds / 1e6;
   }
 
   const StreamConfig& cfg_;

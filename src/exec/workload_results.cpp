@@ -2,10 +2,7 @@
 
 #include "dataplane/stats.h"
 #include "util/errno_names.h"
-#include "util/quantities.h"
 #include "util/wc_status_names.h"
-
-#include <algorithm>
 
 namespace qpo::exec {
 
@@ -112,15 +109,17 @@ std::string headline(const lua::Value& summary) {
   return "ok";
 }
 
-report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us) {
+namespace {
+
+// size, iterations, bytes, seconds, bw_avg, msg_rate of `bw`, then the latency figures.
+report::Fields summary_fields(uint64_t size, const dataplane::BandwidthStats& bw, std::vector<double>& latency_us) {
   report::Fields f;
-  double bytes = static_cast<double>(size) * static_cast<double>(iterations);
   f.emplace_back("size", static_cast<int64_t>(size));
-  f.emplace_back("iterations", static_cast<int64_t>(iterations));
-  f.emplace_back("bytes", static_cast<int64_t>(size * iterations));
-  f.emplace_back("seconds", seconds);
-  f.emplace_back("bw_avg", seconds > 0 ? bytes / seconds / util::kBytesPerMB : 0.0);
-  f.emplace_back("msg_rate", seconds > 0 ? static_cast<double>(iterations) / seconds / 1e6 : 0.0);
+  f.emplace_back("iterations", static_cast<int64_t>(bw.ops));
+  f.emplace_back("bytes", static_cast<int64_t>(bw.bytes));
+  f.emplace_back("seconds", bw.seconds);
+  f.emplace_back("bw_avg", bw.bw_avg);
+  f.emplace_back("msg_rate", bw.msg_rate);
   if (latency_us.empty()) return f;
   auto lat = dataplane::latency_stats(latency_us);  // perftest's conventions, as the scripts' figures
   f.emplace_back("t_min", lat.t_min);
@@ -134,16 +133,30 @@ report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, st
   return f;
 }
 
+dataplane::BandwidthStats run_of(uint64_t size, uint64_t iterations, double seconds) {
+  dataplane::BandwidthStats bw;
+  bw.ops = iterations;
+  bw.bytes = size * iterations;
+  bw.seconds = seconds;
+  return bw;
+}
+
+}  // namespace
+
+report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us) {
+  auto bw = run_of(size, iterations, seconds);
+  dataplane::set_rates(bw);
+  return summary_fields(size, bw, latency_us);
+}
+
 report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members) {
-  uint64_t iterations = 0;
-  double seconds = 0;
+  std::vector<dataplane::BandwidthStats> runs;
   std::vector<double> latency;
   for (const auto& m : members) {
-    iterations += m.iterations;
-    seconds = std::max(seconds, m.seconds);
+    runs.push_back(run_of(size, m.iterations, m.seconds));
     if (m.latency_us) latency.insert(latency.end(), m.latency_us->begin(), m.latency_us->end());
   }
-  report::Fields f = op_summary(size, iterations, seconds, latency);
+  report::Fields f = summary_fields(size, dataplane::together(runs), latency);
   f.emplace_back("qps", static_cast<int64_t>(members.size()));
   return f;
 }

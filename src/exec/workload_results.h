@@ -33,9 +33,10 @@ std::string headline(const lua::Value& summary);
 report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us);
 
 // An op workload on a QP group: its members that completed, together, in the same fields
-// plus `qps`: the bytes of all of them over the longest member's time (they ran at once; the
-// bandwidths are not summed, so a member that ran alone for part of the time does not inflate
-// it), msg_rate likewise, and the latency figures from every member's WRs.
+// plus `qps`: the bytes of all of them over the longest member's time (dataplane::together,
+// which the script built-ins' reports use too: they ran at once; the bandwidths are not
+// summed, so a member that ran alone for part of the time does not inflate it), msg_rate
+// likewise, and the latency figures from every member's WRs.
 struct MemberRun {
   uint64_t iterations = 0;
   double seconds = 0;

@@ -110,6 +110,52 @@ int l_stats(lua_State* L) {
   });
 }
 
+// A number field of the table at `index`, >= 0 (absent, negative or NaN: 0); anything but a
+// number there is refused.
+double nonnegative_field(lua_State* L, int index, const char* key, const std::string& where) {
+  lua_getfield(L, index, key);
+  if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TNUMBER) throw ArgError(where + "." + key + " is not a number");
+  double v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v > 0 ? v : 0;
+}
+
+uint64_t count_field(lua_State* L, int index, const char* key, const std::string& where) {
+  return static_cast<uint64_t>(std::min(nonnegative_field(L, index, key, where), 9.2e18));
+}
+
+// qpo.together({ {iterations =, bytes =, seconds =}, ... }) -> {iterations, bytes, seconds,
+// bw_avg, msg_rate}: runs that went at the same time, as one (dataplane/stats.h together:
+// the bytes of all of them over the longest one's time), as op workloads on a group report.
+int l_together(lua_State* L) {
+  return guarded(L, [&] {
+    if (lua_type(L, 1) != LUA_TTABLE) throw ArgError("qpo.together(runs): expected a list of runs");
+    std::vector<dp::BandwidthStats> runs;
+    lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, 1));
+    for (lua_Integer i = 1; i <= n; ++i) {
+      std::string where = "qpo.together: run " + std::to_string(i);
+      lua_rawgeti(L, 1, i);
+      if (lua_type(L, -1) != LUA_TTABLE) throw ArgError(where + " is not a table");
+      dp::BandwidthStats r;
+      r.ops = count_field(L, -1, "iterations", where);
+      r.bytes = count_field(L, -1, "bytes", where);
+      r.seconds = nonnegative_field(L, -1, "seconds", where);
+      lua_pop(L, 1);
+      runs.push_back(r);
+    }
+    dp::BandwidthStats t = dp::together(runs);
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, static_cast<lua_Integer>(t.ops));
+    lua_setfield(L, -2, "iterations");
+    lua_pushinteger(L, static_cast<lua_Integer>(t.bytes));
+    lua_setfield(L, -2, "bytes");
+    set_number(L, "seconds", t.seconds);
+    set_number(L, "bw_avg", t.bw_avg);
+    set_number(L, "msg_rate", t.msg_rate);
+    return 1;
+  });
+}
+
 // qpo.size("64KiB") -> 65536
 int l_size(lua_State* L) {
   return guarded(L, [&] {
@@ -179,8 +225,9 @@ int l_print(lua_State* L) {
 void open_qpo(lua_State* L) {
   static const luaL_Reg fns[] = {
       {"now", l_now},       {"ticks", l_ticks},     {"ticks_per_second", l_ticks_per_second},
-      {"sleep", l_sleep},   {"stats", l_stats},     {"size", l_size},       {"rate", l_rate},
-      {"status_name", l_status_name}, {"log", l_print}, {nullptr, nullptr}};
+      {"sleep", l_sleep},   {"stats", l_stats},     {"together", l_together},
+      {"size", l_size},     {"rate", l_rate},       {"status_name", l_status_name},
+      {"log", l_print},     {nullptr, nullptr}};
   luaL_newlib(L, fns);
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");

@@ -12,6 +12,7 @@
 #include "util/cpu_pin.h"
 #include "util/strings.h"
 #include "util/ops.h"
+#include "workload/spec.h"
 
 namespace qpo::plan {
 
@@ -43,6 +44,20 @@ util::SharedList<Arg> list_of(Args&&... args) {
   out.reserve(sizeof...(args));
   (out.push_back(std::forward<Args>(args)), ...);
   return util::SharedList<Arg>(std::move(out));
+}
+
+// A script's value as the plan spells it: a string as written, anything else as JSON (5,
+// true, [64,4096]).
+std::string script_value_text(const lua::Value& v) { return v.is_string() ? v.as_string() : v.to_json(); }
+
+// A script workload's args as the script receives them (workload::script_spec: `args:`, and
+// size/iterations when the workload itself gives them), by name. The MRs are the step's own
+// args already. What the workload leaves out, the script's setup() fills in with its own
+// defaults, not the op loop's (size 4096, 1000 iterations), so the plan shows nothing for it.
+void script_args(Step& st, const Scenario& s, const scenario::Workload& w) {
+  lua::WorkloadSpec spec = workload::script_spec(s, w);  // named: the loop below reads into it
+  for (const auto& [key, value] : spec.args.fields())
+    if (key != "local_mr" && key != "remote_mr") st.args.push_back(arg(key, script_value_text(value)));
 }
 
 // `workers:` and `pin:` on a workload step. An op workload on a group: its members split into
@@ -400,10 +415,14 @@ class TimelinePlanner {
           st.args.push_back(arg("check", "the receive completes with IBV_WC_WITH_INV, invalidated_rkey = " +
                                              w->invalidate.name + "'s rkey"));
         }
-        st.args.push_back(arg("size", std::to_string(w->size)));
-        if (w->offset) st.args.push_back(arg("offset", std::to_string(w->offset)));
-        st.args.push_back(arg("iterations", std::to_string(w->iterations)));
-        if (!w->script.empty()) st.args.push_back(arg("script", w->script));
+        if (w->script.empty()) {
+          st.args.push_back(arg("size", std::to_string(w->size)));
+          if (w->offset) st.args.push_back(arg("offset", std::to_string(w->offset)));
+          st.args.push_back(arg("iterations", std::to_string(w->iterations)));
+        } else {
+          script_args(st, s_, *w);
+          st.args.push_back(arg("script", w->script));
+        }
         threads_args(st, *w, members);
         if (w->expect_status) st.expect = Text::intern(*w->expect_status);
       }

@@ -136,6 +136,15 @@ TEST_CASE("sizes in scripts mean what they mean in scenario files: KiB are 1024 
   CHECK(contains(error_of("  qpo.stats({1, 'x'})"), "element 2 is not a number"));
 }
 
+TEST_CASE("qpo.together: runs at the same time as one, their bytes over the longest one's time") {
+  // 2 MiB in 1 s and 1 MiB in 0.5 s: 3 MiB in 1 s = 3 MB/s (the averages would sum to 4).
+  CHECK(error_of("  local t = qpo.together({ { iterations = 20, bytes = 2097152, seconds = 1 },\n"
+                 "                           { iterations = 10, bytes = 1048576, seconds = 0.5 } })\n"
+                 "  assert(t.iterations == 30 and t.bytes == 3145728 and t.seconds == 1, 'sums')\n"
+                 "  assert(t.bw_avg == 3 and t.msg_rate == 30 / 1e6, 'rates')") == "");
+  CHECK(contains(error_of("  qpo.together({ { bytes = 'x' } })"), "qpo.together: run 1.bytes is not a number"));
+}
+
 TEST_CASE("qpo.rate reads a rate limit in the thresholds' units: bytes or messages per second") {
   CHECK(error_of("  assert(qpo.rate('10Gb/s').bytes == 1.25e9)\n"
                  "  assert(qpo.rate('40MB/s').bytes == 40 * 1048576)\n"  // perftest's MB: 2^20 bytes

@@ -14,13 +14,13 @@ using qpo::test::run_inline;
 namespace {
 
 // Two workers (qa the initiator, qb the target), each returning one 64 KiB run with the
-// given fields (a Lua table body) and report_bw over both.
+// given fields (a Lua table body; 100 iterations at 0.1 Mpps unless given) and report_bw over both.
 qpo::lua::WorkloadResult two_workers(const std::string& a, const std::string& b) {
   FakeEndpoints f;
   return run_inline(f,
                     "local perf = require 'qpo.perf'\n"
                     "local MiB = 1048576\n"
-                    "local function run(t) t.size = 65536; t.iterations = 100; t.msg_rate = 0.1; return { runs = { t } } end\n"
+                    "local function run(t) t.size = 65536; t.iterations = t.iterations or 100; t.msg_rate = t.msg_rate or 0.1; return { runs = { t } } end\n"
                     "function initiator(w) return run{ " + a + " } end\n"
                     "function target(w) return run{ " + b + " } end\n"
                     "function report(res) return perf.report_bw('write_bw', res) end\n",
@@ -42,6 +42,36 @@ TEST_CASE("two workers on one clock: the aggregate peak is the best 10 ms bucket
   std::string text = r.summary.string_or("text", "");
   CHECK(text.find(" worker qa: 65536 bytes, BW peak 250.00 MB/sec, BW average 150.00 MB/sec") != std::string::npos);
   CHECK(text.find(" worker qb: 65536 bytes, BW peak 250.00 MB/sec, BW average 150.00 MB/sec") != std::string::npos);
+}
+
+TEST_CASE("the aggregate average is the bytes of all workers over the longest one's time, not the sum of their averages") {
+  // qa: 100 MiB in 1 s (100 MB/s); qb: 50 MiB in 0.25 s (200 MB/s), alone on the link for none
+  // of qa's last 0.75 s. Together: 150 MiB in 1 s = 150 MB/s and 2400 WRs in 1 s (the sums
+  // would say 300 MB/s and 0.0048 Mpps). The best 10 ms: 1 + 2 MiB = 300 MB/s.
+  auto r = two_workers("iterations = 1600, bytes = 1600 * 65536, seconds = 1.0, bw_avg = 100, msg_rate = 0.0016, bw_peak = 120, "
+                       "timeline = { clock = 'h1', bucket = 0.01, first = 0, bytes = { MiB, MiB } }",
+                       "iterations = 800, bytes = 800 * 65536, seconds = 0.25, bw_avg = 200, msg_rate = 0.0032, bw_peak = 250, "
+                       "timeline = { clock = 'h1', bucket = 0.01, first = 0, bytes = { 2*MiB } }");
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(near(r.summary.number_or("bw_avg", -1), 150));
+  CHECK(near(r.summary.number_or("msg_rate", -1), 0.0024));
+  CHECK(r.summary.number_or("bytes", -1) == 2400 * 65536);
+  CHECK(near(r.summary.number_or("seconds", -1), 1.0));
+  CHECK(near(r.summary.number_or("bw_peak", -1), 300));
+  CHECK(r.summary.string_or("text", "").find(" 65536      2400             300.00             150.00") != std::string::npos);
+}
+
+TEST_CASE("the aggregate peak is never below the aggregate average (a run shorter than a timeline bucket)") {
+  // Both workers move 0.5 MiB in the same 5 ms: 1 MiB in 5 ms = 200 MB/s together. Their one
+  // 10 ms bucket holds 1 MiB (100 MB/s) and each one's own peak is 110 MB/s: the whole run,
+  // one of the windows a peak is the best of, was faster than either.
+  auto r = two_workers("iterations = 8, bytes = 8 * 65536, seconds = 0.005, bw_avg = 100, bw_peak = 110, "
+                       "timeline = { clock = 'h1', bucket = 0.01, first = 3, bytes = { MiB // 2 } }",
+                       "iterations = 8, bytes = 8 * 65536, seconds = 0.005, bw_avg = 100, bw_peak = 110, "
+                       "timeline = { clock = 'h1', bucket = 0.01, first = 3, bytes = { MiB // 2 } }");
+  REQUIRE_MESSAGE(r.ok, r.error);
+  CHECK(near(r.summary.number_or("bw_avg", -1), 200));
+  CHECK(near(r.summary.number_or("bw_peak", -1), 200));
 }
 
 TEST_CASE("the aggregate peak stays at or below the sum of the workers' peaks") {
