@@ -144,31 +144,21 @@ Action add_run(CLI::App& app) {
       if (opts->verbose) args.push_back("--verbose");
       if (opts->no_smoke) args.push_back("--no-smoke");
       for (const auto& o : opts->overrides) args.insert(args.end(), {"--set", o});
-      // The guest writes the report; lab.sh's --out folder is the same path on both sides.
-      std::string report_file = absolute_report_path(opts->report_file);
-      std::string results_file = absolute_report_path(opts->results_file);
+      // Files the guest writes go to lab.sh's --out folder, the same path on both sides: one
+      // folder for all of them.
       std::vector<std::string> lab_args;
-      if (!report_file.empty()) {
-        args.insert(args.end(), {"--report", report_file});
-        lab_args = report_lab_args(report_file);
-      }
       if (opts->events_file == "-") args.insert(args.end(), {"--events", "-"});
-      std::string events_file = opts->events_file == "-" ? "" : absolute_report_path(opts->events_file);
-      if (!events_file.empty()) {
-        args.insert(args.end(), {"--events", events_file});
-        if (!lab_args.empty() && lab_args != report_lab_args(events_file)) {
+      std::string events_file = opts->events_file == "-" ? "" : opts->events_file;
+      for (auto [option, given] : {std::pair{"--report", &opts->report_file}, std::pair{"--events", &events_file},
+                                   std::pair{"--results", &opts->results_file}}) {
+        std::string file = absolute_report_path(*given);
+        if (file.empty()) continue;
+        args.insert(args.end(), {option, file});
+        if (!lab_args.empty() && lab_args != report_lab_args(file)) {
           std::cerr << "qpo: in the lab, --report, --results and --events must name files in one directory\n";
           return static_cast<int>(kSystemError);
         }
-        lab_args = report_lab_args(events_file);
-      }
-      if (!results_file.empty()) {
-        args.insert(args.end(), {"--results", results_file});
-        if (!lab_args.empty() && lab_args != report_lab_args(results_file)) {
-          std::cerr << "qpo: in the lab, --report and --results must name files in one directory\n";
-          return static_cast<int>(kSystemError);
-        }
-        lab_args = report_lab_args(results_file);
+        lab_args = report_lab_args(file);
       }
       // Two hosts without --local: one guest each, joined by the lab's link (cli/lab_hosts.h).
       auto hosts = exec::active_hosts(*l->scenario());
