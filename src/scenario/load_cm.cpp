@@ -24,7 +24,7 @@ bool ip_literal(const std::string& s) {
   return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
 }
 
-void load_expect(YamlReader& r, const YAML::Node& n, const std::string& path, CmSpec& cm) {
+void load_expect(YamlReader& r, const yaml::Node& n, const std::string& path, CmSpec& cm) {
   cm.expect_loc = r.loc(n);
   for (auto& [key, value] : r.entries(n, path, &cm_expect_keys(), "an expected CM outcome")) {
     std::string p = join_path(path, key);
@@ -71,7 +71,7 @@ const std::vector<std::string>& cm_expectable_events() {
   return k;
 }
 
-void load_cm(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q) {
+void load_cm(YamlReader& r, const yaml::Node& n, const std::string& path, Qp& q) {
   auto& cm = q.cm;
   cm.given = true;
   cm.loc = r.loc(n);

@@ -34,7 +34,7 @@ bool parse_group_gid(const std::string& text, McastGroup& g) {
 // IPv6 ff00::/8, or IPv4 224.0.0.0/4 (inside an IPv4-mapped GID).
 bool is_multicast(const McastGroup& g) { return g.ipv4 ? (g.gid[12] & 0xf0) == 0xe0 : g.gid[0] == 0xff; }
 
-std::vector<Ref> member_refs(YamlReader& r, const YAML::Node& n, const std::string& path) {
+std::vector<Ref> member_refs(YamlReader& r, const yaml::Node& n, const std::string& path) {
   std::vector<Ref> out;
   if (!n.IsSequence()) {
     r.wrong_type(n, path, "a list of UD QPs ([qa, qb] or a counted group)");
@@ -47,7 +47,7 @@ std::vector<Ref> member_refs(YamlReader& r, const YAML::Node& n, const std::stri
 
 }  // namespace
 
-void load_mcast_groups(YamlReader& r, const YAML::Node& n, Scenario& s) {
+void load_mcast_groups(YamlReader& r, const yaml::Node& n, Scenario& s) {
   if (!n.IsMap()) {
     if (!n.IsNull()) r.wrong_type(n, "mcast_groups", "a map of name: {gid:, qkey:, members: [...]}");
     return;

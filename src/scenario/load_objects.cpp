@@ -39,7 +39,7 @@ bool is_ip_address(const std::string& text) {
 // Runs `each(name, key_loc, path, node)` for every entry of a named section, and checks
 // that the name is unique across all sections (one namespace keeps references unambiguous).
 template <typename Fn>
-void for_each_named(YamlReader& r, const YAML::Node& section, const std::string& section_name, Fn each) {
+void for_each_named(YamlReader& r, const yaml::Node& section, const std::string& section_name, Fn each) {
   if (!section.IsMap()) {
     if (!section.IsNull()) r.wrong_type(section, section_name, "a map of name: {...}");
     return;
@@ -69,7 +69,7 @@ bool check_unique(YamlReader& r, const T* existing, const std::string& name, con
 }
 
 // An empty entry (`a: {}` or `a:`) is fine; anything else must be a map.
-std::vector<std::pair<std::string, YAML::Node>> fields(YamlReader& r, const YAML::Node& n, const std::string& path,
+std::vector<std::pair<std::string, yaml::Node>> fields(YamlReader& r, const yaml::Node& n, const std::string& path,
                                                        const std::vector<std::string>& allowed, const char* what) {
   if (n.IsNull()) return {};
   return r.entries(n, path, &allowed, what);
@@ -126,7 +126,7 @@ void check_script_only_keys(YamlReader& r, const Workload& w, const std::string&
 }  // namespace
 
 // A launcher template must parse, name only known placeholders and start the agent ({command}).
-static bool check_launcher(YamlReader& r, const YAML::Node& value, const std::string& path, const std::string& text) {
+static bool check_launcher(YamlReader& r, const yaml::Node& value, const std::string& path, const std::string& text) {
   std::string why;
   auto t = util::parse_command_template(text, &why);
   const auto& known = keys::launcher_placeholders();
@@ -156,8 +156,8 @@ static bool check_launcher(YamlReader& r, const YAML::Node& value, const std::st
   return ok;
 }
 
-void load_hosts(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "hosts", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_hosts(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "hosts", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.host(name), name, loc, path)) return;
     Host h;
     h.name = name;
@@ -174,8 +174,8 @@ void load_hosts(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
-void load_devices(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "devices", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_devices(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "devices", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.device(name), name, loc, path)) return;
     Device d;
     d.name = name;
@@ -203,8 +203,8 @@ void load_devices(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
-void load_pds(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "pds", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_pds(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "pds", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.pd(name), name, loc, path)) return;
     Pd pd;
     pd.name = name;
@@ -219,7 +219,7 @@ void load_pds(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
-std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const std::string& path) {
+std::optional<uint32_t> parse_access(YamlReader& r, const yaml::Node& n, const std::string& path) {
   const auto* names = spec::RuleTable::builtin().enum_values("access");
   std::vector<std::string> words;
   if (n.IsScalar()) {
@@ -255,8 +255,8 @@ std::optional<uint32_t> parse_access(YamlReader& r, const YAML::Node& n, const s
   return mask;
 }
 
-void load_mrs(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "mrs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_mrs(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "mrs", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.mr(name), name, loc, path)) return;
     Mr m;
     m.name = name;
@@ -287,8 +287,8 @@ void load_mrs(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
-void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "cqs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_cqs(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "cqs", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.cq(name), name, loc, path)) return;
     Cq c;
     c.name = name;
@@ -318,8 +318,8 @@ void load_cqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
-void load_srqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "srqs", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_srqs(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "srqs", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.srq(name), name, loc, path)) return;
     Srq q;
     q.name = name;
@@ -339,8 +339,8 @@ void load_srqs(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
-void load_xrcds(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "xrcds", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_xrcds(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "xrcds", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.xrcd(name), name, loc, path)) return;
     Xrcd x;
     x.name = name;
@@ -358,7 +358,7 @@ constexpr uint64_t kMaxWorkers = 1024;
 constexpr long long kMaxCpu = 4096;  // CPU_SETSIZE
 
 // `workers: N`: threads that share the workload's QPs (Q150 when not 1 .. 1024).
-void load_workers(YamlReader& r, const YAML::Node& value, const std::string& p, Workload& w) {
+void load_workers(YamlReader& r, const yaml::Node& value, const std::string& p, Workload& w) {
   auto x = r.uint(value, p);
   if (!x) return;
   w.workers_loc = r.loc(value);
@@ -374,7 +374,7 @@ void load_workers(YamlReader& r, const YAML::Node& value, const std::string& p, 
 
 // `pin: [0, 1]` or `cpus: [0, 1]`: CPU numbers, worker K on pin[K % size] (Q151 when not a
 // list of CPU numbers 0 .. 4095 without repeats).
-void load_pin(YamlReader& r, const YAML::Node& value, const std::string& p, Workload& w) {
+void load_pin(YamlReader& r, const yaml::Node& value, const std::string& p, Workload& w) {
   w.pin_loc = r.loc(value);
   auto bad = [&](const SourceLoc& at, const std::string& what) {
     auto& d = r.sink().error("Q151", at, p, what);
@@ -386,7 +386,7 @@ void load_pin(YamlReader& r, const YAML::Node& value, const std::string& p, Work
   }
   for (size_t i = 0; i < value.size(); ++i) {
     std::string item = p + "[" + std::to_string(i) + "]";
-    const YAML::Node& c = value[i];
+    const yaml::Node& c = value[i];
     long long cpu = -1;
     bool number = false;
     if (c.IsScalar()) try {
@@ -410,8 +410,8 @@ void load_pin(YamlReader& r, const YAML::Node& value, const std::string& p, Work
 
 }  // namespace
 
-void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "workloads", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_workloads(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "workloads", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.workload(name), name, loc, path)) return;
     Workload w;
     w.name = name;
@@ -504,7 +504,7 @@ void load_workloads(YamlReader& r, const YAML::Node& n, Scenario& s) {
 namespace {
 
 // "1%", "0.5%", "2" (percent either way)
-std::optional<double> percent(YamlReader& r, const YAML::Node& n, const std::string& path) {
+std::optional<double> percent(YamlReader& r, const yaml::Node& n, const std::string& path) {
   if (!n.IsScalar()) {
     r.wrong_type(n, path, "a percentage such as 1% or 0.5%");
     return std::nullopt;
@@ -524,7 +524,7 @@ std::optional<double> percent(YamlReader& r, const YAML::Node& n, const std::str
 }  // namespace
 
 // "1ms", "250us", "0", "2s" -> microseconds
-std::optional<uint64_t> duration_us(YamlReader& r, const YAML::Node& n, const std::string& path) {
+std::optional<uint64_t> duration_us(YamlReader& r, const yaml::Node& n, const std::string& path) {
   if (n.IsScalar()) {
     std::string s(util::trim(n.Scalar()));
     size_t digits = 0;
@@ -539,8 +539,8 @@ std::optional<uint64_t> duration_us(YamlReader& r, const YAML::Node& n, const st
   return std::nullopt;
 }
 
-void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "faults", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_faults(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "faults", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.fault(name), name, loc, path)) return;
     Fault f;
     f.name = name;
@@ -574,8 +574,8 @@ void load_faults(YamlReader& r, const YAML::Node& n, Scenario& s) {
   });
 }
 
-void load_mws(YamlReader& r, const YAML::Node& n, Scenario& s) {
-  for_each_named(r, n, "mws", [&](const std::string& name, SourceLoc loc, const std::string& path, const YAML::Node& v) {
+void load_mws(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "mws", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.mw(name), name, loc, path)) return;
     Mw w;
     w.name = name;

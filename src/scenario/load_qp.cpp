@@ -31,7 +31,7 @@ class AttrParser {
  public:
   explicit AttrParser(YamlReader& r) : r_(r) {}
 
-  Attr parse(const std::string& field, const spec::ValueRule& rule, const YAML::Node& key, const YAML::Node& value,
+  Attr parse(const std::string& field, const spec::ValueRule& rule, const yaml::Node& key, const yaml::Node& value,
              const std::string& path) {
     Attr a;
     a.field = field;
@@ -87,7 +87,7 @@ class AttrParser {
   }
 
  private:
-  void parse_enum(Attr& a, const spec::ValueRule& rule, const YAML::Node& value, const std::string& path) {
+  void parse_enum(Attr& a, const spec::ValueRule& rule, const yaml::Node& value, const std::string& path) {
     if (!value.IsScalar()) {
       r_.wrong_type(value, path, "an enum name or number");
       a.valid = false;
@@ -117,7 +117,7 @@ class AttrParser {
     a.valid = false;
   }
 
-  void parse_gid(Attr& a, const YAML::Node& value, const std::string& path) {
+  void parse_gid(Attr& a, const yaml::Node& value, const std::string& path) {
     auto s = r_.string(value, path);
     if (!s) {
       a.valid = false;
@@ -131,7 +131,7 @@ class AttrParser {
     }
   }
 
-  void parse_sub(Attr& a, const YAML::Node& value, const std::string& path,
+  void parse_sub(Attr& a, const yaml::Node& value, const std::string& path,
                  const std::map<std::string, spec::ValueRule>& fields, bool allow_grh) {
     std::vector<std::string> allowed;
     for (const auto& [k, v] : fields) allowed.push_back(k);
@@ -153,7 +153,7 @@ class AttrParser {
     }
   }
 
-  void parse_ah(Attr& a, const YAML::Node& value, const std::string& path) {
+  void parse_ah(Attr& a, const yaml::Node& value, const std::string& path) {
     if (!value.IsMap()) {
       r_.wrong_type(value, path, "an address vector map (dlid, sl, is_global, grh: {...}) or 'peer'");
       a.valid = false;
@@ -173,7 +173,7 @@ std::vector<std::string> attribute_field_names() {
 
 }  // namespace
 
-void parse_expect(YamlReader& r, const YAML::Node& v, const std::string& path, Transition& t) {
+void parse_expect(YamlReader& r, const yaml::Node& v, const std::string& path, Transition& t) {
   Expectation e;
   e.loc = r.loc(v);
   std::string name;
@@ -205,7 +205,7 @@ void parse_expect(YamlReader& r, const YAML::Node& v, const std::string& path, T
 }
 
 // The body of one transition: attribute fields plus `expect`/`defaults` (and `to` in lists).
-void load_transition_body(YamlReader& r, const YAML::Node& body, const std::string& path, Transition& t, bool in_list) {
+void load_transition_body(YamlReader& r, const yaml::Node& body, const std::string& path, Transition& t, bool in_list) {
   if (body.IsNull()) return;
   std::vector<std::string> allowed = attribute_field_names();
   for (const auto& k : keys::transition_control()) allowed.push_back(k);
@@ -216,6 +216,7 @@ void load_transition_body(YamlReader& r, const YAML::Node& body, const std::stri
     r.wrong_type(body, path, "a map of ibv_qp_attr fields");
     return;
   }
+  t.attrs.reserve(t.attrs.size() + body.size());
   for (const auto& kv : body) {
     if (!kv.first.IsScalar()) {
       r.wrong_type(kv.first, path, "an attribute name");
@@ -274,7 +275,7 @@ void load_transition_body(YamlReader& r, const YAML::Node& body, const std::stri
   }
 }
 
-std::optional<spec::QpState> state_or_report(YamlReader& r, const YAML::Node& n, const std::string& path) {
+std::optional<spec::QpState> state_or_report(YamlReader& r, const yaml::Node& n, const std::string& path) {
   if (!n.IsScalar()) {
     r.wrong_type(n, path, "a QP state name");
     return std::nullopt;
@@ -293,7 +294,7 @@ std::optional<spec::QpState> state_or_report(YamlReader& r, const YAML::Node& n,
 
 namespace {
 
-void load_states(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q) {
+void load_states(YamlReader& r, const yaml::Node& n, const std::string& path, Qp& q) {
   for (auto& [key, key_loc, body] : r.keyed_entries(n, path, nullptr, "the bring-up states")) {
     std::string p = join_path(path, key);
     auto st = spec::parse_state(key);
@@ -313,7 +314,7 @@ void load_states(YamlReader& r, const YAML::Node& n, const std::string& path, Qp
   }
 }
 
-void load_transition_list(YamlReader& r, const YAML::Node& n, const std::string& path, Qp& q) {
+void load_transition_list(YamlReader& r, const yaml::Node& n, const std::string& path, Qp& q) {
   if (!n.IsSequence()) {
     r.wrong_type(n, path, "a list of {to: STATE, ...}");
     return;
@@ -327,7 +328,7 @@ void load_transition_list(YamlReader& r, const YAML::Node& n, const std::string&
     return;
   }
   for (size_t i = 0; i < n.size(); ++i) {
-    const YAML::Node item = n[i];
+    const yaml::Node item = n[i];
     std::string p = path + "[" + std::to_string(i) + "]";
     Transition t;
     t.path = p;
@@ -359,13 +360,13 @@ void load_transition_list(YamlReader& r, const YAML::Node& n, const std::string&
 
 // A CQ or XRCD reference keeps where it was written also when its value is not a name (the
 // loader's Q102): the validator then does not call it missing as well.
-Ref written_ref(YamlReader& r, const YAML::Node& value, const std::string& path) {
+Ref written_ref(YamlReader& r, const yaml::Node& value, const std::string& path) {
   Ref ref = r.ref(value, path);
   if (!ref) ref.loc = r.loc(value);
   return ref;
 }
 
-void load_cap(YamlReader& r, const YAML::Node& n, const std::string& path, QpCap& cap) {
+void load_cap(YamlReader& r, const yaml::Node& n, const std::string& path, QpCap& cap) {
   cap.loc = r.loc(n);
   for (auto& [key, value] : r.entries(n, path, &keys::cap(), "cap")) {
     std::string p = join_path(path, key);
@@ -494,11 +495,12 @@ void expand_counts(YamlReader& r, Scenario& s) {
 
 }  // namespace
 
-void load_qps(YamlReader& r, const YAML::Node& n, Scenario& s) {
+void load_qps(YamlReader& r, const yaml::Node& n, Scenario& s) {
   if (!n.IsMap()) {
     if (!n.IsNull()) r.wrong_type(n, "qps", "a map of name: {...}");
     return;
   }
+  s.qps.reserve(s.qps.size() + n.size());  // a Qp is large: moving 10,000 of them as the list grows showed
   for (const auto& kv : n) {
     if (!kv.first.IsScalar()) {
       r.wrong_type(kv.first, "qps", "a name");

@@ -36,7 +36,7 @@ std::optional<double> as_number(const std::string& s) {
 }
 
 // A scalar typed as YAML reads it; quoted scalars are always strings ("40" stays text).
-ScriptValue scalar_value(const YAML::Node& n) {
+ScriptValue scalar_value(const yaml::Node& n) {
   ScriptValue v;
   v.text = n.Scalar();
   if (n.Tag() == "!") return v;  // quoted
@@ -55,7 +55,7 @@ ScriptValue scalar_value(const YAML::Node& n) {
   return v;
 }
 
-std::optional<ScriptValue> arg_value(YamlReader& r, const YAML::Node& n, const std::string& path) {
+std::optional<ScriptValue> arg_value(YamlReader& r, const yaml::Node& n, const std::string& path) {
   if (n.IsScalar()) return scalar_value(n);
   if (n.IsSequence()) {
     ScriptValue list;
@@ -79,7 +79,7 @@ std::optional<ScriptValue> arg_value(YamlReader& r, const YAML::Node& n, const s
 
 }  // namespace
 
-void load_script_args(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w) {
+void load_script_args(YamlReader& r, const yaml::Node& n, const std::string& path, Workload& w) {
   w.args_loc = r.loc(n);
   for (auto& [key, key_loc, value] : r.keyed_entries(n, path, nullptr, "a script's args")) {
     std::string p = join_path(path, key);
@@ -93,7 +93,7 @@ void load_script_args(YamlReader& r, const YAML::Node& n, const std::string& pat
   }
 }
 
-void load_thresholds(YamlReader& r, const YAML::Node& n, const std::string& path, Workload& w) {
+void load_thresholds(YamlReader& r, const yaml::Node& n, const std::string& path, Workload& w) {
   w.thresholds_loc = r.loc(n);
   for (auto& [key, value] : r.entries(n, path, &keys::threshold(), "workload thresholds")) {
     std::string p = join_path(path, key);

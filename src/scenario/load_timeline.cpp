@@ -29,7 +29,7 @@ const std::string& step_kinds() {
 }
 
 // The names a step lists: one scalar or a list of them.
-std::vector<Ref> refs(YamlReader& r, const YAML::Node& n, const std::string& path) {
+std::vector<Ref> refs(YamlReader& r, const yaml::Node& n, const std::string& path) {
   std::vector<Ref> out;
   if (n.IsSequence()) {
     for (size_t i = 0; i < n.size(); ++i)
@@ -44,7 +44,7 @@ class TimelineLoader {
  public:
   TimelineLoader(YamlReader& r, Scenario& s) : r_(r), s_(s) {}
 
-  void load(const YAML::Node& n) {
+  void load(const yaml::Node& n) {
     if (!n.IsSequence()) {
       r_.wrong_type(n, "timeline", ("a list of steps (" + step_kinds() + ")").c_str());
       return;
@@ -53,7 +53,7 @@ class TimelineLoader {
   }
 
  private:
-  void step(const YAML::Node& item, const std::string& path) {
+  void step(const yaml::Node& item, const std::string& path) {
     TimelineStep t;
     t.loc = r_.loc(item);
     t.path = path;
@@ -70,7 +70,7 @@ class TimelineLoader {
     }
     auto entries = r_.entries(item, path, &step_keys(), "a timeline step");
     bool unknown_key = entries.size() < item.size();  // reported already (Q101, with a did-you-mean)
-    std::map<std::string, YAML::Node> by_key(entries.begin(), entries.end());
+    std::map<std::string, yaml::Node> by_key(entries.begin(), entries.end());
     auto has = [&](const char* k) { return by_key.count(k) > 0; };
     int kinds = has("smoke") + (has("workload") || has("workloads")) + (has("qp") || has("qps")) + has("barrier") +
                 has("pause") + (has("event") || has("forbid")) + has("srq") + has("bind") +
@@ -135,7 +135,7 @@ class TimelineLoader {
 
   // {qp: qa, to: RTS, attrs: {...}, expect: EINVAL, defaults: false}: one Transition per QP
   // named, appended to that QP's list (after its bring-up and any earlier timeline steps).
-  bool transition_step(TimelineStep& t, std::map<std::string, YAML::Node>& by_key, const std::string& path) {
+  bool transition_step(TimelineStep& t, std::map<std::string, yaml::Node>& by_key, const std::string& path) {
     t.kind = TimelineStep::Kind::Transition;
     if (by_key.count("qp") && by_key.count("qps")) {
       r_.sink().error("Q105", t.loc, path, "write either 'qp' or 'qps'");
@@ -173,7 +173,7 @@ class TimelineLoader {
   // {event: IBV_EVENT_SRQ_LIMIT_REACHED, on: srq0, within: 2s}: the event must come (or have
   // come since the run began, not yet taken by an earlier step); {forbid: ..., on: ...}: it
   // must not have come, nor come within `within`. check/references checks what `on` names.
-  bool event_step(TimelineStep& t, std::map<std::string, YAML::Node>& by_key, const std::string& path) {
+  bool event_step(TimelineStep& t, std::map<std::string, yaml::Node>& by_key, const std::string& path) {
     t.kind = TimelineStep::Kind::Event;
     if (by_key.count("event") && by_key.count("forbid")) {
       r_.sink().error("Q105", t.loc, path, "write either 'event' (it must come) or 'forbid' (it must not)");
@@ -212,7 +212,7 @@ class TimelineLoader {
 
   // {srq: srq0, srq_limit: 16}: ibv_modify_srq(IBV_SRQ_LIMIT), re-arming the limit event
   // (it disarms itself when it fires).
-  bool srq_limit_step(TimelineStep& t, std::map<std::string, YAML::Node>& by_key, const std::string& path) {
+  bool srq_limit_step(TimelineStep& t, std::map<std::string, yaml::Node>& by_key, const std::string& path) {
     t.kind = TimelineStep::Kind::SrqLimit;
     t.on = r_.ref(by_key["srq"], join_path(path, "srq"));
     if (!by_key.count("srq_limit")) {
@@ -229,7 +229,7 @@ class TimelineLoader {
   // {link: down, on: da}: `ip link set dev NETDEV down` under device da (up: back up). rxe
   // turns its port DOWN and raises IBV_EVENT_PORT_ERR, then ACTIVE and PORT_ACTIVE: the port
   // events become something a scenario can cause and expect. check/references checks `on`.
-  bool link_step(TimelineStep& t, std::map<std::string, YAML::Node>& by_key, const std::string& path) {
+  bool link_step(TimelineStep& t, std::map<std::string, yaml::Node>& by_key, const std::string& path) {
     t.kind = TimelineStep::Kind::Link;
     auto state = r_.string(by_key["link"], join_path(path, "link"));
     if (!state) return false;
@@ -255,7 +255,7 @@ class TimelineLoader {
 
 }  // namespace
 
-void load_timeline(YamlReader& r, const YAML::Node& n, Scenario& s) {
+void load_timeline(YamlReader& r, const yaml::Node& n, Scenario& s) {
   s.timeline_given = true;
   TimelineLoader(r, s).load(n);
   // A QP's `transitions:` list has no place in a written timeline: it would never run.

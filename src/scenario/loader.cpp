@@ -47,8 +47,8 @@ void default_hosts(Scenario& s) {
       if (!d.host) d.host = Ref{s.hosts[0].name, d.loc};
 }
 
-// What yaml-cpp must not see: text that is not UTF-8 (it reads UTF-16 as something else and
-// passes broken UTF-8 on into every message) and flow nesting that costs gigabytes to scan.
+// What the parser must not see: text that is not UTF-8 (it would pass broken UTF-8 on into
+// every message) and flow nesting past the format's limit (Q111).
 bool refuse_before_parsing(const util::SourceText& source, diag::DiagSink& sink) {
   if (auto bad = util::find_encoding_problem(source.text())) {
     auto& d = sink.error("Q112", {source.name(), bad->line, bad->col}, "", "the file is not UTF-8 text: " + bad->found);
@@ -69,7 +69,7 @@ bool refuse_before_parsing(const util::SourceText& source, diag::DiagSink& sink)
 // Nothing to create, so nothing to run: legal, but almost surely not what was meant (an empty
 // `qps:`, or a file whose content is not what qpo reads). QPs that failed to load do not count:
 // their errors say more.
-void warn_if_nothing_to_do(const YamlReader& r, const YAML::Node& root, const YAML::Node* qps, diag::DiagSink& sink) {
+void warn_if_nothing_to_do(const YamlReader& r, const yaml::Node& root, const yaml::Node* qps, diag::DiagSink& sink) {
   if (qps && (qps->IsScalar() || qps->size() > 0)) return;  // a scalar is a Q102 of its own
   auto& d = sink.warning("Q113", qps ? r.loc(*qps) : r.loc(root), "qps", "the scenario declares no QPs: there is nothing to do");
   d.rule = "a scenario creates and drives queue pairs";
@@ -82,20 +82,19 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
                                       const std::vector<std::string>& overrides,
                                       const std::vector<util::SourceLoc>& override_origins) {
   YamlReader r(source.name(), sink);
-  YAML::Node root;
+  ParsedText parsed;  // owns the nodes the loader reads
   if (refuse_before_parsing(source, sink)) return std::nullopt;
   try {
-    // A second document after `---` would be silently ignored by YAML::Load: refuse it. One
-    // pass of the parser reads the first document and counts the rest.
-    auto parsed = parse_yaml(source.text());
-    auto at = [&](const YAML::Mark& m) { return SourceLoc{source.name(), m.line + 1, m.column + 1}; };
+    // A second document after `---` would be ignored by a reader of one: refuse it. One pass of
+    // the parser reads the first document and counts the rest.
+    parsed = parse_yaml(source.text());
+    auto at = [&](const yaml::Mark& m) { return SourceLoc{source.name(), m.line + 1, m.column + 1}; };
     if (parsed.documents > 1) {
       auto& d = sink.error("Q100", at(parsed.second), "", "the file holds " + std::to_string(parsed.documents) +
                                                              " YAML documents; a scenario is one");
       d.hint = "split it into one file per scenario (remove the '---' separator)";
       return std::nullopt;
     }
-    root = parsed.root;
   } catch (const NestingTooDeep& e) {
     // Block nesting (`- - - ...`, or one key per deeper line): bounded while parsing (yaml_parse.h).
     auto& d = sink.error("Q111", {source.name(), e.mark.line + 1, e.mark.column + 1}, "",
@@ -109,7 +108,7 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     d.rule = "size limit: what the parser holds in memory";
     d.hint = "make the file smaller: write many QPs with 'count: N' instead of one block each";
     return std::nullopt;
-  } catch (const YAML::Exception& e) {
+  } catch (const yaml::ParseError& e) {
     SourceLoc loc{source.name(), e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
     auto& d = sink.error("Q100", loc, "", "not valid YAML: " + e.msg);
     d.rule = "YAML syntax";
@@ -119,6 +118,7 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
     sink.error("Q100", {source.name(), 0, 0}, "", std::string("not valid YAML: ") + e.what());
     return std::nullopt;
   }
+  yaml::Node root = parsed.root;
   Scenario s;
   s.file = source.name();
   if (!root.IsMap()) {
@@ -129,8 +129,8 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
   OverrideOrigins origins;
   apply_overrides(root, overrides, sink, origins, override_origins);
   r.set_override_origins(&origins);
-  const YAML::Node* qps = nullptr;
-  YAML::Node qps_node, timeline_node, mcast_node;
+  const yaml::Node* qps = nullptr;
+  yaml::Node qps_node, timeline_node, mcast_node;
   bool have_timeline = false, have_mcast = false;
   bool have_version = false;
   for (auto& [key, value] : r.entries(root, "", &keys::top_level(), "the scenario")) {

@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "scenario/flow_depth.h"
-#include "scenario/node_identity.h"
+#include "scenario/yaml_parse.h"
 #include "util/strings.h"
 #include "util/utf8.h"
 
@@ -26,10 +26,10 @@ const std::vector<std::string>& object_sections() {
 constexpr size_t kNamesListed = 20;
 
 // The nodes a list or map holds (a map's keys and values).
-std::vector<YAML::Node> children_of(const YAML::Node& n) {
-  std::vector<YAML::Node> out;
+std::vector<yaml::Node> children_of(const yaml::Node& n) {
+  std::vector<yaml::Node> out;
   if (n.IsSequence())
-    for (const auto& item : n) out.push_back(item);
+    for (const yaml::Node& item : n) out.push_back(item);
   else if (n.IsMap())
     for (const auto& kv : n) {
       out.push_back(kv.first);
@@ -42,16 +42,16 @@ std::vector<YAML::Node> children_of(const YAML::Node& n) {
 // it contains a node it is inside of (`&q [*q]`: no end), or more than `max_nodes` nodes.
 enum class AliasExpansion { Finite, Cyclic, TooLarge };
 
-AliasExpansion expand_aliases(const YAML::Node& value, size_t max_nodes) {
+AliasExpansion expand_aliases(const yaml::Node& value, size_t max_nodes) {
   struct Frame {
     const void* id;
-    std::vector<YAML::Node> children;
+    std::vector<yaml::Node> children;
     size_t next = 0;
   };
   std::vector<Frame> path;
   std::unordered_set<const void*> inside;  // the nodes of `path`
   size_t nodes = 1;
-  path.push_back({node_identity(value), children_of(value)});
+  path.push_back({value.identity(), children_of(value)});
   inside.insert(path.back().id);
   while (!path.empty()) {
     Frame& top = path.back();
@@ -60,9 +60,9 @@ AliasExpansion expand_aliases(const YAML::Node& value, size_t max_nodes) {
       path.pop_back();
       continue;
     }
-    YAML::Node child = top.children[top.next++];
+    yaml::Node child = top.children[top.next++];
     if (++nodes > max_nodes) return AliasExpansion::TooLarge;
-    const void* id = node_identity(child);
+    const void* id = child.identity();
     if (inside.count(id)) return AliasExpansion::Cyclic;
     if (!child.IsSequence() && !child.IsMap()) continue;
     path.push_back({id, children_of(child)});
@@ -71,23 +71,23 @@ AliasExpansion expand_aliases(const YAML::Node& value, size_t max_nodes) {
   return AliasExpansion::Finite;
 }
 
-// A map's entries by key, read once: yaml-cpp finds a key by comparing it with every key of
-// the map, and 20,000 paths into a section of 10,000 names did that 2 * 10^8 times.
+// A map's entries by key, read once: finding a key scans the map, and 20,000 paths into a
+// section of 10,000 names did that 2 * 10^8 times.
 struct MapIndex {
-  YAML::Node map;  // held, so its identity stays its own
   struct Entry {
-    YAML::Node key, value;  // handles on the map's own nodes: assigning a copy of `value` sets the entry
+    size_t position;   // the entry's place in the map, to set its value
+    yaml::Node value;  // what it holds now
   };
   std::unordered_map<std::string, Entry> entries;
 };
 
 class Applier {
  public:
-  Applier(diag::DiagSink& sink, OverrideOrigins& origins) : sink_(sink), origins_(origins) {}
+  Applier(yaml::Tree& tree, diag::DiagSink& sink, OverrideOrigins& origins) : tree_(&tree), sink_(sink), origins_(origins) {}
 
   const OverrideWork& work() const { return work_; }
 
-  void apply(YAML::Node& root, const std::string& text, const SourceLoc& origin) {
+  void apply(yaml::Node& root, const std::string& text, const SourceLoc& origin) {
     flag_ = origin;
     size_t eq = text.find('=');
     if (eq == std::string::npos) {
@@ -116,13 +116,13 @@ class Applier {
     return d;
   }
 
-  std::optional<YAML::Node> parse_value(const std::string& text) {
+  std::optional<yaml::Node> parse_value(const std::string& text) {
     if (text.empty()) {
       auto& d = error(path_, "--set " + path_ + "= has no value after '='");
       d.hint = "write '' for an empty string";
       return std::nullopt;
     }
-    // The same refusals as for a file: yaml-cpp must not see these.
+    // The same refusals as for a file.
     if (auto bad = util::find_encoding_problem(text)) {
       error(path_, "the value is not UTF-8 text: " + bad->found);
       return std::nullopt;
@@ -131,10 +131,10 @@ class Applier {
       error(path_, "the value nests [ ] and { } deeper than " + std::to_string(kMaxFlowDepth) + " levels");
       return std::nullopt;
     }
-    YAML::Node value;
+    yaml::Node value;
     try {
-      value = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
+      value = scenario::parse_value(*tree_, text);
+    } catch (const yaml::ParseError& e) {
       auto& d = error(path_, "the value is not YAML: " + e.msg);
       d.hint = "a number, a word, true/false, or a flow list/map like [a, b] or { x: 1 }; quote text with spaces";
       return std::nullopt;
@@ -157,49 +157,42 @@ class Applier {
     return std::nullopt;
   }
 
-  // Before a node takes another's value (yaml-cpp then drops the node's own reference, which
-  // is its identity): neither its index nor its origin may be found again under that address,
-  // which the next node yaml-cpp makes can get (a later --set would write into a detached map).
-  void forget(const YAML::Node& n) {
-    indexes_.erase(node_identity(n));
-    origins_.forget(n);
-  }
-
-  MapIndex& index_of(const YAML::Node& map) {
-    auto [it, fresh] = indexes_.try_emplace(node_identity(map));
+  MapIndex& index_of(const yaml::Node& map) {
+    auto [it, fresh] = indexes_.try_emplace(map.identity());
     MapIndex& index = it->second;
     if (!fresh) return index;
-    index.map.reset(map);
+    size_t position = 0;
     if (map.IsMap())
       for (const auto& kv : map) {
         ++work_.map_entries_read;
-        // The first of two equal keys, as yaml-cpp's own lookup finds it (the loader reports Q105).
-        if (kv.first.IsScalar()) index.entries.try_emplace(kv.first.Scalar(), MapIndex::Entry{kv.first, kv.second});
+        // The first of two equal keys, as a lookup by key finds it (the loader reports Q105).
+        if (kv.first.IsScalar()) index.entries.try_emplace(kv.first.Scalar(), MapIndex::Entry{position, kv.second});
+        ++position;
       }
     return index;
   }
 
   // Sets `key` of `map` (a map, or null: it becomes one) to `value`, remembering the flag.
   // Returns whether the key was new.
-  bool put(YAML::Node& map, const std::string& key, const YAML::Node& value) {
+  bool put(yaml::Node& map, const std::string& key, const yaml::Node& value) {
     MapIndex& index = index_of(map);
     origins_.add(value, flag_);
     if (auto it = index.entries.find(key); it != index.entries.end()) {
-      YAML::Node slot = it->second.value;  // a copy: assigning moves the handle, the entry stays
-      forget(slot);
-      slot = value;
+      map.set_map_value(it->second.position, value);
+      it->second.value = value;
       return false;
     }
-    YAML::Node k(key);
-    map.force_insert(k, value);  // appended without searching: the index said it is new
+    yaml::Node k = tree_->new_scalar(key, "?");
+    size_t position = map.size();
+    map.append_entry(k, value);  // appended without searching: the index said it is new
     origins_.add(k, flag_);      // Q101 on a misspelt new key points at the flag too
-    index.entries.emplace(key, MapIndex::Entry{k, value});
+    index.entries.emplace(key, MapIndex::Entry{position, value});
     return true;
   }
 
   // Object names may hold dots (`q.1`): in an object section, the longest run of keys that
   // names an object of the file is that object's name.
-  void join_dotted_name(const YAML::Node& root, std::vector<std::string>& keys) {
+  void join_dotted_name(const yaml::Node& root, std::vector<std::string>& keys) {
     if (keys.size() < 3 || !is_object_section(keys[0]) || !root.IsMap()) return;
     const auto& top = index_of(root).entries;
     auto found = top.find(keys[0]);
@@ -224,9 +217,8 @@ class Applier {
     return std::find(s.begin(), s.end(), key) != s.end();
   }
 
-  void set(YAML::Node& root, const std::vector<std::string>& keys, const YAML::Node& value) {
-    YAML::Node at;  // where the walk is; reset() moves it (assignment would overwrite the node)
-    at.reset(root);
+  void set(yaml::Node& root, const std::vector<std::string>& keys, const yaml::Node& value) {
+    yaml::Node at = root;  // where the walk is
     std::string walked;
     for (size_t i = 0; i < keys.size(); ++i) {
       const std::string& key = keys[i];
@@ -241,13 +233,11 @@ class Applier {
           return;
         }
         if (last) {
-          forget(at[*index]);
-          at[*index] = value;
+          at.set_item(*index, value);
           origins_.add(value, flag_);
           return;
         }
-        YAML::Node next = at[*index];
-        at.reset(next);
+        at = at[*index];
       } else if (at.IsMap() || at.IsNull()) {
         const auto& entries = index_of(at).entries;
         auto entry = entries.find(key);
@@ -266,15 +256,14 @@ class Applier {
           d.hint = "--set changes an entry of a list the file writes; to write the whole list: --set " + here + "=[...]";
           return;
         }
-        YAML::Node next;
+        yaml::Node next;
         if (found && !entry->second.value.IsNull()) {
-          next.reset(entry->second.value);
+          next = entry->second.value;
         } else {
-          YAML::Node created(YAML::NodeType::Map);
-          put(at, key, created);
-          next.reset(created);
+          next = tree_->new_collection(yaml::NodeType::Map, "?", false);
+          put(at, key, next);
         }
-        at.reset(next);
+        at = next;
       } else {
         auto& d = error(path_, walked + " is " + node_text(at) + ", not a map: there is no '" + key + "' under it to set");
         d.hint = "set " + walked + " itself, e.g. --set " + walked + "=VALUE";
@@ -284,11 +273,11 @@ class Applier {
     }
   }
 
-  static std::string node_text(const YAML::Node& n) {
+  static std::string node_text(const yaml::Node& n) {
     return n.IsScalar() ? "'" + n.Scalar().substr(0, 40) + "'" : "a value";
   }
 
-  void unknown_object(const YAML::Node& section, const std::string& section_name, const std::string& name) {
+  void unknown_object(const yaml::Node& section, const std::string& section_name, const std::string& name) {
     std::vector<std::string> names;
     if (section.IsMap())
       for (const auto& kv : section) {
@@ -308,6 +297,7 @@ class Applier {
     else d.hint += "see the " + std::to_string(names.size()) + " names under " + section_name + ":";
   }
 
+  yaml::Tree* tree_;  // where values and created keys are put
   SourceLoc flag_;
   std::string path_;
   diag::DiagSink& sink_;
@@ -318,38 +308,35 @@ class Applier {
 
 }  // namespace
 
-void OverrideOrigins::add(const YAML::Node& n, const SourceLoc& flag) {
+void OverrideOrigins::add(const yaml::Node& n, const SourceLoc& flag) {
   const SourceLoc* last = origins_.empty() ? nullptr : origins_.back().get();
   if (!last || last->file != flag.file || last->line != flag.line || last->col != flag.col)
     origins_.push_back(std::make_unique<SourceLoc>(flag));
   const SourceLoc* origin = origins_.back().get();
   // Without recursion, and each node once: a value's aliases may name one node many times.
   std::unordered_set<const void*> seen;
-  std::vector<YAML::Node> todo{n};
+  std::vector<yaml::Node> todo{n};
   while (!todo.empty()) {
-    YAML::Node at = todo.back();
+    yaml::Node at = todo.back();
     todo.pop_back();
-    const void* id = node_identity(at);
+    const void* id = at.identity();
     if (!id || !seen.insert(id).second) continue;
-    held_.push_back(at);
     by_node_[id] = origin;  // later overrides win: the same key set twice is the last flag's
     for (auto& child : children_of(at)) todo.push_back(std::move(child));
   }
 }
 
-void OverrideOrigins::forget(const YAML::Node& n) { by_node_.erase(node_identity(n)); }
-
-const SourceLoc* OverrideOrigins::origin_of(const YAML::Node& n) const {
-  auto it = by_node_.find(node_identity(n));
+const SourceLoc* OverrideOrigins::origin_of(const yaml::Node& n) const {
+  auto it = by_node_.find(n.identity());
   return it == by_node_.end() ? nullptr : it->second;
 }
 
 std::string override_flag(const std::string& override) { return "--set " + override; }
 
-OverrideWork apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
+OverrideWork apply_overrides(yaml::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
                              OverrideOrigins& origins, const std::vector<SourceLoc>& where) {
-  if (!root.IsMap()) return {};  // the loader reports that; there is nowhere to apply them
-  Applier applier(sink, origins);  // one for all: the maps it indexes serve every override
+  if (!root.IsMap() || !root.tree()) return {};  // the loader reports that; there is nowhere to apply them
+  Applier applier(*root.tree(), sink, origins);  // one for all: the maps it indexes serve every override
   for (size_t i = 0; i < overrides.size(); ++i) {
     SourceLoc origin = i < where.size() && where[i].given() ? where[i] : SourceLoc{override_flag(overrides[i]), 0, 0};
     applier.apply(root, overrides[i], origin);

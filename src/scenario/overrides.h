@@ -3,7 +3,7 @@
 // reads it, so an overridden value meets exactly the checks a value in the file meets. What an
 // override put into the tree remembers the flag it came from, and diagnostics about it name the
 // flag (`--set qps.qa.states.RTR.path_mtu=999`) where they would name a file line.
-#include <yaml-cpp/yaml.h>
+#include "scenario/yaml_tree.h"
 
 #include <memory>
 #include <string>
@@ -23,17 +23,13 @@ using util::SourceLoc;
 class OverrideOrigins {
  public:
   // `n` and, for a list or map, everything in it (each node once, however many aliases name it).
-  void add(const YAML::Node& n, const SourceLoc& origin);
+  void add(const yaml::Node& n, const SourceLoc& origin);
   // Where the override that put `n` into the tree is, or nullptr when `n` comes from the file.
   // A hash lookup: the loader asks this for every key and value it reads.
-  const SourceLoc* origin_of(const YAML::Node& n) const;
-  // `n` is about to take another node's value: its identity (the reference yaml-cpp frees once
-  // no node holds it) must not name an origin any more, since a new node may get its address.
-  void forget(const YAML::Node& n);
+  const SourceLoc* origin_of(const yaml::Node& n) const;
   bool empty() const { return by_node_.empty(); }
 
  private:
-  std::vector<YAML::Node> held_;  // keeps every added node alive, so no identity is reused
   std::unordered_map<const void*, const SourceLoc*> by_node_;  // node identity -> its flag (later wins)
   std::vector<std::unique_ptr<SourceLoc>> origins_;  // stable addresses for origin_of
 };
@@ -58,7 +54,7 @@ std::string override_flag(const std::string& override);
 // given, is where override i was written (a matrix entry); else it is named by its flag.
 // A value that contains itself through an alias (`&q [*q]`), or expands past
 // kMaxOverrideValueNodes, is Q114 at its flag (or matrix entry) and is not applied.
-OverrideWork apply_overrides(YAML::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
+OverrideWork apply_overrides(yaml::Node& root, const std::vector<std::string>& overrides, diag::DiagSink& sink,
                              OverrideOrigins& origins, const std::vector<SourceLoc>& where = {});
 
 }  // namespace qpo::scenario

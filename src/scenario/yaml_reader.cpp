@@ -8,12 +8,12 @@
 
 namespace qpo::scenario {
 
-std::string node_kind(const YAML::Node& n) {
+std::string node_kind(const yaml::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Null: return "nothing";
-    case YAML::NodeType::Scalar: return "'" + n.Scalar().substr(0, 40) + "'";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
+    case yaml::NodeType::Null: return "nothing";
+    case yaml::NodeType::Scalar: return "'" + n.Scalar().substr(0, 40) + "'";
+    case yaml::NodeType::Sequence: return "a list";
+    case yaml::NodeType::Map: return "a map";
     default: return "an undefined node";
   }
 }
@@ -22,7 +22,7 @@ std::string join_path(const std::string& base, const std::string& key) {
   return base.empty() ? key : base + "." + key;
 }
 
-SourceLoc YamlReader::loc(const YAML::Node& n) const {
+SourceLoc YamlReader::loc(const yaml::Node& n) const {
   if (origins_)
     if (const auto* origin = origins_->origin_of(n)) return *origin;
   const auto mark = n.Mark();
@@ -30,27 +30,27 @@ SourceLoc YamlReader::loc(const YAML::Node& n) const {
   return {file_, mark.line + 1, mark.column + 1};
 }
 
-diag::Diagnostic& YamlReader::wrong_type(const YAML::Node& n, const std::string& path, const char* expected) {
+diag::Diagnostic& YamlReader::wrong_type(const yaml::Node& n, const std::string& path, const char* expected) {
   auto& d = sink_.error("Q102", loc(n), path, std::string("expected ") + expected + ", found " + node_kind(n));
   d.rule = "scenario schema: value type";
   return d;
 }
 
-bool YamlReader::is_map(const YAML::Node& n, const std::string& path, const char* what) {
+bool YamlReader::is_map(const yaml::Node& n, const std::string& path, const char* what) {
   if (n.IsMap()) return true;
   wrong_type(n, path, what);
   return false;
 }
 
-std::vector<std::pair<std::string, YAML::Node>> YamlReader::entries(const YAML::Node& map, const std::string& path,
+std::vector<std::pair<std::string, yaml::Node>> YamlReader::entries(const yaml::Node& map, const std::string& path,
                                                                     const std::vector<std::string>* allowed,
                                                                     const char* what) {
-  std::vector<std::pair<std::string, YAML::Node>> out;
+  std::vector<std::pair<std::string, yaml::Node>> out;
   for (auto& e : keyed_entries(map, path, allowed, what)) out.emplace_back(std::move(e.key), std::move(e.value));
   return out;
 }
 
-std::vector<YamlReader::KeyedEntry> YamlReader::keyed_entries(const YAML::Node& map, const std::string& path,
+std::vector<YamlReader::KeyedEntry> YamlReader::keyed_entries(const yaml::Node& map, const std::string& path,
                                                               const std::vector<std::string>* allowed,
                                                               const char* what) {
   std::vector<KeyedEntry> out;
@@ -84,7 +84,7 @@ std::vector<YamlReader::KeyedEntry> YamlReader::keyed_entries(const YAML::Node& 
   return out;
 }
 
-std::optional<std::string> YamlReader::string(const YAML::Node& n, const std::string& path) {
+std::optional<std::string> YamlReader::string(const yaml::Node& n, const std::string& path) {
   if (!n.IsScalar()) {
     wrong_type(n, path, "a string");
     return std::nullopt;
@@ -92,7 +92,7 @@ std::optional<std::string> YamlReader::string(const YAML::Node& n, const std::st
   return n.Scalar();
 }
 
-std::optional<uint64_t> YamlReader::uint(const YAML::Node& n, const std::string& path, uint64_t max) {
+std::optional<uint64_t> YamlReader::uint(const yaml::Node& n, const std::string& path, uint64_t max) {
   if (!n.IsScalar()) {
     wrong_type(n, path, "a non-negative integer");
     return std::nullopt;
@@ -112,7 +112,7 @@ std::optional<uint64_t> YamlReader::uint(const YAML::Node& n, const std::string&
   return v;
 }
 
-std::optional<bool> YamlReader::boolean(const YAML::Node& n, const std::string& path) {
+std::optional<bool> YamlReader::boolean(const yaml::Node& n, const std::string& path) {
   if (n.IsScalar()) {
     std::string s = util::to_lower(n.Scalar());
     if (s == "true" || s == "yes" || s == "on") return true;
@@ -122,7 +122,7 @@ std::optional<bool> YamlReader::boolean(const YAML::Node& n, const std::string& 
   return std::nullopt;
 }
 
-std::optional<uint64_t> YamlReader::size(const YAML::Node& n, const std::string& path) {
+std::optional<uint64_t> YamlReader::size(const yaml::Node& n, const std::string& path) {
   if (!n.IsScalar()) {
     wrong_type(n, path, "a size such as 4096 or 64KiB");
     return std::nullopt;
@@ -137,13 +137,13 @@ std::optional<uint64_t> YamlReader::size(const YAML::Node& n, const std::string&
   return std::get<uint64_t>(r);
 }
 
-Ref YamlReader::ref(const YAML::Node& n, const std::string& path) {
+Ref YamlReader::ref(const yaml::Node& n, const std::string& path) {
   auto s = string(n, path);
   if (!s) return {};
   return Ref{*s, loc(n)};
 }
 
-std::optional<std::vector<std::string>> YamlReader::string_list(const YAML::Node& n, const std::string& path) {
+std::optional<std::vector<std::string>> YamlReader::string_list(const yaml::Node& n, const std::string& path) {
   std::vector<std::string> out;
   if (n.IsScalar()) {
     out.push_back(n.Scalar());

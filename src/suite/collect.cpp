@@ -1,11 +1,10 @@
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <set>
 
 #include "scenario/flow_depth.h"
+#include "scenario/yaml_parse.h"
 #include "suite/matrix.h"
 #include "suite/suite.h"
 #include "util/input_file.h"
@@ -47,17 +46,20 @@ std::vector<Case> collect(const Options& o, std::vector<std::string>* problems, 
       // Capped like any scenario (a sparse 10 GiB file is not read); a file refused here still
       // becomes a case, and its run says why.
       auto file = util::read_input_file(f, util::kScenarioInput);
-      YAML::Node n = file && !scenario::find_deep_flow(file.text) ? YAML::Load(file.text) : YAML::Node();
-      if (n.IsMap() && n["name"] && n["name"].IsScalar()) c.name = n["name"].as<std::string>();
-      if (n.IsMap() && n["tags"] && n["tags"].IsSequence())
-        for (const auto& t : n["tags"])
-          if (t.IsScalar()) c.tags.push_back(t.as<std::string>());
+      // The loader's parser: a case's name reads as `qpo run` reads it.
+      scenario::ParsedText parsed;
+      if (file && !scenario::find_deep_flow(file.text)) parsed = scenario::parse_yaml(file.text);
+      const yaml::Node& n = parsed.root;
+      if (n["name"].IsScalar()) c.name = n["name"].Scalar();
+      if (n["tags"].IsSequence())
+        for (const yaml::Node& t : n["tags"])
+          if (t.IsScalar()) c.tags.push_back(t.Scalar());
       // Hosts that own a device take part (exec::active_hosts); a declared but unused host
       // must not send the whole suite into two lab guests per scenario.
-      if (n.IsMap() && n["devices"] && n["devices"].IsMap()) {
+      if (n["devices"].IsMap()) {
         std::set<std::string> owners;
         for (const auto& d : n["devices"])
-          if (d.second.IsMap() && d.second["host"] && d.second["host"].IsScalar()) owners.insert(d.second["host"].as<std::string>());
+          if (d.second["host"].IsScalar()) owners.insert(d.second["host"].Scalar());
         c.hosts = std::max<size_t>(1, owners.size());
       }
     } catch (const std::exception&) {

@@ -23,11 +23,12 @@ std::string too_large(const std::string& shown, const InputKind& kind, const std
   return shown + " is " + size + "; a " + kind.noun + " is limited to " + limit_text(kind.max_bytes);
 }
 
-// Reads `fd` to its end or one byte past the cap, whichever comes first.
-InputFile read_capped(int fd, const std::string& shown, const InputKind& kind) {
+// Reads `fd` to its end or one byte past the cap, whichever comes first. `expected` (a regular
+// file's size) sizes the buffer so the common case reads without growing it.
+InputFile read_capped(int fd, const std::string& shown, const InputKind& kind, size_t expected = 0) {
   InputFile f;
   size_t got = 0;
-  f.text.resize(std::min<size_t>(kind.max_bytes + 1, 64 * 1024));
+  f.text.resize(std::min<size_t>(kind.max_bytes + 1, std::max<size_t>(expected + 1, 64 * 1024)));
   for (;;) {
     if (got == f.text.size()) {
       if (got > kind.max_bytes) break;
@@ -88,7 +89,7 @@ InputFile read_input_file(const std::string& path, const InputKind& kind) {
     f.problem = InputFile::Problem::TooLarge;
     f.error = too_large(shown, kind, std::to_string(static_cast<unsigned long long>(st.st_size)) + " bytes");
   } else {
-    f = read_capped(fd, shown, kind);
+    f = read_capped(fd, shown, kind, static_cast<size_t>(st.st_size));
   }
   ::close(fd);
   return f;

@@ -7,6 +7,7 @@
 
 #include "report/run_report.h"
 #include "scenario/overrides.h"
+#include "scenario/yaml_parse.h"
 #include "scenario_fixture.h"
 #include "util/json_writer.h"
 #include "workload/spec.h"
@@ -261,7 +262,8 @@ TEST_CASE("--set with a value whose aliases expand past the node limit is Q114, 
 TEST_CASE("20,000 --set paths read each map entry once") {
   std::string yaml = "version: 1\nmrs:\n";
   for (int i = 0; i < 20000; ++i) yaml += "  m" + std::to_string(i) + ": { pd: p, size: 4096 }\n";
-  YAML::Node root = YAML::Load(yaml);
+  auto parsed = qpo::scenario::parse_yaml(yaml);
+  qpo::yaml::Node root = parsed.root;
   std::vector<std::string> sets;
   for (int i = 0; i < 20000; ++i) sets.push_back("mrs.m" + std::to_string(i) + ".size=8192");
   qpo::diag::DiagSink sink;
@@ -270,7 +272,7 @@ TEST_CASE("20,000 --set paths read each map entry once") {
   CHECK(sink.error_count() == 0);
   // The top level (2 keys), mrs (20,000 names), each MR's map (2 keys) once: 60,002.
   CHECK(work.map_entries_read == 2 + 20000 + 20000 * 2);
-  CHECK(root["mrs"]["m19999"]["size"].as<std::string>() == "8192");
+  CHECK(root["mrs"]["m19999"]["size"].Scalar() == "8192");
   CHECK(origins.origin_of(root["mrs"]["m19999"]["size"])->file == "--set mrs.m19999.size=8192");
 }
 
