@@ -68,7 +68,7 @@ void check_caps(const scenario::Scenario& s, diag::DiagSink& sink) {
                              "QP '" + q.name + "' receives through SRQ '" + q.srq.name + "'; max_recv_wr is ignored");
       d.hint = "size the SRQ's max_wr instead";
     }
-    if (q.type_name != "XRC_RECV" && q.cap.max_send_wr == 0 && q.cap.max_recv_wr == 0) {
+    if (q.qp_type != spec::QpType::XRC_RECV && q.cap.max_send_wr == 0 && q.cap.max_recv_wr == 0) {
       auto& d = sink.warning("Q604", q.cap.loc.given() ? q.cap.loc : q.loc, p, "QP '" + q.name + "' can hold no work requests");
       d.hint = "set max_send_wr and/or max_recv_wr";
     }

@@ -70,7 +70,7 @@ class CmChecker {
 
   void one(Qp& q) {
     auto& cm = q.cm;
-    if (q.type_name != "RC" && q.type_name != "UC" && q.type_name != "UD") {
+    if (q.qp_type != spec::QpType::RC && q.qp_type != spec::QpType::UC && q.qp_type != spec::QpType::UD) {
       if (q.type >= 0) {
         auto& d = sink_.error("Q540", cm.loc, path(q), q.type_name + " QP '" + q.name + "' cannot connect through rdma_cm");
         d.rule = "rdma_cm connects RC QPs (RDMA_PS_TCP) and UC QPs (RDMA_PS_IB ids of type UC) and resolves UD peers (RDMA_PS_UDP)";
@@ -102,7 +102,7 @@ class CmChecker {
     }
     // `connect:` is the peer relation the rest of qpo follows (smoke pairs, workloads, AHs);
     // a UD QP sends to its peer only from the active side (the CM tells it the passive's QPN).
-    bool sends = q.type_name != "UD" || cm.active;
+    bool sends = q.qp_type != spec::QpType::UD || cm.active;
     if (q.connect && q.connect.name != p->name) {
       auto& d = sink_.error("Q209", q.connect.loc, "qps." + q.name + ".connect",
                             "QP '" + q.name + "' connects to '" + q.connect.name + "' but its cm: peer is '" + p->name + "'");
@@ -160,7 +160,7 @@ class CmChecker {
                "RDMA_PS_TCP ids with no QP: a connected pair that connects";
       d.hint = hint;
     };
-    if (q.type_name == "UD")
+    if (q.qp_type == spec::QpType::UD)
       refuse(cm.exchange_only_loc, "exchange_only", "UD QP '" + q.name + "' cannot take exchange_only",
              "drop exchange_only: a UD QP resolves its peer through rdma_cm itself (RDMA_PS_UDP)");
     if (!cm.private_data.empty())
@@ -168,7 +168,7 @@ class CmChecker {
              "drop private_data: the exchange fills it");
     if (cm.reject) refuse(cm.reject_loc, "reject", "QP '" + q.name + "' has reject: and exchange_only", "drop reject:");
     if (!cm.expect_event.empty()) refuse(cm.expect_loc, "expect", "QP '" + q.name + "' has expect: and exchange_only", "drop expect:");
-    if (q.type_name == "UD") return;
+    if (q.qp_type == spec::QpType::UD) return;
     // The CM brings nothing up here: the scenario's states: must reach RTR (RTS to send).
     bool rtr = false;
     for (const auto& t : q.transitions) rtr |= t.bring_up && (t.to == spec::QpState::RTR || t.to == spec::QpState::RTS);
@@ -222,14 +222,14 @@ class CmChecker {
 
   void private_data(const Qp& q) {
     const auto& cm = q.cm;
-    bool ud = q.type_name == "UD";
+    bool ud = q.qp_type == spec::QpType::UD;
     auto check = [&](const std::string& text, const char* call, const util::SourceLoc& loc, const std::string& p) {
       size_t limit = private_data_limit(ud, call);
       if (text.size() + 1 <= limit) return;
       auto& d = sink_.error("Q127", loc, p,
                             std::to_string(text.size()) + " bytes of private data (and a NUL) do not fit " + call + "'s " +
                                 std::to_string(limit) + " bytes");
-      d.rule = std::string(call) + " on " + (ud ? "RDMA_PS_UDP" : q.type_name == "UC" ? "RDMA_PS_IB" : "RDMA_PS_TCP") +
+      d.rule = std::string(call) + " on " + (ud ? "RDMA_PS_UDP" : q.qp_type == spec::QpType::UC ? "RDMA_PS_IB" : "RDMA_PS_TCP") +
                ": what the IB CM message leaves after the rdma_cm header";
       d.hint = "shorten it to " + std::to_string(limit - 1) + " characters";
     };
@@ -259,7 +259,7 @@ class CmChecker {
     if (!p.cm.given) why = "'" + p.name + "' has no cm:";
     else if (p.cm.active == a.active) why = "both are " + std::string(a.active ? "active" : "passive");
     else if (p.cm.peer.name != q.name) why = "'" + p.name + "''s peer is '" + (p.cm.peer ? p.cm.peer.name : "(none)") + "'";
-    else if (p.type_name != q.type_name) why = "'" + p.name + "' is " + p.type_name + ", '" + q.name + "' " + q.type_name;
+    else if (p.qp_type != q.qp_type) why = "'" + p.name + "' is " + p.type_name + ", '" + q.name + "' " + q.type_name;
     else if (p.cm.port != a.port) why = "ports " + std::to_string(a.port) + " and " + std::to_string(p.cm.port) + " differ";
     else if (p.cm.exchange_only != a.exchange_only)
       why = "only '" + (a.exchange_only ? q.name : p.name) + "' says exchange_only";

@@ -34,17 +34,10 @@ const scenario::Attr* any_value(const Qp& q, std::string_view field) {
   return found;
 }
 
-bool compatible_types(const std::string& a, const std::string& b) {
-  if (a == "XRC_SEND") return b == "XRC_RECV";
-  if (a == "XRC_RECV") return b == "XRC_SEND";
-  return a == b;
-}
-
-// The access a workload op needs on the responder, as (IBV_ACCESS bit, name).
-std::pair<uint32_t, const char*> needed_access(const std::string& op) {
-  const auto* info = util::scenario_op(op);
-  return info ? std::pair<uint32_t, const char*>{info->remote_access, info->access_name}
-              : std::pair<uint32_t, const char*>{0, ""};
+bool compatible_types(const Qp& a, const Qp& b) {
+  if (a.qp_type == spec::QpType::XRC_SEND) return b.qp_type == spec::QpType::XRC_RECV;
+  if (a.qp_type == spec::QpType::XRC_RECV) return b.qp_type == spec::QpType::XRC_SEND;
+  return a.type == b.type;  // the same row of the rule table's types
 }
 
 class CrossChecker {
@@ -81,14 +74,14 @@ class CrossChecker {
     const Qp* p = s_.qp(q.connect.name);
     if (!p || p == &q || q.type < 0 || p->type < 0) return;
     std::string path = "qps." + q.name + ".connect";
-    if (!compatible_types(q.type_name, p->type_name)) {
+    if (!compatible_types(q, *p)) {
       auto& d = sink_.error("Q501", q.connect.loc, path,
                             q.type_name + " QP '" + q.name + "' cannot connect to " + p->type_name + " QP '" + p->name + "'");
       d.rule = "connected QPs must be the same transport (RC-RC, UC-UC, XRC_SEND-XRC_RECV)";
       d.related.push_back({p->type_loc, "peer type declared here"});
       return;
     }
-    bool connected = q.type_name != "UD";
+    bool connected = q.qp_type != spec::QpType::UD;
     if (connected && p->connect.name != q.name) {
       auto& d = sink_.error("Q502", q.connect.loc, path,
                             "'" + q.name + "' connects to '" + p->name + "', but '" + p->name + "' " +
@@ -143,19 +136,19 @@ class CrossChecker {
 
   void workload(const scenario::Workload& w) {
     const Qp* q = s_.qp(w.qp.name);
-    const util::OpInfo* op = util::scenario_op(w.op);
+    const util::OpInfo* op = w.op ? &util::op_info(*w.op) : nullptr;
     if (!q || !op || q->type < 0) return;
     std::string path = "workloads." + w.name;
     bool atomic = op->atomic;
     bool rdma = op->remote && !atomic;
     bool read = op->op == util::Op::Read;
-    bool send_only = q->type_name == "UD" || q->type_name == "RAW_PACKET";
-    if ((send_only && (rdma || atomic)) || (q->type_name == "UC" && (read || atomic))) {
-      auto& d = sink_.error("Q509", w.op_loc, path + ".op", q->type_name + " QPs cannot do " + w.op);
+    bool send_only = q->qp_type == spec::QpType::UD || q->qp_type == spec::QpType::RAW_PACKET;
+    if ((send_only && (rdma || atomic)) || (q->qp_type == spec::QpType::UC && (read || atomic))) {
+      auto& d = sink_.error("Q509", w.op_loc, path + ".op", q->type_name + " QPs cannot do " + op->scenario);
       d.rule = "transport services: UD and RAW_PACKET send only; UC sends and writes; RC everything";
       return;
     }
-    if (q->type_name == "UD" && w.script.empty() && w.size > kLargestMtu) {
+    if (q->qp_type == spec::QpType::UD && w.script.empty() && w.size > kLargestMtu) {
       auto& d = sink_.error("Q515", w.size_loc.given() ? w.size_loc : w.loc, path + ".size",
                             "a UD message is one packet: size " + std::to_string(w.size) +
                                 " B is above " + std::to_string(kLargestMtu) + " B, the largest path MTU (IBV_MTU_4096)");
@@ -171,14 +164,16 @@ class CrossChecker {
     const Qp* peer = s_.qp(q->connect.name);
     if (!peer) return;
     if ((rdma || atomic) && !w.remote_mr) {
-      auto& d = sink_.error("Q104", w.loc, path, w.op + " needs 'remote_mr' (the peer's buffer)");
+      auto& d = sink_.error("Q104", w.loc, path, std::string(op->scenario) + " needs 'remote_mr' (the peer's buffer)");
       d.hint = "add 'remote_mr: <MR on the peer's PD>'";
     }
     if (!w.local_mr) {
       auto& d = sink_.error("Q104", w.loc, path, "workload needs 'local_mr'");
       d.hint = "add 'local_mr: <MR on the QP's PD>'";
     }
-    auto [bit, name] = needed_access(w.op);
+    // The access the op needs on the responder (IBV_ACCESS bit, name).
+    uint32_t bit = op->remote_access;
+    const char* name = op->access_name;
     // Providers differ on the status of an access violation (rxe NAKs a QP without remote
     // access as an invalid request), so either expectation marks the violation as intended.
     bool expects_access_error = w.expect_status && (*w.expect_status == "IBV_WC_REM_ACCESS_ERR" ||
@@ -187,10 +182,10 @@ class CrossChecker {
       const auto* flags = any_value(*peer, "qp_access_flags");
       uint64_t granted = flags && flags->symbol == Symbol::None ? flags->number : 0;
       // rdma_cm grants a connected RC QP remote write, read and atomic (responder_resources 1), UC write.
-      if (peer->cm.brings_up() && peer->cm.end_state() == spec::QpState::RTS) granted = peer->type_name == "RC" ? 0xE : 0x2;
+      if (peer->cm.brings_up() && peer->cm.end_state() == spec::QpState::RTS) granted = peer->qp_type == spec::QpType::RC ? 0xE : 0x2;
       if (!(granted & bit)) {
         auto& d = sink_.error("Q507", w.op_loc, path + ".op",
-                              w.op + " needs " + name + " in the responder QP '" + peer->name + "' qp_access_flags");
+                              op->scenario + std::string(" needs ") + name + " in the responder QP '" + peer->name + "' qp_access_flags");
         d.rule = "the responder checks qp_access_flags; without it the requester gets IBV_WC_REM_ACCESS_ERR";
         d.hint = "add " + std::string(name) + " to qps." + peer->name + ".states.INIT.qp_access_flags, or expect "
                  "status IBV_WC_REM_ACCESS_ERR";
@@ -198,7 +193,7 @@ class CrossChecker {
       }
       if (const auto* m = s_.mr(w.remote_mr.name); m && !(m->access & bit)) {
         auto& d = sink_.error("Q508", w.remote_mr.loc, path + ".remote_mr",
-                              w.op + " needs " + name + " in the access of remote MR '" + m->name + "'");
+                              op->scenario + std::string(" needs ") + name + " in the access of remote MR '" + m->name + "'");
         d.rule = "the rkey's MR must grant the remote access (else IBV_WC_REM_ACCESS_ERR)";
         d.hint = "add " + std::string(name) + " to mrs." + m->name + ".access";
         d.related.push_back({m->access_loc, "MR access"});
@@ -208,13 +203,13 @@ class CrossChecker {
       const auto* init_depth = literal(*q, "max_rd_atomic");
       if (init_depth && init_depth->number == 0) {
         auto& d = sink_.error("Q507", init_depth->loc, init_depth->path,
-                              w.op + " needs max_rd_atomic >= 1 on the requester '" + q->name + "'");
+                              std::string(op->scenario) + " needs max_rd_atomic >= 1 on the requester '" + q->name + "'");
         d.rule = "max_rd_atomic = outstanding RDMA reads/atomics the requester may issue";
       }
       const auto* dest_depth = literal(*peer, "max_dest_rd_atomic");
       if (dest_depth && dest_depth->number == 0) {
         auto& d = sink_.error("Q507", dest_depth->loc, dest_depth->path,
-                              w.op + " needs max_dest_rd_atomic >= 1 on the responder '" + peer->name + "'");
+                              std::string(op->scenario) + " needs max_dest_rd_atomic >= 1 on the responder '" + peer->name + "'");
         d.rule = "max_dest_rd_atomic = RDMA reads/atomics the responder accepts in flight";
       }
     }

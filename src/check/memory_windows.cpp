@@ -104,7 +104,7 @@ class MwChecker {
       d.hint = "use type: 2, or drop zero_based";
     }
     if (!q || q->type < 0) return;
-    if (q->type_name != "RC" && q->type_name != "UC") {
+    if (q->qp_type != spec::QpType::RC && q->qp_type != spec::QpType::UC) {
       auto& d = sink_.error("Q534", w.bind_qp.loc, p + ".bind_qp",
                             "QP '" + q->name + "' is " + q->type_name + "; a window is bound on an RC or UC QP");
       d.rule = "a bind is a send queue work request of a connected QP (IBV_WR_BIND_MW)";
@@ -121,7 +121,7 @@ class MwChecker {
   // A workload whose remote_mr names a window reaches the MR through the window's rkey.
   void through_window(const scenario::Workload& w) {
     const Mw* mw = s_.mw(w.remote_mr.name);
-    const auto* op = w.script.empty() ? util::scenario_op(w.op) : nullptr;
+    const auto* op = w.builtin_op();
     if (!mw) return;
     std::string p = "workloads." + w.name + ".remote_mr";
     if (!op) {
@@ -147,7 +147,7 @@ class MwChecker {
     }
     if (op->remote_access && !(mw->access & op->remote_access)) {
       auto& d = sink_.error("Q532", w.remote_mr.loc, p,
-                            w.op + " needs " + op->access_name + " in the access of window '" + mw->name + "'");
+                            std::string(op->scenario) + " needs " + op->access_name + " in the access of window '" + mw->name + "'");
       d.rule = "the window's access decides what its rkey allows (else IBV_WC_REM_ACCESS_ERR)";
       d.hint = std::string("add ") + op->access_name + " to mws." + mw->name + ".access, or expect status IBV_WC_REM_ACCESS_ERR";
       d.related.push_back({mw->access_loc, "window access"});
@@ -165,11 +165,11 @@ class MwChecker {
   // `op: send_with_inv` with `invalidate: W`: a SEND whose responder invalidates W's rkey.
   void send_with_invalidate(const scenario::Workload& w) {
     std::string p = "workloads." + w.name;
-    bool inv_op = w.script.empty() && w.op == "send_with_inv";
+    bool inv_op = w.script.empty() && w.op == util::Op::SendInv;
     if (!inv_op && !w.invalidate) return;
     if (!inv_op) {
       auto& d = sink_.error("Q536", w.invalidate.loc, p + ".invalidate",
-                            "'invalidate:' belongs to op send_with_inv, not to " + (w.script.empty() ? "op " + w.op : "a script"));
+                            "'invalidate:' belongs to op send_with_inv, not to " + (w.script.empty() ? "op " + std::string(w.op_spelling()) : "a script"));
       d.rule = "only IBV_WR_SEND_WITH_INV carries an rkey for the responder to invalidate (ibv_post_send(3): invalidate_rkey)";
       d.hint = "use 'op: send_with_inv', or drop 'invalidate:'";
       return;
@@ -197,7 +197,7 @@ class MwChecker {
       d.related.push_back({mw->loc, "the window"});
     }
     const auto* q = s_.qp(w.qp.name);
-    if (q && q->type >= 0 && q->type_name != "RC" && q->type_name != "XRC_SEND") {
+    if (q && q->type >= 0 && q->qp_type != spec::QpType::RC && q->qp_type != spec::QpType::XRC_SEND) {
       auto& d = sink_.error("Q547", w.op_loc, p + ".op", q->type_name + " QPs cannot do send_with_inv");
       d.rule = "ibv_post_send(3): IBV_WR_SEND_WITH_INV is a reliable-connection operation (RC, XRC)";
       d.hint = "send from an RC QP";
@@ -247,7 +247,7 @@ class MwChecker {
       if (step.kind != Kind::Workloads) continue;
       for (const auto& ref : step.workloads) {
         const auto* w = s_.workload(ref.name);
-        if (w && w->invalidate && w->op == "send_with_inv" && s_.mw(w->invalidate.name)) {
+        if (w && w->invalidate && w->op == util::Op::SendInv && s_.mw(w->invalidate.name)) {
           auto it = unbound_by.find(w->invalidate.name);
           if (it != unbound_by.end()) {
             auto& d = sink_.error("Q539", ref.loc.given() ? ref.loc : w->loc, step.path,

@@ -52,7 +52,7 @@ class McastChecker {
         d.hint = "remove the second '" + m.name + "'";
         continue;
       }
-      if (q->type_name != "UD") {
+      if (q->qp_type != spec::QpType::UD) {
         auto& d = sink_.error("Q220", m.loc, path, "multicast group member '" + q->name + "' is a " + q->type_name + " QP");
         d.rule = "ibv_attach_mcast(3): only UD QPs join multicast groups";
         d.related.push_back({q->type_loc, "its type"});
@@ -84,9 +84,9 @@ class McastChecker {
       d.hint = "use 'op: send' instead of 'script:'";
       return;
     }
-    const util::OpInfo* op = util::scenario_op(w.op);
+    const util::OpInfo* op = w.builtin_op();  // a script returned above
     if (op && op->op != util::Op::Send && op->op != util::Op::SendImm) {
-      auto& d = sink_.error("Q550", w.op_loc, path + ".op", "a multicast group receives sends only, not " + w.op);
+      auto& d = sink_.error("Q550", w.op_loc, path + ".op", "a multicast group receives sends only, not " + std::string(op->scenario));
       d.rule = "multicast is a UD service: SEND and SEND with immediate";
       d.hint = "use 'op: send' or 'op: send_with_imm'";
     }
@@ -100,7 +100,7 @@ class McastChecker {
     }
     const Qp* q = s_.qp(w.qp.name);
     if (!q) return;
-    if (q->type_name != "UD") {
+    if (q->qp_type != spec::QpType::UD) {
       auto& d = sink_.error("Q220", w.qp.loc, path + ".qp", "multicast send from '" + q->name + "', a " + q->type_name + " QP");
       d.rule = "only UD QPs send to a multicast GID (remote_qpn 0xffffff)";
       d.related.push_back({q->type_loc, "its type"});
@@ -117,7 +117,7 @@ class McastChecker {
       }
     for (const auto& m : g->members) {
       const Qp* r = s_.qp(m.name);
-      if (!r || r->type_name != "UD" || r->srq) continue;
+      if (!r || r->qp_type != spec::QpType::UD || r->srq) continue;
       if (w.iterations > r->cap.max_recv_wr) {
         auto& d = sink_.warning("Q620", w.iterations_loc.given() ? w.iterations_loc : w.loc, path + ".iterations",
                                 std::to_string(w.iterations) + " messages to multicast group '" + g->name +

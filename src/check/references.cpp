@@ -181,18 +181,19 @@ class RefChecker {
       d.hint = "a loopback pair needs two QPs; connect each to the other";
     }
     if (q.type < 0) return;
-    const std::string& type = q.type_name;
+    const std::string& type = q.type_name;  // for messages
+    using spec::QpType;
     // ibv_create_qp(3): what each type needs at creation.
-    bool needs_send_cq = type != "XRC_RECV";
-    bool needs_recv_cq = type != "XRC_RECV" && type != "XRC_SEND";
+    bool needs_send_cq = q.qp_type != QpType::XRC_RECV;
+    bool needs_recv_cq = !spec::is_xrc(q.qp_type);
     if (needs_send_cq) missing(q, q.send_cq, "send_cq", "a " + type + " QP needs a send CQ");
     if (needs_recv_cq) missing(q, q.recv_cq, "recv_cq", "a " + type + " QP needs a receive CQ");
-    if (type == "XRC_RECV") missing(q, q.xrcd, "xrcd", "an XRC_RECV QP belongs to an XRC domain");
-    if (type != "XRC_RECV" && q.xrcd) {
+    if (q.qp_type == QpType::XRC_RECV) missing(q, q.xrcd, "xrcd", "an XRC_RECV QP belongs to an XRC domain");
+    if (q.qp_type != QpType::XRC_RECV && q.xrcd) {
       auto& d = sink_.error("Q203", q.xrcd.loc, p + ".xrcd", "only XRC_RECV QPs take 'xrcd'");
       d.hint = "XRC_SEND QPs name the remote SRQ per work request instead";
     }
-    if (q.srq && (type == "XRC_SEND" || type == "RAW_PACKET")) {
+    if (q.srq && (q.qp_type == QpType::XRC_SEND || q.qp_type == QpType::RAW_PACKET)) {
       sink_.error("Q203", q.srq.loc, p + ".srq", type + " QPs do not receive through an SRQ");
     }
   }

@@ -22,7 +22,7 @@ struct Written {
 
 // The bytes an op workload writes: the remote MR for writes and atomics, the local MR for reads.
 std::optional<Written> written_by(const scenario::Workload& w) {
-  const auto* info = w.script.empty() ? util::scenario_op(w.op) : nullptr;
+  const auto* info = w.builtin_op();
   if (!info) return std::nullopt;
   bool atomic = info->atomic;
   if (info->op == util::Op::Read && w.local_mr) return Written{&w, w.local_mr.name, w.offset, w.offset + w.size};
@@ -107,7 +107,7 @@ class ReadBacks {
     std::vector<std::pair<const scenario::Workload*, const util::OpInfo*>> ws;
     for (const auto& ref : step.workloads)
       if (const auto* w = s.workload(ref.name))
-        if (const auto* op = w->script.empty() ? util::scenario_op(w->op) : nullptr) ws.push_back({w, op});
+        if (const auto* op = w->builtin_op()) ws.push_back({w, op});
     // Decided for the whole step before any of its workloads counts (as the planner does).
     std::vector<bool> reads_back(ws.size(), false);
     for (size_t i = 0; i < ws.size(); ++i) {

@@ -41,8 +41,6 @@ using dataplane::op_info;
 constexpr uint32_t kImmediate = 0x51504f;  // "QPO"
 constexpr double kProgressEvery = 0.25;    // seconds between the streams' progress callbacks
 
-Op op_of(const scenario::Workload& w) { return dataplane::parse_op(w.op).value_or(Op::Send); }
-
 // The last value of `field` the QP's bring-up sets (literal or default), or `fallback`.
 uint64_t bring_up_value(const scenario::Qp& q, const char* field, uint64_t fallback) {
   for (auto it = q.transitions.rbegin(); it != q.transitions.rend(); ++it)
@@ -224,7 +222,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   t->watch = std::make_unique<Watch>(st);
   auto& c = t->cfg;
   common(c, o, halt);
-  Op op = op_of(w);
+  Op op = *w.op;  // an op workload (scripts run elsewhere): the loader refused one without an op
   const auto& info = op_info(op);
   c.op = op;
   c.size = static_cast<uint32_t>(w.size);
@@ -326,7 +324,7 @@ void guarded(std::string& error, bool& timed_out, Fn fn) {
 }
 
 std::string detail_of(const scenario::Workload& w) {
-  return w.name + ": IBV_WR_" + util::to_upper(w.op) + " x" + std::to_string(w.iterations) + ", " +
+  return w.name + ": IBV_WR_" + util::to_upper(w.op_spelling()) + " x" + std::to_string(w.iterations) + ", " +
          std::to_string(w.size) + " B";
 }
 
@@ -533,7 +531,7 @@ void report_group(RunState& st, const std::string& g, const std::vector<const In
   r.object = g;
   r.plan_step = members.back()->step->index;
   r.detail = g + ": " + std::to_string(done.size()) + " of " + std::to_string(members.size()) + " QPs, IBV_WR_" +
-             util::to_upper(first.op) + " x" + std::to_string(first.iterations) + " each, " + std::to_string(first.size) +
+             util::to_upper(first.op_spelling()) + " x" + std::to_string(first.iterations) + " each, " + std::to_string(first.size) +
              " B";
   char buf[160];
   std::snprintf(buf, sizeof buf, "%.3f s, %.1f kmsg/s, %.2f MB/s aggregate", seconds, iterations / seconds / 1e3,
@@ -679,10 +677,10 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     try {
       if (initiator_here(st, w)) initiators.push_back(make_initiator(st, *step, w, o, &halt));
       for (const std::string* receiver : receivers_here(st, w)) {
-        if (!op_info(op_of(w)).consumes_recv || w.expect_status) break;
+        if (!op_info(*w.op).consumes_recv || w.expect_status) break;
         auto& q = st.qps.at(*receiver);
         refuse_ud_above_mtu(q, w);
-        Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, op_of(w) != Op::WriteImm};
+        Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, *w.op != Op::WriteImm};
         if (w.invalidate) {  // the window lives on the receiver's side: its rkey is this host's
           in.window = w.invalidate.name;
           auto mw = st.mws.find(in.window);
@@ -782,7 +780,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
 
 bool verify_workload(RunState& st, const plan::Step& step) {
   const auto& w = *st.scenario->workload(step.extra().workload);
-  Op op = op_of(w);
+  Op op = *w.op;  // Verify follows op workloads only
   std::string problem;
   if (op == Op::Read) {
     auto& q = st.qps.at(w.qp.name);

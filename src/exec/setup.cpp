@@ -28,7 +28,7 @@ uint32_t slot_size_for(const scenario::Scenario& s, const scenario::Qp& receiver
     if (group)
       for (const auto& m : group->members) member |= m.name == receiver.name;
     if (!member && (!sender || group || sender->connect.name != receiver.name)) continue;
-    const auto* op = w.script.empty() ? util::scenario_op(w.op) : nullptr;
+    const auto* op = w.builtin_op();
     if (op && op->payload_in_recv) biggest = std::max<uint64_t>(biggest, w.size);
   }
   return static_cast<uint32_t>(biggest + 64);

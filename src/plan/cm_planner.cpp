@@ -22,7 +22,7 @@ bool has_cm(const Scenario& s) {
 
 // A UC QP's id is of type UC (rdma_create_ep); an exchange_only id has no QP, so it is an RC
 // one whatever the QP's type.
-bool uc(const Qp& q) { return q.type_name == "UC" && !q.cm.exchange_only; }
+bool uc(const Qp& q) { return q.qp_type == spec::QpType::UC && !q.cm.exchange_only; }
 std::string ps_of(const Qp& q) { return scenario::cm_port_space(q); }
 
 // What an exchange_only side's private data holds (cm/exchange_data.h).
@@ -88,7 +88,7 @@ class CmPlanner {
   void disconnect() {
     int k = -1;
     for (const auto& q : s_.qps) {
-      if (!q.cm.given || q.type < 0 || q.type_name == "UD" || q.cm.end_state() != spec::QpState::RTS) continue;
+      if (!q.cm.given || q.type < 0 || q.qp_type == spec::QpType::UD || q.cm.end_state() != spec::QpState::RTS) continue;
       if (k < 0) k = stage("cm disconnect");
       std::string host = s_.host_of_qp(q);
       auto& st = add(host, StepKind::CmDisconnect, "rdma_disconnect", q.name, k);
@@ -223,7 +223,7 @@ class CmPlanner {
   void active(const Qp& q, int k) {
     const auto& cm = q.cm;
     std::string host = s_.host_of_qp(q);
-    bool ud = q.type_name == "UD";
+    bool ud = q.qp_type == spec::QpType::UD;
     auto& ra = add(host, StepKind::CmResolveAddr, "rdma_resolve_addr", q.name, k);
     ra.args.push_back(arg("dst", endpoint(cm.address, cm.port)));
     describe_wait(ra, "RDMA_CM_EVENT_ADDR_RESOLVED");
@@ -260,7 +260,7 @@ class CmPlanner {
   void passive(const Qp& q, int k) {
     const auto& cm = q.cm;
     std::string host = s_.host_of_qp(q);
-    bool ud = q.type_name == "UD";
+    bool ud = q.qp_type == spec::QpType::UD;
     auto& w = add(host, StepKind::CmWaitRequest, "rdma_get_cm_event", q.name, k);
     w.args.push_back(arg("listener", listener(q)));
     describe_wait(w, "RDMA_CM_EVENT_CONNECT_REQUEST");

@@ -23,7 +23,7 @@ using scenario::Scenario;
 
 
 bool own_rq(const scenario::Qp& q) {
-  return !q.srq && q.type_name != "XRC_SEND" && q.type_name != "XRC_RECV" && q.cap.max_recv_wr > 0;
+  return !q.srq && !spec::is_xrc(q.qp_type) && q.cap.max_recv_wr > 0;
 }
 
 // Everything a QP's slot buffer and ibv_create_qp arguments are made of (slots_args and
@@ -32,7 +32,7 @@ bool own_rq(const scenario::Qp& q) {
 using SlotsInputs = std::tuple<const std::string&, bool, uint32_t>;
 SlotsInputs slots_inputs(const scenario::Qp& q) { return {q.pd.name, own_rq(q), q.cap.max_recv_wr}; }
 auto create_inputs(const scenario::Qp& q) {
-  return std::tie(q.type_name, q.pd.name, q.send_cq.name, q.recv_cq.name, q.srq.name, q.xrcd.name, q.cap.max_send_wr,
+  return std::tie(q.type_name, q.qp_type, q.pd.name, q.send_cq.name, q.recv_cq.name, q.srq.name, q.xrcd.name, q.cap.max_send_wr,
                   q.cap.max_recv_wr, q.cap.max_send_sge, q.cap.max_recv_sge, q.cap.max_inline_data, q.sq_sig_all);
 }
 using CreateInputs = decltype(create_inputs(std::declval<const scenario::Qp&>()));
@@ -43,16 +43,16 @@ std::vector<Arg> slots_args(const SlotsInputs& in) {
           arg("access", "local_write, remote_write, remote_read")};
 }
 std::vector<Arg> create_args(const CreateInputs& in) {
-  const auto& [type, pd, send_cq, recv_cq, srq, xrcd, send_wr, recv_wr, send_sge, recv_sge, inline_data, sig_all] = in;
+  const auto& [type, kind, pd, send_cq, recv_cq, srq, xrcd, send_wr, recv_wr, send_sge, recv_sge, inline_data, sig_all] = in;
   std::vector<Arg> args;
   args.reserve(12);
   args.push_back(arg("qp_type", "IBV_QPT_" + type));
-  if (type != "XRC_RECV") args.push_back(arg("pd", pd));
+  if (kind != spec::QpType::XRC_RECV) args.push_back(arg("pd", pd));
   if (!send_cq.empty()) args.push_back(arg("send_cq", send_cq));
   if (!recv_cq.empty()) args.push_back(arg("recv_cq", recv_cq));
   if (!srq.empty()) args.push_back(arg("srq", srq));
   if (!xrcd.empty()) args.push_back(arg("xrcd", xrcd));
-  if (type != "XRC_RECV") {
+  if (kind != spec::QpType::XRC_RECV) {
     args.push_back(arg("cap.max_send_wr", std::to_string(send_wr)));
     args.push_back(arg("cap.max_recv_wr", std::to_string(srq.empty() ? recv_wr : 0)));
     args.push_back(arg("cap.max_send_sge", std::to_string(send_sge)));
@@ -196,7 +196,7 @@ class Planner {
   }
 
   // The last setup steps: the bring-up window opens at the first of them.
-  bool has_slots(const scenario::Qp& q) const { return q.type_name != "XRC_RECV" && (own_rq(q) || want_slots_); }
+  bool has_slots(const scenario::Qp& q) const { return q.qp_type != spec::QpType::XRC_RECV && (own_rq(q) || want_slots_); }
 
   void qp_creates(const std::string& host) {
     const scenario::Qp* prev = nullptr;
@@ -210,7 +210,7 @@ class Planner {
     }
     prev = nullptr;
     for (const auto* q : qps_on(host)) {
-      auto& st = add(StepKind::CreateQp, Phase::Setup, q->type_name.rfind("XRC", 0) == 0 ? Text("ibv_create_qp_ex") : Text("ibv_create_qp"), q->name);
+      auto& st = add(StepKind::CreateQp, Phase::Setup, spec::is_xrc(q->qp_type) ? Text("ibv_create_qp_ex") : Text("ibv_create_qp"), q->name);
       if (!prev || create_inputs(*prev) != create_inputs(*q)) prev_args = args_.intern(create_args(create_inputs(*q)));
       st.args = prev_args;
       prev = q;
@@ -237,7 +237,7 @@ class Planner {
     util::SharedList<Arg> recv_args;
     std::pair<uint32_t, bool> recv_inputs;  // the receives recv_args says, whether they fill the queue
     for (const auto* q : qps) {
-      if (q->srq || q->type_name == "XRC_SEND" || q->type_name == "XRC_RECV" || q->cap.max_recv_wr == 0) continue;
+      if (q->srq || spec::is_xrc(q->qp_type) || q->cap.max_recv_wr == 0) continue;
       bool reaches_init = false;
       for (const auto& t : q->transitions)
         if (t.bring_up && t.predicted_ok && t.to == spec::QpState::INIT) reaches_init = true;

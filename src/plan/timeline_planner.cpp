@@ -28,12 +28,10 @@ using scenario::Scenario;
 using scenario::TimelineStep;
 using spec::QpState;
 
-const util::OpInfo* op_of(const scenario::Workload& w) { return w.script.empty() ? util::scenario_op(w.op) : nullptr; }
-bool is_read(const scenario::Workload& w) { return op_of(w) && op_of(w)->op == util::Op::Read; }
-bool is_write(const scenario::Workload& w) {
-  return op_of(w) && (op_of(w)->op == util::Op::Write || op_of(w)->op == util::Op::WriteImm);
-}
-bool is_atomic(const scenario::Workload& w) { return op_of(w) && op_of(w)->atomic; }
+bool is_op(const scenario::Workload& w, util::Op op) { return w.builtin_op() && *w.op == op; }
+bool is_read(const scenario::Workload& w) { return is_op(w, util::Op::Read); }
+bool is_write(const scenario::Workload& w) { return is_op(w, util::Op::Write) || is_op(w, util::Op::WriteImm); }
+bool is_atomic(const scenario::Workload& w) { return w.builtin_op() && w.builtin_op()->atomic; }
 bool expects_error(const scenario::Workload& w) { return w.expect_status && *w.expect_status != "IBV_WC_SUCCESS"; }
 
 
@@ -120,7 +118,7 @@ class TimelinePlanner {
       }
       if (q.cm.brings_up()) {  // rdma_cm's bring-up: a connected RC/UC QP grants remote write, read, atomic
         st = q.cm.end_state();
-        access = st == QpState::RTS && q.type_name != "UD" ? 0xE : 0;
+        access = st == QpState::RTS && q.qp_type != spec::QpType::UD ? 0xE : 0;
       }
       qps_.push_back({st, access, false});
     }
@@ -290,8 +288,8 @@ class TimelinePlanner {
     for (const auto& a : s_.qps) {
       const auto* b = s_.qp(a.connect.name);
       if (!b || b == &a) continue;
-      bool ud = a.type_name == "UD";
-      if ((!ud && a.type_name != "RC" && a.type_name != "UC") || b->type_name != a.type_name) continue;
+      bool ud = a.qp_type == spec::QpType::UD;
+      if ((!ud && a.qp_type != spec::QpType::RC && a.qp_type != spec::QpType::UC) || b->qp_type != a.qp_type) continue;
       if (!ud && a.cap.max_send_wr == 0) continue;
       if (b->cap.max_recv_wr == 0 && !b->srq) continue;
       const auto &sa = model(a), &sb = model(*b);
@@ -347,7 +345,7 @@ class TimelinePlanner {
     // pattern for a read of bytes nothing wrote yet.
     int k = stage("prepare " + names);
     for (const auto* w : ws) {
-      if (!w->script.empty() || w->op.empty() || !w->remote_mr) continue;
+      if (!w->script.empty() || !w->op || !w->remote_mr) continue;
       if (is_read(*w) && !data[w->name].second) continue;  // reads what an earlier workload wrote
       if (!is_read(*w) && !is_write(*w) && !is_atomic(*w)) continue;
       const auto* q = s_.qp(w->qp.name);
@@ -379,7 +377,7 @@ class TimelinePlanner {
         // The responder takes part only where it receives (send-type ops it re-posts for).
         const auto* q = s_.qp(w->qp.name);
         on.insert(host_of(w->qp.name));
-        bool receives = op_of(*w) && op_of(*w)->consumes_recv;
+        bool receives = w->builtin_op() && w->builtin_op()->consumes_recv;
         if (w->mcast) {  // a multicast send: every member's host receives
           if (const auto* g = s_.mcast_group(w->mcast.name))
             for (const auto& m : g->members) on.insert(host_of(m.name));
@@ -392,7 +390,7 @@ class TimelinePlanner {
       // A script's target answers its initiators too (its meetings' wake-ups).
       for (const auto& ref : w->initiators()) {
         const auto* q = s_.qp(ref.name);
-        if (!q || q->type_name != "UD" || !q->connect || w->mcast) continue;
+        if (!q || q->qp_type != spec::QpType::UD || !q->connect || w->mcast) continue;
         address_handle(q->name, q->connect.name, k);
         if (!w->script.empty() && s_.qp(q->connect.name)) address_handle(q->connect.name, q->name, k);
       }
@@ -402,7 +400,7 @@ class TimelinePlanner {
         st.edit_extra().workload = w->name;
         st.edit_extra().data_seed = data[w->name].first;
         st.args.push_back(arg("qp", w->qp.name));
-        if (!w->op.empty()) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op)));
+        if (w->op) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op_spelling())));
         if (w->mcast) mcast_args(st, *w);
         if (w->local_mr) st.args.push_back(arg("local_mr", w->local_mr.name));
         if (w->remote_mr) {
@@ -436,7 +434,7 @@ class TimelinePlanner {
 
     k = stage("verify " + names);
     for (const auto* w : ws) {
-      if (w->op.empty() || !w->script.empty() || expects_error(*w)) continue;
+      if (!w->op || !w->script.empty() || expects_error(*w)) continue;
       std::string host, mr;
       if (is_read(*w)) host = host_of(w->qp.name), mr = w->local_mr.name;
       else if ((is_write(*w) || is_atomic(*w)) && s_.qp(w->qp.name)) host = host_of(s_.qp(w->qp.name)->connect.name), mr = mr_behind(w->remote_mr.name);
@@ -452,7 +450,7 @@ class TimelinePlanner {
 
     // What the MRs hold now, for the reads that follow.
     for (const auto* w : ws) {
-      if (w->op.empty() || !w->script.empty()) continue;
+      if (!w->op || !w->script.empty()) continue;
       // Whatever the MR held where these bytes went is no longer known.
       auto forget = [&](const std::string& mr, uint64_t begin, uint64_t end) {
         auto in = content_.find(mr);
@@ -671,7 +669,7 @@ class TimelinePlanner {
       if (t.to == QpState::ERR)
         add(host, StepKind::FlushPoll, Phase::Transitions, "ibv_poll_cq", qp, k)
             .args.push_back(arg("expect", "every outstanding receive completes with IBV_WC_WR_FLUSH_ERR"));
-      bool own_rq = !q->srq && q->cap.max_recv_wr > 0 && q->type_name.rfind("XRC", 0) != 0;
+      bool own_rq = !q->srq && q->cap.max_recv_wr > 0 && !spec::is_xrc(q->qp_type);
       if (t.to == QpState::INIT && before == QpState::RESET && own_rq)
         add(host, StepKind::RepostRecv, Phase::Transitions, "ibv_post_recv", qp, k)
             .args.push_back(arg("wr_count", std::to_string(q->cap.max_recv_wr) + " (re-post receives after RESET)"));

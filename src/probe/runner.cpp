@@ -142,7 +142,7 @@ std::string today() {
 // Why this device cannot create a QP of `type`, or "" when it can.
 std::string cannot_create(Bench& b, int type) {
   const auto& info = rules().types()[static_cast<size_t>(type)];
-  bool xrc = info.name.rfind("XRC", 0) == 0;
+  bool xrc = spec::is_xrc(info.kind());
   if (xrc && !(b.ctx.device_attr().device_cap_flags & IBV_DEVICE_XRC))
     return "unsupported by device: it does not report IBV_DEVICE_XRC";
   try {

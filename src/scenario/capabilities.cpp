@@ -17,16 +17,16 @@ std::vector<CapabilityNeed> needed_capabilities(const Scenario& s) {
   for (const auto& cap : s.requires_caps) need(cap, "requires", s.requires_loc);
   for (const auto& q : s.qps) {
     std::string path = "qps." + q.name + ".type";
-    if (q.type_name.rfind("XRC", 0) == 0) need("xrc", path, q.type_loc);
-    if (q.type_name == "RAW_PACKET") need("raw_packet", path, q.type_loc);
-    if (q.type_name == "UD") need("ud", path, q.type_loc);
-    if (q.type_name == "UC") need("uc", path, q.type_loc);
+    if (spec::is_xrc(q.qp_type)) need("xrc", path, q.type_loc);
+    if (q.qp_type == spec::QpType::RAW_PACKET) need("raw_packet", path, q.type_loc);
+    if (q.qp_type == spec::QpType::UD) need("ud", path, q.type_loc);
+    if (q.qp_type == spec::QpType::UC) need("uc", path, q.type_loc);
     if (q.srq) need("srq", "qps." + q.name + ".srq", q.srq.loc);
   }
   for (const auto& c : s.cqs)
     if (c.timestamps) need("cq_timestamps", "cqs." + c.name + ".timestamps", c.loc);
   for (const auto& w : s.workloads)
-    if (const auto* op = util::scenario_op(w.op); op && op->atomic) need("atomic", "workloads." + w.name + ".op", w.op_loc);
+    if (w.op && util::op_info(*w.op).atomic) need("atomic", "workloads." + w.name + ".op", w.op_loc);
   for (const auto& w : s.mws) need("mw", "mws." + w.name, w.loc);
   for (const auto& m : s.mrs)
     if (m.access & IBV_ACCESS_ON_DEMAND) need("odp", "mrs." + m.name + ".access", m.access_loc);  // on_demand: ODP

@@ -437,7 +437,7 @@ void load_workloads(YamlReader& r, const yaml::Node& n, Scenario& s) {
         op_given = true;
         w.op_loc = r.loc(value);
         if (auto x = r.string(value, p)) {
-          // Any name of the op table (rdma_write, write, IBV_WR_RDMA_WRITE); kept as the scenario's.
+          // Any name of the op table (rdma_write, write, IBV_WR_RDMA_WRITE); kept as the enum.
           auto known = util::parse_op(*x);
           const auto& ops = keys::workload_ops();
           if (!known || !*util::op_info(*known).scenario) {
@@ -447,7 +447,7 @@ void load_workloads(YamlReader& r, const yaml::Node& n, Scenario& s) {
             auto guess = util::did_you_mean(op, ops);
             d.hint = guess.empty() ? "known: " + util::join(ops, ", ") : "did you mean '" + guess + "'?";
           } else {
-            w.op = util::op_info(*known).scenario;
+            w.op = *known;
           }
         }
       } else if (key == "local_mr") w.local_mr = r.ref(value, p);

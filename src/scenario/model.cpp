@@ -43,8 +43,8 @@ const Device* Scenario::device_of_qp(const Qp& q) const {
 }
 
 const char* cm_port_space(const Qp& q) {
-  if (q.type_name == "UD") return "RDMA_PS_UDP";
-  return q.type_name == "UC" && q.cm.brings_up() ? "RDMA_PS_IB" : "RDMA_PS_TCP";
+  if (q.qp_type == spec::QpType::UD) return "RDMA_PS_UDP";
+  return q.qp_type == spec::QpType::UC && q.cm.brings_up() ? "RDMA_PS_IB" : "RDMA_PS_TCP";
 }
 
 std::string Scenario::host_of_device(std::string_view device_name) const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "spec/rules.h"
+#include "util/ops.h"
 #include "util/shared_list.h"
 #include "util/source_text.h"
 
@@ -264,8 +265,7 @@ struct Workload : Object {
   Ref qp;
   std::vector<Ref> more_qps;  // `qp: [s1, s2, s3]` (scripts only): s2, s3 are initiators too
   SourceLoc more_qps_loc;     // the list
-  std::string op;  // send, send_with_imm, rdma_write, rdma_write_with_imm, rdma_read,
-                   // atomic_cmp_swp, atomic_fetch_add
+  std::optional<util::Op> op;  // `op:`, whichever of its names the file used; unset for a script
   SourceLoc op_loc;
   Ref local_mr, remote_mr;
   uint64_t size = 4096;
@@ -300,6 +300,10 @@ struct Workload : Object {
   // Every QP that initiates: qp, then more_qps.
   std::vector<Ref> initiators() const;
   const ScriptArg* arg(std::string_view key) const;
+  // The op the built-in loop posts; nullptr for a script workload (or an op the loader refused).
+  const util::OpInfo* builtin_op() const { return script.empty() && op ? &util::op_info(*op) : nullptr; }
+  // The op as messages name it, in the scenario's spelling ("rdma_write"); "" when unset.
+  const char* op_spelling() const { return op ? util::op_info(*op).scenario : ""; }
 };
 
 // Network faults injected under a device (Soft-RoCE: tc netem on its netdev) while

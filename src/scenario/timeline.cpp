@@ -62,7 +62,7 @@ std::vector<std::pair<std::string, spec::QpState>> states_after_expected_error(c
     out.emplace_back(ref.name, spec::QpState::ERR);
     const Qp* q = s.qp(ref.name);
     bool remote = w.expect_status->rfind("IBV_WC_REM_", 0) == 0;
-    if (q && q->type_name == "RC" && remote && q->connect) out.emplace_back(q->connect.name, spec::QpState::ERR);
+    if (q && q->qp_type == spec::QpType::RC && remote && q->connect) out.emplace_back(q->connect.name, spec::QpState::ERR);
   }
   return out;
 }

@@ -24,6 +24,7 @@ std::optional<QpState> parse_state(std::string_view text);
 // schemas/verbs-rules.yaml). The values are enum ibv_qp_type's, as the table's `ibv:` gives
 // them; src/verbs/qp_type.h converts and checks them against <infiniband/verbs.h>.
 enum class QpType : int { Unknown = -1, RC = 2, UC = 3, UD = 4, RAW_PACKET = 8, XRC_SEND = 9, XRC_RECV = 10 };
+inline bool is_xrc(QpType t) { return t == QpType::XRC_SEND || t == QpType::XRC_RECV; }
 
 struct QpTypeInfo {
   std::string name;    // verbs spelling without prefix: RC, XRC_SEND

@@ -45,15 +45,17 @@ TEST_CASE("what each op needs from the responder comes from the table") {
   CHECK(qpo::util::scenario_op("recv") == nullptr);  // not a workload op
 }
 
-TEST_CASE("a workload's op may be written by any of its names; the scenario keeps its spelling") {
+TEST_CASE("a workload's op may be written by any of its names; the model holds the enum, messages the scenario spelling") {
   auto l = load_only(
       "version: 1\n"
       "workloads:\n"
       "  a: { qp: q, op: write }\n"
       "  b: { qp: q, op: IBV_WR_ATOMIC_CMP_AND_SWP }\n");
   REQUIRE(l.scenario);
-  CHECK(l.scenario->workload("a")->op == "rdma_write");
-  CHECK(l.scenario->workload("b")->op == "atomic_cmp_swp");
+  CHECK(l.scenario->workload("a")->op == Op::Write);
+  CHECK(l.scenario->workload("b")->op == Op::CmpSwap);
+  CHECK(l.scenario->workload("a")->op_spelling() == std::string("rdma_write"));
+  CHECK(l.scenario->workload("b")->op_spelling() == std::string("atomic_cmp_swp"));
   CHECK(l.with_code("Q106").empty());
 }
 
