@@ -72,6 +72,13 @@ std::vector<std::string> scenario_op_names() {
   return names;
 }
 
+std::vector<std::string> verbs_op_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, op] : kVerbsNames)
+    if (std::string_view(name).rfind("IBV_WR_", 0) == 0) names.emplace_back(name);
+  return names;
+}
+
 const OpInfo* scenario_op(std::string_view name) {
   for (const auto& o : kOps)
     if (*o.scenario && name == o.scenario) return &o;

@@ -35,6 +35,9 @@ std::optional<Op> parse_op(std::string_view name);
 const char* op_names();
 // What a scenario workload's `op:` may say, in table order: "send", "send_with_imm", ...
 std::vector<std::string> scenario_op_names();
+// The verbs' spellings `op:` takes (IBV_WR_SEND, ..., IBV_WR_ATOMIC_CMP_AND_SWP), in table order:
+// the scenario schema's enum lists them (tests/golden/scenarios_test.cpp).
+std::vector<std::string> verbs_op_names();
 // The table entry of a scenario workload's `op:` (validated by the loader); nullptr if unknown.
 const OpInfo* scenario_op(std::string_view name);
 

@@ -21,6 +21,7 @@
 #include "scenario/keys.h"
 #include "spec/rules.h"
 #include "util/async_event_names.h"
+#include "util/ops.h"
 #include "util/strings.h"
 
 namespace fs = std::filesystem;
@@ -327,7 +328,7 @@ TEST_CASE("the scenario schema's object properties match the loader's keys") {
       {"host", keys::host()}, {"device", keys::device()}, {"pd", keys::pd()},   {"mr", keys::mr()},
       {"cq", keys::cq()},     {"srq", keys::srq()},       {"xrcd", keys::xrcd()}, {"qp", keys::qp()},
       {"cap", keys::cap()},   {"workload", keys::workload()}, {"thresholds", keys::threshold()},
-      {"mw", keys::mw()}, {"mcast_group", keys::mcast_group()}};
+      {"mw", keys::mw()}, {"mcast_group", keys::mcast_group()}, {"fault", keys::fault()}};
   for (const auto& entry : objects) {
     // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
     const char* name = entry.first;
@@ -340,6 +341,26 @@ TEST_CASE("the scenario schema's object properties match the loader's keys") {
     CHECK_MESSAGE(minus(in_loader, in_schema).empty(), "loader accepts, schema lacks: " << show(minus(in_loader, in_schema)));
     CHECK_MESSAGE(minus(in_schema, in_loader).empty(), "schema lists, loader rejects: " << show(minus(in_schema, in_loader)));
   }
+}
+
+// An editor that follows the schema must take what the loader takes: the scenario's op names
+// and the verbs' own (IBV_WR_ATOMIC_CMP_AND_SWP was missing), and nothing the loader refuses.
+TEST_CASE("the schema's workload op enum is the op table's scenario and verbs names, each a workload op") {
+  YAML::Node schema = load_schema();
+  YAML::Node op = definition(schema, "workload")["properties"]["op"];
+  REQUIRE(op["enum"].IsSequence());
+  std::set<std::string> in_schema;
+  for (const auto& v : op["enum"]) {
+    std::string name = v.as<std::string>();
+    in_schema.insert(name);
+    auto parsed = qpo::util::parse_op(name);
+    CHECK_MESSAGE((parsed && *parsed != qpo::util::Op::Recv), name << " is not a workload op");
+  }
+  std::set<std::string> want = as_set(qpo::util::scenario_op_names());
+  for (const auto& n : qpo::util::verbs_op_names()) want.insert(n);
+  CHECK_MESSAGE(minus(want, in_schema).empty(), "loader takes, schema lacks: " << show(minus(want, in_schema)));
+  CHECK(op["enumDescriptions"].size() == op["enum"].size());
+  CHECK(op["markdownEnumDescriptions"].size() == op["enum"].size());
 }
 
 TEST_CASE("the scenario schema's root properties match the loader's top-level keys") {
