@@ -30,6 +30,7 @@
 #include "report/measurement_quality.h"
 #include "report/step_line.h"
 #include "util/strings.h"
+#include "util/thread_group.h"
 
 namespace qpo::exec {
 
@@ -599,23 +600,45 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
   } else {
     // One thread per host: each blocks at the stages until the others arrive. This thread
     // watches the phase timeout for a round where every host is busy (and nobody waits).
-    std::vector<std::thread> threads;
     std::mutex m;
     std::condition_variable cv;
     size_t finished = 0;
-    for (size_t i = 0; i < hosts.size(); ++i)
-      threads.emplace_back([&, i] {
-        parts[i] = HostSession(checked, p, hosts[i], o).run(channel.member(i));
-        std::lock_guard lock(m);
-        ++finished;
-        cv.notify_all();
+    // A host that cannot run (no thread for it, or an exception out of its session) ends with
+    // an error report of its own; the others meet its absence at their next stage.
+    auto host_error = [&](size_t i, const std::string& why) {
+      report::RunReport r;
+      r.scenario = s.name;
+      r.file = s.file;
+      r.verdict = report::Verdict::Error;
+      r.reason = "host '" + hosts[i] + "': " + why;
+      return r;
+    };
+    auto done = [&] {
+      std::lock_guard lock(m);
+      ++finished;
+      cv.notify_all();
+    };
+    util::ThreadGroup threads;
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      auto not_started = threads.start([&, i] {
+        try {
+          parts[i] = HostSession(checked, p, hosts[i], o).run(channel.member(i));
+        } catch (const std::exception& e) {
+          parts[i] = host_error(i, e.what());
+        }
+        done();
       });
+      if (not_started) {
+        parts[i] = host_error(i, *not_started);
+        done();
+      }
+    }
     {
       std::unique_lock lock(m);
       while (!cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return finished == hosts.size(); }))
         channel.check_deadline();
     }
-    for (auto& t : threads) t.join();
+    threads.join();
   }
   return merge_reports(s, parts, hosts);
 }

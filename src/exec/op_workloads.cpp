@@ -29,6 +29,7 @@
 #include "util/quantities.h"
 #include "util/cpu_pin.h"
 #include "util/strings.h"
+#include "util/thread_group.h"
 #include "util/wc_status_names.h"
 
 namespace qpo::exec {
@@ -320,6 +321,8 @@ void guarded(std::string& error, bool& timed_out, Fn fn) {
     timed_out = e.kind() == dataplane::DataplaneError::Kind::Timeout;
   } catch (const std::exception& e) {
     error = e.what();
+  } catch (...) {
+    error = "an exception that is not a std::exception";
   }
 }
 
@@ -714,13 +717,18 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
   std::atomic<size_t> running{workers.size() + responders.size()};
-  std::vector<std::thread> threads;
+  util::ThreadGroup threads;
   auto side = [&](std::string& error, bool& timed_out, auto fn) {
-    threads.emplace_back([&, fn] {
+    auto not_started = threads.start([&, fn] {
       guarded(error, timed_out, fn);
       if (!error.empty()) halt = true;
       --running;
     });
+    if (not_started) {  // this side's line says why; the others stop
+      error = *not_started;
+      halt = true;
+      --running;
+    }
   };
   for (auto& r : responders)
     side(r->error, r->timed_out, [rs = r.get()] {
@@ -736,7 +744,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     if (stop_requested() || (told && told->requested.load(std::memory_order_acquire))) halt = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  for (auto& th : threads) th.join();
+  threads.join();
   for (auto& wk : workers) wk->finish(st);
   for (auto& r : responders)
     for (const auto& e : r->eps) {

@@ -19,6 +19,7 @@
 #include "lua/runtime.h"
 #include "lua/state.h"
 #include "util/cpu_pin.h"
+#include "util/thread_group.h"
 
 namespace qpo::lua {
 
@@ -267,7 +268,24 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
   Joiner join;
   join.busy.assign(spec.workers.size(), 0);
   join.handles.resize(spec.workers.size());
-  std::vector<std::thread> threads;
+  // A worker that failed (or never started) stops the others and leaves the join count.
+  auto end_worker = [&](size_t i) {
+    WorkerResult& res = out.workers[i];
+    if (!res.ok) {
+      {
+        std::lock_guard lock(first_error_m);
+        if (first_error.empty()) first_error = "worker '" + res.name + "' (" + res.role + "): " + res.error;
+      }
+      shared.stop.store(true);
+      shared.barrier.break_barrier("worker '" + res.name + "' failed");
+    }
+    shared.barrier.drop();
+    std::lock_guard lock(join.m);
+    --join.running;
+    join.busy[i] = 0;
+    join.cv.notify_all();
+  };
+  util::ThreadGroup threads;
   for (size_t i = 0; i < spec.workers.size(); ++i) {
     WorkerResult& r = out.workers[i];
     r.name = spec.workers[i].name;
@@ -277,25 +295,26 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       continue;
     }
     r.ran = true;
-    std::lock_guard started(join.m);
+    std::optional<std::string> not_started;
+    std::unique_lock started(join.m);
     ++join.running;
     join.busy[i] = 1;
-    threads.emplace_back([&, i] {
+    not_started = threads.start([&, i] {
       const WorkerSpec& ws = spec.workers[i];
       WorkerResult& res = out.workers[i];
       WorkerCtx w;
-      w.shared = &shared;
-      w.name = ws.name;
-      w.role = ws.role;
-      const auto& everyone = spec.all_workers.empty() ? spec.workers : spec.all_workers;
-      w.index = static_cast<int>(i) + 1;
-      for (size_t k = 0; k < everyone.size(); ++k)
-        if (everyone[k].name == ws.name) w.index = static_cast<int>(k) + 1;
-      w.count = static_cast<int>(everyone.size());
-      w.qps = ws.qps;
-      w.access = {&shared.router, static_cast<int>(i)};
-      w.timeout_ms = spec.timeout_ms;
-      try {
+      try {  // everything, so that end_worker always runs: the join waits for it
+        w.shared = &shared;
+        w.name = ws.name;
+        w.role = ws.role;
+        const auto& everyone = spec.all_workers.empty() ? spec.workers : spec.all_workers;
+        w.index = static_cast<int>(i) + 1;
+        for (size_t k = 0; k < everyone.size(); ++k)
+          if (everyone[k].name == ws.name) w.index = static_cast<int>(k) + 1;
+        w.count = static_cast<int>(everyone.size());
+        w.qps = ws.qps;
+        w.access = {&shared.router, static_cast<int>(i)};
+        w.timeout_ms = spec.timeout_ms;
         if (ws.cpu >= 0)
           if (std::string why = util::pin_this_thread(ws.cpu); !why.empty()) throw std::runtime_error("pin: " + why);
         State state(w, policy);
@@ -311,24 +330,22 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
         res.traceback = e.traceback;
       } catch (const std::exception& e) {
         res.error = e.what();
+      } catch (...) {
+        res.error = "an exception that is not a std::exception";
       }
       if (!res.ok) {
         res.status = w.error_status;
         res.qp = w.error_qp;
-        {
-          std::lock_guard lock(first_error_m);
-          if (first_error.empty()) first_error = "worker '" + res.name + "' (" + res.role + "): " + res.error;
-        }
-        shared.stop.store(true);
-        shared.barrier.break_barrier("worker '" + res.name + "' failed");
       }
-      shared.barrier.drop();
-      std::lock_guard lock(join.m);
-      --join.running;
-      join.busy[i] = 0;
-      join.cv.notify_all();
+      end_worker(i);
     });
-    join.handles[i] = threads.back().native_handle();
+    if (!not_started) {
+      join.handles[i] = threads.last_handle();
+      continue;
+    }
+    started.unlock();  // end_worker takes it
+    r.error = *not_started;
+    end_worker(i);
   }
   {
     // This thread only relays the executor's stop flag and this host's stop request, and
@@ -364,7 +381,7 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
           if (join.busy[i]) interrupt(join.handles[i]);
     }
   }
-  for (auto& t : threads) t.join();
+  threads.join();
 
   out.ok = first_error.empty();
   out.error = first_error;
