@@ -3,7 +3,7 @@
 // modify, query, and the extended device query. Only src/verbs calls them; each returns 0
 // or a positive errno (verb_errno: rdma-core returns a positive errno, or -1 with errno set),
 // so no caller interprets a raw return. The data path (post, poll, req_notify_cq) stays inline
-// where it runs.
+// where it runs. tests/layering/control_verbs.cmake holds the other libraries to this.
 #include <infiniband/verbs.h>
 
 #include <string>
