@@ -2,6 +2,7 @@
 
 #include <cerrno>
 
+#include "verbs/qp_control.h"
 #include "verbs/verbs_error.h"
 
 namespace qpo::cm {
@@ -102,7 +103,7 @@ int modify_by_cm(rdma_cm_id* id, ibv_qp* qp, ibv_qp_state state, const std::stri
   } else if (rdma_init_qp_attr(id, &attr, &mask) != 0) {
     throw verbs::VerbsError("rdma_init_qp_attr", object, errno, to);
   }
-  if (int e = ibv_modify_qp(qp, &attr, mask)) throw verbs::VerbsError("ibv_modify_qp", object, verbs::verb_errno(e), to);
+  verbs::modify_qp_or_throw(qp, attr, mask, object, to);
   if (applied) *applied = attr;
   return mask;
 }

@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "verbs/device.h"
+#include "verbs/qp_control.h"
 #include "verbs/resources.h"
-#include "verbs/verbs_error.h"
 
 namespace qpo::dataplane {
 
@@ -18,10 +18,6 @@ ibv_qp_type qp_type(const std::string& t) {
   if (t == "UC") return IBV_QPT_UC;
   if (t == "UD") return IBV_QPT_UD;
   throw std::invalid_argument("testbed: QP type " + t + " (RC, UC or UD)");
-}
-
-void modify(ibv_qp* qp, ibv_qp_attr& a, int mask, const std::string& name, const char* step) {
-  if (int e = ibv_modify_qp(qp, &a, mask)) throw verbs::VerbsError("ibv_modify_qp", name, e, step);
 }
 
 }  // namespace
@@ -125,10 +121,9 @@ void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, u
   Endpoint& ep = eps_.at(name);
   ibv_qp* qp = ep.qp;
   bool ud = ep.qp_type == IBV_QPT_UD, rc = ep.qp_type == IBV_QPT_RC;
-  ibv_qp_attr q{};
-  ibv_qp_init_attr qi{};
   // Connected again (a UD receiver in a fan-in is connected to each sender): already up.
-  if (ibv_query_qp(qp, &q, IBV_QP_STATE, &qi) == 0 && q.qp_state != IBV_QPS_RESET) return;
+  ibv_qp_state state{};
+  if (verbs::query_state(qp, &state) == 0 && state != IBV_QPS_RESET) return;
   // As perftest -o defaults: as many outstanding reads/atomics as the device allows.
   int rd_atom = std::max(1, std::min(ctx().device_attr().max_qp_rd_atom, 255));
   ibv_qp_attr a{};
@@ -143,7 +138,7 @@ void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, u
     a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | (rc ? IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC : 0);
     mask |= IBV_QP_ACCESS_FLAGS;
   }
-  modify(qp, a, mask, name, "RESET->INIT");
+  verbs::modify_qp_or_throw(qp, a, mask, name, "RESET->INIT");
 
   a = {};
   a.qp_state = IBV_QPS_RTR;
@@ -164,7 +159,7 @@ void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, u
       mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
     }
   }
-  modify(qp, a, mask, name, "INIT->RTR");
+  verbs::modify_qp_or_throw(qp, a, mask, name, "INIT->RTR");
 
   a = {};
   a.qp_state = IBV_QPS_RTS;
@@ -177,7 +172,7 @@ void Testbed::to_rts(const std::string& name, uint32_t dest_qpn, uint32_t psn, u
     a.max_rd_atomic = static_cast<uint8_t>(rd_atom);
     mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
   }
-  modify(qp, a, mask, name, "RTR->RTS");
+  verbs::modify_qp_or_throw(qp, a, mask, name, "RTR->RTS");
 }
 
 void Testbed::connect(const std::string& a, const std::string& b) {

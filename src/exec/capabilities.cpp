@@ -8,6 +8,7 @@
 #include "scenario/capabilities.h"
 #include "spec/providers.h"
 #include "util/ops.h"
+#include "verbs/qp_control.h"
 
 namespace qpo::exec {
 
@@ -37,7 +38,7 @@ std::string unsupported_reason(const RunState& st) {
       if (cap == "atomic" && attr.atomic_cap == IBV_ATOMIC_NONE) return who + "atomic: atomic_cap is IBV_ATOMIC_NONE";
       if (cap == "cq_timestamps" || cap == "odp") {
         ibv_device_attr_ex ex{};
-        if (int e = verbs::verb_errno(ibv_query_device_ex(d.ctx().get(), nullptr, &ex)))
+        if (int e = verbs::query_device_ex(d.ctx().get(), ex))
           return who + cap + ": ibv_query_device_ex failed (" + verbs::errno_name(e) + ")";
         if (cap == "odp") {
           if (auto why = odp_problem(ex.odp_caps, odp_qp_types); !why.empty()) return who + "odp: " + why;

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "exec/steps.h"
+#include "verbs/qp_control.h"
 #include "verbs/qp_type.h"
 
 namespace qpo::exec {
@@ -33,7 +34,7 @@ dataplane::DeviceClock device_clock_of(const RunState& st, const QpState& q) {
   if (it == st.cqs.end() || !it->second->extended() || !q.device) return c;
   c.cq = it->second->extended();
   ibv_device_attr_ex ex{};
-  if (ibv_query_device_ex(q.device->ctx().get(), nullptr, &ex) == 0) {
+  if (verbs::query_device_ex(q.device->ctx().get(), ex) == 0) {
     c.khz = ex.hca_core_clock;
     c.mask = ex.completion_timestamp_mask;
   }

@@ -15,14 +15,12 @@
 #include "exec/endpoints.h"
 #include "exec/steps.h"
 #include "spec/providers.h"
-#include "util/strings.h"
 #include "verbs/qp_attr_fields.h"
+#include "verbs/qp_control.h"
 
 namespace qpo::exec {
 
 namespace {
-
-const spec::RuleTable& rules() { return spec::RuleTable::builtin(); }
 
 // "INIT->RTR mask=0x129 (IBV_QP_STATE|...)": the same few strings for thousands of QPs
 // (`count:` expands one QP into many), so each is built once per session.
@@ -30,9 +28,7 @@ const std::string& mask_detail(RunState& st, const scenario::Transition& t) {
   auto key = std::make_tuple(static_cast<int>(t.from), static_cast<int>(t.to), t.mask);
   auto it = st.mask_details.find(key);
   if (it != st.mask_details.end()) return it->second;
-  std::string text = std::string(spec::state_name(t.from)) + "->" + spec::state_name(t.to) + " mask=" +
-                     util::hex(t.mask) + " (" + rules().mask_names(t.mask, "|") + ")";
-  return st.mask_details.emplace(key, std::move(text)).first->second;
+  return st.mask_details.emplace(key, verbs::transition_text(t.from, t.to, t.mask)).first->second;
 }
 
 // The attributes read back after a modify (verbs/qp_attr_fields.h), by mask bit, so verify()
@@ -61,8 +57,7 @@ namespace {
 // zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response), and
 // only the state and the bits in the mask are read. This runs for every modify.
 int query_back(const QpState& q, const scenario::Transition& t, ibv_qp_attr* got) {
-  ibv_qp_init_attr init;
-  return ibv_query_qp(q.qp->get(), got, IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable), &init);
+  return verbs::query_qp(q.qp->get(), *got, IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable));
 }
 
 // Calls differs(field, set, read) for each attribute the transition set that reads back
@@ -123,7 +118,7 @@ void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t ind
 
 ModifyDone timed_modify(QpState& q, const scenario::Transition& t, ibv_qp_attr& attr) {
   StepTimer timer;
-  int err = ibv_modify_qp(q.qp->get(), &attr, static_cast<int>(t.mask));
+  int err = verbs::modify_qp(q.qp->get(), attr, static_cast<int>(t.mask));
   return {err, timer.micros()};
 }
 
@@ -195,7 +190,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
     r.status = report::StepStatus::Failed;
     r.message = "ibv_modify_qp failed: " + verbs::errno_name(err) + " (" + std::strerror(err) + ")" +
                 (expected_fail ? "; the scenario expected " + t.expect->errno_name : "");
-    st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + "): " + verbs::errno_name(err));
+    st.report.fail(verbs::call_text("ibv_modify_qp", q.spec->name, detail()) + ": " + verbs::errno_name(err));
     return Attempt::Failed;
   }
   if (!t.predicted_ok)
@@ -203,7 +198,8 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
   if (expected_fail) {
     r.status = report::StepStatus::Failed;
     r.message = "succeeded, but the scenario expected " + t.expect->errno_name;
-    st.report.fail("ibv_modify_qp(" + q.spec->name + ", " + detail() + ") succeeded; expected " + t.expect->errno_name);
+    st.report.fail(verbs::call_text("ibv_modify_qp", q.spec->name, detail()) + " succeeded; expected " +
+                   t.expect->errno_name);
     return Attempt::Failed;
   }
   std::string mismatch;
@@ -301,20 +297,19 @@ bool read_state(RunState& st, QpState& q, const std::string& expected) {
   r.verb = "ibv_query_qp";
   r.object = q.spec->name;
   r.detail = "after the expected completion error";
-  ibv_qp_attr attr{};
-  ibv_qp_init_attr init{};
+  ibv_qp_state state{};
   StepTimer timer;
-  int err = ibv_query_qp(q.qp->get(), &attr, IBV_QP_STATE, &init);
+  int err = verbs::query_state(q.qp->get(), &state);
   r.micros = timer.micros();
   if (err) {
     r.status = report::StepStatus::Failed;
     r.err = err;
     r.message = "ibv_query_qp failed: " + verbs::errno_name(err);
-    st.report.fail("ibv_query_qp(" + q.spec->name + "): " + verbs::errno_name(err));
+    st.report.fail(verbs::call_text("ibv_query_qp", q.spec->name) + ": " + verbs::errno_name(err));
     st.report.add(r);
     return false;
   }
-  q.state = static_cast<spec::QpState>(attr.qp_state);
+  q.state = static_cast<spec::QpState>(state);
   std::string got = std::string("IBV_QPS_") + spec::state_name(q.state);
   r.message = "state read back: " + got;
   if (got != expected) {

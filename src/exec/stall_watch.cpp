@@ -1,10 +1,9 @@
 #include "exec/stall_watch.h"
 
-#include <infiniband/verbs.h>
-
 #include <cstdio>
 
 #include "spec/rules.h"
+#include "verbs/qp_control.h"
 
 namespace qpo::exec {
 
@@ -36,10 +35,9 @@ void StallWatch::observe(bool progress, Clock::time_point now) {
 
 std::string StallWatch::describe(const QpState& q) const {
   std::string out = "QP '" + q.spec->name + "'";
-  ibv_qp_attr attr{};
-  ibv_qp_init_attr init{};
-  if (q.qp && ibv_query_qp(q.qp->get(), &attr, IBV_QP_STATE, &init) == 0)
-    out += " is in " + std::string(spec::state_name(static_cast<spec::QpState>(attr.qp_state)));
+  ibv_qp_state state{};
+  if (q.qp && verbs::query_state(q.qp->get(), &state) == 0)
+    out += " is in " + std::string(spec::state_name(static_cast<spec::QpState>(state)));
   if (!taken_at_ || !q.device || !q.device->spec) return out;
   auto it = before_.find(q.device->spec->name);
   if (it == before_.end()) return out;

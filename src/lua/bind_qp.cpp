@@ -8,6 +8,7 @@
 #include "lua/bindings.h"
 #include "lua/guard.h"
 #include "lua/runtime.h"
+#include "verbs/qp_control.h"
 
 namespace qpo::lua {
 
@@ -245,11 +246,10 @@ int l_state(lua_State* L) {
   return guarded(L, [&] {
     dp::Endpoint& ep = self(L, "state");
     if (!ep.qp) throw ArgError("qp:state: QP '" + ep.qp_name + "' has no verbs QP");
-    ibv_qp_attr a{};
-    ibv_qp_init_attr init{};
-    if (int e = ibv_query_qp(ep.qp, &a, IBV_QP_STATE, &init)) dp::post_error(ep.qp_name, "ibv_query_qp", e, "");
+    ibv_qp_state state{};
+    if (int e = verbs::query_state(ep.qp, &state)) dp::post_error(ep.qp_name, "ibv_query_qp", e, "");
     static const char* names[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
-    lua_pushstring(L, a.qp_state <= IBV_QPS_ERR ? names[a.qp_state] : "UNKNOWN");
+    lua_pushstring(L, state <= IBV_QPS_ERR ? names[state] : "UNKNOWN");
     return 1;
   });
 }

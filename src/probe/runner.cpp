@@ -12,6 +12,7 @@
 
 #include "verbs/device.h"
 #include "verbs/qp_attr_fields.h"
+#include "verbs/qp_control.h"
 #include "verbs/resources.h"
 #include "verbs/verbs_error.h"
 
@@ -71,8 +72,7 @@ std::unique_ptr<verbs::Qp> create_qp(Bench& b, int type) {
 void wait_drained(ibv_qp* qp) {
   for (int i = 0; i < 2000; ++i) {
     ibv_qp_attr a{};
-    ibv_qp_init_attr init{};
-    if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init) != 0 || !a.sq_draining) return;
+    if (verbs::query_qp(qp, a, IBV_QP_STATE) != 0 || !a.sq_draining) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
@@ -91,7 +91,7 @@ std::unique_ptr<verbs::Qp> qp_in_state(Bench& b, int type, QpState target) {
   for (QpState s : path) {
     spec::Mask m = rules().required(type, cur, s) | 1u;
     auto a = valid_attrs(b, qp->get(), cur, s);
-    if (int e = ibv_modify_qp(qp->get(), &a, static_cast<int>(m)))
+    if (int e = verbs::modify_qp(qp->get(), a, static_cast<int>(m)))
       throw verbs::VerbsError("ibv_modify_qp", "probe QP", e,
                               std::string("walking to ") + spec::state_name(target) + ": " + spec::state_name(cur) +
                                   "->" + spec::state_name(s) + " with " + rules().mask_names(m, "|"));
@@ -103,8 +103,7 @@ std::unique_ptr<verbs::Qp> qp_in_state(Bench& b, int type, QpState target) {
 
 std::optional<uint32_t> query_field(ibv_qp* qp, const verbs::QpAttrField& f) {
   ibv_qp_attr a{};
-  ibv_qp_init_attr init{};
-  if (ibv_query_qp(qp, &a, f.mask, &init) != 0) return std::nullopt;
+  if (verbs::query_qp(qp, a, f.mask) != 0) return std::nullopt;
   return verbs::load(a, f);
 }
 
@@ -116,7 +115,7 @@ std::string run_case(Bench& b, const Case& c) {
     field = verbs::qp_attr_field(c.key.attr);
     verbs::store(a, *field, static_cast<uint32_t>(c.key.value));
   }
-  int e = ibv_modify_qp(qp->get(), &a, static_cast<int>(c.mask));
+  int e = verbs::modify_qp(qp->get(), a, static_cast<int>(c.mask));
   if (e != 0) return verbs::errno_name(e);
   if (!field || !field->read_back) return "ok";
   auto after = query_field(qp->get(), *field);

@@ -7,6 +7,10 @@
 
 namespace qpo::verbs {
 
+std::string call_text(const std::string& verb, const std::string& object, const std::string& detail) {
+  return verb + "(" + object + (detail.empty() ? "" : ", " + detail) + ")";
+}
+
 std::string errno_name(int err) { return util::errno_name(err); }
 
 int verb_errno(int ret) {
@@ -16,8 +20,8 @@ int verb_errno(int ret) {
 }
 
 VerbsError::VerbsError(std::string verb, std::string object, int err, std::string detail)
-    : std::runtime_error(verb + "(" + object + (detail.empty() ? "" : ", " + detail) + ") failed: " +
-                         errno_name(err) + " (" + std::strerror(err) + ")"),
+    : std::runtime_error(call_text(verb, object, detail) + " failed: " + errno_name(err) + " (" +
+                         std::strerror(err) + ")"),
       verb_(std::move(verb)),
       object_(std::move(object)),
       detail_(std::move(detail)),

@@ -22,6 +22,10 @@ class VerbsError : public std::runtime_error {
   int err_;
 };
 
+// A verb call as messages name it: "ibv_modify_qp(qp0, INIT->RTR mask=...)", or
+// "ibv_query_qp(qp0)" without a detail. A VerbsError's text begins with it.
+std::string call_text(const std::string& verb, const std::string& object, const std::string& detail = "");
+
 // "EINVAL" for 22; "errno 123" when unnamed.
 std::string errno_name(int err);
 
