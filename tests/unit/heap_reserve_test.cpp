@@ -11,13 +11,7 @@
 
 #include "util/heap_reserve.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define QPO_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define QPO_TEST_ASAN 1
-#endif
-#endif
+#include "unit/sanitizer_build.h"
 
 TEST_CASE("a small reservation is not worth huge pages: nothing is done") {
   CHECK(qpo::util::reserve_heap_in_huge_pages(1 << 20) == 0);

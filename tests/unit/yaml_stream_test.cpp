@@ -20,13 +20,7 @@
 #include <string>
 #include <thread>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define QPO_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define QPO_TEST_ASAN 1
-#endif
-#endif
+#include "unit/sanitizer_build.h"
 
 namespace {
 
