@@ -624,9 +624,15 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
         try {
           parts[i] = HostSession(checked, p, hosts[i], o).run(channel.member(i));
         } catch (const std::exception& e) {
-          parts[i] = host_error(i, e.what());
+          try {
+            parts[i] = host_error(i, e.what());
+          } catch (...) {  // out of memory for the message: the verdict still says Error
+            parts[i].verdict = report::Verdict::Error;
+          }
+        } catch (...) {
+          parts[i].verdict = report::Verdict::Error;
         }
-        done();
+        done();  // always: this thread waits for every host to be done
       });
       if (not_started) {
         parts[i] = host_error(i, *not_started);

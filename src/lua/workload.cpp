@@ -269,15 +269,20 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
   join.busy.assign(spec.workers.size(), 0);
   join.handles.resize(spec.workers.size());
   // A worker that failed (or never started) stops the others and leaves the join count.
-  auto end_worker = [&](size_t i) {
+  // It runs on the worker's thread and must not throw: the join below waits for its count.
+  auto end_worker = [&](size_t i) noexcept {
     WorkerResult& res = out.workers[i];
     if (!res.ok) {
-      {
-        std::lock_guard lock(first_error_m);
-        if (first_error.empty()) first_error = "worker '" + res.name + "' (" + res.role + "): " + res.error;
-      }
       shared.stop.store(true);
-      shared.barrier.break_barrier("worker '" + res.name + "' failed");
+      try {  // the messages allocate; stopping the others must not depend on them
+        {
+          std::lock_guard lock(first_error_m);
+          if (first_error.empty()) first_error = "worker '" + res.name + "' (" + res.role + "): " + res.error;
+        }
+        shared.barrier.break_barrier("worker '" + res.name + "' failed");
+      } catch (...) {
+        shared.barrier.break_barrier("a worker failed");
+      }
     }
     shared.barrier.drop();
     std::lock_guard lock(join.m);
@@ -335,7 +340,10 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       }
       if (!res.ok) {
         res.status = w.error_status;
-        res.qp = w.error_qp;
+        try {
+          res.qp = w.error_qp;
+        } catch (...) {  // the QP's name is detail; end_worker must run
+        }
       }
       end_worker(i);
     });

@@ -6,17 +6,13 @@ namespace qpo::util {
 
 std::optional<std::string> ThreadGroup::start(std::function<void()> body) {
   auto guarded = [this, body = std::move(body)] {
-    std::string why;
     try {
       body();
-      return;
     } catch (const std::exception& e) {
-      why = e.what();
+      keep(e.what());
     } catch (...) {
-      why = "an exception that is not a std::exception";
+      keep("an exception that is not a std::exception");
     }
-    std::lock_guard lock(m_);
-    if (escaped_.empty()) escaped_ = why;
   };
   try {
     threads_.reserve(threads_.size() + 1);  // what can fail before the thread exists
@@ -27,6 +23,14 @@ std::optional<std::string> ThreadGroup::start(std::function<void()> body) {
     return std::string("cannot start a thread: out of memory");
   }
   return std::nullopt;
+}
+
+void ThreadGroup::keep(const char* why) noexcept {
+  try {  // copying the message may itself fail (bad_alloc): nothing may leave the thread
+    std::lock_guard lock(m_);
+    if (escaped_.empty()) escaped_ = why;
+  } catch (...) {
+  }
 }
 
 std::thread::native_handle_type ThreadGroup::last_handle() {

@@ -35,6 +35,8 @@ class ThreadGroup {
   std::string escaped() const;
 
  private:
+  void keep(const char* why) noexcept;  // the first escaped message, without throwing
+
   std::vector<std::thread> threads_;
   mutable std::mutex m_;
   std::string escaped_;
