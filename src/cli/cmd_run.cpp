@@ -62,6 +62,7 @@ Action add_run(CLI::App& app) {
     bool lab = false, no_lab = false, verbose = false, no_smoke = false, local = false, agents = false;
     int timeout_ms = 5000;
     int phase_timeout_s = 120;
+    unsigned bringup_threads = exec::RunOptions::kDefaultBringupThreads;
     CLI::Option* phase_timeout = nullptr;  // given on the command line, or the default scaled by QPs
     std::string agent_command = "qpo", token_file;
     std::vector<std::string> overrides;
@@ -112,6 +113,12 @@ Action add_run(CLI::App& app) {
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Wait at most this long for each completion or event")
       ->check(timeout_range(86400000, "milliseconds"))
       ->capture_default_str();
+  cmd->add_option("--bringup-threads", opts->bringup_threads,
+                  "Threads per host that create and modify its QPs in the bring-up, each taking every Nth QP; "
+                  "the report lists the steps in plan order whatever they did. 1 makes every call in plan order "
+                  "on one thread. A host with fewer than 16 QPs per thread uses fewer")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   cmd->add_option("--report", opts->report_file,
                   "Also write the run as one self-contained HTML page here: scenario, plan steps with outcome "
                   "and time, latency histograms and CDFs, bandwidth plots, counter deltas (README: Report)");
@@ -140,7 +147,8 @@ Action add_run(CLI::App& app) {
     }
     if (use_lab(opts->lab, opts->no_lab, "running")) {
       std::vector<std::string> args{"--format", opts->out.format, "--timeout-ms", std::to_string(opts->timeout_ms),
-                                    "--phase-timeout", std::to_string(opts->phase_timeout_s)};
+                                    "--phase-timeout", std::to_string(opts->phase_timeout_s),
+                                    "--bringup-threads", std::to_string(opts->bringup_threads)};
       if (opts->verbose) args.push_back("--verbose");
       if (opts->no_smoke) args.push_back("--no-smoke");
       for (const auto& o : opts->overrides) args.insert(args.end(), {"--set", o});
@@ -184,6 +192,7 @@ Action add_run(CLI::App& app) {
     ro.smoke = !opts->no_smoke;
     ro.all_hosts_local = opts->local;
     ro.phase_timeout_ms = opts->phase_timeout_s * 1000;
+    ro.bringup_threads = opts->bringup_threads;
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, nullptr);

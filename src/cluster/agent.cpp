@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -370,6 +371,8 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   exec::RunOptions ro;
   ro.timeout_ms = field_or<int>(*run, "timeout_ms", 5000);
   ro.smoke = field_or<bool>(*run, "smoke", true);
+  ro.bringup_threads = static_cast<unsigned>(
+      std::clamp(field_or<int>(*run, "bringup_threads", exec::RunOptions::kDefaultBringupThreads), 1, 64));
   util::SourceText source(file, scenario_text);
   diag::DiagSink diags;
   auto s = scenario::load_scenario(source, diags, overrides);

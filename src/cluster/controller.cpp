@@ -197,6 +197,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       util::JsonWriter w(false);
       w.begin_object().field("type", "run").field("host", a.host).field("file", s.file).field("scenario", text);
       w.field("timeout_ms", o.run.timeout_ms).field("smoke", o.run.smoke);
+      w.field("bringup_threads", static_cast<int>(o.run.bringup_threads));
       w.key("overrides").begin_array();
       for (const auto& ov : o.overrides) w.value(ov);
       w.end_array().end_object();

@@ -7,6 +7,7 @@
 #include "exec/endpoints.h"
 #include "scenario/script_qps.h"
 #include "exec/steps.h"
+#include "util/thread_group.h"
 
 namespace qpo::exec {
 
@@ -116,55 +117,164 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
   }
 }
 
-void BringUpProgram::create_qps(RunState& st) {
-  const Stops stop(st);
-  size_t made = 0;
-  for (auto& c : creates_) {
-    if (!goes_on(st, stop)) break;
-    st.report.current_step = c.step->index;  // a "device granted" line reports on the create
+unsigned BringUpProgram::workers() const {
+  size_t by_size = creates_.size() / kQpsPerThread;
+  return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(threads_, by_size)));
+}
+
+bool BringUpProgram::threads_go_on() const {
+  return !stop_flag().load(std::memory_order_relaxed) && !trouble_.load(std::memory_order_relaxed) &&
+         !(channel_stop_ && channel_stop_->requested.load(std::memory_order_relaxed));
+}
+
+template <typename Body>
+void BringUpProgram::on_threads(unsigned n, Body body) {
+  util::ThreadGroup group;
+  for (unsigned w = 1; w < n; ++w)
+    if (group.start([&body, w] { body(w); })) break;  // its share (and the next ones') stay for the walk
+  body(0);
+  group.join();
+}
+
+void BringUpProgram::create_share(unsigned w, unsigned n, std::vector<Made>& made) {
+  for (size_t i = w; i < creates_.size(); i += n) {
+    if (!threads_go_on()) return;
+    auto& c = creates_[i];
     StepTimer timer;
     int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
-    double micros = timer.micros();
+    made[i] = {err, timer.micros()};
     if (err) {
-      create_failed(st, c, err, micros);
-      break;
+      trouble_.store(true, std::memory_order_relaxed);
+      return;
     }
-    lines_.created_ok(st, *c.step, micros);
-    ++made;
     c.q->granted_cap = c.init.cap;
     c.published->qpn = c.q->qp->get()->qp_num;
+  }
+}
+
+void BringUpProgram::create_qps(RunState& st) {
+  channel_stop_ = st.channel ? st.channel->stop_request() : nullptr;
+  std::vector<Made> made(creates_.size());
+  unsigned n = workers();
+  if (n > 1) {
+    on_threads(n, [&](unsigned w) { create_share(w, n, made); });
+  } else {
+    const Stops stop(st);
+    for (size_t i = 0; i < creates_.size() && goes_on(st, stop); ++i) {
+      auto& c = creates_[i];
+      StepTimer timer;
+      int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
+      made[i] = {err, timer.micros()};
+      if (err) break;
+      c.q->granted_cap = c.init.cap;
+      c.published->qpn = c.q->qp->get()->qp_num;
+    }
+  }
+  // The lines, in plan order: what was made, then the first failure (one thread stops the
+  // others, which may have made QPs past it: they exist, so they stay in the run).
+  bool failed = false;
+  for (size_t i = 0; i < creates_.size(); ++i) {
+    auto& c = creates_[i];
+    if (made[i].err < 0) continue;
+    st.report.current_step = c.step->index;  // a "device granted" line reports on the create
+    if (made[i].err > 0) {
+      if (!failed) create_failed(st, c, made[i].err, made[i].micros);
+      failed = true;
+      continue;
+    }
+    lines_.created_ok(st, *c.step, made[i].micros);
     if (!same_caps(c.q->asked_cap, c.init.cap)) lines_.granted(st, *c.q);
   }
   // QPs never created have no place in the run (publish, traffic and teardown skip them).
-  for (size_t i = made; i < creates_.size(); ++i) {
+  // The run has failed then, so no step of theirs runs (run_half stops first).
+  for (size_t i = 0; i < creates_.size(); ++i) {
+    if (made[i].err == 0) continue;
     if (creates_[i].q->slots) published_.mrs.erase(creates_[i].q->slots->name());
     st.qps.erase(creates_[i].step->object);
     published_.qps.erase(creates_[i].step->object);
+    creates_[i].q = nullptr;
   }
-  creates_.resize(made);
+}
+
+void BringUpProgram::run_share(const std::vector<Op>& ops, unsigned w, unsigned n, std::vector<Ahead>& ahead,
+                               std::vector<char>& blocked) {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.qp == kNoQp || op.qp % n != w || blocked[op.qp]) continue;
+    if (!threads_go_on()) return;
+    if (op.kind != OpKind::Modify || !op.quick || !op.error.empty()) {
+      blocked[op.qp] = 1;  // a receive, or a modify that needs judging: the walk's
+      continue;
+    }
+    QpState& q = *op.q;
+    const auto& t = q.spec->transitions[op.transition];
+    ibv_qp_attr attr;
+    try {
+      op.attrs.resolve(q, peers_[op.qp], attr);
+    } catch (const std::exception&) {
+      blocked[op.qp] = 1;  // the walk reports why
+      continue;
+    }
+    ModifyDone done = timed_modify(q, t, attr);
+    if (done.err == 0 && reads_back(q, t, attr)) {
+      q.state = t.to;
+      ahead[i] = {Ahead::State::Done, done};
+      continue;
+    }
+    ahead[i] = {Ahead::State::Tried, done};
+    blocked[op.qp] = 1;
+    if (done.err) trouble_.store(true, std::memory_order_relaxed);
+  }
+}
+
+std::vector<BringUpProgram::Ahead> BringUpProgram::run_ahead(RunState& st, const std::vector<Op>& ops) {
+  unsigned n = workers();
+  if (n < 2) return {};
+  channel_stop_ = st.channel ? st.channel->stop_request() : nullptr;
+  std::vector<Ahead> ahead(ops.size());
+  std::vector<char> blocked(creates_.size(), 0);
+  on_threads(n, [&](unsigned w) { run_share(ops, w, n, ahead, blocked); });
+  return ahead;
 }
 
 void BringUpProgram::run_half(RunState& st, int half) {
   const Stops stop(st);
   static const std::string kPhase = "bring-up";
+  if (!goes_on(st, stop)) return;
   if (half == 1) resolve_peers(st);
-  for (const auto& op : halves_[half]) {
-    if (!goes_on(st, stop)) return;
+  const auto& ops = halves_[half];
+  std::vector<Ahead> ahead = run_ahead(st, ops);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
     st.report.current_step = op.step->index;
+    // What a thread ran ahead gets its line even after a stop: it happened.
+    Ahead::State ran = ahead.empty() ? Ahead::State::NotRun : ahead[i].state;
+    if (ran == Ahead::State::Done) {
+      lines_.modified_ok(st, *op.q, op.transition, ahead[i].done.micros);
+      continue;
+    }
+    if (ran == Ahead::State::NotRun && !goes_on(st, stop)) {
+      if (ahead.empty()) return;
+      continue;
+    }
     if (op.kind != OpKind::Modify) {
       run_receives(st, op);
       continue;
     }
     if (!op.error.empty()) {
       attr_failure(st, kPhase, *op.q, op.transition, op.error);
-      return;
+      continue;
     }
     ibv_qp_attr attr;
     try {
       op.attrs.resolve(*op.q, op.qp == kNoQp ? nullptr : peers_[op.qp], attr);
     } catch (const std::exception& e) {
       attr_failure(st, kPhase, *op.q, op.transition, e.what());
-      return;
+      continue;
+    }
+    if (ran == Ahead::State::Tried) {  // the verb ran on a thread; judge it, do not repeat it
+      apply_modify(st, kPhase, *op.q, op.transition, attr, &lines_, &ahead[i].done);
+      continue;
     }
     ModifyDone done;
     if (op.quick && quick_modify(st, op, attr, &done)) continue;

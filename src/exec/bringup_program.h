@@ -5,6 +5,15 @@
 // step acts on. Inside the window are the verbs, a copy and a few stores per attr, and report
 // lines whose text is written after it closes (deferred_lines.h). bench/qp_rate.sh measures
 // the window against a hand-written C loop making the same verbs.
+//
+// With more than one thread (set_threads) the QPs are shared out among them (QP i to thread
+// i % n): each thread runs its QPs' creates and the common case of their modifies (predicted
+// ok, reads back as set) ahead, and records only an outcome per step. The session's thread
+// then walks the steps in plan order: it writes the lines of what ran ahead, judges a modify
+// that did not go as planned (apply_modify, with the verb's result), and runs whatever was
+// left (receives, SRQ steps, a QP after anything unusual) as a single thread would. The
+// report's order is the plan's whatever the threads did; a QP's own steps keep their order.
+#include <atomic>
 #include <functional>
 #include <string_view>
 #include <utility>
@@ -28,6 +37,10 @@ class BringUpProgram {
   // (st.report) with a line naming it; nothing is compiled then.
   void compile(RunState& st, const plan::HostPlan& plan);
   bool compiled() const { return compiled_; }
+  // Threads for the window's QP verbs (1: all on the caller's, in plan order). Fewer are
+  // used on a host with few QPs (kQpsPerThread each at least).
+  void set_threads(unsigned n) { threads_ = n == 0 ? 1 : n; }
+  static constexpr size_t kQpsPerThread = 16;
   bool has_qps() const { return !creates_.empty(); }
 
   // ibv_create_qp for every QP, in plan order, while the run goes on (no failure, no
@@ -71,6 +84,30 @@ class BringUpProgram {
     std::string error;             // ibv_modify_qp whose attrs could not be compiled
   };
 
+  // What a thread did with one step ahead of the walk (run_ahead).
+  struct Ahead {
+    enum class State : unsigned char { NotRun, Done, Tried } state = State::NotRun;
+    ModifyDone done;  // Done: as planned; Tried: the verb ran and apply_modify must judge it
+  };
+  unsigned workers() const;
+  // Thread w's share of the creates; results[i] for creates_[i] (err < 0: not run).
+  struct Made {
+    int err = -1;
+    double micros = 0;
+  };
+  void create_share(unsigned w, unsigned n, std::vector<Made>& made);
+  // The half's modifies of thread w's QPs, ahead of the walk, into ahead[op index]. A QP
+  // whose step it cannot run (or that did not go as planned) is left to the walk from there
+  // on: blocked[qp] (each QP's flag is written by its own thread only).
+  void run_share(const std::vector<Op>& ops, unsigned w, unsigned n, std::vector<Ahead>& ahead,
+                 std::vector<char>& blocked);
+  std::vector<Ahead> run_ahead(RunState& st, const std::vector<Op>& ops);
+  // Whether a thread may go on: no Ctrl-C, no stop from the channel, no failed verb.
+  bool threads_go_on() const;
+  // Runs body(w) for w in [0, n): w 0 on this thread, the others on their own. A thread that
+  // cannot start leaves its share not run (the walk runs it).
+  template <typename Body>
+  void on_threads(unsigned n, Body body);
   void run_receives(RunState& st, const Op& op);
   void create_failed(RunState& st, const Create& c, int err, double micros);
   // The bring-up's common case in as little code as possible: the modify succeeds and the
@@ -88,6 +125,10 @@ class BringUpProgram {
   std::vector<const RemoteQp*> peers_;
   DeferredLines lines_;
   bool compiled_ = false;
+  unsigned threads_ = 1;
+  // Set by a thread whose verb failed: the others stop at their next step.
+  std::atomic<bool> trouble_{false};
+  const StopRequest* channel_stop_ = nullptr;
 };
 
 }  // namespace qpo::exec

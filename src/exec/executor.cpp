@@ -54,6 +54,7 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
   // Every step adds a report line: reserve them so the vector never copies mid-bring-up.
   if (plan_) st_.report.steps.reserve(plan_->steps.size() * 2 + 64);
   dataplane::clock::ticks_per_second();  // calibrate now, outside any timed step
+  program_.set_threads(o.bringup_threads);
 }
 
 bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop && !told_to_stop(); }

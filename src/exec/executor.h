@@ -23,6 +23,10 @@ struct RunOptions {
   int phase_timeout_ms = 120000;
   // How many hosts this process runs (run_scenario sets it; an agent's session runs one).
   size_t hosts_here = 1;
+  // Threads that create and modify a host's QPs in the bring-up (exec/bringup_program.h):
+  // 1 makes the calls one after another, in plan order.
+  unsigned bringup_threads = kDefaultBringupThreads;
+  static constexpr unsigned kDefaultBringupThreads = 2;
   // Where each host's lines go once final (`qpo run`'s terminal and --events), or nowhere.
   report::LiveLog* live = nullptr;
 };
