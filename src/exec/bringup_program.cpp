@@ -33,7 +33,7 @@ bool goes_on(const RunState& st, const Stops& stops) {
 
 }  // namespace
 
-void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
+void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::HostPlan& plan) {
   compiled_ = true;
   size_t steps = plan.steps.size();
   lines_.reserve(steps * 2);           // a create may add a "device granted" line
@@ -107,13 +107,20 @@ void BringUpProgram::compile(RunState& st, const plan::HostPlan& plan) {
       op.transition = static_cast<size_t>(step.transition_index);
       const auto& t = op.q->spec->transitions[op.transition];
       op.quick = t.bring_up && t.predicted_ok && !(t.expect && t.expect->errno_value != 0);
-      try {
-        op.attrs = compile_attrs(*op.q, t);
-      } catch (const std::exception& e) {
-        op.error = e.what();
-      }
+      op.attrs = &all.attrs_of(step);
     }
     halves_[half].push_back(std::move(op));
+  }
+  for (int h = 0; h < 2; ++h) {  // each QP's steps of each half, in plan order (CSR)
+    auto& start = qp_ops_[h].start;
+    start.assign(creates_.size() + 1, 0);
+    for (const auto& op : halves_[h])
+      if (op.qp != kNoQp) ++start[op.qp + 1];
+    for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+    qp_ops_[h].ops.resize(start.back());
+    std::vector<uint32_t> next(start.begin(), start.end() - 1);
+    for (uint32_t i = 0; i < halves_[h].size(); ++i)
+      if (halves_[h][i].qp != kNoQp) qp_ops_[h].ops[next[halves_[h][i].qp]++] = i;
   }
 }
 
@@ -149,6 +156,9 @@ void BringUpProgram::create_share(unsigned w, unsigned n, std::vector<Made>& mad
     }
     c.q->granted_cap = c.init.cap;
     c.published->qpn = c.q->qp->get()->qp_num;
+    // Its steps before the exchange need nothing else: while this thread runs them, the
+    // others' creates go on (a create is mostly the kernel mapping queues, one at a time).
+    run_qp_ahead(0, static_cast<uint32_t>(i));
   }
 }
 
@@ -157,6 +167,8 @@ void BringUpProgram::create_qps(RunState& st) {
   std::vector<Made> made(creates_.size());
   unsigned n = workers();
   if (n > 1) {
+    ahead_[0].assign(halves_[0].size(), Ahead{});
+    blocked_.assign(creates_.size(), 0);
     on_threads(n, [&](unsigned w) { create_share(w, n, made); });
   } else {
     const Stops stop(st);
@@ -196,54 +208,57 @@ void BringUpProgram::create_qps(RunState& st) {
   }
 }
 
-void BringUpProgram::run_share(const std::vector<Op>& ops, unsigned w, unsigned n, std::vector<Ahead>& ahead,
-                               std::vector<char>& blocked) {
-  for (size_t i = 0; i < ops.size(); ++i) {
+void BringUpProgram::run_qp_ahead(int half, uint32_t qp) {
+  const auto& ops = halves_[half];
+  const auto& index = qp_ops_[half];
+  for (uint32_t k = index.start[qp]; k < index.start[qp + 1] && !blocked_[qp]; ++k) {
+    uint32_t i = index.ops[k];
     const Op& op = ops[i];
-    if (op.qp == kNoQp || op.qp % n != w || blocked[op.qp]) continue;
     if (!threads_go_on()) return;
-    if (op.kind != OpKind::Modify || !op.quick || !op.error.empty()) {
-      blocked[op.qp] = 1;  // a receive, or a modify that needs judging: the walk's
-      continue;
+    if (op.kind != OpKind::Modify || !op.quick || !op.attrs->error.empty()) {
+      blocked_[qp] = 1;  // a receive, or a modify that needs judging: the walk's
+      return;
     }
     QpState& q = *op.q;
     const auto& t = q.spec->transitions[op.transition];
     ibv_qp_attr attr;
     try {
-      op.attrs.resolve(q, peers_[op.qp], attr);
+      op.attrs->resolve(own_values(q), peers_[qp], q.spec->name, attr);
     } catch (const std::exception&) {
-      blocked[op.qp] = 1;  // the walk reports why
-      continue;
+      blocked_[qp] = 1;  // the walk reports why
+      return;
     }
-    ModifyDone done = timed_modify(q, t, attr);
+    ModifyDone done = timed_modify(q, op.step->mask, attr);
     if (done.err == 0 && reads_back(q, t, attr)) {
       q.state = t.to;
-      ahead[i] = {Ahead::State::Done, done};
+      ahead_[half][i] = {Ahead::State::Done, done};
       continue;
     }
-    ahead[i] = {Ahead::State::Tried, done};
-    blocked[op.qp] = 1;
+    ahead_[half][i] = {Ahead::State::Tried, done};
+    blocked_[qp] = 1;
     if (done.err) trouble_.store(true, std::memory_order_relaxed);
   }
 }
 
-std::vector<BringUpProgram::Ahead> BringUpProgram::run_ahead(RunState& st, const std::vector<Op>& ops) {
+void BringUpProgram::run_ahead(RunState& st, int half) {
   unsigned n = workers();
-  if (n < 2) return {};
+  if (n < 2 || ahead_[half].size() == halves_[half].size()) return;  // one thread, or run with the creates
   channel_stop_ = st.channel ? st.channel->stop_request() : nullptr;
-  std::vector<Ahead> ahead(ops.size());
-  std::vector<char> blocked(creates_.size(), 0);
-  on_threads(n, [&](unsigned w) { run_share(ops, w, n, ahead, blocked); });
-  return ahead;
+  ahead_[half].assign(halves_[half].size(), Ahead{});
+  if (blocked_.size() != creates_.size()) blocked_.assign(creates_.size(), 0);
+  on_threads(n, [&](unsigned w) {
+    for (size_t qp = w; qp < creates_.size(); qp += n) run_qp_ahead(half, static_cast<uint32_t>(qp));
+  });
 }
 
 void BringUpProgram::run_half(RunState& st, int half) {
   const Stops stop(st);
   static const std::string kPhase = "bring-up";
-  if (!goes_on(st, stop)) return;
-  if (half == 1) resolve_peers(st);
+  if (!goes_on(st, stop) && ahead_[half].empty()) return;  // what ran ahead is reported in any case
+  if (half == 1 && goes_on(st, stop)) resolve_peers(st);
   const auto& ops = halves_[half];
-  std::vector<Ahead> ahead = run_ahead(st, ops);
+  run_ahead(st, half);
+  const std::vector<Ahead>& ahead = ahead_[half];
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     st.report.current_step = op.step->index;
@@ -261,13 +276,13 @@ void BringUpProgram::run_half(RunState& st, int half) {
       run_receives(st, op);
       continue;
     }
-    if (!op.error.empty()) {
-      attr_failure(st, kPhase, *op.q, op.transition, op.error);
+    if (!op.attrs->error.empty()) {
+      attr_failure(st, kPhase, *op.q, op.transition, op.attrs->error);
       continue;
     }
     ibv_qp_attr attr;
     try {
-      op.attrs.resolve(*op.q, op.qp == kNoQp ? nullptr : peers_[op.qp], attr);
+      op.attrs->resolve(own_values(*op.q), op.qp == kNoQp ? nullptr : peers_[op.qp], op.q->spec->name, attr);
     } catch (const std::exception& e) {
       attr_failure(st, kPhase, *op.q, op.transition, e.what());
       continue;
@@ -289,7 +304,7 @@ void BringUpProgram::run_half(RunState& st, int half) {
 bool BringUpProgram::quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
   QpState& q = *op.q;
   const auto& t = q.spec->transitions[op.transition];
-  *done = timed_modify(q, t, attr);
+  *done = timed_modify(q, op.step->mask, attr);
   if (done->err != 0 || !reads_back(q, t, attr)) return false;
   q.state = t.to;
   lines_.modified_ok(st, q, op.transition, done->micros);

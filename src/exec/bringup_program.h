@@ -1,8 +1,8 @@
 #pragma once
 // The bring-up window - from the first ibv_create_qp to the last QP at RTS - as a compiled
 // program. Everything that can be known before the window is worked out before it: each QP's
-// record and ibv_qp_init_attr, each transition's attr template (attr_template.h), the QP each
-// step acts on. Inside the window are the verbs, a copy and a few stores per attr, and report
+// record and ibv_qp_init_attr, the QP each step acts on; each modify's attr template comes
+// lowered from the plan (plan/attr_template.h). Inside the window are the verbs, a copy and a few stores per attr, and report
 // lines whose text is written after it closes (deferred_lines.h). bench/qp_rate.sh measures
 // the window against a hand-written C loop making the same verbs.
 //
@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "exec/attr_template.h"
 #include "exec/deferred_lines.h"
 #include "exec/executor.h"
 #include "exec/run_state.h"
@@ -35,7 +34,7 @@ class BringUpProgram {
   // QPs' records into st.qps with their owners and slot buffers (make_qp_owner), without a
   // QP until create_qps makes it. A slot buffer that cannot be registered fails the run
   // (st.report) with a line naming it; nothing is compiled then.
-  void compile(RunState& st, const plan::HostPlan& plan);
+  void compile(RunState& st, const plan::Plan& all, const plan::HostPlan& plan);
   bool compiled() const { return compiled_; }
   // Threads for the window's QP verbs (1: all on the caller's, in plan order). Fewer are
   // used on a host with few QPs (kQpsPerThread each at least).
@@ -80,8 +79,7 @@ class BringUpProgram {
     QpState* q = nullptr;          // ibv_modify_qp, ibv_post_recv
     uint32_t qp = kNoQp;           // q's index in creates_ (and peers_)
     size_t transition = 0;         // ibv_modify_qp: index into the QP's transitions
-    AttrTemplate attrs;            // ibv_modify_qp
-    std::string error;             // ibv_modify_qp whose attrs could not be compiled
+    const plan::AttrTemplate* attrs = nullptr;  // ibv_modify_qp: lowered by the planner
   };
 
   // What a thread did with one step ahead of the walk (run_ahead).
@@ -90,18 +88,19 @@ class BringUpProgram {
     ModifyDone done;  // Done: as planned; Tried: the verb ran and apply_modify must judge it
   };
   unsigned workers() const;
-  // Thread w's share of the creates; results[i] for creates_[i] (err < 0: not run).
+  // One create's result (err < 0: it did not run).
   struct Made {
     int err = -1;
     double micros = 0;
   };
+  // Thread w's share of the creates (made[i] for creates_[i]), each QP's steps before the
+  // exchange right after its create.
   void create_share(unsigned w, unsigned n, std::vector<Made>& made);
-  // The half's modifies of thread w's QPs, ahead of the walk, into ahead[op index]. A QP
-  // whose step it cannot run (or that did not go as planned) is left to the walk from there
-  // on: blocked[qp] (each QP's flag is written by its own thread only).
-  void run_share(const std::vector<Op>& ops, unsigned w, unsigned n, std::vector<Ahead>& ahead,
-                 std::vector<char>& blocked);
-  std::vector<Ahead> run_ahead(RunState& st, const std::vector<Op>& ops);
+  // QP qp's steps of a half, ahead of the walk, into ahead_[half]. A step it cannot run
+  // (or that did not go as planned) leaves the QP to the walk from there on: blocked_[qp].
+  void run_qp_ahead(int half, uint32_t qp);
+  // Every QP's steps of a half on the threads (unless the creates ran them already).
+  void run_ahead(RunState& st, int half);
   // Whether a thread may go on: no Ctrl-C, no stop from the channel, no failed verb.
   bool threads_go_on() const;
   // Runs body(w) for w in [0, n): w 0 on this thread, the others on their own. A thread that
@@ -129,6 +128,14 @@ class BringUpProgram {
   // Set by a thread whose verb failed: the others stop at their next step.
   std::atomic<bool> trouble_{false};
   const StopRequest* channel_stop_ = nullptr;
+  // Each QP's steps per half, in plan order: ops[start[qp] .. start[qp + 1]) index halves_[h].
+  struct QpOps {
+    std::vector<uint32_t> start, ops;
+  };
+  QpOps qp_ops_[2];
+  std::vector<Ahead> ahead_[2];  // empty: nothing ran ahead (one thread)
+  // Per QP, written by its own thread only: the walk runs its steps from here on.
+  std::vector<char> blocked_;
 };
 
 }  // namespace qpo::exec

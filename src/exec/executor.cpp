@@ -176,13 +176,13 @@ bool HostSession::check_capabilities() {
 // the window is time the window does not measure (bench/qp_rate.sh).
 void HostSession::open_window() {
   if (!plan_ || !check_capabilities()) return;
-  program_.compile(st_, *plan_);
+  program_.compile(st_, p_, *plan_);
   if (program_.has_qps()) {  // a host may have only SRQs
     create_started_ = true;
     first_create_ = std::chrono::steady_clock::now();
     program_.create_qps(st_);
   }
-  if (ok()) program_.run_half(st_, 0);
+  program_.run_half(st_, 0);  // after a failed create too: what threads ran ahead gets its lines
 }
 
 // The bring-up steps after the exchange (open_window compiled the program and ran the half
@@ -256,7 +256,8 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
   auto qp = [&]() -> QpState& { return st_.qps.at(step.object); };
   if (is_cm_step(step)) return run_cm_step(st_, o_, step);  // rdma_cm (cm_steps.h)
   switch (step.kind) {
-    case StepKind::Modify: return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index));
+    case StepKind::Modify:
+      return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index), p_.attrs_of(step));
     case StepKind::FlushPoll: return flush_after_err(st_, qp());
     case StepKind::RepostRecv: return repost_after_reset(st_, qp());
     case StepKind::WaitEvent: return wait_event(st_, step, o_);

@@ -10,7 +10,6 @@
 #include <chrono>
 
 #include "dataplane/recv_pool.h"
-#include "exec/attr_template.h"
 #include "exec/deferred_lines.h"
 #include "exec/endpoints.h"
 #include "exec/steps.h"
@@ -116,16 +115,26 @@ void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t ind
   st.report.fail(why);
 }
 
-ModifyDone timed_modify(QpState& q, const scenario::Transition& t, ibv_qp_attr& attr) {
+plan::OwnValues own_values(const QpState& q) {
+  const auto& ctx = q.device->ctx();
+  return {static_cast<uint8_t>(ctx.port()), static_cast<uint8_t>(q.device->gid_index), ctx.port_attr().active_mtu,
+          q.sq_psn};
+}
+
+ModifyDone timed_modify(QpState& q, spec::Mask mask, ibv_qp_attr& attr) {
   StepTimer timer;
-  int err = verbs::modify_qp(q.qp->get(), attr, static_cast<int>(t.mask));
+  int err = verbs::modify_qp(q.qp->get(), attr, static_cast<int>(mask));
   return {err, timer.micros()};
 }
 
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index) {
+bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index, const plan::AttrTemplate& attrs) {
   ibv_qp_attr attr{};
+  if (!attrs.error.empty()) {
+    attr_failure(st, phase, q, index, attrs.error);
+    return false;
+  }
   try {
-    compile_attrs(q, q.spec->transitions[index]).resolve(q, peer_of(st, q), attr);
+    attrs.resolve(own_values(q), peer_of(st, q), q.spec->name, attr);
   } catch (const std::exception& e) {
     attr_failure(st, phase, q, index, e.what());
     return false;
@@ -158,7 +167,7 @@ std::string recorded_refusal(const QpState& q, const scenario::Transition& t, in
 // then ibv_query_qp. Fills `r` (the step's line) and the run's verdict; adds no line.
 Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, ibv_qp_attr& attr, Outcome& r,
                        const ModifyDone* done) {
-  ModifyDone result = done ? *done : timed_modify(q, t, attr);
+  ModifyDone result = done ? *done : timed_modify(q, t.mask, attr);
   int err = result.err;
   r.micros = result.micros;
   r.err = err;

@@ -89,8 +89,12 @@ void note_unsupported(RunState& st, int err, const std::string& message);
 std::string unsupported_reason(const RunState& st);
 std::string provider_of(const RunState& st);
 
-// ibv_modify_qp (modify.cpp). Returns false when the run must stop.
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index);
+// ibv_modify_qp (modify.cpp) with the attr the planner lowered for the step. Returns false
+// when the run must stop.
+bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index,
+               const plan::AttrTemplate& attrs);
+// What a lowered attr takes from the QP itself: its port, GID index, port MTU and sq_psn.
+plan::OwnValues own_values(const QpState& q);
 // The same with the attr already resolved (the bring-up program's templates). With `later`,
 // the report line is named after the bring-up window (deferred_lines.h).
 // With `done`, ibv_modify_qp was already called (the bring-up program's quick path) and this
@@ -102,8 +106,8 @@ struct ModifyDone {
 };
 bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t transition_index, ibv_qp_attr& attr,
                   DeferredLines* later, const ModifyDone* done = nullptr);
-// ibv_modify_qp with the transition's planned mask, timed.
-ModifyDone timed_modify(QpState& q, const scenario::Transition& t, ibv_qp_attr& attr);
+// ibv_modify_qp with the step's planned mask, timed.
+ModifyDone timed_modify(QpState& q, spec::Mask mask, ibv_qp_attr& attr);
 // ibv_query_qp after a successful modify: false when the state is not the target (or the
 // query failed); attributes set that read back differently go to `differs` (devices may
 // round some up). No string is made unless something differs.

@@ -42,7 +42,7 @@ std::string endpoint(const std::string& ip, uint32_t port) {
 
 class CmPlanner {
  public:
-  CmPlanner(const Scenario& s, Plan& p) : s_(s), p_(p) {}
+  CmPlanner(const Scenario& s, Plan& p) : s_(s), p_(p) { args_.set_templates(&p.attr_templates); }
 
   void connect() {
     if (!has_cm(s_)) return;

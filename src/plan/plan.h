@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check/checked.h"
+#include "plan/attr_template.h"
 #include "plan/text.h"
 #include "scenario/model.h"
 #include "spec/rules.h"
@@ -128,6 +129,8 @@ struct Step {
   util::SharedList<Arg> args;  // steps alike (the members of a counted group) share one list
   // ibv_modify_qp only:
   bool has_mask = false;
+  uint32_t attrs = kNoAttrs;  // its lowered ibv_qp_attr: Plan::attr_templates[attrs]
+  static constexpr uint32_t kNoAttrs = ~0u;
   spec::Mask mask = 0;
   Text from_state, to_state;
   Text prediction;          // "ok", "EINVAL (expected)", "EINVAL"
@@ -157,6 +160,10 @@ struct Plan {
   std::vector<std::string> stages;  // after bring-up, in order: every host meets at each
   // Per host, the address handles the timeline creates, in creation order (teardown: reverse).
   std::map<std::string, std::vector<std::string>> address_handles;
+  // Every Modify step's ibv_qp_attr (Step::attrs), once per distinct transition: the members
+  // of a counted group share theirs.
+  std::vector<AttrTemplate> attr_templates;
+  const AttrTemplate& attrs_of(const Step& s) const { return attr_templates.at(s.attrs); }
   size_t step_count() const;
 };
 

@@ -74,6 +74,7 @@ class Planner {
     for (const auto& t : s_.timeline)
       want_slots_ |= t.kind == scenario::TimelineStep::Kind::Smoke && (o.smoke || t.path != "(default order)");
     Plan p;
+    args_.set_templates(&p.attr_templates);
     p.scenario = s_.name;
     p.file = s_.file;
     for (const auto& h : s_.hosts) {
@@ -455,6 +456,7 @@ void describe_modify(Step& st, const scenario::Qp& q, size_t index, ArgLists& li
   st.to_state = Text::of_static(spec::state_name(t.to));
   st.transition_index = static_cast<int>(index);
   st.args = lists.modify(q, index);
+  st.attrs = lists.modify_attrs(q, index);
   bool expects_fail = t.expect && t.expect->errno_value != 0;
   if (expects_fail) st.expect = Text::intern(t.expect->errno_name);
   if (t.predicted_ok) st.prediction = expects_fail ? Text::intern("ok (but " + t.expect->errno_name + " expected)") : Text("ok");

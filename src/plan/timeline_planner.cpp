@@ -107,6 +107,7 @@ std::string listed(const std::vector<const scenario::Workload*>& ws) {
 class TimelinePlanner {
  public:
   TimelinePlanner(const Scenario& s, const PlanOptions& o, Plan& p) : s_(s), o_(o), p_(p) {
+    args_.set_templates(&p.attr_templates);
     for (auto& h : p_.hosts) hosts_[h.host] = &h;
     for (const auto& q : s_.qps) {
       QpState st = QpState::RESET;
