@@ -44,9 +44,10 @@ int main(int argc, char** argv) {
     app.exit(e);
     return qpo::cli::kSystemError;
   }
+  std::string name;
   try {
     for (auto* sub : app.get_subcommands()) {
-      std::string name = sub->get_name();
+      name = sub->get_name();
       if (name == "validate") return validate();
       if (name == "plan") return plan();
       if (name == "rules") return rules();
@@ -59,7 +60,9 @@ int main(int argc, char** argv) {
       if (name == "report") return report();
     }
   } catch (const std::exception& e) {
-    std::cerr << "qpo: internal error: " << e.what() << "\n";
+    // A bug, not a user error: say where, so the report can be acted on.
+    std::cerr << "qpo" << (name.empty() ? "" : " " + name) << ": internal error (a bug in qpo; please report it): "
+              << e.what() << "\n";
     return qpo::cli::kSystemError;
   }
   return qpo::cli::kSystemError;

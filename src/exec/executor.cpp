@@ -405,13 +405,20 @@ void HostSession::release(verbs::Resource& res) {
   st_.report.add(r);
 }
 
+std::string HostSession::current_step_text() const {
+  int n = st_.report.current_step;
+  if (!plan_ || n < 1 || static_cast<size_t>(n) > plan_->steps.size()) return "host " + st_.host;
+  const auto& step = plan_->steps[static_cast<size_t>(n) - 1];
+  return "host " + st_.host + ", plan step " + std::to_string(n) + " (" + step.verb.str() + " " + step.object + ")";
+}
+
 bool HostSession::stage(Channel& ch, const std::string& name, const std::function<void()>& work) {
   if (!alive_) return false;
   if (ok()) {
     try {
       work();
     } catch (const std::exception& e) {
-      st_.report.fail(std::string("internal error: ") + e.what());
+      st_.report.fail("internal error in stage '" + name + "' at " + current_step_text() + ": " + e.what());
     }
   }
   check_stop();
@@ -441,7 +448,7 @@ report::RunReport HostSession::run(Channel& ch) {
     if (whole_run_faults && !whole_run_faults->ok()) st_.report.fail("fault injection failed");
     if (ok()) open_window();
   } catch (const std::exception& e) {
-    st_.report.fail(std::string("internal error: ") + e.what());
+    st_.report.fail("internal error during setup at " + current_step_text() + ": " + e.what());
   }
   check_stop();
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.

@@ -48,6 +48,8 @@ class HostSession {
   void record_counter_deltas();
   void release(verbs::Resource& res);  // one destroy, with its line
   void report_barrier(int plan_step);
+  // "host a, plan step 12 (ibv_modify_qp qa)": where the session is, for an unexpected error.
+  std::string current_step_text() const;
   // Local work (skipped once failed), then the barrier; false once any host failed.
   bool stage(Channel& ch, const std::string& name, const std::function<void()>& work);
 

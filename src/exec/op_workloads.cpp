@@ -25,6 +25,7 @@
 #include "exec/multicast.h"
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
+#include "verbs/qp_control.h"
 #include "exec/workload_results.h"
 #include "util/quantities.h"
 #include "util/cpu_pin.h"
@@ -42,22 +43,19 @@ using dataplane::op_info;
 constexpr uint32_t kImmediate = 0x51504f;  // "QPO"
 constexpr double kProgressEvery = 0.25;    // seconds between the streams' progress callbacks
 
-// The last value of `field` the QP's bring-up sets (literal or default), or `fallback`.
-uint64_t bring_up_value(const scenario::Qp& q, const char* field, uint64_t fallback) {
-  for (auto it = q.transitions.rbegin(); it != q.transitions.rend(); ++it)
-    if (const auto* a = it->attr(field); a && a->symbol == scenario::Symbol::None && it->bring_up) return a->number;
-  return fallback;
-}
-
 // IBV_WC_RETRY_EXC_ERR arrives after retry_cnt retransmissions, each after the local ACK
-// timeout 4.096 us * 2^timeout: compare what the device took with that prediction.
-std::string retry_timing(const scenario::Qp& q, double took_seconds) {
-  uint64_t timeout = bring_up_value(q, "timeout", 14), retries = bring_up_value(q, "retry_cnt", 7);
-  double predicted_ms = static_cast<double>(retries + 1) * 4.096e-3 * static_cast<double>(1ULL << timeout);
+// timeout 4.096 us * 2^timeout: compare what the device took with that prediction, from the
+// values the QP holds (ibv_query_qp), whichever step set them.
+std::string retry_timing(const QpState& q, double took_seconds) {
   char buf[200];
-  std::snprintf(buf, sizeof buf, " after %.0f ms (predicted (retry_cnt %llu + 1) x 4.096 us x 2^%llu = %.0f ms)",
-                took_seconds * 1e3, static_cast<unsigned long long>(retries), static_cast<unsigned long long>(timeout),
-                predicted_ms);
+  ibv_qp_attr a;
+  if (verbs::query_qp(q.qp->get(), a, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT) != 0) {
+    std::snprintf(buf, sizeof buf, " after %.0f ms", took_seconds * 1e3);
+    return buf;
+  }
+  double predicted_ms = (a.retry_cnt + 1) * 4.096e-3 * static_cast<double>(1ULL << a.timeout);
+  std::snprintf(buf, sizeof buf, " after %.0f ms (predicted (retry_cnt %u + 1) x 4.096 us x 2^%u = %.0f ms)",
+                took_seconds * 1e3, static_cast<unsigned>(a.retry_cnt), static_cast<unsigned>(a.timeout), predicted_ms);
   return buf;
 }
 
@@ -390,7 +388,7 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t, std::vect
   if (res.expected) {
     r.status = report::StepStatus::ExpectedFailure;
     r.message = "completion status " + std::string(util::wc_status_name(res.expected->status)) + ", as the scenario expects";
-    if (res.expected->status == IBV_WC_RETRY_EXC_ERR) r.message += retry_timing(*t.q->spec, res.expected->seconds);
+    if (res.expected->status == IBV_WC_RETRY_EXC_ERR) r.message += retry_timing(*t.q, res.expected->seconds);
     st.report.add(r);
     return true;
   }
