@@ -129,29 +129,33 @@ unsigned BringUpProgram::workers() const {
   return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(threads_, by_size)));
 }
 
-bool BringUpProgram::threads_go_on() const {
-  return !stop_flag().load(std::memory_order_relaxed) && !trouble_.load(std::memory_order_relaxed) &&
+bool BringUpProgram::threads_go_on(bool creating) const {
+  const auto& failed = creating ? create_failed_ : modify_failed_;
+  return !stop_flag().load(std::memory_order_relaxed) && !failed.load(std::memory_order_relaxed) &&
          !(channel_stop_ && channel_stop_->requested.load(std::memory_order_relaxed));
 }
 
 template <typename Body>
 void BringUpProgram::on_threads(unsigned n, Body body) {
   util::ThreadGroup group;
-  for (unsigned w = 1; w < n; ++w)
-    if (group.start([&body, w] { body(w); })) break;  // its share (and the next ones') stay for the walk
+  unsigned started = 1;
+  for (; started < n; ++started)
+    if (group.start([&body, w = started] { body(w); })) break;
   body(0);
+  for (unsigned w = started; w < n; ++w) body(w);  // the shares of threads that could not start
   group.join();
+  if (std::string why = group.escaped(); !why.empty() && thread_error_.empty()) thread_error_ = why;
 }
 
 void BringUpProgram::create_share(unsigned w, unsigned n, std::vector<Made>& made) {
   for (size_t i = w; i < creates_.size(); i += n) {
-    if (!threads_go_on()) return;
+    if (!threads_go_on(true)) return;
     auto& c = creates_[i];
     StepTimer timer;
     int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
     made[i] = {err, timer.micros()};
     if (err) {
-      trouble_.store(true, std::memory_order_relaxed);
+      create_failed_.store(true, std::memory_order_relaxed);  // the other threads stop creating
       return;
     }
     c.q->granted_cap = c.init.cap;
@@ -206,6 +210,10 @@ void BringUpProgram::create_qps(RunState& st) {
     published_.qps.erase(creates_[i].step->object);
     creates_[i].q = nullptr;
   }
+  for (auto& half : halves_)  // their steps never run: no step points at a QP that is gone
+    for (auto& op : half)
+      if (op.qp != kNoQp && !creates_[op.qp].q) op.q = nullptr;
+  if (!thread_error_.empty()) st.report.fail("bring-up thread: " + thread_error_);
 }
 
 void BringUpProgram::run_qp_ahead(int half, uint32_t qp) {
@@ -214,7 +222,7 @@ void BringUpProgram::run_qp_ahead(int half, uint32_t qp) {
   for (uint32_t k = index.start[qp]; k < index.start[qp + 1] && !blocked_[qp]; ++k) {
     uint32_t i = index.ops[k];
     const Op& op = ops[i];
-    if (!threads_go_on()) return;
+    if (!threads_go_on(false)) return;
     if (op.kind != OpKind::Modify || !op.quick || !op.attrs->error.empty()) {
       blocked_[qp] = 1;  // a receive, or a modify that needs judging: the walk's
       return;
@@ -236,7 +244,7 @@ void BringUpProgram::run_qp_ahead(int half, uint32_t qp) {
     }
     ahead_[half][i] = {Ahead::State::Tried, done};
     blocked_[qp] = 1;
-    if (done.err) trouble_.store(true, std::memory_order_relaxed);
+    if (done.err) modify_failed_.store(true, std::memory_order_relaxed);  // creates go on: the walk needs them
   }
 }
 
@@ -245,10 +253,12 @@ void BringUpProgram::run_ahead(RunState& st, int half) {
   if (n < 2 || ahead_[half].size() == halves_[half].size()) return;  // one thread, or run with the creates
   channel_stop_ = st.channel ? st.channel->stop_request() : nullptr;
   ahead_[half].assign(halves_[half].size(), Ahead{});
-  if (blocked_.size() != creates_.size()) blocked_.assign(creates_.size(), 0);
+  blocked_.assign(creates_.size(), 0);  // the walk ran every step of the half before
+  modify_failed_.store(false, std::memory_order_relaxed);
   on_threads(n, [&](unsigned w) {
     for (size_t qp = w; qp < creates_.size(); qp += n) run_qp_ahead(half, static_cast<uint32_t>(qp));
   });
+  if (!thread_error_.empty()) st.report.fail("bring-up thread: " + thread_error_);
 }
 
 void BringUpProgram::run_half(RunState& st, int half) {
@@ -261,6 +271,7 @@ void BringUpProgram::run_half(RunState& st, int half) {
   const std::vector<Ahead>& ahead = ahead_[half];
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
+    if (op.qp != kNoQp && !op.q) continue;  // its QP was never created (the run has failed)
     st.report.current_step = op.step->index;
     // What a thread ran ahead gets its line even after a stop: it happened.
     Ahead::State ran = ahead.empty() ? Ahead::State::NotRun : ahead[i].state;

@@ -101,10 +101,12 @@ class BringUpProgram {
   void run_qp_ahead(int half, uint32_t qp);
   // Every QP's steps of a half on the threads (unless the creates ran them already).
   void run_ahead(RunState& st, int half);
-  // Whether a thread may go on: no Ctrl-C, no stop from the channel, no failed verb.
-  bool threads_go_on() const;
-  // Runs body(w) for w in [0, n): w 0 on this thread, the others on their own. A thread that
-  // cannot start leaves its share not run (the walk runs it).
+  // Whether a thread may go on: no Ctrl-C, no stop from the channel, no failed create (when
+  // `creating`) or failed modify (else). A failed modify does not stop the creates: the walk
+  // needs every QP before it to exist when it gets there.
+  bool threads_go_on(bool creating) const;
+  // Runs body(w) for w in [0, n): w 0 on this thread, the others on their own; the share of a
+  // thread that cannot start runs on this thread after w 0.
   template <typename Body>
   void on_threads(unsigned n, Body body);
   void run_receives(RunState& st, const Op& op);
@@ -125,8 +127,9 @@ class BringUpProgram {
   DeferredLines lines_;
   bool compiled_ = false;
   unsigned threads_ = 1;
-  // Set by a thread whose verb failed: the others stop at their next step.
-  std::atomic<bool> trouble_{false};
+  // Set by a thread whose verb failed: the others stop at their next step of that kind.
+  std::atomic<bool> create_failed_{false}, modify_failed_{false};
+  std::string thread_error_;  // what escaped a thread's body (ThreadGroup kept it)
   const StopRequest* channel_stop_ = nullptr;
   // Each QP's steps per half, in plan order: ops[start[qp] .. start[qp + 1]) index halves_[h].
   struct QpOps {
