@@ -217,7 +217,6 @@ Action add_run(CLI::App& app) {
       if (events.is_open()) events.write(report::render_step_event(s) + "\n");
     };
     report::LiveLog live(exec::active_hosts(*l->scenario()), show);
-    bool streamed = false;  // the steps were shown as they came
     report::RunReport report;
     if ((remote && !opts->local) || opts->agents) {
       cluster::ControllerOptions co;
@@ -227,6 +226,7 @@ Action add_run(CLI::App& app) {
       co.all_local = opts->local;
       co.overrides = opts->overrides;
       if (opts->verbose) co.log = &std::cerr;
+      co.live = &live;
       char self[PATH_MAX];
       ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
       co.self_path = n > 0 ? std::string(self, static_cast<size_t>(n)) : "qpo";
@@ -237,16 +237,12 @@ Action add_run(CLI::App& app) {
           return static_cast<int>(kSystemError);
         }
       }
-      report = cluster::run_with_agents(l->source->text(), *l->scenario(), co);
+      report = cluster::run_with_agents(l->source->text(), *l->scenario(), co);  // lines shown as they came
     } else {
       ro.live = &live;
       report = exec::run_scenario(*l->checked, p, ro);
-      streamed = true;
     }
     report.overrides = opts->overrides;
-    // Agents send their lines with their reports, at the end: shown now.
-    if (!streamed)
-      for (const auto& s : report.steps) show(s);
     if (events.is_open() && !events.write(report::render_end_event(report) + "\n"))
       std::cerr << "qpo: --events: " << util::printable(opts->events_file, 1000) << ": cannot write\n";
     if (opts->out.format == "json") {

@@ -116,6 +116,14 @@ class PipeChannel : public exec::Channel {
     return true;
   }
 
+  // A message that wants no answer (a host's final lines as the run goes). False when the
+  // controller cannot be written to; the lines are still in the final report then.
+  bool tell(const std::string& msg) {
+    std::lock_guard lock(pipe_);
+    std::string err;
+    return write_message(out_, msg, &err);
+  }
+
   // Answered by the controller at once. Workers call it while another thread of this host
   // may be in a round trip (a barrier's gather): then not now, the caller keeps its increments.
   bool signals(const std::string& workload, const std::map<std::string, int64_t>& add,
@@ -286,6 +294,39 @@ class PipeChannel : public exec::Channel {
   std::thread reader_;  // last: starts once everything it uses exists
 };
 
+// A host's final lines, sent to the controller as they come (a "lines" message: a report of
+// just those steps), so `qpo run` prints them live as it does for hosts in its own process.
+// The final report then carries only the lines not sent.
+class LinesToController : public report::LineSink {
+ public:
+  LinesToController(PipeChannel& channel, std::string scenario) : channel_(channel), scenario_(std::move(scenario)) {}
+
+  void lines(const std::string&, const std::vector<report::StepResult>& steps, size_t from, size_t to) noexcept override {
+    to = std::min(to, steps.size());
+    if (broken_ || from != sent_ || from >= to) return;  // not in sequence: the final report has them
+    try {
+      report::RunReport part;
+      part.scenario = scenario_;
+      part.steps.assign(steps.begin() + static_cast<std::ptrdiff_t>(from), steps.begin() + static_cast<std::ptrdiff_t>(to));
+      if (!channel_.tell("{\"type\":\"lines\",\"report\":" + report_json(part) + "}")) {
+        broken_ = true;
+        return;
+      }
+      sent_ = to;
+    } catch (...) {  // out of memory for the message: the final report has them
+      broken_ = true;
+    }
+  }
+  void host_done(const std::string&) noexcept override {}
+  size_t sent() const { return sent_; }
+
+ private:
+  PipeChannel& channel_;
+  std::string scenario_;
+  size_t sent_ = 0;
+  bool broken_ = false;
+};
+
 void send_error(int fd, const std::string& message) {
   util::JsonWriter w(false);
   w.begin_object().field("type", "error").field("message", message).end_object();
@@ -394,11 +435,17 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   ro.all_hosts_local = true;
   auto p = plan::build_plan(*checked, {ro.smoke});
   PipeChannel channel(in, out, host, o.reply_timeout_ms);
+  LinesToController live(channel, s->name);
+  ro.live = &live;
   maybe_fault(host, "setup", &channel.stop());
   auto report = exec::HostSession(*checked, p, host, ro).run(channel);
   if (!channel.problem().empty() && report.reason.find("another host failed") != std::string::npos)
     report.reason = channel.problem() + "; tore down";
-  std::string msg = "{\"type\":\"report\",\"report\":" + report_json(report) + "}";
+  // The lines the controller has already are not sent again: the report carries the rest.
+  size_t streamed = std::min(live.sent(), report.steps.size());
+  report.steps.erase(report.steps.begin(), report.steps.begin() + static_cast<std::ptrdiff_t>(streamed));
+  std::string msg = "{\"type\":\"report\",\"streamed\":" + std::to_string(streamed) +
+                    ",\"report\":" + report_json(report) + "}";
   if (!write_message(out, msg, &err)) {
     log_line("could not deliver the report: " + err);
     return 2;

@@ -36,6 +36,7 @@ struct Agent {
   int failed_as = 0;          // 1 for the first agent to fail, 2 for the next, ...
   std::string phase = "start";
   report::RunReport report;
+  std::vector<report::StepResult> streamed;  // its final lines so far ("lines" messages), in order
   std::optional<YAML::Node> pending;  // the exchange/barrier request it is waiting on
   bool running = false;       // got its run request
   bool aborted = false;       // told to abort (another host failed)
@@ -236,8 +237,19 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       for (const auto& [name, total] : totals) w.key(name).value(total);
       w.end_object().end_object();
       send(a, w.str());
+    } else if (type == "lines") {
+      // A host's final lines as its run goes: shown now (o.live), kept for its report.
+      auto part = read_report(n["report"]);
+      size_t from = a.streamed.size();
+      for (auto& step : part.steps) a.streamed.push_back(std::move(step));
+      if (o.live) o.live->lines(a.host, a.streamed, from, a.streamed.size());
     } else if (type == "report") {
       a.report = read_report(n["report"]);
+      // It left out the lines it had sent: they come first.
+      if (field_or<int64_t>(n, "streamed", 0) != static_cast<int64_t>(a.streamed.size()))
+        throw ProtocolError("the report counts " + std::to_string(field_or<int64_t>(n, "streamed", 0)) +
+                            " lines sent before it, " + std::to_string(a.streamed.size()) + " came");
+      a.report.steps.insert(a.report.steps.begin(), a.streamed.begin(), a.streamed.end());
       a.done = true;
     } else if (type == "error") {
       fail(a, field_or<std::string>(n, "message", ""));
@@ -389,9 +401,10 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       r.file = s.file;
       r.verdict = report::Verdict::Fail;
       r.reason = a.failure;
+      r.steps = a.streamed;  // the lines it sent before it failed
       r.steps.push_back(report::step_line(a.host, "agent", "agent", a.host, report::StepStatus::Failed, a.failure));
-      // Whatever it sent before failing is lost; what it owned is freed by the kernel when
-      // the process ends, which is why a hung agent is killed here.
+      // What it owned is freed by the kernel when the process ends, which is why a hung
+      // agent is killed here.
       if (a.conn.pid > 0) kill(a.conn.pid, SIGKILL);
       parts.push_back(r);
     } else {
@@ -400,6 +413,11 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     hosts.push_back(a.host);
     a.conn.close_all();
     reap(a.conn.pid, true);
+    if (o.live) {  // what was not shown as it came (a report's last lines, a failure's line)
+      const auto& steps = parts.back().steps;
+      o.live->lines(a.host, steps, std::min(a.streamed.size(), steps.size()), steps.size());
+      o.live->host_done(a.host);
+    }
   }
   // merge_reports prefixes "host X: " itself; keep failure texts that already name the host.
   auto merged = exec::merge_reports(s, parts, hosts);

@@ -25,6 +25,8 @@ struct ControllerOptions {
   int connect_budget_ms = 15000;      // how long each tcp:// agent is tried (all hosts at once)
   // Where the control plane's tally goes (messages and bytes per type, wall time per round), or nowhere.
   std::ostream* log = nullptr;
+  // Where each host's lines go as they come (`qpo run`'s terminal and --events), or nowhere.
+  report::LineSink* live = nullptr;
 };
 
 report::RunReport run_with_agents(const std::string& scenario_text, const scenario::Scenario& s,

@@ -28,7 +28,7 @@ struct RunOptions {
   unsigned bringup_threads = kDefaultBringupThreads;
   static constexpr unsigned kDefaultBringupThreads = 2;
   // Where each host's lines go once final (`qpo run`'s terminal and --events), or nowhere.
-  report::LiveLog* live = nullptr;
+  report::LineSink* live = nullptr;
 };
 
 report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o);

@@ -13,7 +13,18 @@
 
 namespace qpo::report {
 
-class LiveLog {
+// Where a host's final lines go as the run goes: a terminal (LiveLog), or the controller an
+// agent reports to (cluster/agent.cpp). Both calls are thread-safe and never throw.
+class LineSink {
+ public:
+  virtual ~LineSink() = default;
+  // steps[from, to) of `host` are final.
+  virtual void lines(const std::string& host, const std::vector<StepResult>& steps, size_t from, size_t to) noexcept = 0;
+  // `host` has no more lines.
+  virtual void host_done(const std::string& host) noexcept = 0;
+};
+
+class LiveLog : public LineSink {
  public:
   using Print = std::function<void(const StepResult&)>;
   // `hosts` in the report's order; `print` is called under a lock, one line at a time.
@@ -21,9 +32,9 @@ class LiveLog {
 
   // steps[from, to) of `host` are final. Thread-safe; never throws (a line that cannot be
   // printed is still in the report's JSON).
-  void lines(const std::string& host, const std::vector<StepResult>& steps, size_t from, size_t to) noexcept;
+  void lines(const std::string& host, const std::vector<StepResult>& steps, size_t from, size_t to) noexcept override;
   // `host` has no more lines: the next host's queued lines follow.
-  void host_done(const std::string& host) noexcept;
+  void host_done(const std::string& host) noexcept override;
 
  private:
   size_t index_of(const std::string& host) const;

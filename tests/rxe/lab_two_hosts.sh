@@ -28,7 +28,7 @@ check "qpo run: two hosts in two guests, 1% loss, data intact" 0 $? "$out" \
 # --verbose: the control plane's tally; one exchange message per host each way.
 check "qpo run --verbose: the control plane's messages, one exchange per host" 0 0 "$out" \
   "^qpo: control plane: 2 hosts, [0-9]+ rounds in [0-9.]+ s; sent [0-9]+ messages, [0-9.]+ k?B: [0-9]+ barrier_result \([0-9.]+ k?B\), 2 exchange_result \([0-9.]+ k?B\), 2 hello \([0-9.]+ k?B\), 2 run " \
-  "; received [0-9]+ messages, [0-9.]+ k?B: [0-9]+ barrier \([0-9.]+ k?B\), 2 exchange \([0-9.]+ k?B\), 2 hello \([0-9.]+ k?B\), 2 report " \
+  "; received [0-9]+ messages, [0-9.]+ k?B: [0-9]+ barrier \([0-9.]+ k?B\), 2 exchange \([0-9.]+ k?B\), 2 hello \([0-9.]+ k?B\), [0-9]+ lines \([0-9.]+ k?B\), 2 report " \
   "^qpo: wall time per round: launch \+ hello [0-9.]+ s, setup \+ bring-up to the exchange [0-9.]+ s, to 'bring-up' [0-9.]+ s, .*, the rest \+ reports [0-9.]+ s$"
 
 R=tests/scenarios/faults/rc-loss-100pct-retry-exceeded.yaml

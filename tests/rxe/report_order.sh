@@ -77,6 +77,18 @@ want="first smoke line 2 s or more before the end
 PASS smoke-pause-smoke"
 check "smoke; pause: 3s; smoke under a terminal: the first smoke's line is printed before the pause ends" "$want" "$got"
 
+# The same through an agent (a child process that reports to qpo run over a pipe): its lines
+# come as its stages end, not with its report at the end.
+timed=$(python3 tests/rxe/pty_lines.py "$QPO" run --no-lab --agents --local "$L")
+first=$(printf '%s\n' "$timed" | awk '$3 == "traffic" && $4 == "smoke" && $5 == "receive" { print $1; exit }')
+end=$(printf '%s\n' "$timed" | awk '$2 == "exit" { print $1 }')
+verdict=$(printf '%s\n' "$timed" | awk '$2 == "PASS" || $2 == "FAIL" { print $2 " " $3 }')
+got=$(awk -v a="${first:-0}" -v b="${end:-0}" -v v="$verdict" 'BEGIN {
+  print (a > 0 && b - a >= 2 ? "first smoke line 2 s or more before the end" : "first smoke line at " a " s, end at " b " s"); print v }')
+check "the same run with an agent: its first smoke's line is printed before the pause ends" "$want" "$got"
+steps_of_run=$(printf '%s\n' "$timed" | awk '$3 ~ /^(setup|bring-up|exchange|traffic|teardown)$/' | wc -l)
+[ "$steps_of_run" -gt 20 ] && echo "ok   agent run: $steps_of_run step lines" || { echo "FAIL agent run printed $steps_of_run step lines"; fails=$((fails + 1)); }
+
 # The same run's --events: every line is one JSON object; the steps are the JSON report's, in
 # its order, and the last line is the end event with the verdict.
 got=$(python3 - "$EV" <<'PY'

@@ -77,10 +77,12 @@ std::string hosts_scenario(const std::vector<int>& ports) {
   return "version: 1\nname: stand-ins\nhosts:\n" + hosts + "devices:\n" + devices;
 }
 
-qpo::report::RunReport run_controller(const std::string& text, int connect_budget_ms) {
+qpo::report::RunReport run_controller(const std::string& text, int connect_budget_ms,
+                                      qpo::report::LineSink* live = nullptr) {
   auto l = qpo::test::load_only(text);
   REQUIRE_MESSAGE(l.scenario, l.dump());
   qpo::cluster::ControllerOptions o;
+  o.live = live;
   o.phase_timeout_ms = 60000;
   o.connect_budget_ms = connect_budget_ms;
   return qpo::cluster::run_with_agents(text, *l.scenario, o);
@@ -106,12 +108,14 @@ struct StandIn {
   // Between the run request and the report: talks to the controller on `fd`, returns a problem or "".
   using Exchange = std::function<std::string(int fd)>;
 
+  // `streamed` >= 0: the report says that many lines were sent before it (in "lines" messages).
   StandIn(int port, std::chrono::milliseconds delay, Meeting& meeting, size_t index, std::string report,
-          Exchange before_report = nullptr)
+          Exchange before_report = nullptr, int streamed = -1)
       : before_report(std::move(before_report)) {
-    thread = std::thread([this, port, delay, &meeting, index, report] {
+    if (streamed >= 0) report = std::to_string(streamed) + R"(,"report":)" + report;
+    thread = std::thread([this, port, delay, &meeting, index, report, streamed] {
       try {
-        serve(port, delay, meeting, index, report);
+        serve(port, delay, meeting, index, report, streamed >= 0);
       } catch (const std::exception& e) {
         problem = e.what();
       }
@@ -121,7 +125,8 @@ struct StandIn {
     if (thread.joinable()) thread.join();
   }
 
-  void serve(int port, std::chrono::milliseconds delay, Meeting& meeting, size_t index, const std::string& report) {
+  void serve(int port, std::chrono::milliseconds delay, Meeting& meeting, size_t index, const std::string& report,
+             bool counts_streamed) {
     std::this_thread::sleep_for(delay);
     int lfd = listen_loopback(port);
     if (lfd < 0) return void(problem = "cannot listen on port " + std::to_string(port));
@@ -141,7 +146,8 @@ struct StandIn {
         fd, R"({"type":"hello","version":)" + std::to_string(qpo::cluster::kProtocolVersion) + "}", &err);
     if (qpo::cluster::read_message(fd, 60000, &err)) {  // the run request
       if (before_report) problem += before_report(fd);
-      qpo::cluster::write_message(fd, R"({"type":"report","report":)" + report + "}", &err);
+      qpo::cluster::write_message(
+          fd, (counts_streamed ? R"({"type":"report","streamed":)" : R"({"type":"report","report":)") + report + "}", &err);
     }
     qpo::cluster::read_message(fd, 60000, &err);  // until the controller closes
     close(fd);
@@ -244,4 +250,75 @@ TEST_CASE("a script's signals message with 100,000 counters is answered with eve
   CHECK(qpo::cluster::field<std::string>(*n, "type") == "signals_result");
   CHECK((*n)["totals"].size() == kCounters);
   CHECK(qpo::cluster::field<int64_t>((*n)["totals"], "c99999") == 99999);
+}
+
+namespace {
+
+// One step line as an agent's JSON report lists it.
+std::string step_json(int step, const std::string& verb) {
+  return R"({"step":)" + std::to_string(step) + R"(,"host":"h0","phase":"setup","verb":")" + verb +
+         R"(","object":"d0","status":"ok"})";
+}
+
+// A "lines" message: the host's final lines so far, as a report of just them.
+StandIn::Exchange send_lines(const std::string& steps) {
+  return [steps](int fd) {
+    std::string err;
+    std::string msg = R"({"type":"lines","report":{"scenario":"stand-ins","verdict":"PASS","steps":[)" + steps + "]}}";
+    return qpo::cluster::write_message(fd, msg, &err) ? std::string() : "cannot send lines: " + err;
+  };
+}
+
+// What a terminal would show, line by line.
+struct Shown : qpo::report::LineSink {
+  std::mutex m;
+  std::vector<std::string> lines_shown;
+  std::vector<std::string> done;
+  void lines(const std::string&, const std::vector<qpo::report::StepResult>& steps, size_t from, size_t to) noexcept override {
+    std::lock_guard lock(m);
+    for (size_t i = from; i < to; ++i) lines_shown.push_back(std::to_string(steps[i].plan_step) + " " + steps[i].verb);
+  }
+  void host_done(const std::string& host) noexcept override {
+    std::lock_guard lock(m);
+    done.push_back(host);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an agent's lines sent as its run goes come first in its report, shown once each, in order") {
+  int port = free_port();
+  Meeting meeting(1);
+  Shown shown;
+  std::string tail = R"({"scenario":"stand-ins","verdict":"PASS","steps":[)" + step_json(3, "ibv_alloc_pd") + "]}";
+  qpo::report::RunReport report;
+  {
+    StandIn agent(port, 0ms, meeting, 0, tail, send_lines(step_json(1, "ibv_open_device") + "," + step_json(2, "ibv_query_port")), 2);
+    report = run_controller(hosts_scenario({port}), 60000, &shown);
+    agent.thread.join();
+    CHECK(agent.problem == "");
+  }
+  CHECK(report.verdict == qpo::report::Verdict::Pass);
+  REQUIRE(report.steps.size() == 3);
+  CHECK(report.steps[0].verb == "ibv_open_device");
+  CHECK(report.steps[2].verb == "ibv_alloc_pd");
+  CHECK(shown.lines_shown == std::vector<std::string>{"1 ibv_open_device", "2 ibv_query_port", "3 ibv_alloc_pd"});
+  CHECK(shown.done == std::vector<std::string>{"h0"});
+}
+
+TEST_CASE("an agent whose report miscounts the lines it sent before it fails, saying so") {
+  int port = free_port();
+  Meeting meeting(1);
+  qpo::report::RunReport report;
+  {
+    StandIn agent(port, 0ms, meeting, 0, kPassReport, send_lines(step_json(1, "ibv_open_device")), 0);
+    report = run_controller(hosts_scenario({port}), 60000);
+    agent.thread.join();
+  }
+  CHECK(report.verdict == qpo::report::Verdict::Fail);
+  CHECK(report.reason.find("the report counts 0 lines sent before it, 1 came") != std::string::npos);
+  // What it sent before failing stays in the report, before the failure's line.
+  REQUIRE(report.steps.size() == 2);
+  CHECK(report.steps[0].verb == "ibv_open_device");
+  CHECK(report.steps[1].status == qpo::report::StepStatus::Failed);
 }
