@@ -133,6 +133,8 @@ case $cmd in
     # a progress report (one per second of streaming) by then, which ASan's setup time in the
     # TCG guest can eat up under load (seen once in three runs). It runs in rxe_lua unsanitized.
     step rxe_lua "$dir/tests/rxe_lua" '--test-case-exclude=*stop flag ends a duration stream early*'
+    # Bring-up on threads: 52 QPs on 1 and 4 threads, a refused modify on a thread.
+    step rxe_parallel_bringup "$dir/tests/rxe_parallel_bringup"
     step "qpo run (${#scenarios[@]} scenarios)" "$src/tests/rxe/run_scenarios.sh" "$dir/qpo" "${scenarios[@]}"
     if ((${#failed[@]})); then
       echo "sanitize: failed in the lab: ${failed[*]}"
