@@ -124,11 +124,11 @@ struct Step {
   int index = 0;            // 1-based within the host
   StepKind kind = StepKind::OpenDevice;
   Phase phase = Phase::Setup;
+  bool has_mask = false;    // ibv_modify_qp (here: it fits beside kind and phase)
   Text verb;                // ibv_open_device, ibv_modify_qp, ..., or qpo's own (exchange, barrier)
   std::string object;       // scenario name of the object it creates or acts on
   util::SharedList<Arg> args;  // steps alike (the members of a counted group) share one list
   // ibv_modify_qp only:
-  bool has_mask = false;
   uint32_t attrs = kNoAttrs;  // its lowered ibv_qp_attr: Plan::attr_templates[attrs]
   static constexpr uint32_t kNoAttrs = ~0u;
   spec::Mask mask = 0;
