@@ -1,26 +1,35 @@
-// The plan is the program: for every example scenario and every scenario of the regression
-// suite, run in the lab, the report's lines walk the plan's steps of each host in order, one
-// step after the other, each step reporting at least one line and no line reporting on
-// anything else. A run that stops early (unsupported, an expected failure that ends it) walks
-// a prefix of the plan's steps before teardown, then teardown steps in order. Each run's
-// verdict is asserted. Runs inside the lab guest (a real rxe device).
+// The plan is the program, as a user sees it: for every example scenario, every scenario of
+// the regression suite and a few runs that fail on purpose, `qpo plan --format json FILE` and
+// `qpo run --no-lab --local --format json FILE` (the qpo binary, every host in its process),
+// read back with qpo's own JSON reader. Each host's report lines walk its plan's steps in
+// order, one step after the other, each step reporting at least one line and no line
+// reporting on anything else. A run that stops early (unsupported, a failure) walks a prefix
+// of the plan's steps before teardown, then teardown steps in order; a failed run's prefix
+// ends at its failed step. Each run's verdict and exit status are asserted. Runs inside the
+// lab guest (a real rxe device).
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "check/validate.h"
-#include "exec/executor.h"
-#include "plan/plan.h"
-#include "scenario/loader.h"
-#include "util/source_text.h"
+#include "util/json_reader.h"
+
+extern char** environ;
 
 namespace fs = std::filesystem;
+namespace json = qpo::util::json;
 
 namespace {
 
@@ -32,11 +41,116 @@ std::vector<std::string> scenario_files(const std::string& dir) {
   return out;
 }
 
-// The plan steps each line reports on, for one host, with repeats folded.
-std::vector<int> walked(const qpo::report::RunReport& r, const std::string& host) {
+struct Child {
+  int exit_code = -1;  // -1: ended by a signal
+  int signal = 0;
+  std::string out, err;
+};
+
+std::string read_all(int fd) {
+  std::string s;
+  char buf[65536];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) != 0;) {
+    if (n > 0) s.append(buf, static_cast<size_t>(n));
+    else if (errno != EINTR) break;
+  }
+  return s;
+}
+
+// Runs qpo with `args`, no shell between: stdout through a pipe, stderr into a temporary
+// file (read after the exit, so a child writing much to both never blocks on either).
+Child run_qpo(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_text{QPO_BINARY};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int out[2];
+  REQUIRE(pipe2(out, O_CLOEXEC) == 0);
+  char err_path[] = "/tmp/plan-equals-run.XXXXXX";
+  int err_fd = mkstemp(err_path);
+  REQUIRE(err_fd >= 0);
+  unlink(err_path);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(out[1]);
+  Child c;
+  if (rc == 0) {
+    c.out = read_all(out[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status)) c.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) c.signal = WTERMSIG(status);
+    lseek(err_fd, 0, SEEK_SET);
+    c.err = read_all(err_fd);
+  }
+  close(out[0]);
+  close(err_fd);
+  REQUIRE_MESSAGE(rc == 0, "posix_spawn(" << QPO_BINARY << ") failed: errno " << rc);
+  return c;
+}
+
+// The last lines of what a child printed on stderr, for a failure message.
+std::string tail(const std::string& s, size_t max = 2000) { return s.size() <= max ? s : "..." + s.substr(s.size() - max); }
+
+struct JsonOutput {
+  json::Value value;
+  int exit_code = 0;
+};
+
+// qpo with `args` must exit with one of `codes` and print one JSON object on stdout.
+JsonOutput qpo_json(const std::vector<std::string>& args, const std::set<int>& codes) {
+  auto c = run_qpo(args);
+  std::string command = "qpo";
+  for (const auto& a : args) command += " " + a;
+  INFO(command);
+  INFO("stderr: " << tail(c.err));
+  REQUIRE_MESSAGE(c.signal == 0, "ended by signal " << c.signal);
+  REQUIRE_MESSAGE(codes.count(c.exit_code), "exit status " << c.exit_code);
+  std::string error;
+  auto v = json::parse(c.out, &error);
+  REQUIRE_MESSAGE(v, "stdout is not JSON: " << error);
+  REQUIRE(v->is(json::Kind::Object));
+  return {std::move(*v), c.exit_code};
+}
+
+const json::Value& member(const json::Value& v, const char* key, json::Kind kind) {
+  const auto* m = v.find(key);
+  REQUIRE_MESSAGE(m, "no '" << key << "' at line " << v.line);
+  REQUIRE_MESSAGE(m->is(kind), "'" << key << "' is " << json::kind_name(m->kind) << ", not " << json::kind_name(kind));
+  return *m;
+}
+
+const std::string& text_of(const json::Value& v, const char* key) { return member(v, key, json::Kind::String).text; }
+int int_of(const json::Value& v, const char* key) { return static_cast<int>(member(v, key, json::Kind::Number).number); }
+
+// A host's steps in the plan JSON: every index, and the ones before teardown.
+struct PlanSteps {
+  std::vector<int> all, before_teardown;
+};
+
+PlanSteps plan_steps(const json::Value& host) {
+  PlanSteps p;
+  for (const auto& st : member(host, "steps", json::Kind::Array).items) {
+    p.all.push_back(int_of(st, "index"));
+    if (text_of(st, "phase") != "teardown") p.before_teardown.push_back(p.all.back());
+  }
+  return p;
+}
+
+// The plan steps each of the run JSON's lines reports on, for one host, with repeats folded.
+std::vector<int> walked(const json::Value& run, const std::string& host) {
   std::vector<int> out;
-  for (const auto& s : r.steps)
-    if (s.host == host && (out.empty() || out.back() != s.plan_step)) out.push_back(s.plan_step);
+  for (const auto& s : member(run, "steps", json::Kind::Array).items) {
+    int step = int_of(s, "step");
+    if (text_of(s, "host") == host && (out.empty() || out.back() != step)) out.push_back(step);
+  }
   return out;
 }
 
@@ -50,6 +164,22 @@ const std::set<std::string>& unsupported_on_rxe() {
   return k;
 }
 
+// The runs of tests/scenarios/run that fail on rxe, each at a known step: its verb, object and
+// detail as the run JSON's FAILED line names them.
+struct FailedStep {
+  std::string verb, object, detail;
+};
+const std::map<std::string, FailedStep>& failing_on_rxe() {
+  static const std::map<std::string, FailedStep> k{
+      // the kernel refuses a transition the rule tables allow
+      {"fail-alt-path-refused-by-rxe", {"ibv_modify_qp", "qa", "INIT->RTR"}},
+      // a transition expected to fail succeeds
+      {"bringup-unexpected-success", {"ibv_modify_qp", "qb", "RTR->RTS"}},
+      // a completion error in the traffic, after bring-up and smoke
+      {"fail-rnr-unexpected", {"workload", "qa", "send: "}}};
+  return k;
+}
+
 std::string text(const std::vector<int>& v) {
   std::string out;
   for (int x : v) out += (out.empty() ? "" : " ") + std::to_string(x);
@@ -58,47 +188,58 @@ std::string text(const std::vector<int>& v) {
 
 void check_file(const std::string& path) {
   CAPTURE(path);
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  qpo::util::SourceText source(path, yaml);
-  qpo::diag::DiagSink sink;
-  auto s = qpo::scenario::load_scenario(source, sink);
-  REQUIRE(s);
-  auto checked = qpo::check::validate(*s, sink);
-  if (sink.has_errors()) return;  // the suite's invalid scenarios are the validator's to test
-  auto plan = qpo::plan::build_plan(checked);
-  qpo::exec::RunOptions o;
-  o.all_hosts_local = true;
-  auto report = qpo::exec::run_scenario(checked, plan, o);
-  // The verdict is part of what the run must say: every scenario here passes on rxe, except
-  // those whose feature rxe lacks, which say so (UNSUPPORTED), never pass or fail.
-  CAPTURE(report.reason);
-  auto want_verdict = unsupported_on_rxe().count(fs::path(path).stem().string()) ? qpo::report::Verdict::Unsupported
-                                                                                   : qpo::report::Verdict::Pass;
-  CHECK(std::string(qpo::report::verdict_name(report.verdict)) == qpo::report::verdict_name(want_verdict));
-  for (const auto& h : plan.hosts) {
-    if (h.steps.empty()) continue;
-    CAPTURE(h.host);
-    std::vector<int> want;
-    for (const auto& st : h.steps) want.push_back(st.index);
-    auto got = walked(report, h.host);
-    if (report.verdict == qpo::report::Verdict::Pass) {
-      CHECK_MESSAGE(text(got) == text(want), "verdict PASS");
+  const std::string name = fs::path(path).stem().string();
+  const auto failing = failing_on_rxe().find(name);
+  const std::string want_verdict = unsupported_on_rxe().count(name)  ? "UNSUPPORTED"
+                                   : failing != failing_on_rxe().end() ? "FAIL"
+                                                                       : "PASS";
+  const auto plan = qpo_json({"plan", "--format", "json", path}, {0}).value;
+  const auto ran = qpo_json({"run", "--no-lab", "--local", "--format", "json", path}, {0, 1, 77});
+  const auto& run = ran.value;
+  // The verdict is part of what the run must say: every example and suite scenario passes on
+  // rxe, except those whose feature rxe lacks, which say so (UNSUPPORTED), never pass or fail.
+  const std::string& verdict = text_of(run, "verdict");
+  CAPTURE(text_of(run, "reason"));
+  CHECK(verdict == want_verdict);
+  CHECK(ran.exit_code == (verdict == "PASS" ? 0 : verdict == "FAIL" ? 1 : 77));  // qpo run --help's exit statuses
+  // The first FAILED line of a failed run: its plan step ends the walk before teardown.
+  int failed_step = 0;
+  for (const auto& s : member(run, "steps", json::Kind::Array).items) {
+    if (text_of(s, "status") != "FAILED") continue;
+    if (failing != failing_on_rxe().end()) {
+      CHECK(text_of(s, "verb") == failing->second.verb);
+      CHECK(text_of(s, "object") == failing->second.object);
+      CHECK(text_of(s, "detail").rfind(failing->second.detail, 0) == 0);
+    }
+    failed_step = int_of(s, "step");
+    break;
+  }
+  if (verdict == "FAIL") CHECK_MESSAGE(failed_step > 0, "a failed run names no FAILED step");
+  for (const auto& h : member(plan, "hosts", json::Kind::Array).items) {
+    const std::string& host = text_of(h, "host");
+    auto want = plan_steps(h);
+    if (want.all.empty()) continue;
+    CAPTURE(host);
+    auto got = walked(run, host);
+    if (verdict == "PASS") {
+      CHECK_MESSAGE(text(got) == text(want.all), "verdict PASS");
       continue;
     }
     // Stopped early: a prefix of the steps before teardown, then teardown steps in order.
-    CAPTURE(report.reason);
     CAPTURE(text(got));
     CHECK(std::find(got.begin(), got.end(), 0) == got.end());
     CHECK(std::is_sorted(got.begin(), got.end()));
-    std::vector<int> want_before, got_before;
-    for (const auto& st : h.steps)
-      if (st.phase != qpo::plan::Phase::Teardown) want_before.push_back(st.index);
+    std::vector<int> got_before;
     for (int x : got)
-      if (std::find(want_before.begin(), want_before.end(), x) != want_before.end()) got_before.push_back(x);
+      if (std::find(want.before_teardown.begin(), want.before_teardown.end(), x) != want.before_teardown.end())
+        got_before.push_back(x);
+    auto want_before = want.before_teardown;
     want_before.resize(std::min(want_before.size(), got_before.size()));
     CHECK_MESSAGE(text(got_before) == text(want_before), "not a prefix of the plan before teardown");
+    if (verdict == "FAIL" && failing != failing_on_rxe().end()) {
+      CHECK_MESSAGE((got_before.empty() ? 0 : got_before.back()) == failed_step, "the walk does not end at the failed step");
+      CHECK_MESSAGE(got.size() > got_before.size(), "no teardown after the failure");
+    }
   }
 }
 
@@ -110,4 +251,8 @@ TEST_CASE("every example scenario's run walks its plan, step by step, on every h
 
 TEST_CASE("every regression-suite scenario's run walks its plan, step by step") {
   for (const auto& f : scenario_files(QPO_SOURCE_DIR "/tests/scenarios/suite")) check_file(f);
+}
+
+TEST_CASE("a failing run walks its plan up to the failed step, then teardown in order") {
+  for (const auto& [name, step] : failing_on_rxe()) check_file(QPO_SOURCE_DIR "/tests/scenarios/run/" + name + ".yaml");
 }
