@@ -31,18 +31,7 @@ if [ -z "${QPO_IN_LAB:-}" ]; then
     -- bench/qp_rate.sh "$PAIRS" "$ROUNDS"
 fi
 scenario=/tmp/qp-rate-$PAIRS.yaml
-# The same verbs as rts_loop_core.c: PAIRS RC pairs on rxe0, GID 1, no receives, no traffic.
-cat > "$scenario" <<YAML
-version: 1
-name: qp-rate-$PAIRS-pairs
-devices: { d: { name: rxe0, port: 1, gid_index: 1 } }
-cqs: { c: { device: d, depth: 4096 } }
-qps:
-  qa: { count: $PAIRS, pd: d, type: RC, send_cq: c, recv_cq: c, connect: qb, cap: { max_send_wr: 16, max_recv_wr: 0 },
-        states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: { sq_psn: 0x1234 } } }
-  qb: { count: $PAIRS, pd: d, type: RC, send_cq: c, recv_cq: c, connect: qa, cap: { max_send_wr: 16, max_recv_wr: 0 },
-        states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: { sq_psn: 0x1234 } } }
-YAML
+bench/rc_pairs_scenario.sh "$PAIRS" "qp-rate-$PAIRS-pairs" > "$scenario"  # the verbs of rts_loop_core.c
 build/qpo validate -q "$scenario" 2>/dev/null || { build/qpo validate "$scenario"; exit 2; }
 
 c_rate() { $wrap build/bench/qpo_bench_rts_loop rxe0 1 "$PAIRS" | sed 's/.*rate=//'; }
