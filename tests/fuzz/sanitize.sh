@@ -7,7 +7,8 @@
 #   sanitize.sh build SRC DIR      configure (cmake --preset fuzz, binary dir DIR), build what the rest runs
 #   sanitize.sh tests DIR          unit, golden, hostile and Lua tests of DIR (ctest -L unit|golden|lua)
 #   sanitize.sh fuzz DIR SECONDS   each libFuzzer target for SECONDS (ctest -L fuzz)
-#   sanitize.sh lab SRC DIR        in one lab guest: DIR's rxe_kernel_conformance, rxe_lua, and qpo
+#   sanitize.sh lab SRC DIR        in one lab guest: DIR's rxe_kernel_conformance, rxe_lua,
+#                                  rxe_parallel_bringup, and qpo
 #                                  on most example and run-time scenarios (tests/rxe/run_scenarios.sh)
 #
 # Never a skip: no clang, no tests found, a test skipped or not run, or any sanitizer report
@@ -30,7 +31,7 @@ die() { echo "sanitize: $*" >&2; exit 1; }
 
 # What `tests` (ctest -L unit|golden|lua), `fuzz` and `lab` run from the sanitizer build.
 SANITIZED_TARGETS=(qpo unit_tests golden_tests hostile_tests lua_tests report_html_tests
-  fuzz_scenario fuzz_rules_check rxe_kernel_conformance rxe_lua)
+  fuzz_scenario fuzz_rules_check rxe_kernel_conformance rxe_lua rxe_parallel_bringup)
 
 # ctest in DIR with the given label regex; fails unless every selected test ran and passed.
 nested_ctest() {
