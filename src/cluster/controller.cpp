@@ -246,9 +246,10 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     } else if (type == "report") {
       a.report = read_report(n["report"]);
       // It left out the lines it had sent: they come first.
-      if (field_or<int64_t>(n, "streamed", 0) != static_cast<int64_t>(a.streamed.size()))
-        throw ProtocolError("the report counts " + std::to_string(field_or<int64_t>(n, "streamed", 0)) +
-                            " lines sent before it, " + std::to_string(a.streamed.size()) + " came");
+      auto streamed = field_or<int64_t>(n, "streamed", 0);
+      if (streamed != static_cast<int64_t>(a.streamed.size()))
+        throw ProtocolError("the report counts " + std::to_string(streamed) + " lines sent before it, " +
+                            std::to_string(a.streamed.size()) + " came");
       a.report.steps.insert(a.report.steps.begin(), a.streamed.begin(), a.streamed.end());
       a.done = true;
     } else if (type == "error") {

@@ -147,19 +147,24 @@ void BringUpProgram::on_threads(unsigned n, Body body) {
   if (std::string why = group.escaped(); !why.empty() && thread_error_.empty()) thread_error_ = why;
 }
 
+bool BringUpProgram::create_one(size_t i, Made& made) {
+  auto& c = creates_[i];
+  StepTimer timer;
+  int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
+  made = {err, timer.micros()};
+  if (err) return false;
+  c.q->granted_cap = c.init.cap;
+  c.published->qpn = c.q->qp->get()->qp_num;
+  return true;
+}
+
 void BringUpProgram::create_share(unsigned w, unsigned n, std::vector<Made>& made) {
   for (size_t i = w; i < creates_.size(); i += n) {
     if (!threads_go_on(true)) return;
-    auto& c = creates_[i];
-    StepTimer timer;
-    int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
-    made[i] = {err, timer.micros()};
-    if (err) {
+    if (!create_one(i, made[i])) {
       create_failed_.store(true, std::memory_order_relaxed);  // the other threads stop creating
       return;
     }
-    c.q->granted_cap = c.init.cap;
-    c.published->qpn = c.q->qp->get()->qp_num;
     // Its steps before the exchange need nothing else: while this thread runs them, the
     // others' creates go on (a create is mostly the kernel mapping queues, one at a time).
     run_qp_ahead(0, static_cast<uint32_t>(i));
@@ -176,15 +181,8 @@ void BringUpProgram::create_qps(RunState& st) {
     on_threads(n, [&](unsigned w) { create_share(w, n, made); });
   } else {
     const Stops stop(st);
-    for (size_t i = 0; i < creates_.size() && goes_on(st, stop); ++i) {
-      auto& c = creates_[i];
-      StepTimer timer;
-      int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
-      made[i] = {err, timer.micros()};
-      if (err) break;
-      c.q->granted_cap = c.init.cap;
-      c.published->qpn = c.q->qp->get()->qp_num;
-    }
+    for (size_t i = 0; i < creates_.size() && goes_on(st, stop); ++i)
+      if (!create_one(i, made[i])) break;
   }
   // The lines, in plan order: what was made, then the first failure (one thread stops the
   // others, which may have made QPs past it: they exist, so they stay in the run).
@@ -227,18 +225,15 @@ void BringUpProgram::run_qp_ahead(int half, uint32_t qp) {
       blocked_[qp] = 1;  // a receive, or a modify that needs judging: the walk's
       return;
     }
-    QpState& q = *op.q;
-    const auto& t = q.spec->transitions[op.transition];
     ibv_qp_attr attr;
     try {
-      op.attrs->resolve(own_values(q), peers_[qp], q.spec->name, attr);
+      op.attrs->resolve(own_values(*op.q), peers_[qp], op.q->spec->name, attr);
     } catch (const std::exception&) {
       blocked_[qp] = 1;  // the walk reports why
       return;
     }
-    ModifyDone done = timed_modify(q, op.step->mask, attr);
-    if (done.err == 0 && reads_back(q, t, attr)) {
-      q.state = t.to;
+    ModifyDone done;
+    if (modified_as_planned(op, attr, &done)) {
       ahead_[half][i] = {Ahead::State::Done, done};
       continue;
     }
@@ -312,13 +307,18 @@ void BringUpProgram::run_half(RunState& st, int half) {
 // TCG guest) each switch to it and back throws away the translated-code lookups: what runs
 // between two of them runs cold, so it pays per distinct piece of code rather than per
 // instruction. Hence one short path for the case that happens thousands of times.
-bool BringUpProgram::quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
+bool BringUpProgram::modified_as_planned(const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
   QpState& q = *op.q;
   const auto& t = q.spec->transitions[op.transition];
   *done = timed_modify(q, op.step->mask, attr);
   if (done->err != 0 || !reads_back(q, t, attr)) return false;
   q.state = t.to;
-  lines_.modified_ok(st, q, op.transition, done->micros);
+  return true;
+}
+
+bool BringUpProgram::quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
+  if (!modified_as_planned(op, attr, done)) return false;
+  lines_.modified_ok(st, *op.q, op.transition, done->micros);
   return true;
 }
 

@@ -96,6 +96,8 @@ class BringUpProgram {
   // Thread w's share of the creates (made[i] for creates_[i]), each QP's steps before the
   // exchange right after its create.
   void create_share(unsigned w, unsigned n, std::vector<Made>& made);
+  // ibv_create_qp of creates_[i], its result into `made`; false when it failed.
+  bool create_one(size_t i, Made& made);
   // QP qp's steps of a half, ahead of the walk, into ahead_[half]. A step it cannot run
   // (or that did not go as planned) leaves the QP to the walk from there on: blocked_[qp].
   void run_qp_ahead(int half, uint32_t qp);
@@ -115,6 +117,8 @@ class BringUpProgram {
   // QP reads back in its new state with what was set. False (with the verb's result in
   // `done`) hands anything else to apply_modify's full judgement.
   bool quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done);
+  // quick_modify without the line (a thread's): the verb, the read-back, the QP's new state.
+  bool modified_as_planned(const Op& op, ibv_qp_attr& attr, ModifyDone* done);
   // Each QP's peer in the exchanged directory: one walk in name order, no lookups.
   void resolve_peers(const RunState& st);
 

@@ -1,7 +1,6 @@
 #include "plan/attr_template.h"
 
 #include "verbs/device.h"
-#include "verbs/qp_attr_fields.h"
 
 namespace qpo::plan {
 
@@ -42,8 +41,7 @@ class Lowering {
   // Stores a value known now, or records where the run's value will go.
   void put_at(uint16_t offset, uint8_t size, const scenario::Attr& a) {
     using scenario::Symbol;
-    auto* dst = reinterpret_cast<unsigned char*>(&out_.attr) + offset;
-    if (a.symbol == Symbol::None) return detail::store(dst, size, static_cast<uint32_t>(a.number));
+    if (a.symbol == Symbol::None) return verbs::store_at(out_.attr, offset, size, static_cast<uint32_t>(a.number));
     if (a.symbol == Symbol::Device) return patch_at(offset, size, RunValue::Port, "port_num");
     const std::string& f = a.field;
     if (f == "dest_qp_num") return patch_at(offset, size, RunValue::PeerQpn, "dest_qp_num");

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "scenario/model.h"
+#include "verbs/qp_attr_fields.h"
 
 namespace qpo::plan {
 
@@ -58,28 +59,16 @@ struct AttrTemplate {
 // Throws nothing: a field that cannot be lowered sets `error`.
 AttrTemplate lower_attrs(const scenario::Transition& t);
 
-namespace detail {
-inline void store(unsigned char* dst, uint8_t size, uint32_t v) {
-  if (size == 1) *dst = static_cast<uint8_t>(v);
-  else if (size == 2) {
-    auto w = static_cast<uint16_t>(v);
-    std::memcpy(dst, &w, 2);
-  } else std::memcpy(dst, &v, 4);
-}
-}  // namespace detail
-
 template <typename Peer>
 void AttrTemplate::resolve(const OwnValues& own, const Peer* peer, const std::string& qp, ibv_qp_attr& out) const {
   out = attr;
-  auto* base = reinterpret_cast<unsigned char*>(&out);
   for (uint8_t i = 0; i < patch_count; ++i) {
     const Patch& p = patches[i];
-    unsigned char* dst = base + p.offset;
     switch (p.value) {
-      case RunValue::Port: detail::store(dst, p.size, own.port); continue;
-      case RunValue::GidIndex: detail::store(dst, p.size, own.gid_index); continue;
-      case RunValue::PortMtu: detail::store(dst, p.size, static_cast<uint32_t>(own.active_mtu)); continue;
-      case RunValue::OwnSqPsn: detail::store(dst, p.size, own.sq_psn); continue;
+      case RunValue::Port: verbs::store_at(out, p.offset, p.size, own.port); continue;
+      case RunValue::GidIndex: verbs::store_at(out, p.offset, p.size, own.gid_index); continue;
+      case RunValue::PortMtu: verbs::store_at(out, p.offset, p.size, static_cast<uint32_t>(own.active_mtu)); continue;
+      case RunValue::OwnSqPsn: verbs::store_at(out, p.offset, p.size, own.sq_psn); continue;
       case RunValue::PeerPathMtu:  // no peer: this port's MTU stays
         if (peer) out.path_mtu = std::min(out.path_mtu, static_cast<ibv_mtu>(peer->active_mtu));
         continue;
@@ -87,10 +76,10 @@ void AttrTemplate::resolve(const OwnValues& own, const Peer* peer, const std::st
     }
     if (!peer) throw std::runtime_error(std::string(p.field) + " is 'peer' but QP '" + qp + "' has no published peer");
     switch (p.value) {
-      case RunValue::PeerQpn: detail::store(dst, p.size, peer->qpn); break;
-      case RunValue::PeerSqPsn: detail::store(dst, p.size, peer->sq_psn); break;
-      case RunValue::PeerLid: detail::store(dst, p.size, peer->lid); break;
-      case RunValue::PeerGid: std::memcpy(dst, peer->gid.data(), 16); break;
+      case RunValue::PeerQpn: verbs::store_at(out, p.offset, p.size, peer->qpn); break;
+      case RunValue::PeerSqPsn: verbs::store_at(out, p.offset, p.size, peer->sq_psn); break;
+      case RunValue::PeerLid: verbs::store_at(out, p.offset, p.size, peer->lid); break;
+      case RunValue::PeerGid: std::memcpy(reinterpret_cast<unsigned char*>(&out) + p.offset, peer->gid.data(), 16); break;
       default: break;
     }
   }

@@ -69,15 +69,19 @@ inline uint32_t load(const ibv_qp_attr& a, const QpAttrField& f) {
   return v;
 }
 
-inline void store(ibv_qp_attr& a, const QpAttrField& f, uint32_t v) {
-  auto* p = reinterpret_cast<unsigned char*>(&a) + f.offset;
-  if (f.size == 1) *p = static_cast<uint8_t>(v);
-  else if (f.size == 2) {
+// `size` (1, 2 or 4) bytes of `v` at `offset` into `a`: a field of the table, or one inside
+// ah_attr/alt_ah_attr (the planner's attr templates).
+inline void store_at(ibv_qp_attr& a, uint16_t offset, uint8_t size, uint32_t v) {
+  auto* p = reinterpret_cast<unsigned char*>(&a) + offset;
+  if (size == 1) *p = static_cast<uint8_t>(v);
+  else if (size == 2) {
     auto w = static_cast<uint16_t>(v);
     std::memcpy(p, &w, 2);
   } else {
     std::memcpy(p, &v, 4);
   }
 }
+
+inline void store(ibv_qp_attr& a, const QpAttrField& f, uint32_t v) { store_at(a, f.offset, f.size, v); }
 
 }  // namespace qpo::verbs

@@ -67,25 +67,26 @@ check "bringup-unexpected-success: the failing step is named and nothing ran aft
 # log printed at exit puts every line within milliseconds of the end, however busy the box).
 L=tests/rxe/live/smoke-pause-smoke.yaml
 EV=/tmp/report-order-events.$$.jsonl
-timed=$(python3 tests/rxe/pty_lines.py "$QPO" run --no-lab --events "$EV" "$L")
-first=$(printf '%s\n' "$timed" | awk '$3 == "traffic" && $4 == "smoke" && $5 == "receive" { print $1; exit }')
-end=$(printf '%s\n' "$timed" | awk '$2 == "exit" { print $1 }')
-verdict=$(printf '%s\n' "$timed" | awk '$2 == "PASS" || $2 == "FAIL" { print $2 " " $3 }')
-got=$(awk -v a="${first:-0}" -v b="${end:-0}" -v v="$verdict" 'BEGIN {
-  print (a > 0 && b - a >= 2 ? "first smoke line 2 s or more before the end" : "first smoke line at " a " s, end at " b " s"); print v }')
+# first_smoke_timing QPO_RUN_ARGS...: runs them under a pty; prints whether the first smoke's
+# receive line came 2 s or more before the end, then the verdict line. Keeps the timed lines in $timed.
+first_smoke_timing() {
+  timed=$(python3 tests/rxe/pty_lines.py "$QPO" run "$@")
+  first=$(printf '%s\n' "$timed" | awk '$3 == "traffic" && $4 == "smoke" && $5 == "receive" { print $1; exit }')
+  end=$(printf '%s\n' "$timed" | awk '$2 == "exit" { print $1 }')
+  verdict=$(printf '%s\n' "$timed" | awk '$2 == "PASS" || $2 == "FAIL" { print $2 " " $3 }')
+  awk -v a="${first:-0}" -v b="${end:-0}" -v v="$verdict" 'BEGIN {
+    print (a > 0 && b - a >= 2 ? "first smoke line 2 s or more before the end" : "first smoke line at " a " s, end at " b " s"); print v }'
+}
 want="first smoke line 2 s or more before the end
 PASS smoke-pause-smoke"
-check "smoke; pause: 3s; smoke under a terminal: the first smoke's line is printed before the pause ends" "$want" "$got"
+first_smoke_timing --no-lab --events "$EV" "$L" > /tmp/report-order-got.$$
+check "smoke; pause: 3s; smoke under a terminal: the first smoke's line is printed before the pause ends" "$want" "$(cat /tmp/report-order-got.$$)"
 
 # The same through an agent (a child process that reports to qpo run over a pipe): its lines
 # come as its stages end, not with its report at the end.
-timed=$(python3 tests/rxe/pty_lines.py "$QPO" run --no-lab --agents --local "$L")
-first=$(printf '%s\n' "$timed" | awk '$3 == "traffic" && $4 == "smoke" && $5 == "receive" { print $1; exit }')
-end=$(printf '%s\n' "$timed" | awk '$2 == "exit" { print $1 }')
-verdict=$(printf '%s\n' "$timed" | awk '$2 == "PASS" || $2 == "FAIL" { print $2 " " $3 }')
-got=$(awk -v a="${first:-0}" -v b="${end:-0}" -v v="$verdict" 'BEGIN {
-  print (a > 0 && b - a >= 2 ? "first smoke line 2 s or more before the end" : "first smoke line at " a " s, end at " b " s"); print v }')
-check "the same run with an agent: its first smoke's line is printed before the pause ends" "$want" "$got"
+first_smoke_timing --no-lab --agents --local "$L" > /tmp/report-order-got.$$
+check "the same run with an agent: its first smoke's line is printed before the pause ends" "$want" "$(cat /tmp/report-order-got.$$)"
+rm -f /tmp/report-order-got.$$
 steps_of_run=$(printf '%s\n' "$timed" | awk '$3 ~ /^(setup|bring-up|exchange|traffic|teardown)$/' | wc -l)
 [ "$steps_of_run" -gt 20 ] && echo "ok   agent run: $steps_of_run step lines" || { echo "FAIL agent run printed $steps_of_run step lines"; fails=$((fails + 1)); }
 
