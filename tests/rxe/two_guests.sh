@@ -30,11 +30,12 @@ for s in "$@"; do
   sed -e 's#address: lab-node-a#address: localhost#' \
       -e 's#address: lab-node-b#address: "tcp://[fd00:1::2]:7000"#' \
       -e 's#^  b: { address: localhost }#  b: { address: "tcp://[fd00:1::2]:7000" }#' \
-      -e '/^# run-args/d' "$s" > "$work/$i.yaml"
-  runs_a="$runs_a $work/$i.yaml"
+      -e '/^# run-args/d' "$s" > "$work/$i-$(basename "$s")"
+  runs_a="$runs_a $work/$i-$(basename "$s")"
 done
 # Guest b serves one controller per scenario; guest a runs them in order and checks the
-# device is back to its baseline after each.
+# device is back to its baseline after each. Guest a ends with one line per scenario (exit
+# status, seconds): the end of the output is what a CI log shows of a failure.
 scripts/lab/lab.sh run2 --timeout 900 \
-  --cmd-b "for f in $runs_a; do QPO_AGENT_ONCE=1 $QPO agent --listen '[::]:7000' --token-file $work/token || exit 1; done" \
-  --cmd-a "base=\$(rdma resource show | head -1); rc=0; for f in $runs_a; do $QPO run --no-lab --token-file $work/token --phase-timeout 300 --timeout-ms 20000 \$f || rc=1; [ \"\$(rdma resource show | head -1)\" = \"\$base\" ] || { echo LEAK; rc=1; }; done; exit \$rc"
+  --cmd-b "rc=0; for f in $runs_a; do QPO_AGENT_ONCE=1 $QPO agent --listen '[::]:7000' --token-file $work/token || rc=1; done; exit \$rc" \
+  --cmd-a "base=\$(rdma resource show | head -1); rc=0; tally=''; for f in $runs_a; do t0=\$(date +%s); st=0; $QPO run --no-lab --token-file $work/token --phase-timeout 300 --timeout-ms 20000 \$f || st=\$?; [ \"\$(rdma resource show | head -1)\" = \"\$base\" ] || { echo LEAK; st=leak; }; [ \$st = 0 ] || rc=1; tally=\"\${tally}two_guests: \$(basename \$f): exit \$st after \$((\$(date +%s) - t0)) s\n\"; done; printf \"\$tally\"; exit \$rc"
