@@ -38,4 +38,4 @@ done
 # status, seconds): the end of the output is what a CI log shows of a failure.
 scripts/lab/lab.sh run2 --timeout 900 \
   --cmd-b "rc=0; for f in $runs_a; do QPO_AGENT_ONCE=1 $QPO agent --listen '[::]:7000' --token-file $work/token || rc=1; done; exit \$rc" \
-  --cmd-a "base=\$(rdma resource show | head -1); rc=0; tally=''; for f in $runs_a; do t0=\$(date +%s); st=0; $QPO run --no-lab --token-file $work/token --phase-timeout 300 --timeout-ms 20000 \$f || st=\$?; [ \"\$(rdma resource show | head -1)\" = \"\$base\" ] || { echo LEAK; st=leak; }; [ \$st = 0 ] || rc=1; tally=\"\${tally}two_guests: \$(basename \$f): exit \$st after \$((\$(date +%s) - t0)) s\n\"; done; printf \"\$tally\"; exit \$rc"
+  --cmd-a "base=\$(rdma resource show | head -1); rc=0; tally=''; for f in $runs_a; do t0=\$(date +%s); st=0; $QPO run --no-lab --token-file $work/token --phase-timeout 120 --timeout-ms 20000 \$f || st=\$?; [ \"\$(rdma resource show | head -1)\" = \"\$base\" ] || { echo LEAK; st=leak; }; [ \$st = 0 ] || rc=1; tally=\"\${tally}two_guests: \$(basename \$f): exit \$st after \$((\$(date +%s) - t0)) s\n\"; done; printf \"\$tally\"; exit \$rc"
