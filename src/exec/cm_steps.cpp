@@ -74,10 +74,10 @@ RemoteMr get_mr(ExchangeReader& r, const std::string& host) {
   return m;
 }
 
-// q's side of the exchange from `held` (its own QP, slots and carried MRs).
-std::vector<unsigned char> encode_exchange(const scenario::Scenario& s, const scenario::Qp& q, const Directory& held) {
-  auto it = held.qps.find(q.name);
-  if (it == held.qps.end()) throw std::runtime_error("QP '" + q.name + "' has no values to exchange (not created?)");
+// e's side of the exchange from `held` (its own QP, slots and carried MRs).
+std::vector<unsigned char> encode_exchange(const plan::CmEnd& e, const Directory& held) {
+  auto it = held.qps.find(e.qp);
+  if (it == held.qps.end()) throw std::runtime_error("QP '" + e.qp + "' has no values to exchange (not created?)");
   const RemoteQp& v = it->second;
   Bytes b;
   b.put<uint32_t>(v.qpn);
@@ -88,9 +88,9 @@ std::vector<unsigned char> encode_exchange(const scenario::Scenario& s, const sc
   b.put<uint8_t>(v.port);
   b.put<uint32_t>(v.slots_count);
   b.put<uint32_t>(v.slot_size);
-  auto slots = held.mrs.find("qpo.slots." + q.name);
+  auto slots = held.mrs.find("qpo.slots." + e.qp);
   put_mr(b, slots == held.mrs.end() ? nullptr : &slots->second);
-  for (const auto& name : cm::carried_mrs(s, q)) {
+  for (const auto& name : e.carried_mrs) {
     auto m = held.mrs.find(name);
     if (m == held.mrs.end()) throw std::runtime_error("MR '" + name + "' has no values to exchange");
     put_mr(b, &m->second);
@@ -98,13 +98,12 @@ std::vector<unsigned char> encode_exchange(const scenario::Scenario& s, const sc
   return std::move(b.out);
 }
 
-// The peer's side into `dir`, as the agents' exchange would have put it; returns a summary.
-std::string decode_exchange(const scenario::Scenario& s, const scenario::Qp& peer, const std::vector<unsigned char>& data,
-                            Directory& dir) {
+// e's peer's side into `dir`, as the agents' exchange would have put it; returns a summary.
+std::string decode_exchange(const plan::CmEnd& e, const std::vector<unsigned char>& data, Directory& dir) {
   ExchangeReader r(data);
   RemoteQp v;
-  v.host = s.host_of_qp(peer);
-  v.type = peer.type_name;
+  v.host = e.peer_host;
+  v.type = e.peer_type;
   v.qpn = r.get<uint32_t>();
   v.sq_psn = r.get<uint32_t>();
   v.lid = r.get<uint16_t>();
@@ -115,13 +114,13 @@ std::string decode_exchange(const scenario::Scenario& s, const scenario::Qp& pee
   v.slot_size = r.get<uint32_t>();
   std::string out = "qp_num " + std::to_string(v.qpn) + ", sq_psn " + util::hex(v.sq_psn);
   RemoteMr slots = get_mr(r, v.host);
-  if (slots.length) dir.mrs.insert_or_assign("qpo.slots." + peer.name, slots);
-  for (const auto& name : cm::carried_mrs(s, peer)) {
+  if (slots.length) dir.mrs.insert_or_assign("qpo.slots." + e.peer, slots);
+  for (const auto& name : e.peer_carried_mrs) {
     RemoteMr m = get_mr(r, v.host);
     out += ", MR " + name + " rkey " + util::hex(m.rkey);
     dir.mrs.insert_or_assign(name, m);
   }
-  dir.qps.insert_or_assign(peer.name, v);
+  dir.qps.insert_or_assign(e.peer, v);
   return out;
 }
 
@@ -129,12 +128,17 @@ std::string decode_exchange(const scenario::Scenario& s, const scenario::Qp& pee
 // or none in time); both fail the step with their text.
 class CmRunner {
  public:
-  CmRunner(RunState& st, const RunOptions& o, const plan::Step& step) : st_(st), o_(o), step_(step) {}
+  CmRunner(RunState& st, const plan::Plan& plan, const RunOptions& o, const plan::Step& step)
+      : st_(st), plan_(plan), o_(o), step_(step), end_(plan.cm_end_of(step)) {}
 
   bool run() {
     if (step_.kind == StepKind::CmChannel) return channel();
     if (!st_.cm || !st_.cm->channel) {
       st_.report.fail("internal error: rdma_cm step " + std::to_string(step_.index) + " before the event channel");
+      return false;
+    }
+    if (!end_) {
+      st_.report.fail("internal error: rdma_cm step " + std::to_string(step_.index) + " has no connection end in the plan");
       return false;
     }
     switch (step_.kind) {
@@ -157,7 +161,7 @@ class CmRunner {
   }
 
  private:
-  const scenario::Qp& spec() const { return *st_.scenario->qp(step_.object); }
+  const plan::CmEnd& end() const { return *end_; }
   QpState& qp() { return st_.qps.at(step_.object); }
   CmHost& host() { return *st_.cm; }
   rdma_cm_id* id(const std::string& name) {
@@ -192,7 +196,7 @@ class CmRunner {
   }
 
   void judge(const cm::Unexpected& u) {
-    const auto& cm = spec().cm;
+    const auto& cm = end();
     if (step_.expect == "timeout") {
       if (u.got() || u.error() != ETIMEDOUT) throw std::runtime_error(std::string(u.what()) + "; expected no event (timeout)");
       message_ = "no event within " + std::to_string(wait_ms()) + " ms (expected)";
@@ -214,8 +218,7 @@ class CmRunner {
 
   std::string phase() const { return step_.kind == StepKind::CmDisconnect ? "transitions" : "bring-up"; }
   int wait_ms() const {
-    const auto* q = st_.scenario->qp(step_.object);
-    return !step_.expect.empty() && q && q->cm.within_ms ? static_cast<int>(q->cm.within_ms) : timeout_ms();
+    return !step_.expect.empty() && end_ && end_->within_ms ? static_cast<int>(end_->within_ms) : timeout_ms();
   }
 
   // The next event about `for_id` (a CONNECT_REQUEST: about the listener), within the wait;
@@ -255,21 +258,13 @@ class CmRunner {
   bool channel() {
     // Hosts of one process (--local) share this machine's device: rdma_cm cannot connect it to itself.
     if (o_.hosts_here > 1) {
-      for (const auto& q : st_.scenario->qps) {
-        if (!q.cm.given) continue;
-        const auto* p = q.cm.peer ? st_.scenario->qp(q.cm.peer.name) : nullptr;
-        std::string a = st_.scenario->host_of_qp(q), b = p ? st_.scenario->host_of_qp(*p) : a;
-        // An active side with no peer (an expected failure) still means the link between the
-        // hosts: its address is on that link, which --local does not have.
-        if (!q.cm.peer)
-          for (const auto& h : st_.scenario->hosts)
-            if (h.name != a) {
-              b = h.name;
-              break;
-            }
+      for (const auto& e : plan_.cm_ends) {
+        // A peerless active side's link_host is the other host: its address is on the link
+        // between them, which --local does not have.
+        const std::string &a = e.host, &b = e.link_host;
         if (a == b) continue;
-        std::string why = q.cm.peer ? "which rdma_cm cannot connect to itself"
-                                    : "where QP '" + q.name + "' resolving " + q.cm.address + " finds no link between the hosts";
+        std::string why = !e.peer.empty() ? "which rdma_cm cannot connect to itself"
+                                          : "where QP '" + e.qp + "' resolving " + e.address + " finds no link between the hosts";
         st_.report.verdict = report::Verdict::Unsupported;
         st_.report.reason = "unsupported by device (" + provider_of(st_) + "): rdma_cm between hosts " + a + " and " + b +
                             " needs a device per host; --local runs both on this machine's one device, " + why +
@@ -292,19 +287,17 @@ class CmRunner {
   }
 
   void create_id() {
-    const auto* q = st_.scenario->qp(step_.object);
-    std::string qp_name = q ? step_.object : step_.object.substr(0, step_.object.rfind(".listener"));
-    const auto& sq = *st_.scenario->qp(qp_name);
-    if (sq.qp_type == spec::QpType::UC && !sq.cm.exchange_only) return create_uc_id(sq, !q);
-    rdma_port_space ps = sq.qp_type == spec::QpType::UD ? RDMA_PS_UDP : RDMA_PS_TCP;
+    const auto& e = end();
+    bool listener = step_.object != e.qp;
+    if (e.type == spec::QpType::UC && !e.exchange_only) return create_uc_id(e, listener);
+    rdma_port_space ps = e.type == spec::QpType::UD ? RDMA_PS_UDP : RDMA_PS_TCP;
     cm::Id made(host().channel->channel(), ps, step_.object);
     host().ids[step_.object] = st_.own<IdResource>(step_.object, std::move(made));
   }
 
   // A UC id (cm.h Id::endpoint): the listener bound to its address and port, the active side
   // to the wildcard of the address it resolves (any port), as rdma_resolve_addr would bind it.
-  void create_uc_id(const scenario::Qp& sq, bool listener) {
-    const auto& cm = sq.cm;
+  void create_uc_id(const plan::CmEnd& cm, bool listener) {
     std::string ip = listener ? (cm.address.empty() ? "::" : cm.address) : cm::wildcard_of(cm.address);
     sockaddr_storage bind;
     if (!cm::make_sockaddr(ip, static_cast<uint16_t>(listener ? cm.port : 0), &bind))
@@ -317,20 +310,18 @@ class CmRunner {
   }
 
   void listen() {
-    std::string qp_name = step_.object.substr(0, step_.object.rfind(".listener"));
-    const auto& sq = *st_.scenario->qp(qp_name);
-    const auto& cm = sq.cm;
+    const auto& cm = end();
     sockaddr_storage any;
     cm::make_sockaddr(cm.address.empty() ? "::" : cm.address, static_cast<uint16_t>(cm.port), &any);
     // A UC listener is bound already (rdma_create_ep).
-    if ((sq.qp_type != spec::QpType::UC || sq.cm.exchange_only) && rdma_bind_addr(id(step_.object), reinterpret_cast<sockaddr*>(&any)) != 0)
+    if ((cm.type != spec::QpType::UC || cm.exchange_only) && rdma_bind_addr(id(step_.object), reinterpret_cast<sockaddr*>(&any)) != 0)
       throw verbs::VerbsError("rdma_bind_addr", step_.object, errno);
     if (rdma_listen(id(step_.object), 1) != 0) throw verbs::VerbsError("rdma_listen", step_.object, errno);
     message_ = "listening on port " + std::to_string(cm.port);
   }
 
   void resolve_addr() {
-    const auto& cm = spec().cm;
+    const auto& cm = end();
     sockaddr_storage dst;
     if (!cm::make_sockaddr(cm.address, static_cast<uint16_t>(cm.port), &dst))
       throw std::runtime_error("'" + cm.address + "' is not an IP address");
@@ -359,7 +350,7 @@ class CmRunner {
     std::string theirs = cm_id->verbs ? ibv_get_device_name(cm_id->verbs->device) : "?";
     std::string ours = qp().device ? qp().device->ctx().device_name() : "?";
     if (theirs != ours)
-      throw std::runtime_error("rdma_cm resolved " + spec().cm.address + " to device " + theirs + ", but QP '" +
+      throw std::runtime_error("rdma_cm resolved " + end().address + " to device " + theirs + ", but QP '" +
                                step_.object + "' is on " + ours);
     message_ += " on " + theirs;
   }
@@ -370,7 +361,7 @@ class CmRunner {
     ibv_qp_attr applied{};
     int mask = cm::modify_by_cm(id(step_.object), q.qp->get(), to, step_.object, &applied);
     q.state = to == IBV_QPS_INIT ? spec::QpState::INIT : to == IBV_QPS_RTR ? spec::QpState::RTR : spec::QpState::RTS;
-    if (spec().qp_type == spec::QpType::UD && (mask & IBV_QP_QKEY)) q.qkey = applied.qkey;
+    if (end().type == spec::QpType::UD && (mask & IBV_QP_QKEY)) q.qkey = applied.qkey;
     detail_ = step_.from_state + "->" + step_.to_state + " (rdma_init_qp_attr)";
     message_ = "attr_mask=" + util::hex(static_cast<uint64_t>(mask)) + " (" +
                spec::RuleTable::builtin().mask_names(static_cast<spec::Mask>(mask)) + ")";
@@ -387,8 +378,8 @@ class CmRunner {
   rdma_conn_param conn_param(const std::string& data, bool ud) {
     rdma_conn_param p{};
     data_ = data;
-    if (spec().cm.exchange_only) {
-      exchange_ = encode_exchange(*st_.scenario, spec(), host().held);
+    if (end().exchange_only) {
+      exchange_ = encode_exchange(end(), host().held);
       p.private_data = exchange_.data();
       p.private_data_len = static_cast<uint8_t>(exchange_.size());
     } else if (!data_.empty()) {
@@ -397,7 +388,7 @@ class CmRunner {
     }
     // UC has no reads, atomics or retries: all four stay 0 (with responder_resources the CM's
     // INIT would grant remote read and atomic access too).
-    if (!ud && spec().qp_type == spec::QpType::RC) {
+    if (!ud && end().type == spec::QpType::RC) {
       p.responder_resources = 1;
       p.initiator_depth = 1;
       p.retry_count = 7;
@@ -408,20 +399,20 @@ class CmRunner {
   }
 
   void connect() {
-    const auto& s = spec();
-    bool ud = s.qp_type == spec::QpType::UD;
-    auto p = conn_param(s.cm.private_data, ud);
+    const auto& s = end();
+    bool ud = s.type == spec::QpType::UD;
+    auto p = conn_param(s.private_data, ud);
     if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
     auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
-    if (s.cm.exchange_only) return take_exchange(e);
+    if (s.exchange_only) return take_exchange(e);
     message_ += " (peer QP " + std::to_string(e.qp_num) + (ud ? ", qkey " + util::hex(e.qkey) : std::string()) + ")";
-    if (!ud || !s.connect) return;
+    if (!ud || s.connect.empty()) return;
     // UD: what the CM says about the peer is what the sends use (the directory had the QPN
     // already; the qkey is the CM's, RDMA_UDP_QKEY).
-    auto it = st_.dir.qps.find(s.connect.name);
-    if (it == st_.dir.qps.end()) throw std::runtime_error("peer '" + s.connect.name + "' is not in the directory");
+    auto it = st_.dir.qps.find(s.connect);
+    if (it == st_.dir.qps.end()) throw std::runtime_error("peer '" + s.connect + "' is not in the directory");
     if (it->second.qpn != e.qp_num)
-      throw std::runtime_error("rdma_cm names peer QP " + std::to_string(e.qp_num) + ", but '" + s.connect.name +
+      throw std::runtime_error("rdma_cm names peer QP " + std::to_string(e.qp_num) + ", but '" + s.connect +
                                "' published " + std::to_string(it->second.qpn));
     it->second.qkey = e.qkey;
   }
@@ -451,7 +442,7 @@ class CmRunner {
       std::string why = cm::not_the_peer(peer, cm::ConnectRequest{got->qp_num, got->ud, got->private_data});
       if (why.empty()) {
         host().ids[step_.object] = st_.own<IdResource>(step_.object, cm::Id(got->id, step_.object));
-        if (spec().cm.exchange_only) take_exchange(*got);
+        if (end().exchange_only) take_exchange(*got);
         if (!strangers.empty()) message_ += "; " + rejected();
         return;
       }
@@ -462,17 +453,16 @@ class CmRunner {
   // What identifies this listener's peer: its published QP number, the private data its
   // scenario gives it, or the size of its exchange.
   cm::ExpectedPeer expected_peer() const {
-    const auto& cm = spec().cm;
+    const auto& cm = end();
     cm::ExpectedPeer p;
-    p.name = cm.peer.name;
-    const auto* q = st_.scenario->qp(cm.peer.name);
-    if (!q) return p;
+    p.name = cm.peer;
+    if (cm.peer.empty()) return p;
     if (cm.exchange_only) {
-      p.exchange_bytes = cm::exchange_bytes(*st_.scenario, *q);
+      p.exchange_bytes = cm.peer_exchange_bytes;
       return p;
     }
-    if (auto it = st_.dir.qps.find(q->name); it != st_.dir.qps.end()) p.qpn = it->second.qpn;
-    if (!q->cm.private_data.empty()) p.private_data = q->cm.private_data;
+    if (auto it = st_.dir.qps.find(cm.peer); it != st_.dir.qps.end()) p.qpn = it->second.qpn;
+    if (!cm.peer_private_data.empty()) p.private_data = cm.peer_private_data;
     return p;
   }
 
@@ -491,25 +481,25 @@ class CmRunner {
   // exchange_only: the peer's values from the event's private data into the directory, and
   // this QP's own (held from the agents) back beside them: the RTR's 'peer' reads them there.
   void take_exchange(const cm::Event& e) {
-    const auto& s = spec();
-    const auto* peer = st_.scenario->qp(s.cm.peer.name);
-    if (!peer) throw std::runtime_error("QP '" + s.name + "' has no peer to take an exchange from");
-    std::string got = decode_exchange(*st_.scenario, *peer, e.private_data, st_.dir);
-    auto own = host().held.qps.find(s.name);
+    const auto& s = end();
+    if (s.peer.empty()) throw std::runtime_error("QP '" + s.qp + "' has no peer to take an exchange from");
+    std::string got = decode_exchange(s, e.private_data, st_.dir);
+    auto own = host().held.qps.find(s.qp);
     if (own != host().held.qps.end()) st_.dir.qps.insert_or_assign(own->first, own->second);
-    message_ = e.name() + " (" + peer->name + "'s exchange: " + got + ")";
+    message_ = e.name() + " (" + s.peer + "'s exchange: " + got + ")";
   }
 
   void accept() {
-    const auto& s = spec();
-    bool ud = s.qp_type == spec::QpType::UD;
-    auto p = conn_param(s.cm.private_data, ud);
+    const auto& s = end();
+    bool ud = s.type == spec::QpType::UD;
+    auto p = conn_param(s.private_data, ud);
     if (rdma_accept(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_accept", step_.object, errno);
     if (!ud) await(id(step_.object), RDMA_CM_EVENT_ESTABLISHED);
   }
 
   void reject() {
-    const auto& r = *spec().cm.reject;
+    if (!end().reject) throw std::runtime_error("internal error: a reject step for a QP that does not reject");
+    const auto& r = *end().reject;
     if (rdma_reject(id(step_.object), r.c_str(), static_cast<uint8_t>(r.size() + 1)) != 0)
       throw verbs::VerbsError("rdma_reject", step_.object, errno);
     message_ = "private data '" + r + "'";
@@ -522,49 +512,44 @@ class CmRunner {
   // Active: DREQ, then the DREP's DISCONNECTED. Passive: the DREQ's DISCONNECTED, then
   // rdma_disconnect answers it (the DREP; without it the active side waits out the CM's timeout).
   void disconnect() {
-    bool active = spec().cm.active;
+    bool active = end().active;
     if (active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
     await(id(step_.object), RDMA_CM_EVENT_DISCONNECTED);
     if (!active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
   }
 
   RunState& st_;
+  const plan::Plan& plan_;
   const RunOptions& o_;
   const plan::Step& step_;
+  const plan::CmEnd* end_;  // null only for the channel step
   std::string detail_, message_, data_;
   std::vector<unsigned char> exchange_;
   bool expected_ = false;
 };
 
-// An MR carried by an exchange_only side leaves the agents' exchange unless a workload of
-// another QP than the side's peer aims at it too.
-bool only_peer_aims_at(const scenario::Scenario& s, const scenario::Qp& q, const std::string& mr) {
-  for (const auto& w : s.workloads)
-    if (w.remote_mr.name == mr && w.qp.name != q.cm.peer.name) return false;
-  return true;
-}
-
 }  // namespace
 
-void hold_cm_exchange(RunState& st, Directory& mine) {
-  const auto& s = *st.scenario;
-  for (const auto& q : s.qps) {
-    if (!q.cm.exchange_only || s.host_of_qp(q) != st.host) continue;
-    auto it = mine.qps.find(q.name);
+void hold_cm_exchange(RunState& st, const plan::Plan& plan, Directory& mine) {
+  for (const auto& e : plan.cm_ends) {
+    if (!e.exchange_only || e.host != st.host) continue;
+    auto it = mine.qps.find(e.qp);
     if (it == mine.qps.end()) continue;  // not created
     if (!st.cm) st.cm = std::make_shared<CmHost>();
     auto& held = st.cm->held;
-    held.qps.insert_or_assign(q.name, std::move(it->second));
+    held.qps.insert_or_assign(e.qp, std::move(it->second));
     mine.qps.erase(it);
-    if (auto m = mine.mrs.find("qpo.slots." + q.name); m != mine.mrs.end()) {
+    if (auto m = mine.mrs.find("qpo.slots." + e.qp); m != mine.mrs.end()) {
       held.mrs.insert_or_assign(m->first, std::move(m->second));
       mine.mrs.erase(m);
     }
-    for (const auto& name : cm::carried_mrs(s, q)) {
+    for (const auto& name : e.carried_mrs) {
       auto m = mine.mrs.find(name);
       if (m == mine.mrs.end()) continue;
       held.mrs.insert_or_assign(name, m->second);
-      if (only_peer_aims_at(s, q, name)) mine.mrs.erase(m);
+      // It stays in the agents' exchange too when a workload of another QP aims at it.
+      if (std::find(e.carried_and_published.begin(), e.carried_and_published.end(), name) == e.carried_and_published.end())
+        mine.mrs.erase(m);
     }
   }
 }
@@ -588,6 +573,8 @@ bool is_cm_step(const plan::Step& step) {
   }
 }
 
-bool run_cm_step(RunState& st, const RunOptions& o, const plan::Step& step) { return CmRunner(st, o, step).run(); }
+bool run_cm_step(RunState& st, const plan::Plan& plan, const RunOptions& o, const plan::Step& step) {
+  return CmRunner(st, plan, o, step).run();
+}
 
 }  // namespace qpo::exec

@@ -254,7 +254,7 @@ void HostSession::report_barrier(int plan_step) {
 bool HostSession::run_timeline_step(const plan::Step& step) {
   using plan::StepKind;
   auto qp = [&]() -> QpState& { return st_.qps.at(step.object); };
-  if (is_cm_step(step)) return run_cm_step(st_, o_, step);  // rdma_cm (cm_steps.h)
+  if (is_cm_step(step)) return run_cm_step(st_, p_, o_, step);  // rdma_cm (cm_steps.h)
   switch (step.kind) {
     case StepKind::Modify:
       return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index), p_.attrs_of(step));
@@ -453,7 +453,7 @@ report::RunReport HostSession::run(Channel& ch) {
   check_stop();
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
   Directory mine = ok() ? program_.publish() : Directory{};
-  hold_cm_exchange(st_, mine);  // exchange_only pairs: their CM connection carries these instead
+  hold_cm_exchange(st_, p_, mine);  // exchange_only pairs: their CM connection carries these instead
   tell_failure(ch);
   alive_ = ch.exchange(std::move(mine), ok(), &st_.dir);
   if (!alive_) fail_after(ch, "before the exchange");

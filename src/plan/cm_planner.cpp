@@ -1,6 +1,8 @@
 #include "plan/cm_planner.h"
 
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "cm/exchange_data.h"
 #include "plan/arg_lists.h"
@@ -42,10 +44,14 @@ std::string endpoint(const std::string& ip, uint32_t port) {
 
 class CmPlanner {
  public:
-  CmPlanner(const Scenario& s, Plan& p) : s_(s), p_(p) { args_.set_templates(&p.attr_templates); }
+  CmPlanner(const Scenario& s, Plan& p) : s_(s), p_(p) {
+    args_.set_templates(&p.attr_templates);
+    for (size_t i = 0; i < p.cm_ends.size(); ++i) end_index_.emplace(p.cm_ends[i].qp, static_cast<int>(i));
+  }
 
   void connect() {
     if (!has_cm(s_)) return;
+    lower_ends();
     int k = stage("cm listen");
     for (const auto& h : p_.hosts) {
       bool any = false;
@@ -112,7 +118,8 @@ class CmPlanner {
 
  private:
   static std::string channel_name(const std::string& host) { return "qpo.cm." + host; }
-  static std::string listener(const Qp& q) { return q.name + ".listener"; }
+  static constexpr std::string_view kListener = ".listener";
+  static std::string listener(const Qp& q) { return q.name + std::string(kListener); }
 
   int stage(std::string name) {
     p_.stages.push_back(std::move(name));
@@ -134,9 +141,65 @@ class CmPlanner {
     st.kind = kind;
     st.phase = kind == StepKind::CmDisconnect ? Phase::Transitions : Phase::BringUp;
     st.verb = verb;
-    st.object = std::move(object);
     st.stage = k;
+    // Every step about a QP's connection (its id, its listener) carries the QP's lowered end.
+    if (kind != StepKind::CmChannel) {
+      std::string qp = object.size() > kListener.size() && object.ends_with(kListener)
+                           ? object.substr(0, object.size() - kListener.size())
+                           : object;
+      if (auto it = end_index_.find(qp); it != end_index_.end()) st.edit_extra().cm_end = it->second;
+    }
+    st.object = std::move(object);
     return st;
+  }
+
+  // Plan::cm_ends: each CM QP's `cm:` with what exec needs of its peer, resolved here.
+  void lower_ends() {
+    for (const auto& q : s_.qps) {
+      if (!q.cm.given || q.type < 0) continue;
+      const auto& cm = q.cm;
+      CmEnd e;
+      e.qp = q.name;
+      e.host = s_.host_of_qp(q);
+      e.type = q.qp_type;
+      e.active = cm.active;
+      e.exchange_only = cm.exchange_only;
+      e.address = cm.address;
+      e.port = cm.port;
+      e.private_data = cm.private_data;
+      e.reject = cm.reject;
+      e.expect_reason = cm.expect_reason;
+      e.expect_private_data = cm.expect_private_data;
+      e.within_ms = cm.within_ms;
+      if (q.connect) e.connect = q.connect.name;
+      e.link_host = e.host;
+      if (const Qp* p = cm.peer ? s_.qp(cm.peer.name) : nullptr) {
+        e.peer = p->name;
+        e.peer_host = s_.host_of_qp(*p);
+        e.peer_type = p->type_name;
+        e.peer_private_data = p->cm.private_data;
+        if (cm.exchange_only) e.peer_exchange_bytes = cm::exchange_bytes(s_, *p);
+        e.peer_carried_mrs = cm::carried_mrs(s_, *p);
+        e.link_host = e.peer_host;
+      } else if (!cm.peer) {
+        // An active side with no peer (an expected failure) still means the link between the
+        // hosts: its address is on that link.
+        for (const auto& h : s_.hosts)
+          if (h.name != e.host) {
+            e.link_host = h.name;
+            break;
+          }
+      }
+      e.carried_mrs = cm::carried_mrs(s_, q);
+      for (const auto& m : e.carried_mrs)
+        for (const auto& w : s_.workloads)
+          if (w.remote_mr.name == m && w.qp.name != cm.peer.name) {
+            e.carried_and_published.push_back(m);
+            break;
+          }
+      end_index_.emplace(e.qp, static_cast<int>(p_.cm_ends.size()));
+      p_.cm_ends.push_back(std::move(e));
+    }
   }
 
   void add_teardown(HostPlan& hp, Text verb, std::string object) {
@@ -290,6 +353,7 @@ class CmPlanner {
   Plan& p_;
   HostPlan nowhere_;
   ArgLists args_;
+  std::unordered_map<std::string, int> end_index_;  // Plan::cm_ends by QP name
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "check/checked.h"
 #include "plan/attr_template.h"
+#include "plan/cm_end.h"
 #include "plan/text.h"
 #include "scenario/model.h"
 #include "spec/rules.h"
@@ -117,6 +118,7 @@ struct StepExtra {
   // AttachMcast, CreateMcastAh: the multicast group; the member (AttachMcast) or the sender
   // (CreateMcastAh) is smoke.receiver / smoke.sender.
   std::string mcast;
+  int cm_end = -1;            // Cm* steps (and a CM QP's receives): Plan::cm_ends[cm_end]
 };
 
 // 168 bytes: the texts every step of a kind shares are plan::Text, the rare fields StepExtra.
@@ -164,6 +166,12 @@ struct Plan {
   // of a counted group share theirs.
   std::vector<AttrTemplate> attr_templates;
   const AttrTemplate& attrs_of(const Step& s) const { return attr_templates.at(s.attrs); }
+  // Every QP's `cm:`, lowered (plan/cm_end.h), in file order.
+  std::vector<CmEnd> cm_ends;
+  const CmEnd* cm_end_of(const Step& s) const {
+    int i = s.extra().cm_end;
+    return i >= 0 && static_cast<size_t>(i) < cm_ends.size() ? &cm_ends[static_cast<size_t>(i)] : nullptr;
+  }
   size_t step_count() const;
 };
 

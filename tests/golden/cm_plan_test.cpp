@@ -162,3 +162,65 @@ TEST_CASE("two-host-cm-exchange: INIT in the bring-up; the CM carries the exchan
         "qb's qp_num, sq_psn, lid, gid, active_mtu, port, slots (56 bytes), MR mb addr, length, rkey (20) [76 of 196 bytes]");
   CHECK(arg_of("a", StepKind::CmCreateId, "port_space") == "RDMA_PS_TCP []");
 }
+
+namespace {
+
+// The lowered end each CM step of `host` carries (plan/cm_end.h): "kind object -> end's QP".
+std::string ends_of_steps(const qpo::plan::Plan& p, const std::string& host) {
+  std::string out;
+  for (const auto& h : p.hosts)
+    if (h.host == host)
+      for (const auto& st : h.steps)
+        if (st.stage >= 0 && st.kind != qpo::plan::StepKind::Modify) {
+          const auto* e = p.cm_end_of(st);
+          out += std::string(qpo::plan::step_kind_name(st.kind)) + " " + st.object + " -> " + (e ? e->qp : "none") + "\n";
+        }
+  return out;
+}
+
+qpo::plan::Plan example_plan(const std::string& file) {
+  qpo::test::Loaded l(qpo::test::source_file("scenarios/" + file), file);
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
+  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
+  return plan_of(l);
+}
+
+}  // namespace
+
+TEST_CASE("two-host-cm-reject: each CM step carries its QP's lowered end; the peerless side's link is the other host") {
+  auto p = example_plan("two-host-cm-reject.yaml");
+  REQUIRE(p.cm_ends.size() == 3);
+  CHECK(ends_of_steps(p, "b") ==
+        "cm_channel qpo.cm.b -> none\n"
+        "cm_create_id qb.listener -> qb\n"
+        "cm_listen qb.listener -> qb\n"
+        "cm_wait_request qb -> qb\n"
+        "cm_reject qb -> qb\n");
+  const auto& qb = p.cm_ends[2];
+  CHECK(qb.qp == "qb");
+  CHECK(qb.host == "b");
+  CHECK_FALSE(qb.active);
+  CHECK(qb.reject.has_value());
+  CHECK(qb.peer == "qa");
+  CHECK(qb.peer_host == "a");
+  CHECK(qb.link_host == "a");
+  const auto& qn = p.cm_ends[1];  // connects where nobody listens: no peer
+  CHECK(qn.qp == "qn");
+  CHECK(qn.peer.empty());
+  CHECK(qn.link_host == "b");
+  CHECK(qn.port == 7999);
+}
+
+TEST_CASE("two-host-cm-exchange: the lowered ends know which MRs each side's exchange carries, and the peer's size") {
+  auto p = example_plan("two-host-cm-exchange.yaml");
+  REQUIRE(p.cm_ends.size() == 2);
+  const auto &qa = p.cm_ends[0], &qb = p.cm_ends[1];
+  CHECK(qa.exchange_only);
+  CHECK(qa.carried_mrs.empty());
+  CHECK(qa.peer_carried_mrs == std::vector<std::string>{"mb"});
+  CHECK(qa.peer_exchange_bytes == 76);
+  CHECK(qb.carried_mrs == std::vector<std::string>{"mb"});
+  CHECK(qb.carried_and_published.empty());  // only its peer's write aims at mb
+  CHECK(qb.peer_exchange_bytes == 56);
+  CHECK(qb.peer_type == "RC");
+}
