@@ -5,7 +5,6 @@
 #include "exec/multicast.h"
 #include "exec/odp_caps.h"
 #include "exec/steps.h"
-#include "scenario/capabilities.h"
 #include "spec/providers.h"
 #include "util/ops.h"
 #include "verbs/qp_control.h"
@@ -17,21 +16,13 @@ std::string provider_of(const RunState& st) {
   return "";
 }
 
-std::string unsupported_reason(const RunState& st) {
-  bool type2 = false;
-  for (const auto& w : st.scenario->mws) type2 |= w.type == 2;
-  std::set<spec::QpType> odp_qp_types;  // the types of the QPs that share a PD with an ODP MR
-  for (const auto& m : st.scenario->mrs) {
-    if (!(m.access & IBV_ACCESS_ON_DEMAND)) continue;
-    for (const auto& q : st.scenario->qps)
-      if (q.pd.name == m.pd.name) odp_qp_types.insert(q.qp_type);
-  }
-  const auto needs = scenario::needed_capabilities(*st.scenario);
+std::string unsupported_reason(const RunState& st, const plan::DeviceNeeds& needs) {
+  bool type2 = needs.mw_type2;
+  const auto& odp_qp_types = needs.odp_qp_types;
   for (const auto& [name, d] : st.devices) {
     const auto& attr = d.ctx().device_attr();
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
-    for (const auto& need : needs) {
-      const std::string& cap = need.cap;
+    for (const std::string& cap : needs.caps) {
       if (auto why = spec::ProviderTable::builtin().lacks(d.ctx().provider(), cap)) return who + cap + ": " + *why;
       if (cap == "xrc" && !(attr.device_cap_flags & IBV_DEVICE_XRC)) return who + "xrc: IBV_DEVICE_XRC not set";
       if (cap == "srq" && attr.max_srq == 0) return who + "srq: max_srq is 0";
@@ -54,7 +45,7 @@ std::string unsupported_reason(const RunState& st) {
         return who + "mw: no type 2 memory windows (IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B not set)";
     }
   }
-  return mcast_unsupported(st);
+  return mcast_unsupported(st, needs);
 }
 
 }  // namespace qpo::exec

@@ -155,7 +155,7 @@ void HostSession::report_device_query(const plan::Step& step) {
 bool HostSession::check_capabilities() {
   if (capability_checked_) return ok();
   capability_checked_ = true;
-  std::string why = unsupported_reason(st_);
+  std::string why = unsupported_reason(st_, p_.needs);
   if (why.empty()) return true;
   report::StepResult r;
   r.host = st_.host;

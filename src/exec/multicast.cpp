@@ -94,37 +94,27 @@ bool create_mcast_ah(RunState& st, const plan::Step& step) {
   return r.status != report::StepStatus::Failed;
 }
 
-std::string mcast_unsupported(const RunState& st) {
-  const auto& s = *st.scenario;
-  if (s.mcast_groups.empty()) return "";
-  // The device state of a QP on this host (capabilities are checked before the QPs exist).
-  auto device_of = [&](const std::string& qp) -> const DeviceState* {
-    const auto* q = s.qp(qp);
-    const auto* d = q ? s.device_of_qp(*q) : nullptr;
-    auto it = d ? st.devices.find(d->name) : st.devices.end();
-    return it == st.devices.end() ? nullptr : &it->second;
-  };
-  std::map<const DeviceState*, uint64_t> attached;  // members per device on this host
-  for (const auto& g : s.mcast_groups)
-    for (const auto& m : g.members)
-      if (const auto* d = device_of(m.name)) ++attached[d];
-  for (const auto& [d, count] : attached) {
-    std::string who = "unsupported by device (" + d->ctx().provider() + ", " + d->ctx().device_name() + "): ";
-    const auto& attr = d->ctx().device_attr();
+std::string mcast_unsupported(const RunState& st, const plan::DeviceNeeds& needs) {
+  for (const auto& [device, count] : needs.mcast_attachments) {
+    auto it = st.devices.find(device);
+    if (it == st.devices.end()) continue;  // another host's
+    const DeviceState& d = it->second;
+    std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
+    const auto& attr = d.ctx().device_attr();
     if (attr.max_mcast_grp == 0 || attr.max_mcast_qp_attach == 0)
       return who + "mcast: no multicast groups (max_mcast_grp " + std::to_string(attr.max_mcast_grp) + ")";
     if (count > static_cast<uint64_t>(attr.max_total_mcast_qp_attach))
       return who + "mcast: " + std::to_string(count) + " attachments, max_total_mcast_qp_attach " +
              std::to_string(attr.max_total_mcast_qp_attach);
   }
-  for (const auto& w : s.workloads) {
-    const auto* g = w.mcast ? s.mcast_group(w.mcast.name) : nullptr;
-    const auto* d = g && !g->ipv4 ? device_of(w.qp.name) : nullptr;
-    if (!d || !roce(*d)) continue;
-    std::string netdev = netdev_of(*d);
+  for (const auto& send : needs.ipv6_mcast_sends) {
+    auto it = st.devices.find(send.device);
+    if (it == st.devices.end() || !roce(it->second)) continue;
+    const DeviceState& d = it->second;
+    std::string netdev = netdev_of(d);
     if (!netdev.empty() && !netdev_multicast(netdev))
-      return "unsupported by device (" + d->ctx().provider() + ", " + d->ctx().device_name() + "): mcast: IPv6 group '" +
-             g->name + "' (" + g->gid_text + ") sent from netdev " + netdev +
+      return "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): mcast: IPv6 group '" +
+             send.group + "' (" + send.gid_text + ") sent from netdev " + netdev +
              ", which has no IFF_MULTICAST: the kernel has no route for it (rxe completes the send with "
              "IBV_WC_LOC_QP_OP_ERR); IPv4 groups (239.x.x.x) work there";
   }

@@ -16,6 +16,6 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g);
 // Why this host's devices cannot run the scenario's multicast ("" when they can): an IPv6
 // group sent from a device whose netdev has no IFF_MULTICAST (rxe on lo: the send fails with
 // IBV_WC_LOC_QP_OP_ERR), a device without multicast groups, more members than it attaches.
-std::string mcast_unsupported(const RunState& st);
+std::string mcast_unsupported(const RunState& st, const plan::DeviceNeeds& needs);
 
 }  // namespace qpo::exec

@@ -86,7 +86,7 @@ void make_qp_owner(RunState& st, QpState& q);
 void note_unsupported(RunState& st, int err, const std::string& message);
 
 // Capabilities (capabilities.cpp): empty string when supported, else the reason.
-std::string unsupported_reason(const RunState& st);
+std::string unsupported_reason(const RunState& st, const plan::DeviceNeeds& needs);  // the plan's needs
 std::string provider_of(const RunState& st);
 
 // ibv_modify_qp (modify.cpp) with the attr the planner lowered for the step. Returns false

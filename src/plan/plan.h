@@ -11,6 +11,7 @@
 #include "check/checked.h"
 #include "plan/attr_template.h"
 #include "plan/cm_end.h"
+#include "plan/device_needs.h"
 #include "plan/text.h"
 #include "scenario/model.h"
 #include "spec/rules.h"
@@ -166,6 +167,7 @@ struct Plan {
   // of a counted group share theirs.
   std::vector<AttrTemplate> attr_templates;
   const AttrTemplate& attrs_of(const Step& s) const { return attr_templates.at(s.attrs); }
+  DeviceNeeds needs;  // what the devices must be able to do (plan/device_needs.h)
   // Every QP's `cm:`, lowered (plan/cm_end.h), in file order.
   std::vector<CmEnd> cm_ends;
   const CmEnd* cm_end_of(const Step& s) const {

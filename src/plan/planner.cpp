@@ -89,6 +89,7 @@ class Planner {
       bring_up(h.name);
       p.hosts.push_back(std::move(hp));
     }
+    p.needs = device_needs(s_);
     plan_cm_connect(s_, p);  // rdma_cm connections: the first stages after bring-up
     plan_timeline(s_, o, p);
     plan_cm_disconnect(s_, p);

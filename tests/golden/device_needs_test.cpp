@@ -1,0 +1,45 @@
+// What a scenario asks of the devices, lowered into the plan (plan/device_needs.h): exec
+// checks the opened devices against Plan::needs, never the scenario.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "plan/plan.h"
+#include "unit/scenario_fixture.h"
+
+namespace {
+
+qpo::plan::Plan plan_of_file(const std::string& path) {
+  qpo::test::Loaded l(qpo::test::source_file(path), path);
+  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
+  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
+  REQUIRE(l.scenario);
+  REQUIRE_FALSE(l.sink.has_errors());
+  return qpo::plan::build_plan(*l.checked);
+}
+
+}  // namespace
+
+TEST_CASE("an IPv6 multicast group: its members counted per device, and who sends to it from which device") {
+  auto p = plan_of_file("tests/scenarios/two-guests/ud-multicast-ipv6.yaml");
+  CHECK(p.needs.mcast_attachments == std::map<std::string, uint64_t>{{"da", 1}, {"db", 1}});
+  REQUIRE(p.needs.ipv6_mcast_sends.size() == 1);
+  CHECK(p.needs.ipv6_mcast_sends[0].group == "g6");
+  CHECK(p.needs.ipv6_mcast_sends[0].gid_text == "ff0e::1234");
+  CHECK(p.needs.ipv6_mcast_sends[0].device == "da");
+  CHECK(p.needs.caps == std::vector<std::string>{"ud"});  // UD QPs; multicast is checked by its own numbers
+}
+
+TEST_CASE("ODP MRs: odp is needed, with the types of the QPs on their PD") {
+  auto p = plan_of_file("tests/scenarios/run/rc-odp-unsupported.yaml");
+  CHECK(std::find(p.needs.caps.begin(), p.needs.caps.end(), "odp") != p.needs.caps.end());
+  CHECK(p.needs.odp_qp_types == std::set<qpo::spec::QpType>{qpo::spec::QpType::RC});
+  CHECK_FALSE(p.needs.mw_type2);
+}
+
+TEST_CASE("a type 2 memory window is noted beside the mw capability") {
+  auto p = plan_of_file("scenarios/rc-memory-windows.yaml");
+  CHECK(std::find(p.needs.caps.begin(), p.needs.caps.end(), "mw") != p.needs.caps.end());
+  CHECK(p.needs.mw_type2);
+  CHECK(p.needs.mcast_attachments.empty());
+}
