@@ -276,7 +276,7 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
       // Faults `during: traffic`: all of this host's at its first fault step, off after the
       // last workload stage (run()).
       if (!traffic_faults_) {
-        traffic_faults_ = std::make_unique<Faults>(st_, "traffic", "traffic");
+        traffic_faults_ = std::make_unique<Faults>(st_, p_.faults, "traffic", "traffic");
         if (!traffic_faults_->ok()) st_.report.fail("fault injection failed");
       }
       return ok();
@@ -443,7 +443,7 @@ report::RunReport HostSession::run(Channel& ch) {
     int fault_step = setup_step(plan::StepKind::Fault);
     if (ok() && fault_step) {
       st_.report.current_step = fault_step;
-      whole_run_faults = std::make_unique<Faults>(st_, "all", "setup");
+      whole_run_faults = std::make_unique<Faults>(st_, p_.faults, "all", "setup");
     }
     if (whole_run_faults && !whole_run_faults->ok()) st_.report.fail("fault injection failed");
     if (ok()) open_window();

@@ -95,12 +95,13 @@ std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q) {
   return why;
 }
 
-Faults::Faults(RunState& st, const std::string& window, const std::string& phase) : st_(st), phase_(phase) {
-  for (const auto& f : st.scenario->faults) {
-    auto it = st.devices.find(f.device.name);
+Faults::Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase)
+    : st_(st), phase_(phase) {
+  for (const auto& f : faults) {
+    auto it = st.devices.find(f.device);
     if (f.during != window || it == st.devices.end()) continue;
     const DeviceState& d = it->second;
-    Applied a{f.name, f.device.name, netdev_of(d), read_hw_counters(d)};
+    Applied a{f.name, f.device, netdev_of(d), read_hw_counters(d)};
     std::vector<std::string> netem;
     if (f.delay_us) netem.insert(netem.end(), {"delay", std::to_string(f.delay_us) + "us"});
     if (f.loss > 0) netem.insert(netem.end(), {"loss", pct(f.loss)});

@@ -9,6 +9,7 @@
 
 #include "exec/device_counters.h"
 #include "exec/run_state.h"
+#include "plan/plan.h"
 
 namespace qpo::exec {
 
@@ -29,7 +30,7 @@ std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q);
 class Faults {
  public:
   // Applies every fault of `window` ("traffic" or "all") on this host's devices.
-  Faults(RunState& st, const std::string& window, const std::string& phase);
+  Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase);
   ~Faults();  // removes the qdiscs and reports the counter deltas
   Faults(const Faults&) = delete;
   Faults& operator=(const Faults&) = delete;

@@ -142,12 +142,13 @@ class CmPlanner {
     st.phase = kind == StepKind::CmDisconnect ? Phase::Transitions : Phase::BringUp;
     st.verb = verb;
     st.stage = k;
-    // Every step about a QP's connection (its id, its listener) carries the QP's lowered end.
+    // Every step about a QP's connection (its id, its listener) carries the QP's lowered end:
+    // the QP's own name first (a QP may be called "x.listener"), else its listener's.
     if (kind != StepKind::CmChannel) {
-      std::string qp = object.size() > kListener.size() && object.ends_with(kListener)
-                           ? object.substr(0, object.size() - kListener.size())
-                           : object;
-      if (auto it = end_index_.find(qp); it != end_index_.end()) st.edit_extra().cm_end = it->second;
+      auto it = end_index_.find(object);
+      if (it == end_index_.end() && object.size() > kListener.size() && object.ends_with(kListener))
+        it = end_index_.find(object.substr(0, object.size() - kListener.size()));
+      if (it != end_index_.end()) st.edit_extra().cm_end = it->second;
     }
     st.object = std::move(object);
     return st;
@@ -178,8 +179,10 @@ class CmPlanner {
         e.peer_host = s_.host_of_qp(*p);
         e.peer_type = p->type_name;
         e.peer_private_data = p->cm.private_data;
-        if (cm.exchange_only) e.peer_exchange_bytes = cm::exchange_bytes(s_, *p);
-        e.peer_carried_mrs = cm::carried_mrs(s_, *p);
+        if (cm.exchange_only) {
+          e.peer_exchange_bytes = cm::exchange_bytes(s_, *p);
+          e.peer_carried_mrs = cm::carried_mrs(s_, *p);
+        }
         e.link_host = e.peer_host;
       } else if (!cm.peer) {
         // An active side with no peer (an expected failure) still means the link between the
@@ -190,7 +193,8 @@ class CmPlanner {
             break;
           }
       }
-      e.carried_mrs = cm::carried_mrs(s_, q);
+      // Only an exchange_only connection carries MRs (a scan of the workloads per QP).
+      if (cm.exchange_only) e.carried_mrs = cm::carried_mrs(s_, q);
       for (const auto& m : e.carried_mrs)
         for (const auto& w : s_.workloads)
           if (w.remote_mr.name == m && w.qp.name != cm.peer.name) {

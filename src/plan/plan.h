@@ -152,6 +152,14 @@ struct Step {
   std::shared_ptr<StepExtra> extra_;
 };
 
+// A `faults:` entry, lowered: tc netem under a device's netdev (exec/faults.h) for a window
+// ("traffic": the workloads' stages; "all": the whole run).
+struct NetemFault {
+  std::string name, device, during;
+  double loss = 0, corrupt = 0, duplicate = 0, reorder = 0;  // percent
+  uint64_t delay_us = 0;
+};
+
 struct HostPlan {
   std::string host, address;
   std::vector<Step> steps;
@@ -168,6 +176,7 @@ struct Plan {
   std::vector<AttrTemplate> attr_templates;
   const AttrTemplate& attrs_of(const Step& s) const { return attr_templates.at(s.attrs); }
   DeviceNeeds needs;  // what the devices must be able to do (plan/device_needs.h)
+  std::vector<NetemFault> faults;  // every host's; a host applies those on its devices
   // Every QP's `cm:`, lowered (plan/cm_end.h), in file order.
   std::vector<CmEnd> cm_ends;
   const CmEnd* cm_end_of(const Step& s) const {

@@ -90,6 +90,15 @@ class Planner {
       p.hosts.push_back(std::move(hp));
     }
     p.needs = device_needs(s_);
+    for (const auto& f : s_.faults)
+      p.faults.push_back({.name = f.name,
+                          .device = f.device.name,
+                          .during = f.during,
+                          .loss = f.loss,
+                          .corrupt = f.corrupt,
+                          .duplicate = f.duplicate,
+                          .reorder = f.reorder,
+                          .delay_us = f.delay_us});
     plan_cm_connect(s_, p);  // rdma_cm connections: the first stages after bring-up
     plan_timeline(s_, o, p);
     plan_cm_disconnect(s_, p);

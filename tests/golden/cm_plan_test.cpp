@@ -3,6 +3,7 @@
 // the ids and channel go before the QPs at teardown.
 #include <doctest/doctest.h>
 
+#include <regex>
 #include <string>
 
 #include "plan/plan.h"
@@ -223,4 +224,16 @@ TEST_CASE("two-host-cm-exchange: the lowered ends know which MRs each side's exc
   CHECK(qb.carried_and_published.empty());  // only its peer's write aims at mb
   CHECK(qb.peer_exchange_bytes == 56);
   CHECK(qb.peer_type == "RC");
+}
+
+TEST_CASE("a passive QP named 'qb.listener': its own steps carry its end, its listener's too") {
+  std::string y = std::regex_replace(qpo::test::source_file("scenarios/two-host-cm-rc.yaml"), std::regex("\\bqb\\b"), "qb.listener");
+  auto l = qpo::test::load_validate(y);
+  auto p = plan_of(l);
+  std::string b = ends_of_steps(p, "b");
+  CHECK(b.find("cm_channel qpo.cm.b -> none\n") != std::string::npos);
+  CHECK(b.find("cm_create_id qb.listener.listener -> qb.listener\n") != std::string::npos);
+  CHECK(b.find("cm_listen qb.listener.listener -> qb.listener\n") != std::string::npos);
+  CHECK(b.find("cm_wait_request qb.listener -> qb.listener\n") != std::string::npos);
+  CHECK(b.find("cm_accept qb.listener -> qb.listener\n") != std::string::npos);
 }

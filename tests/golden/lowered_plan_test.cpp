@@ -1,5 +1,5 @@
-// What a scenario asks of the devices, lowered into the plan (plan/device_needs.h): exec
-// checks the opened devices against Plan::needs, never the scenario.
+// Facts exec needs, lowered into the plan so it never reads the scenario: what the devices
+// must do (Plan::needs, plan/device_needs.h) and the faults' netem settings (Plan::faults).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -42,4 +42,19 @@ TEST_CASE("a type 2 memory window is noted beside the mw capability") {
   CHECK(std::find(p.needs.caps.begin(), p.needs.caps.end(), "mw") != p.needs.caps.end());
   CHECK(p.needs.mw_type2);
   CHECK(p.needs.mcast_attachments.empty());
+}
+
+TEST_CASE("faults: each entry's device, window and netem settings, in percent and microseconds") {
+  auto loss = plan_of_file("tests/scenarios/faults/rc-write-loss-1pct.yaml");
+  REQUIRE(loss.faults.size() == 1);
+  CHECK(loss.faults[0].name == "lossy");
+  CHECK(loss.faults[0].device == "da");
+  CHECK(loss.faults[0].during == "traffic");
+  CHECK(loss.faults[0].loss == doctest::Approx(1.0));
+  CHECK(loss.faults[0].delay_us == 0);
+  auto slow = plan_of_file("tests/scenarios/run/fault-root-qdisc.yaml");
+  REQUIRE(slow.faults.size() == 1);
+  CHECK(slow.faults[0].during == "all");
+  CHECK(slow.faults[0].delay_us == 100);
+  CHECK(slow.faults[0].loss == 0);
 }
