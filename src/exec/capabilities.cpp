@@ -1,6 +1,5 @@
 // Whether the opened devices can run the scenario at all: capability bits from
 // ibv_query_device, plus the per-provider deviations in schemas/providers.yaml.
-#include <set>
 
 #include "exec/multicast.h"
 #include "exec/odp_caps.h"
@@ -17,8 +16,6 @@ std::string provider_of(const RunState& st) {
 }
 
 std::string unsupported_reason(const RunState& st, const plan::DeviceNeeds& needs) {
-  bool type2 = needs.mw_type2;
-  const auto& odp_qp_types = needs.odp_qp_types;
   for (const auto& [name, d] : st.devices) {
     const auto& attr = d.ctx().device_attr();
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
@@ -32,7 +29,7 @@ std::string unsupported_reason(const RunState& st, const plan::DeviceNeeds& need
         if (int e = verbs::query_device_ex(d.ctx().get(), ex))
           return who + cap + ": ibv_query_device_ex failed (" + verbs::errno_name(e) + ")";
         if (cap == "odp") {
-          if (auto why = odp_problem(ex.odp_caps, odp_qp_types); !why.empty()) return who + "odp: " + why;
+          if (auto why = odp_problem(ex.odp_caps, needs.odp_qp_types); !why.empty()) return who + "odp: " + why;
           continue;
         }
         if (ex.completion_timestamp_mask == 0)
@@ -41,7 +38,7 @@ std::string unsupported_reason(const RunState& st, const plan::DeviceNeeds& need
       }
       if (cap == "mw" && (attr.max_mw == 0 || !(attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW)))
         return who + "mw: no memory windows (IBV_DEVICE_MEM_WINDOW not set, max_mw " + std::to_string(attr.max_mw) + ")";
-      if (cap == "mw" && type2 && !(attr.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)))
+      if (cap == "mw" && needs.mw_type2 && !(attr.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)))
         return who + "mw: no type 2 memory windows (IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B not set)";
     }
   }

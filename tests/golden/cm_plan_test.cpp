@@ -6,6 +6,7 @@
 #include <regex>
 #include <string>
 
+#include "golden/plan_of_file.h"
 #include "plan/plan.h"
 #include "unit/scenario_fixture.h"
 
@@ -179,17 +180,10 @@ std::string ends_of_steps(const qpo::plan::Plan& p, const std::string& host) {
   return out;
 }
 
-qpo::plan::Plan example_plan(const std::string& file) {
-  qpo::test::Loaded l(qpo::test::source_file("scenarios/" + file), file);
-  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
-  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
-  return plan_of(l);
-}
-
 }  // namespace
 
 TEST_CASE("two-host-cm-reject: each CM step carries its QP's lowered end; the peerless side's link is the other host") {
-  auto p = example_plan("two-host-cm-reject.yaml");
+  auto p = qpo::test::plan_of_file("scenarios/two-host-cm-reject.yaml");
   REQUIRE(p.cm_ends.size() == 3);
   CHECK(ends_of_steps(p, "b") ==
         "cm_channel qpo.cm.b -> none\n"
@@ -213,7 +207,7 @@ TEST_CASE("two-host-cm-reject: each CM step carries its QP's lowered end; the pe
 }
 
 TEST_CASE("two-host-cm-exchange: the lowered ends know which MRs each side's exchange carries, and the peer's size") {
-  auto p = example_plan("two-host-cm-exchange.yaml");
+  auto p = qpo::test::plan_of_file("scenarios/two-host-cm-exchange.yaml");
   REQUIRE(p.cm_ends.size() == 2);
   const auto &qa = p.cm_ends[0], &qb = p.cm_ends[1];
   CHECK(qa.exchange_only);

@@ -4,21 +4,9 @@
 
 #include <string>
 
-#include "plan/plan.h"
-#include "unit/scenario_fixture.h"
+#include "golden/plan_of_file.h"
 
-namespace {
-
-qpo::plan::Plan plan_of_file(const std::string& path) {
-  qpo::test::Loaded l(qpo::test::source_file(path), path);
-  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
-  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
-  REQUIRE(l.scenario);
-  REQUIRE_FALSE(l.sink.has_errors());
-  return qpo::plan::build_plan(*l.checked);
-}
-
-}  // namespace
+using qpo::test::plan_of_file;
 
 TEST_CASE("an IPv6 multicast group: its members counted per device, and who sends to it from which device") {
   auto p = plan_of_file("tests/scenarios/two-guests/ud-multicast-ipv6.yaml");

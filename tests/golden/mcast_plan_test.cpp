@@ -5,8 +5,7 @@
 
 #include <string>
 
-#include "plan/plan.h"
-#include "unit/scenario_fixture.h"
+#include "golden/plan_of_file.h"
 
 namespace {
 
@@ -23,19 +22,10 @@ std::string steps(const qpo::plan::Plan& p, const std::string& host, bool teardo
   return out;
 }
 
-qpo::plan::Plan plan_of(const std::string& file) {
-  qpo::test::Loaded l(qpo::test::source_file(file), file);
-  l.scenario = qpo::scenario::load_scenario(l.source, l.sink);
-  if (l.scenario) l.checked = qpo::validate::validate(*l.scenario, l.sink);
-  REQUIRE(l.scenario);
-  REQUIRE_FALSE(l.sink.has_errors());
-  return qpo::plan::build_plan(*l.checked);
-}
-
 }  // namespace
 
 TEST_CASE("two-host-cm-ud-multicast: CM joins before the attaches, leaves after the detaches, the channel last") {
-  auto p = plan_of("scenarios/two-host-cm-ud-multicast.yaml");
+  auto p = qpo::test::plan_of_file("scenarios/two-host-cm-ud-multicast.yaml");
   CHECK(steps(p, "a", false) ==
         "cm_mcast_channel rdma_create_event_channel qpo.cm.a.mcast\n"
         "cm_join_mcast rdma_join_multicast g:tx\n"
@@ -54,7 +44,7 @@ TEST_CASE("two-host-cm-ud-multicast: CM joins before the attaches, leaves after 
 }
 
 TEST_CASE("two-host-ud-multicast (verbs join): each host attaches its own members, no rdma_cm step") {
-  auto p = plan_of("scenarios/two-host-ud-multicast.yaml");
+  auto p = qpo::test::plan_of_file("scenarios/two-host-ud-multicast.yaml");
   CHECK(steps(p, "b", false) ==
         "attach_mcast ibv_attach_mcast g:mb1\n"
         "attach_mcast ibv_attach_mcast g:mb2\n"
