@@ -5,6 +5,7 @@
 #include <string>
 
 #include "golden/plan_of_file.h"
+#include "plan/declared_waits.h"
 
 using qpo::test::plan_of_file;
 
@@ -45,4 +46,19 @@ TEST_CASE("faults: each entry's device, window and netem settings, in percent an
   CHECK(slow.faults[0].during == "all");
   CHECK(slow.faults[0].delay_us == 100);
   CHECK(slow.faults[0].loss == 0);
+}
+
+TEST_CASE("declared waits: an expected CM event's `within`, summed over the steps of one host's stage") {
+  auto p = plan_of_file("tests/scenarios/run/two-host-cm-outcomes.yaml");
+  // qx's ADDR_ERROR within 2 s, qt's timeout within 3 s and qu's UNREACHABLE within 150 s: host
+  // a waits for them one after another, in one stage, so the phase timeout counts beyond 155 s.
+  CHECK(qpo::plan::longest_stage_wait_ms(p) == 155000);
+}
+
+TEST_CASE("declared waits: a plan without any has none") {
+  CHECK(qpo::plan::longest_stage_wait_ms(plan_of_file("scenarios/rc-write-pair.yaml")) == 0);
+}
+
+TEST_CASE("declared waits: a pause is one") {
+  CHECK(qpo::plan::longest_stage_wait_ms(plan_of_file("scenarios/two-host-timeline.yaml")) == 50);
 }

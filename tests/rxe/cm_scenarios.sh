@@ -14,6 +14,7 @@ cd "$(dirname "$0")/../.." || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+run_args=""  # extra `qpo run` options for the next check (reset after it)
 
 # check FILE WANT...: runs FILE, then every WANT (a Python regex) must match some step's
 # "verb object: message" line of the JSON report (a WANT starting with "!": none may match).
@@ -22,8 +23,10 @@ check() {
   shift
   case $f in *"$ONLY"*) ;; *) return ;; esac
   "$QPO" plan --format json "$f" > "$tmp/plan.json" || { echo "FAIL $f: qpo plan"; failures=$((failures + 1)); return; }
-  "$QPO" run --format json "$f" > "$tmp/run.json" 2> "$tmp/run.err"
+  # shellcheck disable=SC2086 # run_args is a list of words
+  "$QPO" run --format json $run_args "$f" > "$tmp/run.json" 2> "$tmp/run.err"
   rc=$?
+  run_args=""
   if python3 - "$tmp/plan.json" "$tmp/run.json" "$rc" "$@" <<'PY'
 import json, re, sys
 plan = json.load(open(sys.argv[1]))
@@ -112,7 +115,11 @@ check scenarios/two-host-cm-reject.yaml \
 # An address nobody on the link has: ARP gets no answer, the CM reports ADDR_ERROR (ETIMEDOUT)
 # when the resolve's own timeout runs out. A connect while host a's fault drops every RoCEv2
 # packet (the REQ too) gets no answer: the expected timeout, and after the CM's retries (~100 s)
-# the expected UNREACHABLE; the fault's counters show the REQs left the device.
+# the expected UNREACHABLE; the fault's counters show the REQs left the device. A phase
+# timeout of 30 s, shorter than the UNREACHABLE's ~100 s, still passes: the phase timeout counts
+# beyond the waits the scenario declares (qu's `within: 150s`; CI went red when a busy box took
+# the wait past the 120 s default).
+run_args="--phase-timeout 30"
 check tests/scenarios/run/two-host-cm-outcomes.yaml \
   '^rdma_resolve_addr qx: RDMA_CM_EVENT_ADDR_ERROR \(status -110 \(ETIMEDOUT\)\) \(expected\)$' \
   '^rdma_resolve_addr qt: RDMA_CM_EVENT_ADDR_RESOLVED$' \
