@@ -46,6 +46,7 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
     : s_(checked.model()), p_(p), o_(o) {
   const scenario::Scenario& s = s_;
   st_.scenario = &s;
+  st_.plan = &p;
   st_.host = std::move(host);
   st_.report.scenario = s.name;
   st_.report.file = s.file;

@@ -21,7 +21,7 @@
 #include "exec/workload_meeting.h"
 #include "exec/workload_results.h"
 #include "lua/workload.h"
-#include "workload/spec.h"
+#include "plan/workload_run.h"
 
 namespace qpo::exec {
 
@@ -118,25 +118,25 @@ bool note_elsewhere(RunState& st, const scenario::Workload& w, report::StepResul
 
 }  // namespace
 
-bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOptions& o) {
+bool run_lua_workload(RunState& st, const plan::WorkloadRun& run, const RunOptions& o) {
+  const scenario::Workload& w = run.spec;
   report::StepResult r = script_step(st, w);
-  lua::WorkloadSpec spec = workload::script_spec(*st.scenario, w);
+  lua::WorkloadSpec spec = run.script;
   spec.timeout_ms = o.timeout_ms;
   spec.all_workers = spec.workers;
   spec.workers = workers_here(st, spec.workers);
   bool spans_hosts = spec.workers.size() < spec.all_workers.size();
-  const auto* initiator = st.scenario->qp(w.qp.name);
-  std::string reporter = initiator ? st.scenario->host_of_qp(*initiator) : st.host;
+  std::string reporter = run.reporter_host.empty() ? st.host : run.reporter_host;
   InProcessChannel alone(1);  // a session without a run's channel (tests): this host only
   WorkloadMeeting meeting(st.channel ? *st.channel : alone, st.host, w.name);
 
   std::map<std::string, dataplane::Endpoint> endpoints;
   std::map<std::string, uint32_t> to_clear;
-  std::string problem = drain_bringup_receives(st, w, spec, o.timeout_ms, &to_clear);
-  if (problem.empty()) problem = local_endpoints(st, w, spec, endpoints);
+  std::string problem = drain_bringup_receives(st, run, spec, o.timeout_ms, &to_clear);
+  if (problem.empty()) problem = local_endpoints(st, run, spec, endpoints);
   try {
     auto all = meeting.ready(to_clear, problem);
-    problem = clear_receives_across_hosts(st, w, all, o.timeout_ms);
+    problem = clear_receives_across_hosts(st, run, all, o.timeout_ms);
   } catch (const std::exception& e) {
     if (problem.empty()) problem = e.what();
   }

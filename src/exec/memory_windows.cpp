@@ -7,6 +7,7 @@
 
 #include "exec/endpoints.h"
 #include "exec/steps.h"
+#include "plan/plan.h"
 #include "util/strings.h"
 #include "util/wc_status_names.h"
 
@@ -17,9 +18,9 @@ namespace {
 constexpr uint64_t kWindowTag = 0x4d57000000000000ull;  // "MW": bind/invalidate work requests
 
 const scenario::Mw& spec_of(const RunState& st, const std::string& name) {
-  const auto* w = st.scenario->mw(name);
-  if (!w) throw std::logic_error("plan names memory window '" + name + "' the scenario does not have");
-  return *w;
+  const auto* w = st.plan->window(name);
+  if (!w) throw std::logic_error("plan names memory window '" + name + "' it does not lower");
+  return w->spec;
 }
 
 // The completion of the work request `wr_id` on `q`'s send CQ, within the run's timeout.
@@ -47,11 +48,6 @@ void await_completion(RunState& st, QpState& q, uint64_t wr_id, int timeout_ms, 
 std::string rkey_text(uint32_t rkey) { return util::hex(rkey); }
 
 }  // namespace
-
-uint64_t window_offset(const scenario::Scenario& s, const std::string& remote) {
-  const auto* w = s.mw(remote);
-  return w ? w->offset : 0;
-}
 
 void alloc_mw(RunState& st, const plan::Step& step) {
   const auto& w = spec_of(st, step.object);
@@ -141,9 +137,8 @@ bool publish_mws(RunState& st, const plan::Step& step) {
       std::string name;
       RemoteMr m;
       while (in >> name >> m.addr >> m.length >> m.rkey) {
-        const auto* w = st.scenario->mw(name);
-        const auto* pd = w ? st.scenario->pd(w->pd.name) : nullptr;
-        m.host = pd ? st.scenario->host_of_device(pd->device.name) : "";
+        const auto* w = st.plan->window(name);
+        m.host = w ? w->host : "";
         st.dir.mrs[name] = m;
       }
     }

@@ -16,7 +16,5 @@ bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step);
 bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step);
 // Every host, once per bind stage: sends the windows this host bound, takes everyone's.
 bool publish_mws(RunState& st, const plan::Step& step);
-// Where in its MR a remote_mr name's bytes start: the window's offset, or 0 for an MR.
-uint64_t window_offset(const scenario::Scenario& s, const std::string& remote);
 
 }  // namespace qpo::exec

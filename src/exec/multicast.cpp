@@ -22,8 +22,8 @@ ibv_gid gid_of(const scenario::McastGroup& g) {
 }
 
 const scenario::McastGroup& group_of(const RunState& st, const std::string& name) {
-  const auto* g = st.scenario->mcast_group(name);
-  if (!g) throw std::logic_error("plan names multicast group '" + name + "' the scenario does not have");
+  const auto* g = st.plan->mcast_group(name);
+  if (!g) throw std::logic_error("plan names multicast group '" + name + "' the plan does not lower");
   return *g;
 }
 

@@ -27,6 +27,7 @@
 #include "exec/steps.h"
 #include "verbs/qp_control.h"
 #include "exec/workload_results.h"
+#include "plan/plan.h"
 #include "util/quantities.h"
 #include "util/cpu_pin.h"
 #include "util/strings.h"
@@ -172,17 +173,11 @@ struct Responder {
 };
 
 bool initiator_here(const RunState& st, const scenario::Workload& w) { return st.qps.count(w.qp.name) > 0; }
-// The QPs on this host that receive what `w` sends: its peer, or the members of its multicast group.
-std::vector<const std::string*> receivers_here(const RunState& st, const scenario::Workload& w) {
+// The QPs on this host that receive what `run` sends: its peer, or the members of its multicast group.
+std::vector<const std::string*> receivers_here(const RunState& st, const plan::WorkloadRun& run) {
   std::vector<const std::string*> out;
-  if (w.mcast) {
-    if (const auto* g = st.scenario->mcast_group(w.mcast.name))
-      for (const auto& m : g->members)
-        if (st.qps.count(m.name)) out.push_back(&m.name);
-    return out;
-  }
-  const auto* q = st.scenario->qp(w.qp.name);
-  if (q && st.qps.count(q->connect.name)) out.push_back(&q->connect.name);
+  for (const auto& name : run.receivers)
+    if (st.qps.count(name)) out.push_back(&name);
   return out;
 }
 
@@ -212,7 +207,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   t->q = &st.qps.at(w.qp.name);
   refuse_ud_above_mtu(*t->q, w);
   t->ep = own_endpoint(st, *t->q, w.mcast ? "" : t->q->spec->connect.name);
-  if (const auto* g = w.mcast ? st.scenario->mcast_group(w.mcast.name) : nullptr) {
+  if (const auto* g = w.mcast ? st.plan->mcast_group(w.mcast.name) : nullptr) {
     t->ep.peer_name = g->name;  // every member: the group's GID, QPN 0xffffff, the group's qkey
     t->ep.peer_qpn = 0xffffff;
     t->ep.peer_qkey = g->qkey;
@@ -240,7 +235,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
     // A deliberate access past a memory window's end: the responder is to refuse it
     // (IBV_WC_REM_ACCESS_ERR), so the data path's own range check must let it through.
     auto remote = t->ep.remote_mrs.find(c.remote_mr);
-    if (w.expect_status && st.scenario->mw(c.remote_mr) && remote != t->ep.remote_mrs.end())
+    if (w.expect_status && st.plan->workload_of(step).remote_is_window && remote != t->ep.remote_mrs.end())
       remote->second.length = std::max<uint64_t>(remote->second.length, w.offset + (info.atomic ? 8 : w.size));
   }
   c.imm = kImmediate;
@@ -650,9 +645,10 @@ std::vector<std::unique_ptr<InitiatorWorker>> initiator_workers(RunState& st,
 }  // namespace
 
 bool prepare_workload(RunState& st, const plan::Step& step) {
-  const auto* w = st.scenario->workload(step.extra().workload);
+  const auto& run = st.plan->workload_of(step);
+  const auto* w = &run.spec;
   auto* m = st.mrs.at(step.object);  // the remote MR, or the one behind its window
-  uint64_t offset = w->offset + window_offset(*st.scenario, w->remote_mr.name);
+  uint64_t offset = run.remote_offset;
   auto& r = run_step(st, st.host, "traffic", "prepare", step.object, w->name, [&] {
     uint8_t* at = m->data() + offset;  // validation keeps offset + size inside the MR (and window)
     size_t room = offset < m->length() ? m->length() - offset : 0;  // a window's deliberate overrun stays in the MR
@@ -668,16 +664,17 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   std::vector<std::unique_ptr<Initiator>> initiators;
   std::vector<std::unique_ptr<Responder>> responders;
   for (const plan::Step* step : steps) {
-    const auto& w = *st.scenario->workload(step->extra().workload);
+    const auto& run = st.plan->workload_of(*step);
+    const auto& w = run.spec;
     if (!w.script.empty()) {
       // Every host takes part, with or without workers in it: the hosts meet at its barriers.
       st.report.current_step = step->index;
-      if (!run_lua_workload(st, w, o)) return false;
+      if (!run_lua_workload(st, run, o)) return false;
       continue;
     }
     try {
       if (initiator_here(st, w)) initiators.push_back(make_initiator(st, *step, w, o, &halt));
-      for (const std::string* receiver : receivers_here(st, w)) {
+      for (const std::string* receiver : receivers_here(st, run)) {
         if (!op_info(*w.op).consumes_recv || w.expect_status) break;
         auto& q = st.qps.at(*receiver);
         refuse_ud_above_mtu(q, w);
@@ -785,7 +782,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
 }
 
 bool verify_workload(RunState& st, const plan::Step& step) {
-  const auto& w = *st.scenario->workload(step.extra().workload);
+  const auto& run = st.plan->workload_of(step);
+  const auto& w = run.spec;
   Op op = *w.op;  // Verify follows op workloads only
   std::string problem;
   if (op == Op::Read) {
@@ -795,10 +793,10 @@ bool verify_workload(RunState& st, const plan::Step& step) {
       problem = "read data differs from the remote MR";
   } else if (op_info(op).atomic) {
     uint64_t v;
-    std::memcpy(&v, st.mrs.at(step.object)->data() + w.offset + window_offset(*st.scenario, w.remote_mr.name), 8);
+    std::memcpy(&v, st.mrs.at(step.object)->data() + run.remote_offset, 8);
     if (v != w.iterations)
       problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
-  } else if (dataplane::check_pattern(st.mrs.at(step.object)->data() + w.offset + window_offset(*st.scenario, w.remote_mr.name),
+  } else if (dataplane::check_pattern(st.mrs.at(step.object)->data() + run.remote_offset,
                                       w.size, step.extra().data_seed) >= 0) {
     problem = "remote MR does not hold the written data";
   }

@@ -18,6 +18,7 @@
 #include "verbs/resources.h"
 
 namespace qpo::dataplane { class RecvPool; }
+namespace qpo::plan { struct Plan; }
 
 namespace qpo::exec {
 
@@ -79,6 +80,7 @@ struct McastCm;  // rdma_cm multicast joins (multicast_cm.h)
 // objects comes from `dir`, filled by the exchange.
 struct RunState {
   const scenario::Scenario* scenario = nullptr;
+  const plan::Plan* plan = nullptr;  // what this run runs: its lowered facts (workloads, groups)
   std::string host;
   Directory dir;
   std::vector<std::unique_ptr<verbs::Resource>> owned;  // creation order

@@ -9,7 +9,6 @@
 #include "dataplane/stream.h"
 #include "exec/endpoints.h"
 
-#include "scenario/script_qps.h"
 #include "exec/async_events.h"
 #include "exec/steps.h"
 
@@ -17,15 +16,10 @@ namespace qpo::exec {
 
 namespace {
 
-// Whom `qp` talks to in this workload: its connect:, else an initiator connected to it.
-std::string peer_in(const RunState& st, const scenario::Workload& w, const std::string& qp) {
-  const auto* q = st.scenario->qp(qp);
-  if (q && q->connect) return q->connect.name;
-  for (const auto& ref : w.initiators()) {
-    const auto* i = st.scenario->qp(ref.name);
-    if (i && i->connect.name == qp) return ref.name;
-  }
-  return "";
+// Whom `qp` talks to in this workload (plan/workload_run.h): "" for nobody.
+std::string peer_in(const plan::WorkloadRun& run, const std::string& qp) {
+  auto it = run.peer_of.find(qp);
+  return it == run.peer_of.end() ? "" : it->second;
 }
 
 dataplane::StreamConfig one_by_one(int timeout_ms) {
@@ -83,18 +77,18 @@ std::string await_receives(RunState& st, QpState& to, uint32_t count, int timeou
 
 }  // namespace
 
-std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
+std::string local_endpoints(RunState& st, const plan::WorkloadRun& run, const lua::WorkloadSpec& spec,
                             std::map<std::string, dataplane::Endpoint>& out) {
   for (const auto& worker : spec.workers)
     for (const auto& name : worker.qps) {
       auto it = st.qps.find(name);
       if (it == st.qps.end()) return "QP '" + name + "' is not on host " + st.host;
-      out[name] = endpoint_for(st, it->second, peer_in(st, w, name));
+      out[name] = endpoint_for(st, it->second, peer_in(run, name));
     }
   return "";
 }
 
-std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
+std::string drain_bringup_receives(RunState& st, const plan::WorkloadRun& run, const lua::WorkloadSpec& spec,
                                    int timeout_ms, std::map<std::string, uint32_t>* across_hosts) {
   for (const auto& worker : spec.workers)
     for (const auto& name : worker.qps) {
@@ -104,10 +98,10 @@ std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, co
       // Only receive queues the scripts own hold just the smoke's share; others keep theirs.
       // An SRQ keeps its share too: its receives are not counted per QP, and a stream counts
       // a message that lands there (unchecked); a ping-pong does not receive through SRQs.
-      if (q.srq || !scenario::receives_belong_to_scripts(*st.scenario, name)) continue;
+      if (q.srq || !run.script_receives.count(name)) continue;
       uint32_t leftover = bringup_outstanding(st, q);
       if (leftover == 0) continue;
-      auto peer = st.qps.find(peer_in(st, w, name));
+      auto peer = st.qps.find(peer_in(run, name));
       if (peer == st.qps.end()) {
         // Its peer is on another host: cleared after the hosts compared notes.
         (*across_hosts)[name] = leftover;
@@ -120,13 +114,13 @@ std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, co
   return "";
 }
 
-std::string clear_receives_across_hosts(RunState& st, const scenario::Workload& w,
+std::string clear_receives_across_hosts(RunState& st, const plan::WorkloadRun& run,
                                         const std::map<std::string, uint32_t>& all, int timeout_ms) {
   // Sends first, then receives: every host sends before it waits, so none waits on a host
   // that is itself waiting.
   for (const auto& [name, count] : all) {
     if (st.qps.count(name)) continue;
-    auto peer = st.qps.find(peer_in(st, w, name));
+    auto peer = st.qps.find(peer_in(run, name));
     if (peer == st.qps.end()) continue;  // another host's pair
     if (auto problem = send_empty(st, peer->second, name, count, timeout_ms); !problem.empty())
       return "clearing the executor's receives on '" + name + "' (host " + st.dir.qps.at(name).host + "): " + problem;

@@ -7,6 +7,7 @@
 #include "dataplane/endpoint.h"
 #include "exec/run_state.h"
 #include "lua/workload.h"
+#include "plan/workload_run.h"
 #include "scenario/model.h"
 
 namespace qpo::exec {
@@ -16,7 +17,7 @@ namespace qpo::exec {
 // qpn, qkey, GID; its MRs' addr and rkey). A UD QP gets an address handle for its peer: its
 // connect:, or for a target without one (a receiver anyone may send to) the initiator that
 // names it, so that it can answer.
-std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
+std::string local_endpoints(RunState& st, const plan::WorkloadRun& run, const lua::WorkloadSpec& spec,
                             std::map<std::string, dataplane::Endpoint>& out);
 
 // The executor keeps a receive or two posted on QPs that scripts own (for the smoke
@@ -28,12 +29,12 @@ std::string local_endpoints(RunState& st, const scenario::Workload& w, const lua
 // lands there). Pairs on this host are cleared here; a QP whose peer is on another host is
 // put in `across_hosts` (QP -> leftover receives) for clear_receives_across_hosts once the
 // hosts have compared notes. "" when done, else what went wrong.
-std::string drain_bringup_receives(RunState& st, const scenario::Workload& w, const lua::WorkloadSpec& spec,
+std::string drain_bringup_receives(RunState& st, const plan::WorkloadRun& run, const lua::WorkloadSpec& spec,
                                    int timeout_ms, std::map<std::string, uint32_t>* across_hosts);
 
 // Every host's `across_hosts`, merged: this host sends the empty messages its QPs owe peers
 // elsewhere, then awaits those its own QPs are owed.
-std::string clear_receives_across_hosts(RunState& st, const scenario::Workload& w,
+std::string clear_receives_across_hosts(RunState& st, const plan::WorkloadRun& run,
                                         const std::map<std::string, uint32_t>& all, int timeout_ms);
 
 }  // namespace qpo::exec

@@ -135,7 +135,7 @@ bool smoke_step(RunState& st, const RunOptions& o, const plan::Step& step);     
 bool prepare_workload(RunState& st, const plan::Step& step);                       // PrepareData
 bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps);  // together
 bool verify_workload(RunState& st, const plan::Step& step);                        // Verify
-bool run_lua_workload(RunState& st, const scenario::Workload& w, const RunOptions& o);  // script: workloads
+bool run_lua_workload(RunState& st, const plan::WorkloadRun& run, const RunOptions& o);  // script: workloads
 
 // What the exchange says about a QP's peer (nullptr when it has no connect: or was not published).
 const RemoteQp* peer_of(const RunState& st, const QpState& q);

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "check/checked.h"
@@ -13,6 +14,7 @@
 #include "plan/cm_end.h"
 #include "plan/device_needs.h"
 #include "plan/text.h"
+#include "plan/workload_run.h"
 #include "scenario/model.h"
 #include "spec/rules.h"
 #include "util/json_writer.h"
@@ -104,7 +106,7 @@ struct SmokePair {
 // fields in each of them were most of its memory. Read through Step::extra().
 struct StepExtra {
   SmokePair smoke;            // SmokeSend, SmokeReceive; CreateAh: sender -> receiver
-  std::string workload;       // PrepareData, Workload, Verify: the workload's name
+  int workload = -1;          // PrepareData, Workload, Verify: Plan::workloads[workload]
   // PrepareData, Workload, Verify: the pattern the workload's bytes follow, and whether the
   // responder writes it into the remote MR first (a read of an MR nothing wrote yet).
   uint32_t data_seed = 0;
@@ -183,6 +185,21 @@ struct Plan {
     int i = s.extra().cm_end;
     return i >= 0 && static_cast<size_t>(i) < cm_ends.size() ? &cm_ends[static_cast<size_t>(i)] : nullptr;
   }
+  // Every workload the timeline runs, lowered (plan/workload_run.h), in the order first run.
+  std::vector<WorkloadRun> workloads;
+  const WorkloadRun& workload_of(const Step& s) const { return workloads.at(static_cast<size_t>(s.extra().workload)); }
+  // The memory windows as checked, each with the host of its PD (the bind's publish names it).
+  struct Window {
+    scenario::Mw spec;
+    std::string host;
+  };
+  std::vector<Window> windows;
+  const Window* window(const std::string& name) const;
+  // The multicast groups as checked: their GID, MLID, qkey, join and members.
+  std::vector<scenario::McastGroup> mcast_groups;
+  const scenario::McastGroup* mcast_group(const std::string& name) const;
+  // Their places by name (the planner fills them): a lookup per step, not a scan.
+  std::unordered_map<std::string, size_t> window_index, mcast_group_index;
   size_t step_count() const;
 };
 

@@ -90,6 +90,13 @@ class Planner {
       p.hosts.push_back(std::move(hp));
     }
     p.needs = device_needs(s_);
+    p.mcast_groups = s_.mcast_groups;
+    for (size_t i = 0; i < p.mcast_groups.size(); ++i) p.mcast_group_index.emplace(p.mcast_groups[i].name, i);
+    for (const auto& w : s_.mws) {
+      const auto* pd = s_.pd(w.pd.name);
+      p.window_index.emplace(w.name, p.windows.size());
+      p.windows.push_back({w, pd ? s_.host_of_device(pd->device.name) : ""});
+    }
     for (const auto& f : s_.faults)
       p.faults.push_back({.name = f.name,
                           .device = f.device.name,
@@ -439,6 +446,16 @@ StepExtra& Step::edit_extra() {
 const StepExtra& Step::no_extra() {
   static const StepExtra none;
   return none;
+}
+
+const Plan::Window* Plan::window(const std::string& name) const {
+  auto it = window_index.find(name);
+  return it == window_index.end() ? nullptr : &windows[it->second];
+}
+
+const scenario::McastGroup* Plan::mcast_group(const std::string& name) const {
+  auto it = mcast_group_index.find(name);
+  return it == mcast_group_index.end() ? nullptr : &mcast_groups[it->second];
 }
 
 size_t Plan::step_count() const {

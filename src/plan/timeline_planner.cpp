@@ -12,7 +12,6 @@
 #include "util/cpu_pin.h"
 #include "util/strings.h"
 #include "util/ops.h"
-#include "workload/spec.h"
 
 namespace qpo::plan {
 
@@ -48,12 +47,11 @@ util::SharedList<Arg> list_of(Args&&... args) {
 // true, [64,4096]).
 std::string script_value_text(const lua::Value& v) { return v.is_string() ? v.as_string() : v.to_json(); }
 
-// A script workload's args as the script receives them (workload::script_spec: `args:`, and
+// A script workload's args as the script receives them (its lowered spec, workload::script_spec: `args:`, and
 // size/iterations when the workload itself gives them), by name. The MRs are the step's own
 // args already. What the workload leaves out, the script's setup() fills in with its own
 // defaults, not the op loop's (size 4096, 1000 iterations), so the plan shows nothing for it.
-void script_args(Step& st, const Scenario& s, const scenario::Workload& w) {
-  lua::WorkloadSpec spec = workload::script_spec(s, w);  // named: the loop below reads into it
+void script_args(Step& st, const lua::WorkloadSpec& spec) {
   for (const auto& [key, value] : spec.args.fields())
     if (key != "local_mr" && key != "remote_mr") st.args.push_back(arg(key, script_value_text(value)));
 }
@@ -334,6 +332,13 @@ class TimelinePlanner {
     return {pattern_seed(w.local_mr ? "mr:" + w.local_mr.name : "qp:" + w.qp.name), false};
   }
 
+  // `w`'s index in Plan::workloads: lowered the first time the timeline runs it.
+  int lowered(const scenario::Workload& w) {
+    auto [it, fresh] = workload_index_.emplace(w.name, static_cast<int>(p_.workloads.size()));
+    if (fresh) p_.workloads.push_back(lower_workload(s_, w));
+    return it->second;
+  }
+
   void workloads(const TimelineStep& step) {
     std::vector<const scenario::Workload*> ws;
     for (const auto& ref : step.workloads)
@@ -353,7 +358,7 @@ class TimelinePlanner {
       if (!q) continue;
       auto& st = add(host_of(q->connect.name), StepKind::PrepareData, Phase::Traffic, "prepare", mr_behind(w->remote_mr.name), k);
       auto& extra = st.edit_extra();
-      extra.workload = w->name;
+      extra.workload = lowered(*w);
       extra.data_seed = data[w->name].first;
       extra.fill_remote = data[w->name].second;
       st.args.push_back(arg("workload", w->name));
@@ -398,7 +403,7 @@ class TimelinePlanner {
       for (const auto& h : on) {
         if (h.empty()) continue;
         auto& st = add(h, StepKind::Workload, Phase::Traffic, w->script.empty() ? Text("workload") : Text("script"), w->name, k);
-        st.edit_extra().workload = w->name;
+        st.edit_extra().workload = lowered(*w);
         st.edit_extra().data_seed = data[w->name].first;
         st.args.push_back(arg("qp", w->qp.name));
         if (w->op) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op_spelling())));
@@ -419,7 +424,7 @@ class TimelinePlanner {
           if (w->offset) st.args.push_back(arg("offset", std::to_string(w->offset)));
           st.args.push_back(arg("iterations", std::to_string(w->iterations)));
         } else {
-          script_args(st, s_, *w);
+          script_args(st, p_.workloads.at(static_cast<size_t>(lowered(*w))).script);
           st.args.push_back(arg("script", w->script));
         }
         threads_args(st, *w, members);
@@ -441,7 +446,7 @@ class TimelinePlanner {
       else if ((is_write(*w) || is_atomic(*w)) && s_.qp(w->qp.name)) host = host_of(s_.qp(w->qp.name)->connect.name), mr = mr_behind(w->remote_mr.name);
       if (host.empty()) continue;
       auto& st = add(host, StepKind::Verify, Phase::Traffic, "verify", mr, k);
-      st.edit_extra().workload = w->name;
+      st.edit_extra().workload = lowered(*w);
       st.edit_extra().data_seed = data[w->name].first;
       st.args.push_back(arg("workload", w->name));
       st.args.push_back(arg("expect", is_atomic(*w) ? "the counter at " + std::to_string(w->iterations)
@@ -700,6 +705,7 @@ class TimelinePlanner {
   ArgLists args_;
   const PlanOptions& o_;
   Plan& p_;
+  std::unordered_map<std::string, int> workload_index_;  // Plan::workloads by name, while planning
   std::map<std::string, HostPlan*> hosts_;
   std::vector<QpModel> qps_;          // as s_.qps
   std::vector<HostPlan*> qp_hosts_;   // as s_.qps (plan_of)

@@ -62,3 +62,47 @@ TEST_CASE("declared waits: a plan without any has none") {
 TEST_CASE("declared waits: a pause is one") {
   CHECK(qpo::plan::longest_stage_wait_ms(plan_of_file("scenarios/two-host-timeline.yaml")) == 50);
 }
+
+namespace {
+const qpo::plan::WorkloadRun* workload_named(const qpo::plan::Plan& p, const std::string& name) {
+  for (const auto& w : p.workloads)
+    if (w.spec.name == name) return &w;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("a workload through a memory window: its bytes are at the window's offset plus its own in the MR") {
+  auto p = plan_of_file("scenarios/rc-memory-windows.yaml");
+  const auto* w = workload_named(p, "through_w2");
+  REQUIRE(w != nullptr);
+  CHECK(w->remote_is_window);
+  CHECK(w->remote_offset == 4096 + 1024);  // w2 opens dst at 4 KiB; the write is 1 KiB into it
+  CHECK(w->receivers == std::vector<std::string>{"qb"});
+  CHECK(w->spec.iterations == 20);
+}
+
+TEST_CASE("a multicast workload: the group's members receive, in file order") {
+  auto p = plan_of_file("scenarios/ud-multicast.yaml");
+  const auto* w = workload_named(p, "to_group");
+  REQUIRE(w != nullptr);
+  CHECK(w->receivers == std::vector<std::string>{"m1", "m2", "m3"});
+  CHECK_FALSE(w->remote_is_window);
+  REQUIRE(p.mcast_group("g") != nullptr);
+  CHECK(p.mcast_group("g")->qkey == 0x5eed);
+}
+
+TEST_CASE("a script workload across hosts: its spec, its reporter's host, each QP's peer") {
+  auto p = plan_of_file("scenarios/two-host-write-bw-lua.yaml");
+  const auto* w = workload_named(p, "write_bw");
+  REQUIRE(w != nullptr);
+  CHECK(w->reporter_host == "a");
+  CHECK(w->script.script == "builtin:write_bw");
+  REQUIRE(w->script.args.find("size") != nullptr);
+  CHECK(w->script.args.find("size")->to_json() == "65536");
+  REQUIRE(w->script.workers.size() == 2);  // qa's initiator and qb's target
+  CHECK(w->peer_of == std::map<std::string, std::string>{{"qa", "qb"}, {"qb", "qa"}});
+  // Every step of the workload, on both hosts, points at this one entry.
+  for (const auto& h : p.hosts)
+    for (const auto& s : h.steps)
+      if (s.kind == qpo::plan::StepKind::Workload && s.object == "write_bw") CHECK(&p.workload_of(s) == w);
+}

@@ -1,0 +1,47 @@
+#include "plan/workload_run.h"
+
+#include "scenario/script_qps.h"
+#include "workload/spec.h"
+
+namespace qpo::plan {
+
+namespace {
+
+// Whom `qp` talks to in `w`: its connect:, else an initiator connected to it.
+std::string peer_in(const scenario::Scenario& s, const scenario::Workload& w, const std::string& qp) {
+  const auto* q = s.qp(qp);
+  if (q && q->connect) return q->connect.name;
+  for (const auto& ref : w.initiators()) {
+    const auto* i = s.qp(ref.name);
+    if (i && i->connect.name == qp) return ref.name;
+  }
+  return "";
+}
+
+}  // namespace
+
+WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload& w) {
+  WorkloadRun r;
+  r.spec = w;
+  if (const auto* q = s.qp(w.qp.name)) r.reporter_host = s.host_of_qp(*q);
+  if (w.mcast) {
+    if (const auto* g = s.mcast_group(w.mcast.name))
+      for (const auto& m : g->members) r.receivers.push_back(m.name);
+  } else if (const auto* q = s.qp(w.qp.name); q && q->connect) {
+    r.receivers.push_back(q->connect.name);
+  }
+  const auto* window = w.remote_mr ? s.mw(w.remote_mr.name) : nullptr;
+  r.remote_is_window = window != nullptr;
+  r.remote_offset = w.offset + (window ? window->offset : 0);
+  if (!w.script.empty()) {
+    r.script = workload::script_spec(s, w);
+    for (const auto& worker : r.script.workers)
+      for (const auto& qp : worker.qps) {
+        r.peer_of[qp] = peer_in(s, w, qp);
+        if (scenario::receives_belong_to_scripts(s, qp)) r.script_receives.insert(qp);
+      }
+  }
+  return r;
+}
+
+}  // namespace qpo::plan
