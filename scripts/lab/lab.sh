@@ -54,9 +54,13 @@ usage: lab.sh COMMAND ...
        [--verbose] -- CMD [ARGS...]
                run CMD in one guest with rxe0 on lo; exits with CMD's exit code
   run2 [--timeout SECS] [--smp N] [--mem MB] [--cwd DIR] [--out DIR] [--env NAME[=VALUE]]...
-       [--verbose] [--plain-a] --cmd-a 'SHELL CMD' --cmd-b 'SHELL CMD'
+       [--verbose] [--plain-a] [--prefix-b TEXT] [--grace-b SECS] [--status-file FILE]
+       --cmd-a 'SHELL CMD' --cmd-b 'SHELL CMD'
                two guests a and b joined by a network (rxe0 on eth0, fd00:1::1 and fd00:1::2);
-               --plain-a: guest a's output without the '[a] ' prefix
+               --plain-a: guest a's output without the '[a] ' prefix;
+               --prefix-b: guest b's line prefix instead of '[b] ';
+               --grace-b: b serves a: b's end never stops a, and b is stopped SECS s after
+               a's command ended; --status-file: write 'a|b RC HOW' lines there at the end
 
 exit codes: CMD's own; 124 timeout; 125 the lab failed (boot, rxe, missing tools); 2 usage
 environment: QPO_LAB_CACHE (cache dir), QPO_LAB_OUT (host dir for results, also set in the guest)
@@ -310,7 +314,8 @@ write_env() { # write_env EXTRA_ASSIGNMENTS... (NAME=VALUE)
 # or at the first word that is not an option, so the command's own options stay its own.
 parse_options() {
     OPT_TIMEOUT=600 OPT_SMP=$1 OPT_MEM=1024 OPT_CWD=$PWD OPT_OUT=${QPO_LAB_OUT:-} OPT_VERBOSE=0
-    OPT_ENV=() OPT_CMD_A='' OPT_CMD_B='' OPT_PLAIN_A=0 REST=()
+    OPT_ENV=() OPT_CMD_A='' OPT_CMD_B='' OPT_PLAIN_A=0 OPT_PREFIX_B='[b] ' OPT_GRACE_B='' OPT_STATUS_FILE=''
+    OPT_RUN2_ONLY=() REST=()
     shift
     while (($#)); do
         case $1 in
@@ -326,13 +331,17 @@ parse_options() {
             --verbose) OPT_VERBOSE=1; shift ;;
             --cmd-a) OPT_CMD_A=${2:?--cmd-a needs a shell command}; shift 2 ;;
             --cmd-b) OPT_CMD_B=${2:?--cmd-b needs a shell command}; shift 2 ;;
-            --plain-a) OPT_PLAIN_A=1; shift ;;
+            --plain-a) OPT_PLAIN_A=1; OPT_RUN2_ONLY+=("$1"); shift ;;
+            --prefix-b) OPT_PREFIX_B=${2?--prefix-b needs TEXT}; OPT_RUN2_ONLY+=("$1"); shift 2 ;;
+            --grace-b) OPT_GRACE_B=${2:?--grace-b needs SECS}; OPT_RUN2_ONLY+=("$1"); shift 2 ;;
+            --status-file) OPT_STATUS_FILE=${2:?--status-file needs FILE}; OPT_RUN2_ONLY+=("$1"); shift 2 ;;
             --) shift; REST=("$@"); break ;;
             -*) usage_error "unknown option $1" ;;
             *) REST=("$@"); break ;;
         esac
     done
     [[ $OPT_TIMEOUT =~ ^[0-9]+$ && $OPT_TIMEOUT -gt 0 ]] || usage_error "--timeout wants a positive number of seconds"
+    [[ -z $OPT_GRACE_B || $OPT_GRACE_B =~ ^[0-9]+$ ]] || usage_error "--grace-b wants a whole number of seconds"
     [[ $OPT_SMP =~ ^[0-9]+$ && $OPT_SMP -gt 0 ]] || usage_error "--smp wants a positive number"
     [[ $OPT_MEM =~ ^[0-9]+$ && $OPT_MEM -ge 128 ]] || usage_error "--mem wants MB >= 128"
     [[ -d $OPT_CWD ]] || usage_error "--cwd $OPT_CWD: no such directory"
@@ -418,8 +427,10 @@ start_guest() {
     : >"$dir/console.log"
     # If our stdout goes away (lab.sh ... | head), the pump keeps draining the FIFO into
     # /dev/null: a stalled FIFO would stall the guest until the timeout.
-    local copy=(cat)
-    [[ -n $prefix ]] && copy=(sed -u "s/^/$prefix/")
+    local copy=(cat) sed_prefix=${prefix//\\/\\\\}
+    sed_prefix=${sed_prefix//\//\\/}
+    sed_prefix=${sed_prefix//&/\\&}
+    [[ -n $prefix ]] && copy=(sed -u "s/^/$sed_prefix/")
     { "${copy[@]}" || cat >/dev/null; } <"$dir/stdout" & PUMP_PIDS+=($!)
     { "${copy[@]}" >&2 || cat >/dev/null; } <"$dir/stderr" & PUMP_PIDS+=($!)
     local args=(
@@ -450,23 +461,36 @@ start_guest() {
     fi
 }
 
-# After the guest's QEMU exited with status $2: prints the lab's verdict, returns the exit code.
+# After the guest's QEMU exited with status $2: prints the lab's verdict, returns the exit code
+# and sets VERDICT_HOW: exit (the command's own status), timeout, stopped (by the other guest's
+# end: --grace-b, or its failure), lab (the lab failed).
+VERDICT_HOW=''
 guest_verdict() {
     local name=$1 qrc=$2 label=$3 what=$4 dir=$WORK/$1
+    VERDICT_HOW=lab
     if [[ -f $dir/ctl/rc ]]; then
         local rc
         rc=$(cat "$dir/ctl/rc")
         if [[ -f $dir/ctl/error ]]; then
             say "${label}lab failed in the guest: $(cat "$dir/ctl/error")"
             show_logs "$dir"
+        else
+            VERDICT_HOW='exit'
         fi
         return "$rc"
     fi
     if ((qrc == 124)); then
+        VERDICT_HOW=timeout
         say "${label}timed out after $OPT_TIMEOUT s running: $what"
         return $EXIT_TIMEOUT
     fi
+    if [[ -f $dir/graced ]]; then
+        VERDICT_HOW=stopped
+        say "${label}stopped: still running $OPT_GRACE_B s after guest a's command ended (--grace-b)"
+        return $EXIT_TIMEOUT
+    fi
     if [[ -f $dir/killed ]]; then
+        VERDICT_HOW=stopped
         say "${label}stopped because the other guest failed"
         return $EXIT_LAB
     fi
@@ -559,7 +583,7 @@ cmd_run() {
     set -- "${REST[@]+"${REST[@]}"}"
     (($#)) || usage_error "run: no command (lab.sh run [options] -- CMD [ARGS...])"
     [[ -z $OPT_CMD_A$OPT_CMD_B ]] || usage_error "run: --cmd-a/--cmd-b belong to run2"
-    ((OPT_PLAIN_A == 0)) || usage_error "run: --plain-a belongs to run2"
+    ((${#OPT_RUN2_ONLY[@]} == 0)) || usage_error "run: ${OPT_RUN2_ONLY[0]} belongs to run2"
 
     prepare
     make_work
@@ -597,6 +621,24 @@ free_udp_ports() {
     echo "${found[@]}"
 }
 
+# In the background (STOPPER_PID): after SECS s, creates MARK and stops the guest whose QEMU is
+# PID. Its sleep ends with it, and it holds none of our output: a caller that reads lab.sh's
+# output to its end (out=$(lab.sh ...)) would otherwise wait for a sleep that outlived lab.sh.
+#   start_stopper SECS MARK PID
+start_stopper() {
+    local secs=$1 mark=$2 pid=$3
+    (
+        exec </dev/null >/dev/null 2>&1
+        trap 'kill "$sleeper" 2>/dev/null; wait "$sleeper"; exit 0' TERM
+        sleep "$secs" &
+        sleeper=$!
+        wait "$sleeper"
+        touch "$mark"
+        kill -TERM "$pid"
+    ) &
+    STOPPER_PID=$!
+}
+
 cmd_run2() {
     parse_options 1 "$@"
     ((${#REST[@]} == 0)) || usage_error "run2: unexpected argument ${REST[0]}"
@@ -629,7 +671,7 @@ cmd_run2() {
     local prefix_a="[a] "
     ((OPT_PLAIN_A)) && prefix_a=""
     start_guest a "$prefix_a" "$out" "${net_a[@]}"
-    start_guest b "[b] " "$out" "${net_b[@]}"
+    start_guest b "$OPT_PREFIX_B" "$out" "${net_b[@]}"
     # Boot times differ by a second or more: release both commands together once both
     # guests have rxe0 up.
     (
@@ -639,7 +681,9 @@ cmd_run2() {
     BARRIER_PID=$!
 
     # When one guest's command fails the other is usually waiting for it: give it 5 s, then
-    # stop it instead of waiting for the timeout.
+    # stop it instead of waiting for the timeout. With --grace-b, b serves a (a stock tool
+    # beside qpo run): a runs to its own end whatever b does, and b, which may still be
+    # printing or finishing, gets --grace-b seconds after a's end, whatever a's status.
     local -A qrc=()
     local pid name
     local -A name_of=([${GUEST_PIDS[0]}]=a [${GUEST_PIDS[1]}]=b) attempts=([a]=1 [b]=1)
@@ -659,27 +703,38 @@ cmd_run2() {
             if [[ $name == a ]]; then
                 start_guest a "$prefix_a" "$out" "${net_a[@]}"
             else
-                start_guest b "[b] " "$out" "${net_b[@]}"
+                start_guest b "$OPT_PREFIX_B" "$out" "${net_b[@]}"
             fi
             name_of[${GUEST_PIDS[-1]}]=$name
             continue
         fi
         qrc[$name]=$st
         local rcf=$WORK/$name/ctl/rc
-        if ((${#qrc[@]} < 2)) && { [[ ! -f $rcf ]] || [[ $(cat "$rcf") != 0 ]]; }; then
+        if ((${#qrc[@]} < 2)) && [[ -n $OPT_GRACE_B ]]; then
+            if [[ $name == a ]]; then
+                start_stopper "$OPT_GRACE_B" "$WORK/b/graced" "${GUEST_PIDS[0]}"
+            fi
+        elif ((${#qrc[@]} < 2)) && { [[ ! -f $rcf ]] || [[ $(cat "$rcf") != 0 ]]; }; then
             local other_pid=${GUEST_PIDS[0]}
             local other=${name_of[$other_pid]}
-            (sleep 5; touch "$WORK/$other/killed"; kill -TERM "$other_pid" 2>/dev/null) &
-            STOPPER_PID=$!
+            start_stopper 5 "$WORK/$other/killed" "$other_pid"
         fi
     done
     for p in $STOPPER_PID $BARRIER_PID; do kill "$p" 2>/dev/null || true; done
     wait_pumps
-    local -A rc=([a]=0 [b]=0)
+    local -A rc=([a]=0 [b]=0) how=()
     guest_verdict a "${qrc[a]}" "[a] " "$cmd_a" || rc[a]=$?
+    how[a]=$VERDICT_HOW
     guest_verdict b "${qrc[b]}" "[b] " "$cmd_b" || rc[b]=$?
+    how[b]=$VERDICT_HOW
+    # --status-file: the caller reports both guests' outcomes itself (lab.sh's exit code can
+    # carry only one), so the tally line below is left to it.
+    if [[ -n $OPT_STATUS_FILE ]]; then
+        printf 'a %s %s\nb %s %s\n' "${rc[a]}" "${how[a]}" "${rc[b]}" "${how[b]}" >"$OPT_STATUS_FILE" ||
+            say "cannot write --status-file $OPT_STATUS_FILE"
+    fi
     ((rc[a] == 0 && rc[b] == 0)) && return 0
-    say "guest a: exit ${rc[a]}, guest b: exit ${rc[b]}"
+    [[ -n $OPT_STATUS_FILE ]] || say "guest a: exit ${rc[a]}, guest b: exit ${rc[b]}"
     # The guest we stopped failed only as a consequence. Of the others, a lab failure says
     # more than the peer's error that it caused; otherwise a's status comes first.
     local n

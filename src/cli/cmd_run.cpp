@@ -16,6 +16,7 @@
 #include "cli/input.h"
 #include "cli/lab.h"
 #include "cli/lab_hosts.h"
+#include "cli/lab_peer.h"
 #include "cli/matrix_check.h"
 #include "cluster/controller.h"
 #include "cluster/launch.h"
@@ -70,6 +71,8 @@ Action add_run(CLI::App& app) {
     std::string agent_command = "qpo", token_file;
     std::vector<std::string> overrides;
     std::string report_file, results_file, events_file;  // --report, --results, --events
+    std::string lab_peer;  // --lab-peer: a shell command in the lab's guest b (cli/lab_peer.h)
+    int lab_peer_grace_s = kLabPeerGraceSeconds;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Bring the scenario up on real RDMA devices, move traffic, tear down");
@@ -88,14 +91,33 @@ Action add_run(CLI::App& app) {
       "Each step's line is printed when the step is final: bring-up's at the end of the bring-up\n"
       "(its lines are kept out of the timed window), then each stage's as the stage ends; with\n"
       "--events FILE the same steps go to FILE as JSON lines as they come (then a verdict line).\n\n"
-      "Exit status: 0 pass, 1 fail or invalid scenario, 2 system error, 77 unsupported by device\n"
-      "(e.g. XRC on rxe; reported with the reason, never as a pass).\n\n"
-      "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml");
+      "--lab-peer CMD tests qpo against a stock tool on \"the other machine\": the lab's two guests\n"
+      "run the scenario (every host) in guest a, 10.0.1.1 / fd00:1::1, and `sh -c CMD` in guest b,\n"
+      "10.0.1.2 / fd00:1::2, rxe0 on eth0 in each, both started together. The peer's output comes\n"
+      "on stderr, each line prefixed [peer], and the run ends with `lab peer: exit S: CMD`. The peer\n"
+      "never stops qpo; after qpo ended it may run --lab-peer-grace seconds more, then it is stopped.\n\n"
+      "Exit status: 0 pass, 1 fail or invalid scenario, 2 usage or system error, 77 unsupported by\n"
+      "device (e.g. XRC on rxe; reported with the reason, never as a pass); from the lab, 124 timed\n"
+      "out and 125 the lab failed. With --lab-peer: qpo's own status when the scenario failed; when\n"
+      "it passed, 1 if the peer exited non-zero or was still running after the grace time (125 if\n"
+      "the lab failed in guest b).\n\n"
+      "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml\n"
+      "  qpo run --lab-peer 'ibv_devinfo -d rxe0' scenarios/rc-write-pair.yaml\n"
+      "  qpo run --lab-peer 'ibv_rc_pingpong -g 1 -d rxe0' scenario.yaml   # the server at 10.0.1.2");
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
   add_set_option(*cmd, opts->overrides);
   cmd->add_flag("--lab", opts->lab, "Run inside the Soft-RoCE lab guest even if this host has RDMA devices");
   cmd->add_flag("--no-lab", opts->no_lab, "Never use the lab; fail when this host has no RDMA device");
+  auto* lab_peer = cmd->add_option("--lab-peer", opts->lab_peer,
+                                   "Run the scenario in the lab with CMD (a shell command line) beside it on a second "
+                                   "machine: guest b (10.0.1.2, fd00:1::2), rxe0 on eth0; implies --lab")
+                       ->type_name("CMD");
+  cmd->add_option("--lab-peer-grace", opts->lab_peer_grace_s,
+                  "Seconds the --lab-peer command may go on after qpo ended before it is stopped")
+      ->check(CLI::Range(0, 3600))
+      ->needs(lab_peer)
+      ->capture_default_str();
   cmd->add_flag("-v,--verbose", opts->verbose, "Also print informational steps (granted caps, published values)");
   cmd->add_flag("--no-smoke", opts->no_smoke, "Skip the smoke exchange after bring-up");
   cmd->add_flag("--local", opts->local,
@@ -135,6 +157,11 @@ Action add_run(CLI::App& app) {
                   "\"event\": \"step\") when it is final, then {\"event\": \"end\", \"verdict\", ...}; "
                   "'-' writes them to standard output instead of the text log");
   return [opts]() {
+    if (!opts->lab_peer.empty() && opts->no_lab) {
+      std::cerr << "qpo: --lab-peer runs the scenario and its peer command in the Soft-RoCE lab's two guests; "
+                   "--no-lab refuses the lab: give one of them\n";
+      return static_cast<int>(kSystemError);
+    }
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
     if (opts->overrides.empty()) note_unused_matrix(opts->file);
@@ -150,7 +177,7 @@ Action add_run(CLI::App& app) {
         here |= cluster::is_local_address(h.address);
       if (here) say_if_no_device("running");
     }
-    if (use_lab(opts->lab, opts->no_lab, "running")) {
+    if (use_lab(opts->lab || !opts->lab_peer.empty(), opts->no_lab, "running")) {
       std::vector<std::string> args{"--format", opts->out.format, "--timeout-ms", std::to_string(opts->timeout_ms),
                                     "--phase-timeout", std::to_string(opts->phase_timeout_s),
                                     "--bringup-threads", std::to_string(opts->bringup_threads)};
@@ -173,8 +200,11 @@ Action add_run(CLI::App& app) {
         }
         lab_args = report_lab_args(file);
       }
-      // Two hosts without --local: one guest each, joined by the lab's link (cli/lab_hosts.h).
       auto hosts = exec::active_hosts(*l->scenario());
+      if (!opts->lab_peer.empty())
+        return run_with_lab_peer({opts->lab_peer, opts->lab_peer_grace_s, hosts, opts->local, opts->agents, args,
+                                  opts->file, lab_args});
+      // Two hosts without --local: one guest each, joined by the lab's link (cli/lab_hosts.h).
       if (!opts->local && hosts.size() > 1) {
         if (opts->file == "-") {
           std::cerr << "qpo: a multi-host scenario runs in two lab guests, which cannot read it from standard "
