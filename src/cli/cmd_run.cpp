@@ -130,8 +130,9 @@ Action add_run(CLI::App& app) {
                       "Seconds any host of a multi-host run (agents or --local) may take to reach the next stage "
                       "or meeting round before the run is torn down; default 120 s plus 0.25 s per QP of the "
                       "scenario (a stage such as the smoke exchange goes QP by QP); the waits the scenario declares "
-                      "(an expected rdma_cm event's `within`, an event's `within`, a pause) come on top, the "
-                      "longest stage's sum of them")
+                      "(an expected rdma_cm event's `within`, or the phase timeout itself when it has none; an event's "
+                      "`within`, or --timeout-ms; a pause; a script's `duration:` per size) come on top, the longest "
+                      "stage's sum of them")
           ->check(timeout_range(kMaxTimeoutSeconds, "seconds"))
           ->capture_default_str();
   cmd->add_option("--agent-command", opts->agent_command, "Command ssh runs on remote hosts")->capture_default_str();
@@ -224,13 +225,15 @@ Action add_run(CLI::App& app) {
     auto p = plan::build_plan(*l->checked, {!opts->no_smoke});
     // A host inside a wait the scenario declares (an expected CM event's `within: 150s`) is on
     // time: the phase timeout counts beyond the longest of them.
-    int64_t phase_timeout_ms = int64_t{opts->phase_timeout_s} * 1000 + static_cast<int64_t>(plan::longest_stage_wait_ms(p));
-    phase_timeout_ms = std::min<int64_t>(phase_timeout_ms, std::numeric_limits<int>::max());
+    plan::WaitDefaults waits{static_cast<uint64_t>(opts->phase_timeout_s) * 1000, static_cast<uint64_t>(opts->timeout_ms)};
+    int64_t meeting_timeout_ms = int64_t{opts->phase_timeout_s} * 1000 + static_cast<int64_t>(plan::longest_stage_wait_ms(p, waits));
+    meeting_timeout_ms = std::min<int64_t>(meeting_timeout_ms, std::numeric_limits<int>::max());
     exec::RunOptions ro;
     ro.timeout_ms = opts->timeout_ms;
     ro.smoke = !opts->no_smoke;
     ro.all_hosts_local = opts->local;
-    ro.phase_timeout_ms = static_cast<int>(phase_timeout_ms);
+    ro.phase_timeout_ms = opts->phase_timeout_s * 1000;
+    ro.meeting_timeout_ms = static_cast<int>(meeting_timeout_ms);
     ro.bringup_threads = opts->bringup_threads;
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
@@ -260,7 +263,7 @@ Action add_run(CLI::App& app) {
     if ((remote && !opts->local) || opts->agents) {
       cluster::ControllerOptions co;
       co.run = ro;
-      co.phase_timeout_ms = static_cast<int>(phase_timeout_ms);
+      co.phase_timeout_ms = static_cast<int>(meeting_timeout_ms);
       co.agent_command = opts->agent_command;
       co.all_local = opts->local;
       co.overrides = opts->overrides;

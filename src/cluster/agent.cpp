@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <limits>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -411,6 +412,11 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   }
   exec::RunOptions ro;
   ro.timeout_ms = field_or<int>(*run, "timeout_ms", 5000);
+  ro.phase_timeout_ms = field_or<int>(*run, "phase_timeout_ms", ro.phase_timeout_ms);
+  // A meeting's answer may take as long as the controller's round, and then some.
+  int64_t meeting_ms = field_or<int64_t>(*run, "meeting_timeout_ms", 0);
+  int reply_timeout_ms = static_cast<int>(std::min<int64_t>(
+      std::max<int64_t>(o.reply_timeout_ms, meeting_ms + 60000), std::numeric_limits<int>::max()));
   ro.smoke = field_or<bool>(*run, "smoke", true);
   ro.bringup_threads = static_cast<unsigned>(
       std::clamp(field_or<int>(*run, "bringup_threads", exec::RunOptions::kDefaultBringupThreads), 1, 64));
@@ -434,7 +440,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   }
   ro.all_hosts_local = true;
   auto p = plan::build_plan(*checked, {ro.smoke});
-  PipeChannel channel(in, out, host, o.reply_timeout_ms);
+  PipeChannel channel(in, out, host, reply_timeout_ms);
   LinesToController live(channel, s->name);
   ro.live = &live;
   maybe_fault(host, "setup", &channel.stop());

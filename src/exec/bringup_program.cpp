@@ -5,7 +5,6 @@
 #include <map>
 
 #include "exec/endpoints.h"
-#include "scenario/script_qps.h"
 #include "exec/steps.h"
 #include "util/thread_group.h"
 
@@ -39,21 +38,22 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
   lines_.reserve(steps * 2);           // a create may add a "device granted" line
   st.owned.reserve(st.owned.size() + steps * 2);  // a QP and its slot buffer
   std::map<std::string_view, uint32_t> index_of;  // QP name -> its index in creates_
-  std::map<std::string, int> slot_step;           // "qpo.slots.qa" -> its plan step
+  std::map<std::string, const plan::Step*> slot_step;  // "qpo.slots.qa" -> its plan step
   for (const auto& step : plan.steps)
-    if (step.kind == plan::StepKind::RegSlots) slot_step[step.object] = step.index;
+    if (step.kind == plan::StepKind::RegSlots) slot_step[step.object] = &step;
   for (const auto& step : plan.steps) {
     if (step.phase != plan::Phase::Setup || !is_create(step)) continue;
     ibv_qp_init_attr init{};
     auto slots = slot_step.find("qpo.slots." + step.object);
-    QpState qs = prepare_qp(st, step.object, &init, slots != slot_step.end());
+    QpState qs = prepare_qp(st, step.object, &init, slots != slot_step.end() ? slots->second->count : 0);
+    qs.ordinal = static_cast<uint32_t>(st.qps.size());
     QpState* q = &st.qps.insert_or_assign(step.object, std::move(qs)).first->second;
     try {
       StepTimer timer;
       make_qp_owner(st, *q);
       if (q->slots) {
         report::StepResult r;
-        r.plan_step = slots->second;
+        r.plan_step = slots->second->index;
         r.host = st.host;
         r.phase = "setup";
         r.verb = "ibv_reg_mr";
@@ -63,7 +63,7 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
       }
     } catch (const verbs::VerbsError& e) {
       report::StepResult r;
-      if (slots != slot_step.end()) r.plan_step = slots->second;
+      if (slots != slot_step.end()) r.plan_step = slots->second->index;
       r.host = st.host;
       r.phase = "setup";
       r.verb = e.verb();
@@ -331,14 +331,11 @@ void BringUpProgram::create_failed(RunState& st, const Create& c, int err, doubl
 
 void BringUpProgram::run_receives(RunState& st, const Op& op) {
   const plan::Step& step = *op.step;
-  const auto& s = *st.scenario;
+  uint32_t n = step.count;  // fewer than the queue holds when scripts own it (scenario/script_qps.h)
   if (op.kind == OpKind::PostRecv && op.q) {
-    uint32_t n = scenario::bringup_receives(s, *op.q->spec);  // fewer when scripts own the RQ
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
              [&] { post_bringup_receives(st, *op.q, n); });
   } else if (op.kind == OpKind::PostSrqRecv) {
-    const auto* sr = s.srq(step.object);
-    uint32_t n = sr ? scenario::bringup_srq_receives(s, *sr) : 0;
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
              [&] { post_srq_bringup_receives(st, step.object, n); });
   } else if (step.kind == plan::StepKind::ModifySrq) {

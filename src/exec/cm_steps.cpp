@@ -368,11 +368,8 @@ class CmRunner {
   }
 
   void post_receives() {
-    uint32_t count = 0;
-    for (const auto& a : step_.args)
-      if (a.name == "wr_count") count = static_cast<uint32_t>(std::stoul(a.value));
-    post_bringup_receives(st_, qp(), count);
-    message_ = std::to_string(count) + " receives";
+    post_bringup_receives(st_, qp(), step_.count);
+    message_ = std::to_string(step_.count) + " receives";
   }
 
   rdma_conn_param conn_param(const std::string& data, bool ud) {

@@ -90,8 +90,9 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
     if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer, it->second);
   }
   for (const auto& [name, mr] : st.mrs) {
-    const auto* m = st.scenario->mr(name);
-    if (m && m->pd.name == q.spec->pd.name) e.local_mrs[name] = local_of(mr);
+    // The scenario's MRs on the QP's PD (an XRC receive QP has no ibv_pd of its own: by name).
+    auto pd = st.pds.find(q.spec->pd.name);
+    if (pd != st.pds.end() && mr->get()->pd == pd->second->get()) e.local_mrs[name] = local_of(mr);
   }
   for (const auto& [name, r] : st.dir.mrs) e.remote_mrs[name] = {r.addr, r.rkey, r.length};
   e.recv_pool = pool_of(st, q);
@@ -148,21 +149,20 @@ void post_srq_bringup_receives(RunState& st, const std::string& srq, uint32_t co
 dataplane::CqAccess access_for(RunState& st, const QpState& q, Reader reader) {
   // Every QP that exists by now is routed, not only this one: a CQ is shared the moment two
   // readers complete on it, whichever of them is read first. Each QP is assigned once.
-  auto owner = [&](const std::string& name, Reader r) {
-    return static_cast<int>(ordinal_of(st, name)) * 2 + (r == Reader::Receives ? 1 : 0);
-  };
+  auto owner = [](const QpState& of, Reader r) { return static_cast<int>(of.ordinal) * 2 + (r == Reader::Receives ? 1 : 0); };
   if (!q.routed)
-    for (auto& [name, other] : st.qps) {
+    for (auto& entry : st.qps) {
+      QpState& other = entry.second;
       if (other.routed || !other.qp || !other.qp->holds()) continue;
       uint32_t qpn = other.qp->get()->qp_num;
-      if (other.send_cq) st.router.assign(other.send_cq, qpn, owner(name, Reader::Sends));
+      if (other.send_cq) st.router.assign(other.send_cq, qpn, owner(other, Reader::Sends));
       if (other.recv_cq) {
-        st.router.assign(other.recv_cq, qpn, owner(name, Reader::Sends));
-        st.router.assign_receives(other.recv_cq, qpn, owner(name, Reader::Receives));
+        st.router.assign(other.recv_cq, qpn, owner(other, Reader::Sends));
+        st.router.assign_receives(other.recv_cq, qpn, owner(other, Reader::Receives));
       }
       other.routed = true;
     }
-  return {&st.router, owner(q.spec->name, reader)};
+  return {&st.router, owner(q, reader)};
 }
 
 std::vector<ibv_wc> drain_completions(RunState& st, const QpState& q, ibv_cq* cq, int settle_ms) {

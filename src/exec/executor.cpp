@@ -603,7 +603,8 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
     }
   auto hosts = active_hosts(s);
   o.hosts_here = hosts.size();
-  InProcessChannel channel(hosts, std::chrono::milliseconds(hosts.size() > 1 ? o.phase_timeout_ms : 0));
+  InProcessChannel channel(
+      hosts, std::chrono::milliseconds(hosts.size() > 1 ? (o.meeting_timeout_ms ? o.meeting_timeout_ms : o.phase_timeout_ms) : 0));
   std::vector<report::RunReport> parts(hosts.size());
   if (hosts.size() == 1) {
     parts[0] = HostSession(checked, p, hosts[0], o).run(channel.member(0));

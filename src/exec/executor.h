@@ -20,7 +20,11 @@ struct RunOptions {
   bool all_hosts_local = false;  // run every host of the scenario in this process (--local)
   // --local with several hosts: a host may take this long to reach the next stage (or a
   // round of a script workload's meeting) before the run is torn down, as with agents.
+  // It also bounds a wait for an rdma_cm event the scenario gives no `within`.
   int phase_timeout_ms = 120000;
+  // How long a meeting round may take: the phase timeout plus the longest stage's declared
+  // waits (plan/declared_waits.h); 0: phase_timeout_ms.
+  int meeting_timeout_ms = 0;
   // How many hosts this process runs (run_scenario sets it; an agent's session runs one).
   size_t hosts_here = 1;
   // Threads that create and modify a host's QPs in the bring-up (exec/bringup_program.h):

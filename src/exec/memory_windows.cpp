@@ -64,7 +64,7 @@ bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
     auto& q = st.qps.at(w.bind_qp.name);
     verbs::Mr* mr = st.mrs.at(w.mr.name);
     verbs::WindowBind b{mr->get(), reinterpret_cast<uintptr_t>(mr->data()) + w.offset, w.length, w.access};
-    uint64_t wr_id = kWindowTag | static_cast<uint64_t>(ordinal_of(st, q.spec->name));
+    uint64_t wr_id = kWindowTag | static_cast<uint64_t>(q.ordinal);
     uint32_t rkey = 0;
     if (w.type == 1) {
       if (int e = verbs::bind_type1(q.qp->get(), *ms.mw, b, wr_id, &rkey))
@@ -93,7 +93,7 @@ bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
   auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "on QP " + w.bind_qp.name, [&] {
     auto& ms = st.mws.at(w.name);
     auto& q = st.qps.at(w.bind_qp.name);
-    uint64_t wr_id = kWindowTag | (1ull << 32) | static_cast<uint64_t>(ordinal_of(st, q.spec->name));
+    uint64_t wr_id = kWindowTag | (1ull << 32) | static_cast<uint64_t>(q.ordinal);
     old = ms.rkey;
     if (w.type == 1) {
       uint32_t rkey = 0;

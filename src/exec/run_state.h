@@ -40,6 +40,9 @@ struct QpState {
   ibv_cq* recv_cq = nullptr;
   ibv_srq* srq = nullptr;
   std::string host;
+  // This QP's number among the host's QPs, in creation order: its CQ router owner ids and
+  // its window work requests' ids (unique per host is all they need).
+  uint32_t ordinal = 0;
   uint32_t sq_psn = 0;          // the PSN this QP sends from (literal or random), fixed for the run
   uint32_t qkey = 0x11111111;   // UD: the qkey set at INIT (what senders must use)
   spec::QpState state = spec::QpState::RESET;

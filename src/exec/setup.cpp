@@ -17,23 +17,6 @@ uint32_t random_psn() {
   return gen() & 0xFFFFFF;
 }
 
-// Receive slots hold the smoke message or the largest send any workload aims at this QP, also
-// through a multicast group it is a member of (UD adds the 40-byte GRH the receiver gets in front).
-uint32_t slot_size_for(const scenario::Scenario& s, const scenario::Qp& receiver) {
-  uint64_t biggest = 256;
-  for (const auto& w : s.workloads) {
-    const auto* sender = s.qp(w.qp.name);
-    const auto* group = w.mcast ? s.mcast_group(w.mcast.name) : nullptr;
-    bool member = false;  // a send to a multicast group lands in each member's slots
-    if (group)
-      for (const auto& m : group->members) member |= m.name == receiver.name;
-    if (!member && (!sender || group || sender->connect.name != receiver.name)) continue;
-    const auto* op = w.builtin_op();
-    if (op && op->payload_in_recv) biggest = std::max<uint64_t>(biggest, w.size);
-  }
-  return static_cast<uint32_t>(biggest + 64);
-}
-
 // The literal sq_psn of a QP's bring-up RTS transition, if the scenario gives one.
 std::optional<uint32_t> literal_sq_psn(const scenario::Qp& q) {
   for (const auto& t : q.transitions)
@@ -123,7 +106,7 @@ void create_object(RunState& st, const plan::Step& step) {
   }
 }
 
-QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init, bool slots) {
+QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init, uint32_t slot_bytes) {
   const auto& s = *st.scenario;
   const auto* q = s.qp(name);
   QpState qs;
@@ -148,13 +131,13 @@ QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init
   qs.asked_cap = init->cap;
   qs.sq_psn = literal_sq_psn(*q).value_or(random_psn());
   qs.qkey = literal_qkey(*q);
-  if (!slots || !qs.pd) {
+  if (!slot_bytes || !qs.pd) {
     // no buffer of qpo's own: the plan lists none for this QP
   } else if (!q->srq && q->qp_type != spec::QpType::XRC_SEND && q->cap.max_recv_wr > 0) {
-    qs.slot_size = slot_size_for(s, *q);
+    qs.slot_size = slot_bytes;
     qs.slot_count = q->cap.max_recv_wr + 1;  // the last slot is the send buffer
   } else {
-    qs.slot_size = slot_size_for(s, *q);
+    qs.slot_size = slot_bytes;
     qs.slot_count = 1;
   }
   return qs;
@@ -175,11 +158,6 @@ void note_unsupported(RunState& st, int err, const std::string& message) {
     st.report.verdict = report::Verdict::Unsupported;
     st.report.reason = "unsupported by device (" + provider_of(st) + "): " + message;
   }
-}
-
-uint32_t ordinal_of(const RunState& st, const std::string& qp_name) {
-  int i = st.scenario->qp_ordinal(qp_name);
-  return i < 0 ? 0xFFFF : static_cast<uint32_t>(i);
 }
 
 const RemoteQp* peer_of(const RunState& st, const QpState& q) {

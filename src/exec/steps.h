@@ -76,8 +76,9 @@ void open_device(RunState& st, const scenario::Device& d);
 void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, create_cq/srq, open_xrcd, an SRQ's slots
 // A QP's record and ibv_qp_init_attr from the scenario, without a verb: everything the
 // create needs is resolved before the bring-up window (the PDs, CQs, SRQs, XRCDs exist).
-// `slots`: the plan registers a slot buffer for it (plan::StepKind::RegSlots).
-QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init, bool slots);
+// `slot_bytes`: the plan registers a slot buffer for it (plan::StepKind::RegSlots), of slots this
+// big; 0: none.
+QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init, uint32_t slot_bytes);
 // A prepared QP's owner, still without a QP (verbs::Qp::create makes it in the bring-up
 // window), and its receive/send slot buffer when it needs one (ibv_reg_mr now: the window
 // holds QP verbs only). Throws VerbsError when the registration fails.
@@ -143,7 +144,6 @@ const RemoteQp* peer_of(const RunState& st, const QpState& q);
 // bring-up program assembles this host's directory from them (BringUpProgram::publish).
 RemoteQp published_qp(const QpState& q);
 RemoteMr published_mr(const std::string& host, const verbs::Mr& m);
-uint32_t ordinal_of(const RunState& st, const std::string& qp_name);
 // The peer's GID as published in the exchange.
 ibv_gid gid_of(const RemoteQp& p);
 // A UD sender's address handle for its peer, created once per (from, to) and owned by the run;

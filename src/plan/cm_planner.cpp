@@ -44,7 +44,7 @@ std::string endpoint(const std::string& ip, uint32_t port) {
 
 class CmPlanner {
  public:
-  CmPlanner(const Scenario& s, Plan& p) : s_(s), p_(p) {
+  CmPlanner(const Scenario& s, Plan& p) : s_(s), p_(p), receives_(s) {
     args_.set_templates(&p.attr_templates);
     for (size_t i = 0; i < p.cm_ends.size(); ++i) end_index_.emplace(p.cm_ends[i].qp, static_cast<int>(i));
   }
@@ -244,8 +244,8 @@ class CmPlanner {
   void receives(const Qp& q, int k) {
     if (q.srq || q.cap.max_recv_wr == 0) return;
     auto& st = add(s_.host_of_qp(q), StepKind::PostRecv, "ibv_post_recv", q.name, k);
-    uint32_t count = scenario::bringup_receives(s_, q);
-    st.args.push_back(arg("wr_count", std::to_string(count), "before RTR"));
+    st.count = receives_.of_qp(q);
+    st.args.push_back(arg("wr_count", std::to_string(st.count), "before RTR"));
   }
 
   // exchange_only: the connection carries the exchange (the REQ the active side's values, the
@@ -355,6 +355,7 @@ class CmPlanner {
 
   const Scenario& s_;
   Plan& p_;
+  scenario::BringupReceives receives_;  // every QP's bring-up receive count
   HostPlan nowhere_;
   ArgLists args_;
   std::unordered_map<std::string, int> end_index_;  // Plan::cm_ends by QP name

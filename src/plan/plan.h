@@ -124,7 +124,7 @@ struct StepExtra {
   int cm_end = -1;            // Cm* steps (and a CM QP's receives): Plan::cm_ends[cm_end]
 };
 
-// 168 bytes: the texts every step of a kind shares are plan::Text, the rare fields StepExtra.
+// 176 bytes: the texts every step of a kind shares are plan::Text, the rare fields StepExtra.
 struct Step {
   int index = 0;            // 1-based within the host
   StepKind kind = StepKind::OpenDevice;
@@ -141,6 +141,8 @@ struct Step {
   Text prediction;          // "ok", "EINVAL (expected)", "EINVAL"
   Text expect;              // expected errno name, empty for success
   int transition_index = -1;  // index into the QP's transitions
+  uint32_t count = 0;         // PostRecv, PostSrqRecv: how many receives bring-up posts; RegSlots
+                              // of a QP: the bytes of one receive slot
   // After bring-up every step belongs to a stage: the hosts meet (Plan::stages) once all of
   // a stage's steps ran on every host.
   int stage = -1;

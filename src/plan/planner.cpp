@@ -65,7 +65,23 @@ std::vector<Arg> create_args(const CreateInputs& in) {
 
 class Planner {
  public:
-  explicit Planner(const Scenario& s) : s_(s) {}
+  explicit Planner(const Scenario& s) : s_(s), receives_(s) {
+    // Receive slots hold the smoke message or the largest send any workload aims at the QP,
+    // also through a multicast group it is a member of: one pass over the workloads.
+    for (const auto& w : s_.workloads) {
+      const auto* op = w.builtin_op();
+      if (!op || !op->payload_in_recv) continue;
+      auto bigger = [&](const std::string& receiver) {
+        auto& b = biggest_send_[receiver];
+        b = std::max<uint64_t>(b, w.size);
+      };
+      if (const auto* g = w.mcast ? s_.mcast_group(w.mcast.name) : nullptr) {
+        for (const auto& m : g->members) bigger(m.name);
+      } else if (const auto* sender = s_.qp(w.qp.name); sender && sender->connect) {
+        bigger(sender->connect.name);
+      }
+    }
+  }
 
   Plan build(const PlanOptions& o) {
     // qpo's slot buffers: every QP with its own receive queue has one; the others only when a
@@ -222,6 +238,7 @@ class Planner {
     for (const auto* q : qps_on(host)) {
       if (!has_slots(*q)) continue;
       auto& st = add(StepKind::RegSlots, Phase::Setup, "ibv_reg_mr", "qpo.slots." + q->name);
+      st.count = slot_bytes(*q);
       if (!prev || slots_inputs(*prev) != slots_inputs(*q)) prev_args = args_.intern(slots_args(slots_inputs(*q)));
       st.args = prev_args;
       prev = q;
@@ -261,7 +278,7 @@ class Planner {
         if (t.bring_up && t.predicted_ok && t.to == spec::QpState::INIT) reaches_init = true;
       if (!reaches_init) continue;
       auto& st = add(StepKind::PostRecv, Phase::BringUp, "ibv_post_recv", q->name);
-      uint32_t count = scenario::bringup_receives(s_, *q);
+      uint32_t count = receives_.of_qp(*q);
       std::pair<uint32_t, bool> inputs{count, count == q->cap.max_recv_wr};
       if (recv_args.empty() || inputs != recv_inputs) {  // else as the QP before (a counted group's members)
         Arg wr_count = arg("wr_count", std::to_string(count));
@@ -270,11 +287,13 @@ class Planner {
         recv_inputs = inputs;
       }
       st.args = recv_args;
+      st.count = count;
     }
     for (const auto& sr : s_.srqs) {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
-      add(StepKind::PostSrqRecv, Phase::BringUp, "ibv_post_srq_recv", sr.name)
-          .args.push_back(arg("wr_count", std::to_string(scenario::bringup_srq_receives(s_, sr))));
+      auto& post = add(StepKind::PostSrqRecv, Phase::BringUp, "ibv_post_srq_recv", sr.name);
+      post.count = receives_.of_srq(sr);
+      post.args.push_back(arg("wr_count", std::to_string(post.count)));
       if (sr.srq_limit) describe_srq_limit(add(StepKind::ModifySrq, Phase::BringUp, "ibv_modify_srq", sr.name), sr.srq_limit);
     }
     if (!qps.empty()) {
@@ -358,6 +377,14 @@ class Planner {
   }
 
   const Scenario& s_;
+  scenario::BringupReceives receives_;  // every QP's and SRQ's bring-up receive count
+  std::unordered_map<std::string, uint64_t> biggest_send_;  // QP -> the largest message workloads send it
+  // The bytes of one of a QP's receive slots: at least the smoke's 256, plus room for the 40-byte
+  // GRH a UD receiver gets in front (64).
+  uint32_t slot_bytes(const scenario::Qp& q) const {
+    auto it = biggest_send_.find(q.name);
+    return static_cast<uint32_t>(std::max<uint64_t>(256, it == biggest_send_.end() ? 0 : it->second) + 64);
+  }
   ArgLists args_;
   HostPlan* host_ = nullptr;
   bool want_slots_ = false;

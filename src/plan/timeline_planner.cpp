@@ -104,7 +104,7 @@ std::string listed(const std::vector<const scenario::Workload*>& ws) {
 
 class TimelinePlanner {
  public:
-  TimelinePlanner(const Scenario& s, const PlanOptions& o, Plan& p) : s_(s), o_(o), p_(p) {
+  TimelinePlanner(const Scenario& s, const PlanOptions& o, Plan& p) : s_(s), o_(o), p_(p), receives_(s) {
     args_.set_templates(&p.attr_templates);
     for (auto& h : p_.hosts) hosts_[h.host] = &h;
     for (const auto& q : s_.qps) {
@@ -335,7 +335,7 @@ class TimelinePlanner {
   // `w`'s index in Plan::workloads: lowered the first time the timeline runs it.
   int lowered(const scenario::Workload& w) {
     auto [it, fresh] = workload_index_.emplace(w.name, static_cast<int>(p_.workloads.size()));
-    if (fresh) p_.workloads.push_back(lower_workload(s_, w));
+    if (fresh) p_.workloads.push_back(lower_workload(s_, w, receives_));
     return it->second;
   }
 
@@ -706,6 +706,7 @@ class TimelinePlanner {
   const PlanOptions& o_;
   Plan& p_;
   std::unordered_map<std::string, int> workload_index_;  // Plan::workloads by name, while planning
+  scenario::BringupReceives receives_;  // which QPs scripts own, for the workloads' lowering
   std::map<std::string, HostPlan*> hosts_;
   std::vector<QpModel> qps_;          // as s_.qps
   std::vector<HostPlan*> qp_hosts_;   // as s_.qps (plan_of)

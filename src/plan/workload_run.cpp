@@ -1,6 +1,5 @@
 #include "plan/workload_run.h"
 
-#include "scenario/script_qps.h"
 #include "workload/spec.h"
 
 namespace qpo::plan {
@@ -20,7 +19,8 @@ std::string peer_in(const scenario::Scenario& s, const scenario::Workload& w, co
 
 }  // namespace
 
-WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload& w) {
+WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload& w,
+                           const scenario::BringupReceives& receives) {
   WorkloadRun r;
   r.spec = w;
   if (const auto* q = s.qp(w.qp.name)) r.reporter_host = s.host_of_qp(*q);
@@ -38,7 +38,7 @@ WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload
     for (const auto& worker : r.script.workers)
       for (const auto& qp : worker.qps) {
         r.peer_of[qp] = peer_in(s, w, qp);
-        if (scenario::receives_belong_to_scripts(s, qp)) r.script_receives.insert(qp);
+        if (receives.scripts_own(qp)) r.script_receives.insert(qp);
       }
   }
   return r;

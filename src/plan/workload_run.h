@@ -10,6 +10,7 @@
 
 #include "lua/workload_spec.h"
 #include "scenario/model.h"
+#include "scenario/script_qps.h"
 
 namespace qpo::plan {
 
@@ -31,7 +32,8 @@ struct WorkloadRun {
   std::set<std::string> script_receives;
 };
 
-// Lowers `w` of `s` (checked: its names resolve).
-WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload& w);
+// Lowers `w` of `s` (checked: its names resolve); `receives` says which QPs scripts own.
+WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload& w,
+                           const scenario::BringupReceives& receives);
 
 }  // namespace qpo::plan

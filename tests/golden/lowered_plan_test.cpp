@@ -55,6 +55,16 @@ TEST_CASE("declared waits: an expected CM event's `within`, summed over the step
   CHECK(qpo::plan::longest_stage_wait_ms(p) == 155000);
 }
 
+TEST_CASE("declared waits: an expected CM event without `within` waits up to the phase timeout, counted as such") {
+  auto p = plan_of_file("scenarios/two-host-cm-reject.yaml");
+  // qa and qn both expect REJECTED with no `within`: each may wait the whole phase timeout.
+  CHECK(qpo::plan::longest_stage_wait_ms(p, {.phase_timeout_ms = 30000, .event_timeout_ms = 5000}) == 60000);
+}
+
+TEST_CASE("declared waits: a script workload's duration, in seconds as the built-ins take it") {
+  CHECK(qpo::plan::longest_stage_wait_ms(plan_of_file("scenarios/rc-read-bw-duration-lua.yaml")) == 1000);
+}
+
 TEST_CASE("declared waits: a plan without any has none") {
   CHECK(qpo::plan::longest_stage_wait_ms(plan_of_file("scenarios/rc-write-pair.yaml")) == 0);
 }
@@ -105,4 +115,34 @@ TEST_CASE("a script workload across hosts: its spec, its reporter's host, each Q
   for (const auto& h : p.hosts)
     for (const auto& s : h.steps)
       if (s.kind == qpo::plan::StepKind::Workload && s.object == "write_bw") CHECK(&p.workload_of(s) == w);
+}
+
+namespace {
+const qpo::plan::Step* step_of(const qpo::plan::Plan& p, qpo::plan::StepKind kind, const std::string& object) {
+  for (const auto& h : p.hosts)
+    for (const auto& s : h.steps)
+      if (s.kind == kind && s.object == object) return &s;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("bring-up receives: the step carries its count, the smoke's share where scripts own the queue") {
+  auto p = plan_of_file("scenarios/two-host-write-bw-lua.yaml");
+  const auto* qa = step_of(p, qpo::plan::StepKind::PostRecv, "qa");
+  REQUIRE(qa != nullptr);
+  CHECK(qa->count == 1);  // qb alone sends it the smoke message; max_recv_wr is 16
+  auto op = plan_of_file("scenarios/rc-memory-windows.yaml");
+  const auto* qb = step_of(op, qpo::plan::StepKind::PostRecv, "qb");
+  REQUIRE(qb != nullptr);
+  CHECK(qb->count == 16);  // an op workload's peer keeps the whole queue
+}
+
+TEST_CASE("receive slots: as big as the largest send a workload aims at the QP, through its group too") {
+  auto p = plan_of_file("scenarios/ud-multicast.yaml");
+  const auto* m1 = step_of(p, qpo::plan::StepKind::RegSlots, "qpo.slots.m1");
+  REQUIRE(m1 != nullptr);
+  CHECK(m1->count == 1024 + 64);  // to_group sends 1 KiB to every member; 64 B for the GRH and more
+  const auto* tx = step_of(p, qpo::plan::StepKind::RegSlots, "qpo.slots.tx");
+  REQUIRE(tx != nullptr);
+  CHECK(tx->count == 256 + 64);  // nothing is sent to the sender: the smoke's size
 }

@@ -25,24 +25,24 @@ std::string pair_with(const std::string& workloads) {
 TEST_CASE("a QP only a script uses gets one receive at bring-up, both ends of the pair") {
   auto l = load_validate(pair_with("  w: { qp: qa, script: 'builtin:send_bw', local_mr: ma, remote_mr: mb }\n"));
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  CHECK(qpo::scenario::receives_belong_to_scripts(*l.scenario, "qa"));
-  CHECK(qpo::scenario::receives_belong_to_scripts(*l.scenario, "qb"));
-  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("qa")) == 1);
-  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("qb")) == 1);
+  CHECK(qpo::scenario::BringupReceives(*l.scenario).scripts_own("qa"));
+  CHECK(qpo::scenario::BringupReceives(*l.scenario).scripts_own("qb"));
+  CHECK(qpo::scenario::BringupReceives(*l.scenario).of_qp(*l.qp("qa")) == 1);
+  CHECK(qpo::scenario::BringupReceives(*l.scenario).of_qp(*l.qp("qb")) == 1);
 }
 
 TEST_CASE("an op workload on the pair keeps every receive the executor posts") {
   auto l = load_validate(pair_with("  w: { qp: qa, script: 'builtin:send_bw', local_mr: ma, remote_mr: mb }\n"
                                    "  s: { qp: qa, op: send, local_mr: ma, size: 64, iterations: 10 }\n"));
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  CHECK_FALSE(qpo::scenario::receives_belong_to_scripts(*l.scenario, "qb"));
-  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("qb")) == 128);  // the fixture's max_recv_wr default
+  CHECK_FALSE(qpo::scenario::BringupReceives(*l.scenario).scripts_own("qb"));
+  CHECK(qpo::scenario::BringupReceives(*l.scenario).of_qp(*l.qp("qb")) == 128);  // the fixture's max_recv_wr default
 }
 
 TEST_CASE("without any script workload nothing changes") {
   auto l = load_validate(pair_with("  s: { qp: qa, op: rdma_write, local_mr: ma, remote_mr: mb }\n"));
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("qa")) == 128);
+  CHECK(qpo::scenario::BringupReceives(*l.scenario).of_qp(*l.qp("qa")) == 128);
 }
 
 TEST_CASE("the plan shows the reduced count for a QP whose receives a script owns") {
@@ -67,6 +67,6 @@ TEST_CASE("a script-owned UD receiver with several senders gets one receive per 
   text << in.rdbuf();
   auto l = load_validate(text.str());
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
-  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("rx")) == 3);
-  CHECK(qpo::scenario::bringup_receives(*l.scenario, *l.qp("s1")) == 1);
+  CHECK(qpo::scenario::BringupReceives(*l.scenario).of_qp(*l.qp("rx")) == 3);
+  CHECK(qpo::scenario::BringupReceives(*l.scenario).of_qp(*l.qp("s1")) == 1);
 }
