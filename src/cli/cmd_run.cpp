@@ -102,8 +102,7 @@ Action add_run(CLI::App& app) {
       "it passed, 1 if the peer exited non-zero or was still running after the grace time (125 if\n"
       "the lab failed in guest b).\n\n"
       "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml\n"
-      "  qpo run --lab-peer 'ibv_devinfo -d rxe0' scenarios/rc-write-pair.yaml\n"
-      "  qpo run --lab-peer 'ibv_rc_pingpong -g 1 -d rxe0' scenario.yaml   # the server at 10.0.1.2");
+      "  qpo run --lab-peer 'ibv_devinfo -d rxe0' scenarios/rc-write-pair.yaml");
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
   add_set_option(*cmd, opts->overrides);
