@@ -33,13 +33,13 @@ std::string make_token() {
   return hex;
 }
 
-std::string join(const std::vector<std::string>& words) {
+}  // namespace
+
+std::string shell_words(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : " ") + shell_quote(w);
   return out;
 }
-
-}  // namespace
 
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
@@ -86,9 +86,9 @@ GuestCommands lab_guest_commands(const std::vector<std::string>& hosts, const st
   a.insert(a.end(), run_args.begin(), run_args.end());
   for (const auto& o : g.overrides) a.insert(a.end(), {"--set", o});
   a.push_back(scenario_file);
-  g.a = "exec " + join(a);
+  g.a = "exec " + shell_words(a);
   g.b = "QPO_AGENT_ONCE=1 exec " +
-        join({self, "agent", "--listen", "[::]:" + std::to_string(kLabAgentPort), "--token-file", token_file});
+        shell_words({self, "agent", "--listen", "[::]:" + std::to_string(kLabAgentPort), "--token-file", token_file});
   return g;
 }
 

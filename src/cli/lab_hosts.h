@@ -55,5 +55,7 @@ int run_hosts_in_lab(const std::vector<std::string>& hosts, const std::vector<st
 
 // POSIX shell single quoting: 'it'\''s'.
 std::string shell_quote(const std::string& s);
+// Words as one shell command line, each quoted.
+std::string shell_words(const std::vector<std::string>& words);
 
 }  // namespace qpo::cli

@@ -67,12 +67,6 @@ int run_exit_code(int qpo_code, const GuestOutcome& peer) {
   return kInvalid;
 }
 
-std::string quoted_words(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + shell_quote(w);
-  return out;
-}
-
 }  // namespace
 
 std::string lab_peer_problem(const LabPeerRun& run) {
@@ -120,7 +114,7 @@ int run_with_lab_peer(const LabPeerRun& run) {
   std::vector<std::string> lab{"--plain-a", "--prefix-b", "[peer] ", "--grace-b", std::to_string(run.grace_s),
                                "--status-file", status_file};
   lab.insert(lab.end(), run.lab_args.begin(), run.lab_args.end());
-  int lab_code = run_in_lab2("exec " + quoted_words(a), b, lab);
+  int lab_code = run_in_lab2("exec " + shell_words(a), b, lab);
   GuestOutcome qpo, peer;
   bool known = read_status(status_file, &qpo, &peer);
   std::filesystem::remove_all(dir);

@@ -44,7 +44,8 @@ std::string endpoint(const std::string& ip, uint32_t port) {
 
 class CmPlanner {
  public:
-  CmPlanner(const Scenario& s, Plan& p) : s_(s), p_(p), receives_(s) {
+  CmPlanner(const Scenario& s, Plan& p, const scenario::BringupReceives* receives = nullptr)
+      : s_(s), p_(p), receives_(receives) {
     args_.set_templates(&p.attr_templates);
     for (size_t i = 0; i < p.cm_ends.size(); ++i) end_index_.emplace(p.cm_ends[i].qp, static_cast<int>(i));
   }
@@ -244,7 +245,7 @@ class CmPlanner {
   void receives(const Qp& q, int k) {
     if (q.srq || q.cap.max_recv_wr == 0) return;
     auto& st = add(s_.host_of_qp(q), StepKind::PostRecv, "ibv_post_recv", q.name, k);
-    st.count = receives_.of_qp(q);
+    st.count = receives_->of_qp(q);
     st.args.push_back(arg("wr_count", std::to_string(st.count), "before RTR"));
   }
 
@@ -355,7 +356,7 @@ class CmPlanner {
 
   const Scenario& s_;
   Plan& p_;
-  scenario::BringupReceives receives_;  // every QP's bring-up receive count
+  const scenario::BringupReceives* receives_;  // every QP's bring-up receive count (connect only)
   HostPlan nowhere_;
   ArgLists args_;
   std::unordered_map<std::string, int> end_index_;  // Plan::cm_ends by QP name
@@ -365,7 +366,9 @@ class CmPlanner {
 
 std::string cm_event_name(const std::string& short_name) { return "RDMA_CM_EVENT_" + short_name; }
 
-void plan_cm_connect(const Scenario& s, Plan& p) { CmPlanner(s, p).connect(); }
+void plan_cm_connect(const Scenario& s, const scenario::BringupReceives& receives, Plan& p) {
+  CmPlanner(s, p, &receives).connect();
+}
 void plan_cm_disconnect(const Scenario& s, Plan& p) { CmPlanner(s, p).disconnect(); }
 void plan_cm_teardown(const Scenario& s, HostPlan& hp) {
   Plan unused;

@@ -12,10 +12,12 @@
 //   stage "cm disconnect" (after the timeline): RC/UC pairs disconnect.
 //   teardown: every id (connections, then listeners) before the QPs, then the channel.
 #include "plan/plan.h"
+#include "scenario/script_qps.h"
 
 namespace qpo::plan {
 
-void plan_cm_connect(const scenario::Scenario& s, Plan& p);
+// `receives`: each QP's bring-up receive count (the planner's one instance).
+void plan_cm_connect(const scenario::Scenario& s, const scenario::BringupReceives& receives, Plan& p);
 void plan_cm_disconnect(const scenario::Scenario& s, Plan& p);
 void plan_cm_teardown(const scenario::Scenario& s, HostPlan& hp);
 

@@ -122,8 +122,8 @@ class Planner {
                           .duplicate = f.duplicate,
                           .reorder = f.reorder,
                           .delay_us = f.delay_us});
-    plan_cm_connect(s_, p);  // rdma_cm connections: the first stages after bring-up
-    plan_timeline(s_, o, p);
+    plan_cm_connect(s_, receives_, p);  // rdma_cm connections: the first stages after bring-up
+    plan_timeline(s_, o, receives_, p);
     plan_cm_disconnect(s_, p);
     for (auto& hp : p.hosts) {
       host_ = &hp;

@@ -104,7 +104,8 @@ std::string listed(const std::vector<const scenario::Workload*>& ws) {
 
 class TimelinePlanner {
  public:
-  TimelinePlanner(const Scenario& s, const PlanOptions& o, Plan& p) : s_(s), o_(o), p_(p), receives_(s) {
+  TimelinePlanner(const Scenario& s, const PlanOptions& o, const scenario::BringupReceives& receives, Plan& p)
+      : s_(s), o_(o), p_(p), receives_(receives) {
     args_.set_templates(&p.attr_templates);
     for (auto& h : p_.hosts) hosts_[h.host] = &h;
     for (const auto& q : s_.qps) {
@@ -706,7 +707,7 @@ class TimelinePlanner {
   const PlanOptions& o_;
   Plan& p_;
   std::unordered_map<std::string, int> workload_index_;  // Plan::workloads by name, while planning
-  scenario::BringupReceives receives_;  // which QPs scripts own, for the workloads' lowering
+  const scenario::BringupReceives& receives_;  // which QPs scripts own, for the workloads' lowering
   std::map<std::string, HostPlan*> hosts_;
   std::vector<QpModel> qps_;          // as s_.qps
   std::vector<HostPlan*> qp_hosts_;   // as s_.qps (plan_of)
@@ -718,6 +719,8 @@ class TimelinePlanner {
 
 }  // namespace
 
-void plan_timeline(const Scenario& s, const PlanOptions& o, Plan& p) { TimelinePlanner(s, o, p).run(); }
+void plan_timeline(const Scenario& s, const PlanOptions& o, const scenario::BringupReceives& receives, Plan& p) {
+  TimelinePlanner(s, o, receives, p).run();
+}
 
 }  // namespace qpo::plan

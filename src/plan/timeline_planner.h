@@ -5,11 +5,13 @@
 // each transition implies (flush, re-posted receives, SQ drained), state read-backs after
 // expected completion errors. The executor runs these steps; it decides none of this.
 #include "plan/plan.h"
+#include "scenario/script_qps.h"
 
 namespace qpo::plan {
 
 // Appends the timeline's steps to each host of `p` (after its bring-up) and fills p.stages.
-void plan_timeline(const scenario::Scenario& s, const PlanOptions& o, Plan& p);
+// `receives`: which QPs scripts own (the planner's one instance).
+void plan_timeline(const scenario::Scenario& s, const PlanOptions& o, const scenario::BringupReceives& receives, Plan& p);
 
 class ArgLists;
 // A modify step's mask, states, arguments (shared through `lists`) and prediction (planner.cpp).
