@@ -166,7 +166,7 @@ class RefChecker {
     bool recv_ok = resolve(q.recv_cq, s_.cqs, "cqs", p + ".recv_cq");
     resolve(q.srq, s_.srqs, "srqs", p + ".srq");
     resolve(q.xrcd, s_.xrcds, "xrcds", p + ".xrcd");
-    if (!past_peer_count(q)) resolve(q.connect, s_.qps, "qps", p + ".connect");
+    if (!past_peer_count(q) && !s_.external(q.connect.name)) resolve(q.connect, s_.qps, "qps (or externals)", p + ".connect");
     std::string dev = device_of_pd(q.pd.name);
     if (send_ok && q.send_cq)
       if (const auto* c = s_.cq(q.send_cq.name)) same_device(q.send_cq, c->device.name, dev, p + ".send_cq", "cq");

@@ -13,6 +13,7 @@ Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
   check_timeline(s, sink);
   check_values(s, sink);
   check_cross_qp(s, sink);
+  check_externals(s, sink);
   size_unwritten_cqs(s);
   check_caps(s, sink);
   check_scripts(s, sink);

@@ -30,6 +30,8 @@ void check_transitions(scenario::Scenario& s, diag::DiagSink& sink);
 void check_timeline(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_values(const scenario::Scenario& s, diag::DiagSink& sink);
 void check_cross_qp(const scenario::Scenario& s, diag::DiagSink& sink);
+// `externals:`: one RC QP each, the workloads the tool's conversation allows (externals.cpp).
+void check_externals(const scenario::Scenario& s, diag::DiagSink& sink);
 // A CQ without `depth:` is made deep enough for every work request its QPs can have
 // outstanding (at least the default 256): the tool's own defaults never overrun (Q601).
 void size_unwritten_cqs(scenario::Scenario& s);

@@ -42,7 +42,9 @@ void CqRouter::share_if_several(ibv_cq* cq) {
   std::set<int> distinct;
   for (const auto& [qpn, o] : owners.all) distinct.insert(o);
   for (const auto& [qpn, o] : owners.receives) distinct.insert(o);
-  if (distinct.size() < 2) return;
+  // Once shared, a CQ stays shared and its maps follow every change: a reassignment that
+  // leaves one owner (a QP's receives handed to its sender) must still move them.
+  if (distinct.size() < 2 && !shared_.count(cq)) return;
   auto& s = shared_[cq];
   if (!s) {
     s = std::make_unique<Shared>();

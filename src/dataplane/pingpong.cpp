@@ -126,8 +126,8 @@ class PingPong {
     }
     if (cfg_.op == Op::Send) {
       if (!pool_) bad("send ping-pong needs a receive pool");
-      uint32_t slot = cfg_.size + (is_ud(ep_) ? kGrhBytes : 0);
-      pool_->layout(ep_, *lmr_, cfg_.recv_offset, slot, cfg_.rx_depth);
+      uint32_t slot = cfg_.recv_slot_size ? cfg_.recv_slot_size : cfg_.size + (is_ud(ep_) ? kGrhBytes : 0);
+      pool_->layout(ep_, *lmr_, cfg_.recv_offset, slot, cfg_.recv_slots ? cfg_.recv_slots : cfg_.rx_depth);
       if (cfg_.check_seed && pool_->shared_slots()) bad("checking receives needs rx_depth slots in the MR");
       if (lmr_->data + cfg_.recv_offset < lmr_->data + cfg_.local_offset + cfg_.size &&
           lmr_->data + cfg_.local_offset < lmr_->data + cfg_.recv_offset + uint64_t{slot} * cfg_.rx_depth &&

@@ -34,6 +34,9 @@ struct PingPongConfig {
   uint64_t remote_offset = 0;
   uint64_t recv_offset = 0;        // write: where the peer's writes land in local_mr; send: receive slots
   uint32_t rx_depth = 16;          // send: receives kept posted
+  // send: the receive slots' layout when it is not rx_depth slots of the message size (plus
+  // a UD GRH): the executor's own slots, which bring-up posted into (0 = the default).
+  uint32_t recv_slot_size = 0, recv_slots = 0;
   std::optional<uint64_t> check_seed;  // data check (see run_pingpong)
   int timeout_ms = 10000;          // waiting this long for one reply = error
   int idle_ms = 500;               // duration-mode target: stop this long after the last message;

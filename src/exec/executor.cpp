@@ -192,6 +192,17 @@ void HostSession::close_window() {
   if (plan_ && program_.compiled()) program_.run_half(st_, 1);
 }
 
+bool HostSession::run_external_steps(plan::StepKind kind) {
+  if (!plan_ || p_.externals.empty()) return true;
+  for (const auto& step : plan_->steps) {
+    if (step.kind != kind) continue;
+    bool done = kind == plan::StepKind::ExternalExchange ? externals_.exchange(st_, step, o_.phase_timeout_ms)
+                                                         : externals_.reply(st_, step, o_.phase_timeout_ms);
+    if (!done) return false;
+  }
+  return true;
+}
+
 // The published values become report lines at the position of the exchange, but are
 // formatted after the bring-up stage: text formatting (GIDs, hex) for thousands of QPs
 // would otherwise sit inside the timed window between the first create and the last RTS.
@@ -462,7 +473,10 @@ report::RunReport HostSession::run(Channel& ch) {
   bool exchanged = alive_;
   size_t published_at = program_.lines_so_far(st_);
   stage(ch, "bring-up", [&] {
+    // An external peer's values come from its own exchange, before the RTR that reads them.
+    if (!run_external_steps(plan::StepKind::ExternalExchange)) return;
     close_window();
+    if (ok()) run_external_steps(plan::StepKind::ExternalReply);
     if (ok() && create_started_) {
       st_.report.bringup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_create_).count();
       for (const auto& [name, q] : st_.qps) st_.report.qps_at_rts += q.state == spec::QpState::RTS;

@@ -10,6 +10,7 @@
 
 #include "exec/bringup_program.h"
 #include "exec/exchange.h"
+#include "exec/external_exchange.h"
 #include "exec/faults.h"
 #include "exec/link_state.h"
 #include "exec/executor.h"
@@ -35,6 +36,8 @@ class HostSession {
   bool check_capabilities();  // false when the device cannot run this scenario (verdict Unsupported)
   void open_window();      // QP creates and the bring-up steps before the exchange
   void close_window();     // the bring-up steps after it
+  // This host's steps of `kind` (ExternalExchange, ExternalReply); false once one failed.
+  bool run_external_steps(plan::StepKind kind);
   void log_published(size_t at);
   void report_device_query(const plan::Step& step);  // ibv_query_port / ibv_query_gid lines
   int setup_step(plan::StepKind kind) const;  // this host's entries of the directory, as report lines at index `at`
@@ -67,7 +70,8 @@ class HostSession {
   bool create_started_ = false;
   std::chrono::steady_clock::time_point first_create_;
   std::unique_ptr<Faults> traffic_faults_;  // on from the first workload stage to the last
-  std::unique_ptr<LinkStates> links_;       // the timeline's link steps; up again before teardown
+  std::unique_ptr<LinkStates> links_;
+  ExternalExchanges externals_;             // stock tools' exchanges, between their two steps       // the timeline's link steps; up again before teardown
   std::map<std::string, Counters> counters_at_open_;  // per scenario device: its hw_counters when opened
 };
 

@@ -21,6 +21,7 @@
 #include "dataplane/stream.h"
 #include "exec/async_events.h"
 #include "exec/endpoints.h"
+#include "exec/external_pingpong.h"
 #include "exec/memory_windows.h"
 #include "exec/multicast.h"
 #include "exec/stall_watch.h"
@@ -666,6 +667,10 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
     const auto& w = run.spec;
+    if (!run.external.empty()) {  // the tool's conversation, on its QP alone
+      if (!run_external_pingpong(st, o, *step)) return false;
+      continue;
+    }
     if (!w.script.empty()) {
       // Every host takes part, with or without workers in it: the hosts meet at its barriers.
       st.report.current_step = step->index;

@@ -12,6 +12,7 @@
 #include "check/checked.h"
 #include "plan/attr_template.h"
 #include "plan/cm_end.h"
+#include "plan/external_peer.h"
 #include "plan/device_needs.h"
 #include "plan/text.h"
 #include "plan/workload_run.h"
@@ -91,6 +92,12 @@ enum class StepKind : uint8_t {
   CmMcastChannel,  // rdma_create_event_channel ("qpo.cm.HOST.mcast")
   CmJoinMcast,     // the join, and its event
   SetLink,         // `ip link set dev NETDEV down|up` under a device (object); args[0] "state"
+  // An external peer's own out-of-band exchange (plan/external_peer.h), for the QP (object)
+  // that connects to it: its values fill the directory entry the QP's RTR reads. qpo connects:
+  // the whole exchange, before RTR. qpo listens: the tool's message before RTR (ExternalExchange),
+  // qpo's answer after RTS (ExternalReply), as ibv_rc_pingpong's server does.
+  ExternalExchange,
+  ExternalReply,
 };
 
 const char* step_kind_name(StepKind k);  // "modify", "smoke_send", ...
@@ -122,6 +129,7 @@ struct StepExtra {
   // (CreateMcastAh) is smoke.receiver / smoke.sender.
   std::string mcast;
   int cm_end = -1;            // Cm* steps (and a CM QP's receives): Plan::cm_ends[cm_end]
+  int external = -1;          // ExternalExchange, ExternalReply: Plan::externals[external]
 };
 
 // 176 bytes: the texts every step of a kind shares are plan::Text, the rare fields StepExtra.
@@ -187,6 +195,9 @@ struct Plan {
     int i = s.extra().cm_end;
     return i >= 0 && static_cast<size_t>(i) < cm_ends.size() ? &cm_ends[static_cast<size_t>(i)] : nullptr;
   }
+  // Every `externals:` entry that a QP connects to, lowered (plan/external_peer.h).
+  std::vector<ExternalPeer> externals;
+  const ExternalPeer* external(const std::string& name) const;
   // Every workload the timeline runs, lowered (plan/workload_run.h), in the order first run.
   std::vector<WorkloadRun> workloads;
   const WorkloadRun& workload_of(const Step& s) const { return workloads.at(static_cast<size_t>(s.extra().workload)); }

@@ -79,6 +79,8 @@ class Planner {
         for (const auto& m : g->members) bigger(m.name);
       } else if (const auto* sender = s_.qp(w.qp.name); sender && sender->connect) {
         bigger(sender->connect.name);
+        // An external peer answers each message with one of the same size.
+        if (s_.external(sender->connect.name)) bigger(sender->name);
       }
     }
   }
@@ -93,6 +95,8 @@ class Planner {
     args_.set_templates(&p.attr_templates);
     p.scenario = s_.name;
     p.file = s_.file;
+    p.externals = lower_externals();
+    externals_ = &p.externals;
     for (const auto& h : s_.hosts) {
       HostPlan hp;
       hp.host = h.name;
@@ -306,6 +310,7 @@ class Planner {
       peer_values.note = "waits for every peer host to publish";
       res.args.push_back(peer_values);
     }
+    external_steps(host, StepKind::ExternalExchange);
     for (size_t i = 0; i < qps.size(); ++i) {
       const auto& tr = qps[i]->transitions;
       if (qps[i]->cm.exchange_only) continue;  // RTR/RTS after the CM's exchange (cm_planner.cpp)
@@ -314,7 +319,56 @@ class Planner {
         ++next[i];
       }
     }
+    external_steps(host, StepKind::ExternalReply);
     if (!qps.empty() && s_.hosts.size() > 1) add(StepKind::Barrier, Phase::Exchange, "barrier", "all hosts").args.push_back(arg("after", "bring-up"));
+  }
+
+  std::vector<ExternalPeer> lower_externals() const {
+    std::vector<ExternalPeer> out;
+    for (const auto& q : s_.qps) {
+      const auto* e = q.connect ? s_.external(q.connect.name) : nullptr;
+      if (!e) continue;
+      out.push_back({.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .exchange = e->exchange,
+                     .server = e->server, .port = e->port, .mtu = e->mtu});
+    }
+    return out;
+  }
+
+  // The external exchanges of this host's QPs: the part before RTR (ExternalExchange), or
+  // qpo's answer after RTS when it is the tool's server (ExternalReply).
+  void external_steps(const std::string& host, StepKind kind) {
+    for (size_t i = 0; i < externals_->size(); ++i) {
+      const auto& e = (*externals_)[i];
+      if (e.host != host || (kind == StepKind::ExternalReply && !e.qpo_listens())) continue;
+      std::string where = std::to_string(e.port);
+      if (kind == StepKind::ExternalExchange) {
+        auto& st = add(kind, Phase::Exchange, "external exchange", e.qp);
+        st.edit_extra().external = static_cast<int>(i);
+        st.args.push_back(arg("peer", "external '" + e.name + "' (ibv_pingpong: ibv_rc_pingpong's TCP exchange)"));
+        if (e.qpo_listens()) {
+          Arg tcp = arg("tcp", "listen on port " + where);
+          tcp.runtime = true;
+          tcp.note = "waits for the tool: ibv_rc_pingpong -g GID_INDEX QPO_ADDRESS";
+          st.args.push_back(tcp);
+          st.args.push_back(arg("receives", "the tool's LID:QPN:PSN:GID (52 bytes)"));
+          st.args.push_back(arg("then", "RTR and RTS before qpo answers, as the tool's server does"));
+        } else {
+          Arg tcp = arg("tcp", "connect to " + e.server + ":" + where);
+          tcp.note = "retried until the phase timeout while the tool is not listening yet";
+          st.args.push_back(tcp);
+          st.args.push_back(arg("sends", "QP " + e.qp + "'s LID:QPN:PSN:GID (52 bytes), then \"done\" after the tool's"));
+        }
+        Arg peer_values = arg("peer values", "dest_qp_num, rq_psn, ah_attr.dlid, ah_attr.grh.dgid");
+        peer_values.runtime = true;
+        peer_values.note = "path_mtu of the tool: " + std::to_string(e.mtu);
+        st.args.push_back(peer_values);
+      } else {
+        auto& st = add(kind, Phase::Exchange, "external reply", e.qp);
+        st.edit_extra().external = static_cast<int>(i);
+        st.args.push_back(arg("peer", "external '" + e.name + "'"));
+        st.args.push_back(arg("sends", "QP " + e.qp + "'s LID:QPN:PSN:GID (52 bytes), then waits for \"done\""));
+      }
+    }
   }
 
   // Faults for the whole run (`during: all`); the timeline plans those of the traffic.
@@ -377,6 +431,7 @@ class Planner {
   }
 
   const Scenario& s_;
+  const std::vector<ExternalPeer>* externals_ = nullptr;  // the plan's (build sets it)
   scenario::BringupReceives receives_;  // every QP's and SRQ's bring-up receive count
   std::unordered_map<std::string, uint64_t> biggest_send_;  // QP -> the largest message workloads send it
   // The bytes of one of a QP's receive slots: at least the smoke's 256, plus room for the 40-byte
@@ -423,6 +478,8 @@ const char* step_kind_name(StepKind k) {
     case StepKind::Modify: return "modify";
     case StepKind::PostRecv: return "post_recv";
     case StepKind::PostSrqRecv: return "post_srq_recv";
+    case StepKind::ExternalExchange: return "external_exchange";
+    case StepKind::ExternalReply: return "external_reply";
     case StepKind::Publish: return "publish";
     case StepKind::Resolve: return "resolve";
     case StepKind::Barrier: return "barrier";
@@ -478,6 +535,12 @@ const StepExtra& Step::no_extra() {
 const Plan::Window* Plan::window(const std::string& name) const {
   auto it = window_index.find(name);
   return it == window_index.end() ? nullptr : &windows[it->second];
+}
+
+const ExternalPeer* Plan::external(const std::string& name) const {
+  for (const auto& e : externals)  // few: no index
+    if (e.name == name) return &e;
+  return nullptr;
 }
 
 const scenario::McastGroup* Plan::mcast_group(const std::string& name) const {

@@ -274,6 +274,11 @@ class TimelinePlanner {
     return q ? &model(*q) : nullptr;
   }
 
+  const scenario::External* external_of(const scenario::Workload& w) const {
+    const auto* q = s_.qp(w.qp.name);
+    return q && q->connect ? s_.external(q->connect.name) : nullptr;
+  }
+
   std::string host_of(const std::string& qp) const {
     const auto* q = s_.qp(qp);
     return q ? s_.host_of_qp(*q) : "";
@@ -419,6 +424,13 @@ class TimelinePlanner {
                                 "published after its bind"});
           st.args.push_back(arg("check", "the receive completes with IBV_WC_WITH_INV, invalidated_rkey = " +
                                              w->invalidate.name + "'s rkey"));
+        }
+        if (const auto* e = external_of(*w)) {
+          st.args.push_back(arg("peer", "external '" + e->name + "'"));
+          st.args.push_back(arg("rhythm", e->server.empty()
+                                              ? "ping-pong: qpo answers each SEND with one (ibv_rc_pingpong's server)"
+                                              : "ping-pong: qpo sends first, then waits for the answer (ibv_rc_pingpong's client)"));
+          st.args.push_back(arg("buffers", "qpo.slots." + w->qp.name + ": receives posted at bring-up, the last slot sends"));
         }
         if (w->script.empty()) {
           st.args.push_back(arg("size", std::to_string(w->size)));

@@ -28,7 +28,8 @@ WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload
     if (const auto* g = s.mcast_group(w.mcast.name))
       for (const auto& m : g->members) r.receivers.push_back(m.name);
   } else if (const auto* q = s.qp(w.qp.name); q && q->connect) {
-    r.receivers.push_back(q->connect.name);
+    if (s.external(q->connect.name)) r.external = q->connect.name;
+    else r.receivers.push_back(q->connect.name);
   }
   const auto* window = w.remote_mr ? s.mw(w.remote_mr.name) : nullptr;
   r.remote_is_window = window != nullptr;

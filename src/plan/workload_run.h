@@ -18,8 +18,11 @@ struct WorkloadRun {
   scenario::Workload spec;    // the checked entry: op, QPs and MRs by name, size, offset, thresholds
   std::string reporter_host;  // the host of its `qp:`: a script's results and verdict are recorded there
   // Who receives what an op workload sends: its qp's peer (connect:), or its multicast group's
-  // members, in file order.
+  // members, in file order. Empty when the peer is external.
   std::vector<std::string> receivers;
+  // Its qp's peer is outside the scenario (Plan::external(external)): the workload is that
+  // tool's conversation (a ping-pong of SENDs), on the qp alone.
+  std::string external;
   // remote_mr names a memory window: its bytes are at `remote_offset` in the MR behind it (the
   // window's offset plus the workload's own), and a deliberate overrun is the responder's to refuse.
   bool remote_is_window = false;

@@ -14,7 +14,7 @@ namespace qpo::scenario::keys {
 
 QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts", "devices", "pds", "mrs",
          "cqs", "srqs", "xrcds", "qps", "workloads", "faults", "timeline", "mws",
-         "mcast_groups", "matrix")
+         "mcast_groups", "externals", "matrix")
 QPO_KEYS(host, "address", "launcher")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")
@@ -35,6 +35,7 @@ QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "u
 // What a host's `launcher:` template may name (cluster/launch.cpp gives each its value).
 QPO_KEYS(launcher_placeholders, "host", "address", "command")
 QPO_KEYS(mw, "pd", "type", "mr", "offset", "length", "access", "bind_qp")
+QPO_KEYS(external, "exchange", "server", "listen", "port", "mtu")
 QPO_KEYS(mcast_group, "gid", "qkey", "mlid", "members", "join")
 
 #undef QPO_KEYS

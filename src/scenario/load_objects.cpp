@@ -621,6 +621,63 @@ void load_mws(YamlReader& r, const yaml::Node& n, Scenario& s) {
   });
 }
 
+// `externals:` a peer outside the scenario, reached through a stock tool's own exchange.
+void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for_each_named(r, n, "externals", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
+    if (!check_unique(r, s.external(name), name, loc, path)) return;
+    External e;
+    e.name = name;
+    e.loc = loc;
+    bool has_exchange = false;
+    for (auto& [key, value] : fields(r, v, path, keys::external(), "an external peer")) {
+      std::string p = join_path(path, key);
+      if (key == "exchange") {
+        e.exchange_loc = r.loc(value);
+        if (auto x = r.string(value, p)) {
+          if (*x == "ibv_pingpong") {
+            has_exchange = true;
+          } else {
+            auto& d = r.sink().error("Q170", e.exchange_loc, p, "unknown exchange '" + *x + "'");
+            d.rule = "qpo speaks these tools' out-of-band exchanges: ibv_pingpong (ibv_rc_pingpong's TCP "
+                     "exchange of LID:QPN:PSN:GID)";
+            d.hint = "write exchange: ibv_pingpong";
+          }
+        }
+      } else if (key == "server") {
+        e.server_loc = r.loc(value);
+        if (auto x = r.string(value, p)) e.server = *x;
+      } else if (key == "listen") {
+        e.listen_loc = r.loc(value);
+        if (auto b = r.boolean(value, p)) e.listen = *b;
+      } else if (key == "port") {
+        if (auto x = r.uint(value, p, 65535)) e.port = static_cast<uint16_t>(*x);
+      } else if (key == "mtu") {
+        e.mtu_loc = r.loc(value);
+        if (auto x = r.uint(value, p)) {
+          if (*x == 256 || *x == 512 || *x == 1024 || *x == 2048 || *x == 4096) {
+            e.mtu = static_cast<uint32_t>(*x);
+          } else {
+            auto& d = r.sink().error("Q170", e.mtu_loc, p, "mtu " + std::to_string(*x) + " is not a path MTU");
+            d.rule = "enum ibv_mtu: 256, 512, 1024, 2048 or 4096 bytes (the tool's -m)";
+          }
+        }
+      }
+    }
+    if (!has_exchange && !e.exchange_loc.given()) {
+      auto& d = r.sink().error("Q104", loc, path, "external peer '" + name + "' needs 'exchange'");
+      d.hint = "add 'exchange: ibv_pingpong' (the tool's own out-of-band exchange)";
+    }
+    if (e.server.empty() == !e.listen) {
+      auto& d = r.sink().error("Q170", loc, path,
+                               "external peer '" + name + "' needs exactly one of 'server' and 'listen: true'");
+      d.rule = "one side of the tool's TCP exchange listens: 'server: ADDRESS' when the tool does (qpo "
+               "connects to it), 'listen: true' when qpo does (the tool connects to qpo)";
+      d.hint = "e.g. 'server: 10.0.1.2' for a tool started as 'ibv_rc_pingpong -g 1' on that host";
+    }
+    s.externals.push_back(std::move(e));
+  });
+}
+
 void finish_mws(Scenario& s) {
   for (auto& w : s.mws) {
     const Mr* m = s.mr(w.mr.name);

@@ -188,6 +188,8 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
       detail::load_faults(r, value, s);
     } else if (key == "mws") {
       detail::load_mws(r, value, s);
+    } else if (key == "externals") {
+      detail::load_externals(r, value, s);
     } else if (key == "mcast_groups") {
       mcast_node = value;
       have_mcast = true;

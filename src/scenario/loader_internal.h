@@ -16,6 +16,7 @@ void load_qps(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_workloads(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_faults(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_mws(YamlReader& r, const yaml::Node& n, Scenario& s);
+void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s);
 // After every section: a window without `pd:` takes its MR's, `length: 0` runs to the MR's end.
 void finish_mws(Scenario& s);
 // `mcast_groups:` (load_multicast.cpp); finish_mcast_groups after the QPs: members that name a

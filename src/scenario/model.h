@@ -315,6 +315,22 @@ struct Fault : Object {
   std::string during = "traffic";
 };
 
+// A peer outside the scenario (`externals:`): a stock tool or a device under test at the other
+// end of one QP's connection (`connect: NAME` on the QP). qpo learns its values over the tool's
+// own out-of-band exchange and checks nothing on its side.
+struct External : Object {
+  enum class Exchange { IbvPingpong };  // ibv_rc_pingpong's TCP exchange ("LID:QPN:PSN:GID")
+  Exchange exchange = Exchange::IbvPingpong;
+  SourceLoc exchange_loc;
+  std::string server;  // the tool serves there and qpo connects to it ("" = qpo listens)
+  SourceLoc server_loc;
+  bool listen = false; // qpo is the server: it waits for the tool to connect
+  SourceLoc listen_loc;
+  uint16_t port = 18515;  // the tool's default (-p)
+  uint32_t mtu = 1024;    // the path MTU the tool uses (its -m; its default is 1024)
+  SourceLoc mtu_loc;
+};
+
 // One step of the run after bring-up. The scenario's `timeline:` lists them in order; without
 // one the loader writes today's default order (scenario/timeline.h): smoke, the workloads in
 // waves, the extra transitions in rounds, smoke again after a recovery path.
@@ -386,6 +402,7 @@ struct Scenario {
   std::vector<Fault> faults;
   std::vector<Mw> mws;
   std::vector<McastGroup> mcast_groups;
+  std::vector<External> externals;
   std::vector<TimelineStep> timeline;  // what runs after bring-up, in order
   bool timeline_given = false;         // the file wrote `timeline:` (else the loader wrote the default)
   std::vector<Group> groups;           // counted QPs and MRs, group workloads (already expanded)
@@ -429,6 +446,11 @@ struct Scenario {
   const McastGroup* mcast_group(std::string_view n) const {  // few groups: no index
     for (const auto& g : mcast_groups)
       if (g.name == n) return &g;
+    return nullptr;
+  }
+  const External* external(std::string_view n) const {  // few externals: no index
+    for (const auto& e : externals)
+      if (e.name == n) return &e;
     return nullptr;
   }
   // Position of a QP in `qps` (its ordinal), or -1.

@@ -1,0 +1,104 @@
+// External peers (`externals:`): what qpo can check about a connection whose other side is a
+// stock tool, and the note that says what it cannot.
+#include <map>
+#include <vector>
+
+#include "check/validate.h"
+
+namespace qpo::check {
+
+namespace {
+
+using scenario::External;
+using scenario::Qp;
+using util::SourceLoc;
+
+const char* exchange_name(External::Exchange) { return "ibv_pingpong"; }
+
+void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
+  std::string path = "qps." + q.name + ".connect";
+  if (q.type >= 0 && q.qp_type != spec::QpType::RC) {
+    auto& d = sink.error("Q561", q.connect.loc, path,
+                         q.type_name + " QP '" + q.name + "' cannot connect to external peer '" + e.name +
+                             "': exchange " + exchange_name(e.exchange) + " connects RC QPs");
+    d.rule = "ibv_pingpong is ibv_rc_pingpong's exchange (RC); ibv_ud_pingpong is not supported yet";
+  }
+  if (q.cm.given) {
+    auto& d = sink.error("Q561", q.cm.loc, "qps." + q.name + ".cm",
+                         "QP '" + q.name + "' has 'cm:' and connects to external peer '" + e.name + "'");
+    d.rule = "an external peer's values come from its own exchange (" + std::string(exchange_name(e.exchange)) +
+             "), not from rdma_cm";
+    d.hint = "remove 'cm:' (its states: bring it up with the peer's values)";
+  }
+}
+
+// ibv_rc_pingpong sends SENDs of its -s size and answers each one: the workload must be the
+// same conversation (qpo sends `iterations` messages of `size` and receives as many).
+void check_workload(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
+  std::string path = "workloads." + w.name;
+  auto refuse = [&](const SourceLoc& at, const std::string& key, const std::string& what) {
+    auto& d = sink.error("Q563", at.given() ? at : w.loc, key.empty() ? path : path + "." + key,
+                         "workload '" + w.name + "' on QP '" + q.name + "' talks to external peer '" + e.name +
+                             "': " + what);
+    d.rule = "exchange " + std::string(exchange_name(e.exchange)) +
+             " is followed by ibv_rc_pingpong's ping-pong: SENDs of one size, each answered, "
+             "`iterations` times; nothing else is published";
+    return &d;
+  };
+  if (!w.script.empty()) {
+    refuse(w.script_loc, "script", "scripts cannot run against an external peer yet")->hint =
+        "write 'op: send' with size and iterations";
+    return;
+  }
+  if (w.op && *w.op != util::Op::Send)
+    refuse(w.op_loc, "op", std::string(w.op_spelling()) + " is not part of the tool's conversation")->hint =
+        "write 'op: send'";
+  if (w.remote_mr) refuse(w.remote_mr.loc, "remote_mr", "the tool publishes no buffer (no remote_mr)");
+  if (w.mcast) refuse(w.mcast.loc, "mcast", "a multicast send has no external receiver");
+  if (w.expect_status) refuse(w.expect_loc, "expect", "an expected error status is not supported with an external peer");
+}
+
+}  // namespace
+
+void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
+  if (s.externals.empty()) return;
+  std::map<std::string, std::vector<const Qp*>> users;
+  for (const auto& q : s.qps)
+    if (q.connect && s.external(q.connect.name)) users[q.connect.name].push_back(&q);
+  for (const auto& e : s.externals) {
+    std::string path = "externals." + e.name;
+    if (const auto* q = s.qp(e.name)) {
+      auto& d = sink.error("Q105", e.loc, path, "duplicate name '" + e.name + "': a QP has it too");
+      d.related.push_back({q->loc, "QP defined here"});
+      d.hint = "a QP's connect: must name one thing: rename the external peer";
+      continue;
+    }
+    const auto& qps = users[e.name];
+    if (qps.empty()) {
+      auto& d = sink.warning("Q560", e.loc, path, "external peer '" + e.name + "' is connected by no QP");
+      d.hint = "add 'connect: " + e.name + "' to the QP that talks to it";
+      continue;
+    }
+    if (qps.size() > 1) {
+      auto& d = sink.error("Q560", qps[1]->connect.loc, "qps." + qps[1]->name + ".connect",
+                           "external peer '" + e.name + "' is connected by QP '" + qps[0]->name + "' and QP '" +
+                               qps[1]->name + "'");
+      d.rule = "exchange " + std::string(exchange_name(e.exchange)) + " carries one QP's values each way";
+      d.related.push_back({qps[0]->connect.loc, "first connected here"});
+      continue;
+    }
+    check_qp(*qps[0], e, sink);
+    auto& n = sink.note("Q562", e.loc, path,
+                        "external peer '" + e.name + "': qpo checks nothing on its side (its path MTU, PSNs, access "
+                        "flags, message size and count come from the tool's own options)");
+    n.hint = "run the tool with the workload's size and iterations (ibv_rc_pingpong -s SIZE -n ITERATIONS) and "
+             "the path MTU given here (-m " + std::to_string(e.mtu) + ")";
+  }
+  for (const auto& w : s.workloads) {
+    const Qp* q = s.qp(w.qp.name);
+    const External* e = q && q->connect ? s.external(q->connect.name) : nullptr;
+    if (e) check_workload(w, *q, *e, sink);
+  }
+}
+
+}  // namespace qpo::check

@@ -1,0 +1,119 @@
+#include "exec/external_exchange.h"
+
+#include <infiniband/verbs.h>
+
+#include <chrono>
+
+#include "exec/steps.h"
+#include "interop/pingpong_message.h"
+#include "report/step_line.h"
+
+namespace qpo::exec {
+
+namespace {
+
+using interop::PingpongAddress;
+
+interop::Deadline deadline_in(int timeout_ms) {
+  return std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+}
+
+// What the QP published in the hosts' exchange: the values the tool needs from it.
+PingpongAddress own_address(const RunState& st, const std::string& qp) {
+  PingpongAddress a;
+  if (auto it = st.dir.qps.find(qp); it != st.dir.qps.end()) {
+    a.lid = it->second.lid;
+    a.qpn = it->second.qpn;
+    a.psn = it->second.sq_psn;
+    a.gid = it->second.gid;
+  }
+  return a;
+}
+
+uint8_t mtu_enum(uint32_t bytes) {
+  switch (bytes) {
+    case 256: return IBV_MTU_256;
+    case 512: return IBV_MTU_512;
+    case 2048: return IBV_MTU_2048;
+    case 4096: return IBV_MTU_4096;
+    default: return IBV_MTU_1024;
+  }
+}
+
+// The tool's values as the directory holds a peer's: what `peer` resolves to at RTR.
+void record_peer(RunState& st, const plan::ExternalPeer& e, const PingpongAddress& a) {
+  RemoteQp r;
+  r.host = "external " + e.name;
+  r.type = "RC";
+  r.qpn = a.qpn;
+  r.sq_psn = a.psn;
+  r.lid = a.lid;
+  r.gid = a.gid;
+  r.active_mtu = mtu_enum(e.mtu);
+  st.dir.qps[e.name] = r;
+}
+
+report::StepResult line(const RunState& st, const plan::Step& step, double micros) {
+  auto r = report::step_line(st.host, "exchange", step.verb.str(), step.object, report::StepStatus::Ok, "");
+  r.plan_step = step.index;
+  r.micros = micros;
+  return r;
+}
+
+bool failed(RunState& st, report::StepResult r, const plan::ExternalPeer& e, const std::string& why) {
+  r.status = report::StepStatus::Failed;
+  r.message = why;
+  st.report.add(std::move(r));
+  st.report.fail("external peer '" + e.name + "' (QP " + e.qp + "): " + why);
+  return false;
+}
+
+}  // namespace
+
+bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeout_ms) {
+  const auto& e = st.plan->externals.at(static_cast<size_t>(step.extra().external));
+  st.report.current_step = step.index;
+  StepTimer timer;
+  auto deadline = deadline_in(timeout_ms);
+  std::string why;
+  std::string mine = interop::format_pingpong_message(own_address(st, e.qp));
+  auto r = line(st, step, 0);
+  std::optional<interop::TcpPeer> tool = e.qpo_listens() ? interop::TcpPeer::accept_one(e.port, deadline, &why)
+                                                         : interop::TcpPeer::dial(e.server, e.port, deadline, &why);
+  if (!tool) return failed(st, std::move(r), e, why);
+  // The client writes first; the server answers once its QP is at RTR (reply()).
+  if (!e.qpo_listens() && !tool->send(mine, &why)) return failed(st, std::move(r), e, why);
+  auto theirs = tool->receive(interop::kPingpongMessageBytes, deadline, &why);
+  if (!theirs) return failed(st, std::move(r), e, why);
+  auto address = interop::parse_pingpong_message(*theirs, &why);
+  if (!address) return failed(st, std::move(r), e, tool->remote() + " sent no ibv_pingpong address: " + why);
+  if (!e.qpo_listens() && !tool->send(interop::kPingpongDone, &why)) return failed(st, std::move(r), e, why);
+  record_peer(st, e, *address);
+  r.micros = timer.micros();
+  r.message = (e.qpo_listens() ? "accepted " : "connected to ") + tool->remote() + "; the tool: " +
+              interop::describe(*address);
+  st.report.add(std::move(r));
+  if (e.qpo_listens()) accepted_.emplace(step.extra().external, std::move(*tool));
+  return true;
+}
+
+bool ExternalExchanges::reply(RunState& st, const plan::Step& step, int timeout_ms) {
+  const auto& e = st.plan->externals.at(static_cast<size_t>(step.extra().external));
+  st.report.current_step = step.index;
+  StepTimer timer;
+  auto r = line(st, step, 0);
+  auto it = accepted_.find(step.extra().external);
+  std::string why;
+  if (it == accepted_.end()) return failed(st, std::move(r), e, "no connection from the tool to answer");
+  auto own = own_address(st, e.qp);
+  if (!it->second.send(interop::format_pingpong_message(own), &why)) return failed(st, std::move(r), e, why);
+  auto done = it->second.receive(interop::kPingpongDone.size(), deadline_in(timeout_ms), &why);
+  if (!done) return failed(st, std::move(r), e, why);
+  r.micros = timer.micros();
+  r.message = "sent " + interop::describe(own) + "; the tool said done";
+  st.report.add(std::move(r));
+  accepted_.erase(it);  // the tool closes its end now; so does qpo
+  return true;
+}
+
+}  // namespace qpo::exec

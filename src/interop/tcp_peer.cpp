@@ -1,0 +1,196 @@
+#include "interop/tcp_peer.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace qpo::interop {
+
+namespace {
+
+constexpr int kRetryMs = 200;
+
+int ms_left(Deadline deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
+}
+
+// Waits for `events` on fd until the deadline: 1 ready, 0 timed out, -1 error (errno).
+int wait_for(int fd, short events, Deadline deadline) {
+  pollfd p{fd, events, 0};
+  int r;
+  while ((r = poll(&p, 1, ms_left(deadline))) < 0 && errno == EINTR) {
+  }
+  return r;
+}
+
+std::string address_text(const sockaddr* sa) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  uint16_t port = 0;
+  if (sa->sa_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(sa);
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    port = ntohs(in->sin_port);
+  } else if (sa->sa_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(sa);
+    inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+    port = ntohs(in6->sin6_port);
+    // An IPv4 client on a dual-stack socket: show it as the tool's users know it.
+    if (std::strncmp(host, "::ffff:", 7) == 0 && std::strchr(host + 7, '.')) std::memmove(host, host + 7, std::strlen(host + 7) + 1);
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+void no_delay(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+// One non-blocking connect to `ai`, waited for until the deadline: the fd (blocking again), or
+// -1 with the errno in `err`.
+int connect_once(const addrinfo* ai, Deadline deadline, int* err) {
+  int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+  if (fd < 0) {
+    *err = errno;
+    return -1;
+  }
+  int e = connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ? 0 : errno;
+  if (e == EINPROGRESS) {
+    int r = wait_for(fd, POLLOUT, deadline);
+    socklen_t len = sizeof e;
+    if (r == 0) e = ETIMEDOUT;
+    else if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0) e = errno;
+  }
+  if (e == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) e = errno;
+  if (e != 0) {
+    ::close(fd);
+    *err = e;
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::optional<TcpPeer> TcpPeer::dial(const std::string& host, uint16_t port, Deadline deadline, std::string* why) {
+  addrinfo hints{}, *res = nullptr;
+  hints.ai_socktype = SOCK_STREAM;
+  std::string where = host + ":" + std::to_string(port);
+  if (int e = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res); e != 0) {
+    *why = "cannot resolve " + host + ": " + gai_strerror(e);
+    return std::nullopt;
+  }
+  int last = ETIMEDOUT, tries = 0;
+  for (;;) {
+    ++tries;
+    for (auto* ai = res; ai; ai = ai->ai_next) {
+      int fd = connect_once(ai, deadline, &last);
+      if (fd < 0) continue;
+      freeaddrinfo(res);
+      no_delay(fd);
+      return TcpPeer(fd, where);
+    }
+    if (ms_left(deadline) == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(kRetryMs, ms_left(deadline))));
+  }
+  freeaddrinfo(res);
+  *why = "cannot connect to " + where + ": " + std::strerror(last) + " (" + std::to_string(tries) +
+         " tries; is the tool running there as server?)";
+  return std::nullopt;
+}
+
+std::optional<TcpPeer> TcpPeer::accept_one(uint16_t port, Deadline deadline, std::string* why) {
+  // One IPv6 socket with IPV6_V6ONLY off takes IPv4 clients too (the tools' clients may be either).
+  int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *why = std::string("socket: ") + std::strerror(errno);
+    return std::nullopt;
+  }
+  int one = 1, zero = 0;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  sockaddr_in6 any{};
+  any.sin6_family = AF_INET6;
+  any.sin6_addr = in6addr_any;
+  any.sin6_port = htons(port);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0 || ::listen(fd, 1) != 0) {
+    *why = "cannot listen on port " + std::to_string(port) + ": " + std::strerror(errno);
+    ::close(fd);
+    return std::nullopt;
+  }
+  int r = wait_for(fd, POLLIN, deadline);
+  if (r <= 0) {
+    *why = r == 0 ? "no connection on port " + std::to_string(port) + " before the phase timeout (is the tool started as client, pointed at this host?)"
+                  : std::string("poll: ") + std::strerror(errno);
+    ::close(fd);
+    return std::nullopt;
+  }
+  sockaddr_storage from{};
+  socklen_t len = sizeof from;
+  int conn = accept4(fd, reinterpret_cast<sockaddr*>(&from), &len, SOCK_CLOEXEC);
+  int e = errno;
+  ::close(fd);
+  if (conn < 0) {
+    *why = std::string("accept: ") + std::strerror(e);
+    return std::nullopt;
+  }
+  no_delay(conn);
+  return TcpPeer(conn, address_text(reinterpret_cast<sockaddr*>(&from)));
+}
+
+TcpPeer& TcpPeer::operator=(TcpPeer&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    remote_ = std::move(o.remote_);
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+TcpPeer::~TcpPeer() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool TcpPeer::send(std::string_view bytes, std::string* why) {
+  ssize_t n;
+  while ((n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  if (n == static_cast<ssize_t>(bytes.size())) return true;
+  *why = n < 0 ? "write to " + remote_ + ": " + std::strerror(errno)
+               : "write to " + remote_ + ": " + std::to_string(n) + " of " + std::to_string(bytes.size()) + " bytes";
+  return false;
+}
+
+std::optional<std::string> TcpPeer::receive(size_t n, Deadline deadline, std::string* why) {
+  std::string out(n, '\0');
+  size_t got = 0;
+  while (got < n) {
+    int r = wait_for(fd_, POLLIN, deadline);
+    if (r == 0) {
+      *why = "no message from " + remote_ + " before the phase timeout (" + std::to_string(got) + " of " +
+             std::to_string(n) + " bytes)";
+      return std::nullopt;
+    }
+    ssize_t k = r < 0 ? -1 : ::recv(fd_, out.data() + got, n - got, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      *why = k == 0 ? remote_ + " closed the connection after " + std::to_string(got) + " of " + std::to_string(n) + " bytes"
+                    : "read from " + remote_ + ": " + std::strerror(errno);
+      return std::nullopt;
+    }
+    got += static_cast<size_t>(k);
+  }
+  return out;
+}
+
+}  // namespace qpo::interop

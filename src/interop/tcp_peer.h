@@ -1,0 +1,42 @@
+#pragma once
+// One TCP connection to a stock tool's out-of-band exchange (ibv_rc_pingpong's): qpo dials the
+// tool's server or accepts the tool as client. The tools read each message with one read() and
+// compare its length exactly, so every message leaves in one write() with TCP_NODELAY.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace qpo::interop {
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+class TcpPeer {
+ public:
+  // Connects to host:port. A refused or unreachable connect is tried again every 200 ms until
+  // the deadline: the tool may not listen yet.
+  static std::optional<TcpPeer> dial(const std::string& host, uint16_t port, Deadline deadline, std::string* why);
+  // Listens on `port` of every address (IPv4 and IPv6, SO_REUSEADDR) and takes the first
+  // connection before the deadline; the listening socket is closed then, as the tools do.
+  static std::optional<TcpPeer> accept_one(uint16_t port, Deadline deadline, std::string* why);
+
+  TcpPeer(TcpPeer&& o) noexcept : fd_(o.fd_), remote_(std::move(o.remote_)) { o.fd_ = -1; }
+  TcpPeer& operator=(TcpPeer&& o) noexcept;
+  TcpPeer(const TcpPeer&) = delete;
+  TcpPeer& operator=(const TcpPeer&) = delete;
+  ~TcpPeer();
+
+  // The whole message in one write(); false with `why` otherwise.
+  bool send(std::string_view bytes, std::string* why);
+  // Exactly `n` bytes before the deadline; nullopt with `why` on a timeout, an early close or an error.
+  std::optional<std::string> receive(size_t n, Deadline deadline, std::string* why);
+  const std::string& remote() const { return remote_; }  // "10.0.1.2:40012"
+
+ private:
+  TcpPeer(int fd, std::string remote) : fd_(fd), remote_(std::move(remote)) {}
+  int fd_ = -1;
+  std::string remote_;
+};
+
+}  // namespace qpo::interop
