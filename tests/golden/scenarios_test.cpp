@@ -286,6 +286,17 @@ TEST_CASE("every scenarios/*.yaml validates with zero errors") {
   }
 }
 
+TEST_CASE("every scenarios/interop/*.yaml validates with zero errors") {
+  auto files = yaml_files(kRoot / "scenarios" / "interop");
+  REQUIRE_MESSAGE(!files.empty(), "no scenarios/interop/*.yaml");
+  for (const auto& f : files) {
+    CAPTURE(f.filename().string());
+    auto l = load_file(f);
+    CHECK_MESSAGE(l.scenario.has_value(), l.dump());
+    CHECK_MESSAGE(l.errors() == 0, l.dump());
+  }
+}
+
 TEST_CASE("tests/scenarios/bad/ holds bad scenarios, each with '# expect: Qnnn line N' headers") {
   auto files = yaml_files(kRoot / "tests" / "scenarios" / "bad");
   REQUIRE_MESSAGE(!files.empty(), "tests/scenarios/bad/ has no *.yaml files");
@@ -328,7 +339,8 @@ TEST_CASE("the scenario schema's object properties match the loader's keys") {
       {"host", keys::host()}, {"device", keys::device()}, {"pd", keys::pd()},   {"mr", keys::mr()},
       {"cq", keys::cq()},     {"srq", keys::srq()},       {"xrcd", keys::xrcd()}, {"qp", keys::qp()},
       {"cap", keys::cap()},   {"workload", keys::workload()}, {"thresholds", keys::threshold()},
-      {"mw", keys::mw()}, {"mcast_group", keys::mcast_group()}, {"fault", keys::fault()}};
+      {"mw", keys::mw()}, {"mcast_group", keys::mcast_group()}, {"fault", keys::fault()},
+      {"external", keys::external()}};
   for (const auto& entry : objects) {
     // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
     const char* name = entry.first;

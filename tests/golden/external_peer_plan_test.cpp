@@ -1,0 +1,73 @@
+// An external peer in the plan: where its exchange steps sit among the QP's bring-up, what a
+// workload on it carries, and that no smoke aims at it (scenarios/interop/).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "golden/plan_of_file.h"
+
+using qpo::plan::StepKind;
+using qpo::test::plan_of_file;
+
+namespace {
+
+// The host's steps as "kind object" from the first exchange-phase step to the first stage.
+std::vector<std::string> bringup_tail(const qpo::plan::HostPlan& h) {
+  std::vector<std::string> out;
+  bool on = false;
+  for (const auto& s : h.steps) {
+    if (s.kind == StepKind::Publish) on = true;
+    if (!on) continue;
+    if (s.stage >= 0 || s.kind == StepKind::Destroy) break;
+    out.push_back(std::string(qpo::plan::step_kind_name(s.kind)) + " " + s.object);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("qpo as the tool's client: the whole exchange before RTR, nothing after RTS") {
+  auto p = plan_of_file("scenarios/interop/ibv-rc-pingpong-client.yaml");
+  REQUIRE(p.externals.size() == 1);
+  CHECK(p.externals[0].name == "tool");
+  CHECK(p.externals[0].qp == "qa");
+  CHECK(p.externals[0].host == "a");
+  CHECK(p.externals[0].server == "10.0.1.2");
+  CHECK(p.externals[0].port == 18515);
+  CHECK(p.externals[0].qpo_initiates());
+  CHECK(bringup_tail(p.hosts[0]) == std::vector<std::string>{"publish a", "resolve a", "external_exchange qa",
+                                                             "modify qa", "modify qa"});
+}
+
+TEST_CASE("qpo as the tool's server: its answer comes after RTS, as ibv_rc_pingpong's server sends it") {
+  auto p = plan_of_file("scenarios/interop/ibv-rc-pingpong-server.yaml");
+  REQUIRE(p.externals.size() == 1);
+  CHECK(p.externals[0].qpo_listens());
+  CHECK_FALSE(p.externals[0].qpo_initiates());
+  CHECK(bringup_tail(p.hosts[0]) == std::vector<std::string>{"publish a", "resolve a", "external_exchange qb",
+                                                             "modify qb", "modify qb", "external_reply qb"});
+  for (const auto& s : p.hosts[0].steps)
+    if (s.kind == StepKind::ExternalExchange || s.kind == StepKind::ExternalReply) CHECK(s.extra().external == 0);
+}
+
+TEST_CASE("a workload on an external peer's QP: the tool's ping-pong, no receiver in the scenario, no smoke") {
+  auto p = plan_of_file("scenarios/interop/ibv-rc-pingpong-client.yaml");
+  REQUIRE(p.workloads.size() == 1);
+  CHECK(p.workloads[0].external == "tool");
+  CHECK(p.workloads[0].receivers.empty());
+  int workloads = 0;
+  for (const auto& s : p.hosts[0].steps) {
+    CHECK(s.kind != StepKind::SmokeSend);
+    CHECK(s.kind != StepKind::SmokeReceive);
+    if (s.kind != StepKind::Workload) continue;
+    ++workloads;
+    bool rhythm = false;
+    for (const auto& a : s.args) rhythm |= a.name == "rhythm" && a.value.find("qpo sends first") != std::string::npos;
+    CHECK(rhythm);
+  }
+  CHECK(workloads == 1);
+  // The QP receives the tool's answers: its slots hold a 4096-byte message (plus 64).
+  for (const auto& s : p.hosts[0].steps)
+    if (s.kind == StepKind::RegSlots && s.object == "qpo.slots.qa") CHECK(s.count == 4096 + 64);
+}
