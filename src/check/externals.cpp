@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "check/validate.h"
+#include "util/strings.h"
 
 namespace qpo::check {
 
@@ -15,14 +16,27 @@ using util::SourceLoc;
 
 const char* exchange_name(External::Exchange) { return "ibv_pingpong"; }
 
+// ibv_ud_pingpong's qkey, fixed in the tool (ud_pingpong.c): its sends carry it, and it drops
+// datagrams with any other.
+constexpr uint64_t kPingpongQkey = 0x11111111;
+
 void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
   std::string path = "qps." + q.name + ".connect";
-  if (q.type >= 0 && q.qp_type != spec::QpType::RC) {
+  bool ud = q.qp_type == spec::QpType::UD;
+  if (q.type >= 0 && q.qp_type != spec::QpType::RC && !ud) {
     auto& d = sink.error("Q561", q.connect.loc, path,
                          q.type_name + " QP '" + q.name + "' cannot connect to external peer '" + e.name +
-                             "': exchange " + exchange_name(e.exchange) + " connects RC QPs");
-    d.rule = "ibv_pingpong is ibv_rc_pingpong's exchange (RC); ibv_ud_pingpong is not supported yet";
+                             "': exchange " + exchange_name(e.exchange) + " connects RC or UD QPs");
+    d.rule = "ibv_pingpong is the exchange of ibv_rc_pingpong (RC) and ibv_ud_pingpong (UD)";
   }
+  if (ud)
+    for (const auto& t : q.transitions)
+      if (const auto* a = t.attr("qkey"); a && a->valid && a->symbol == scenario::Symbol::None && a->number != kPingpongQkey) {
+        auto& d = sink.error("Q561", a->loc, a->path,
+                             "qkey " + util::hex(a->number) + " of UD QP '" + q.name + "': ibv_ud_pingpong sends and "
+                             "accepts only qkey 0x11111111");
+        d.hint = "remove qkey (its default is 0x11111111) or write qkey: 0x11111111";
+      }
   if (q.cm.given) {
     auto& d = sink.error("Q561", q.cm.loc, "qps." + q.name + ".cm",
                          "QP '" + q.name + "' has 'cm:' and connects to external peer '" + e.name + "'");

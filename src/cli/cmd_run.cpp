@@ -95,14 +95,16 @@ Action add_run(CLI::App& app) {
       "run the scenario (every host) in guest a, 10.0.1.1 / fd00:1::1, and `sh -c CMD` in guest b,\n"
       "10.0.1.2 / fd00:1::2, rxe0 on eth0 in each, both started together. The peer's output comes\n"
       "on stderr, each line prefixed [peer], and the run ends with `lab peer: exit S: CMD`. The peer\n"
-      "never stops qpo; after qpo ended it may run --lab-peer-grace seconds more, then it is stopped.\n\n"
+      "never stops qpo; after qpo ended it may run --lab-peer-grace seconds more, then it is stopped.\n"
+      "A QP of the scenario may connect to that tool (`externals:`, README: Interop): e.g. qpo as\n"
+      "ibv_rc_pingpong's client, the tool serving in guest b.\n\n"
       "Exit status: 0 pass, 1 fail or invalid scenario, 2 usage or system error, 77 unsupported by\n"
       "device (e.g. XRC on rxe; reported with the reason, never as a pass); from the lab, 124 timed\n"
       "out and 125 the lab failed. With --lab-peer: qpo's own status when the scenario failed; when\n"
       "it passed, 1 if the peer exited non-zero or was still running after the grace time (125 if\n"
       "the lab failed in guest b).\n\n"
       "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml\n"
-      "  qpo run --lab-peer 'ibv_devinfo -d rxe0' scenarios/rc-write-pair.yaml");
+      "  qpo run --lab-peer 'ibv_rc_pingpong -d rxe0 -g 1' scenarios/interop/ibv-rc-pingpong-client.yaml");
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
   add_set_option(*cmd, opts->overrides);

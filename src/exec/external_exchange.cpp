@@ -14,6 +14,8 @@ namespace {
 
 using interop::PingpongAddress;
 
+constexpr uint32_t kPingpongQkey = 0x11111111;  // ud_pingpong.c: fixed, both ways
+
 interop::Deadline deadline_in(int timeout_ms) {
   return std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
 }
@@ -44,7 +46,8 @@ uint8_t mtu_enum(uint32_t bytes) {
 void record_peer(RunState& st, const plan::ExternalPeer& e, const PingpongAddress& a) {
   RemoteQp r;
   r.host = "external " + e.name;
-  r.type = "RC";
+  r.type = e.ud ? "UD" : "RC";
+  r.qkey = kPingpongQkey;  // what ibv_ud_pingpong's datagrams must carry (unused on RC)
   r.qpn = a.qpn;
   r.sq_psn = a.psn;
   r.lid = a.lid;

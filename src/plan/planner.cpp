@@ -328,7 +328,8 @@ class Planner {
     for (const auto& q : s_.qps) {
       const auto* e = q.connect ? s_.external(q.connect.name) : nullptr;
       if (!e) continue;
-      out.push_back({.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .exchange = e->exchange,
+      out.push_back({.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .ud = q.qp_type == spec::QpType::UD,
+                     .exchange = e->exchange,
                      .server = e->server, .port = e->port, .mtu = e->mtu});
     }
     return out;
@@ -344,11 +345,11 @@ class Planner {
       if (kind == StepKind::ExternalExchange) {
         auto& st = add(kind, Phase::Exchange, "external exchange", e.qp);
         st.edit_extra().external = static_cast<int>(i);
-        st.args.push_back(arg("peer", "external '" + e.name + "' (ibv_pingpong: ibv_rc_pingpong's TCP exchange)"));
+        st.args.push_back(arg("peer", "external '" + e.name + "' (ibv_pingpong: " + e.tool() + "'s TCP exchange)"));
         if (e.qpo_listens()) {
           Arg tcp = arg("tcp", "listen on port " + where);
           tcp.runtime = true;
-          tcp.note = "waits for the tool: ibv_rc_pingpong -g GID_INDEX QPO_ADDRESS";
+          tcp.note = std::string("waits for the tool: ") + e.tool() + " -g GID_INDEX QPO_ADDRESS";
           st.args.push_back(tcp);
           st.args.push_back(arg("receives", "the tool's LID:QPN:PSN:GID (52 bytes)"));
           st.args.push_back(arg("then", "RTR and RTS before qpo answers, as the tool's server does"));
@@ -358,7 +359,8 @@ class Planner {
           st.args.push_back(tcp);
           st.args.push_back(arg("sends", "QP " + e.qp + "'s LID:QPN:PSN:GID (52 bytes), then \"done\" after the tool's"));
         }
-        Arg peer_values = arg("peer values", "dest_qp_num, rq_psn, ah_attr.dlid, ah_attr.grh.dgid");
+        Arg peer_values = arg("peer values", e.ud ? "the tool's QPN and GID (its address handle; qkey 0x11111111)"
+                                                   : "dest_qp_num, rq_psn, ah_attr.dlid, ah_attr.grh.dgid");
         peer_values.runtime = true;
         peer_values.note = "path_mtu of the tool: " + std::to_string(e.mtu);
         st.args.push_back(peer_values);

@@ -428,8 +428,8 @@ class TimelinePlanner {
         if (const auto* e = external_of(*w)) {
           st.args.push_back(arg("peer", "external '" + e->name + "'"));
           st.args.push_back(arg("rhythm", e->server.empty()
-                                              ? "ping-pong: qpo answers each SEND with one (ibv_rc_pingpong's server)"
-                                              : "ping-pong: qpo sends first, then waits for the answer (ibv_rc_pingpong's client)"));
+                                              ? "ping-pong: qpo answers each SEND with one (the tool's server)"
+                                              : "ping-pong: qpo sends first, then waits for the answer (the tool's client)"));
           st.args.push_back(arg("buffers", "qpo.slots." + w->qp.name + ": receives posted at bring-up, the last slot sends"));
         }
         if (w->script.empty()) {

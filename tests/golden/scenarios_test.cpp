@@ -286,9 +286,12 @@ TEST_CASE("every scenarios/*.yaml validates with zero errors") {
   }
 }
 
-TEST_CASE("every scenarios/interop/*.yaml validates with zero errors") {
+TEST_CASE("every scenarios/interop/*.yaml and tests/scenarios/interop/*.yaml validates with zero errors") {
   auto files = yaml_files(kRoot / "scenarios" / "interop");
   REQUIRE_MESSAGE(!files.empty(), "no scenarios/interop/*.yaml");
+  auto tests = yaml_files(kRoot / "tests" / "scenarios" / "interop");
+  REQUIRE_MESSAGE(!tests.empty(), "no tests/scenarios/interop/*.yaml");
+  files.insert(files.end(), tests.begin(), tests.end());
   for (const auto& f : files) {
     CAPTURE(f.filename().string());
     auto l = load_file(f);
