@@ -262,8 +262,25 @@ void check_file(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("every example scenario's run walks its plan, step by step, on every host") {
+// rxe0's resource counts as `rdma resource show` gives them ("pd 1 cq 1 qp 1 ..."): the
+// examples' runs must leave them as they found them (tests/rxe/run_scenarios.sh checks the
+// runs of tests/scenarios/run and the examples with expectations of their own, run by run).
+std::string rxe0_resources() {
+  std::string out;
+  if (FILE* f = popen("rdma resource show 2>/dev/null", "r")) {
+    char line[512];
+    while (fgets(line, sizeof line, f))
+      if (std::string l = line; l.find(": rxe0: ") != std::string::npos) out += l.substr(l.find(": rxe0: ") + 8);
+    pclose(f);
+  }
+  return out;
+}
+
+TEST_CASE("every example scenario's run walks its plan, step by step, on every host, and leaks nothing") {
+  std::string before = rxe0_resources();
+  REQUIRE_MESSAGE(!before.empty(), "no rxe0 in `rdma resource show`");
   for (const auto& f : scenario_files(QPO_SOURCE_DIR "/scenarios")) check_file(f);
+  CHECK_MESSAGE(rxe0_resources() == before, "the examples' runs left resources behind (before: " << before << ")");
 }
 
 TEST_CASE("every regression-suite scenario's run walks its plan, step by step") {
