@@ -37,6 +37,18 @@ void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
                              "accepts only qkey 0x11111111");
         d.hint = "remove qkey (its default is 0x11111111) or write qkey: 0x11111111";
       }
+  if (q.srq) {
+    auto& d = sink.error("Q561", q.srq.loc, "qps." + q.name + ".srq",
+                         "QP '" + q.name + "' receives through SRQ '" + q.srq.name + "' and connects to external peer '" +
+                             e.name + "'");
+    d.rule = "the tool's answers land in the QP's own receive queue, posted before the exchange as the tool does";
+    d.hint = "remove srq: and give cap.max_recv_wr";
+  } else if (q.type >= 0 && q.cap.max_recv_wr == 0) {
+    auto& d = sink.error("Q561", q.loc, "qps." + q.name + ".cap.max_recv_wr",
+                         "QP '" + q.name + "' has max_recv_wr 0 and connects to external peer '" + e.name + "'");
+    d.rule = "the tool sends as many messages as qpo does: its answers need posted receives";
+    d.hint = "give cap.max_recv_wr (e.g. 64)";
+  }
   if (q.cm.given) {
     auto& d = sink.error("Q561", q.cm.loc, "qps." + q.name + ".cm",
                          "QP '" + q.name + "' has 'cm:' and connects to external peer '" + e.name + "'");
@@ -70,6 +82,11 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
   if (w.remote_mr) refuse(w.remote_mr.loc, "remote_mr", "the tool publishes no buffer (no remote_mr)");
   if (w.mcast) refuse(w.mcast.loc, "mcast", "a multicast send has no external receiver");
   if (w.expect_status) refuse(w.expect_loc, "expect", "an expected error status is not supported with an external peer");
+  // What an op loop takes that the tool's conversation has no use for: refused, not ignored.
+  if (w.local_mr) refuse(w.local_mr.loc, "local_mr", "it sends from and receives into qpo's own slots (no local_mr)");
+  if (w.offset_loc.given()) refuse(w.offset_loc, "offset", "it sends from and receives into qpo's own slots (no offset)");
+  if (w.workers_loc.given()) refuse(w.workers_loc, "workers", "one QP, one conversation (no workers)");
+  if (w.pin_loc.given()) refuse(w.pin_loc, "pin", "it runs on the executor's own thread (no pin)");
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // Scenarios often give both QPs of a pair one CQ, and a workload drives each QP from its own
 // worker thread. ibv_poll_cq hands a completion to whoever polls first, so a shared CQ is
 // polled under a lock and completions are queued for the worker whose QP they belong to.
-// CQs with a single owner are polled directly: the router costs nothing on them. (The
+// CQs that never had two owners are polled directly: the router costs nothing on them (once
+// shared, a CQ stays shared, its owners following every reassignment). (The
 // executor gives a QP's sends and its pool's receives separate owners, so its CQs that take
 // both are shared.)
 #include <infiniband/verbs.h>

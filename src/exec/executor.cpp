@@ -454,6 +454,7 @@ report::RunReport HostSession::run(Channel& ch) {
   st_.channel = &ch;
   stop_request_ = ch.stop_request();
   std::unique_ptr<Faults> whole_run_faults;
+  if (plan_ && !p_.externals.empty()) externals_.listen(st_, *plan_);  // tools may connect from now on
   try {
     setup();
     int fault_step = setup_step(plan::StepKind::Fault);
@@ -486,6 +487,7 @@ report::RunReport HostSession::run(Channel& ch) {
       for (const auto& [name, q] : st_.qps) st_.report.qps_at_rts += q.state == spec::QpState::RTS;
     }
   });
+  if (!ok()) externals_.close_all();  // a tool waiting on its connection learns it now
   program_.name_lines(st_);  // before log_published inserts lines in the middle
   if (exchanged) log_published(published_at);
   if (abort_reported_) settle_abort_step(st_.report);

@@ -73,6 +73,18 @@ bool failed(RunState& st, report::StepResult r, const plan::ExternalPeer& e, con
 
 }  // namespace
 
+void ExternalExchanges::listen(const RunState& st, const plan::HostPlan& host) {
+  for (const auto& step : host.steps) {
+    if (step.kind != plan::StepKind::ExternalExchange) continue;
+    int index = step.extra().external;
+    const auto& e = st.plan->externals.at(static_cast<size_t>(index));
+    if (!e.qpo_listens()) continue;
+    std::string why;
+    if (auto l = interop::TcpListener::open(e.port, &why)) listening_.emplace(index, std::move(*l));
+    else not_listening_[index] = why;
+  }
+}
+
 bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeout_ms) {
   const auto& e = st.plan->externals.at(static_cast<size_t>(step.extra().external));
   st.report.current_step = step.index;
@@ -81,8 +93,17 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   std::string why;
   std::string mine = interop::format_pingpong_message(own_address(st, e.qp));
   auto r = line(st, step, 0);
-  std::optional<interop::TcpPeer> tool = e.qpo_listens() ? interop::TcpPeer::accept_one(e.port, deadline, &why)
-                                                         : interop::TcpPeer::dial(e.server, e.port, deadline, &why);
+  std::optional<interop::TcpPeer> tool;
+  int index = step.extra().external;
+  if (!e.qpo_listens()) {
+    tool = interop::TcpPeer::dial(e.server, e.port, deadline, &why);
+  } else if (auto l = listening_.find(index); l != listening_.end()) {
+    tool = l->second.accept_one(deadline, &why);
+    listening_.erase(l);
+  } else {
+    auto reason = not_listening_.find(index);
+    why = reason != not_listening_.end() ? reason->second : "no listener on port " + std::to_string(e.port);
+  }
   if (!tool) return failed(st, std::move(r), e, why);
   // The client writes first; the server answers once its QP is at RTR (reply()).
   if (!e.qpo_listens() && !tool->send(mine, &why)) return failed(st, std::move(r), e, why);
@@ -96,7 +117,7 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   r.message = (e.qpo_listens() ? "accepted " : "connected to ") + tool->remote() + "; the tool: " +
               interop::describe(*address);
   st.report.add(std::move(r));
-  if (e.qpo_listens()) accepted_.emplace(step.extra().external, std::move(*tool));
+  if (e.qpo_listens()) accepted_.emplace(index, std::move(*tool));
   return true;
 }
 

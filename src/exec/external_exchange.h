@@ -13,6 +13,10 @@ namespace qpo::exec {
 
 class ExternalExchanges {
  public:
+  // Before anything else of the host: a listening socket for each external the host serves
+  // (qpo listens), so a tool started at once waits in the backlog. A port that cannot be
+  // opened fails that external's exchange step, with the reason.
+  void listen(const RunState& st, const plan::HostPlan& host);
   // ExternalExchange: qpo dials the tool's server (the whole exchange, "done" included), or
   // accepts the tool as its client and reads its message. Adds the step's line; false (and
   // the run failed) when the tool did not take part. `timeout_ms` bounds the whole step.
@@ -21,7 +25,15 @@ class ExternalExchanges {
   bool reply(RunState& st, const plan::Step& step, int timeout_ms);
 
  private:
-  std::map<int, interop::TcpPeer> accepted_;  // by Plan::externals index, from exchange to reply
+  std::map<int, interop::TcpListener> listening_;  // by Plan::externals index, until its exchange
+  std::map<int, std::string> not_listening_;         // ... or why its port could not be opened
+  std::map<int, interop::TcpPeer> accepted_;          // by Plan::externals index, from exchange to reply
+ public:
+  // A failed bring-up: the tools waiting on an accepted connection see it close now.
+  void close_all() {
+    listening_.clear();
+    accepted_.clear();
+  }
 };
 
 }  // namespace qpo::exec

@@ -1,16 +1,43 @@
 #pragma once
 // A workload whose QP talks to an external peer (plan/external_peer.h): the tool's own
-// conversation, run on the QP alone. For ibv_pingpong it is ibv_rc_pingpong's ping-pong of
-// SENDs: the client sends, the server answers each message with one of the same size, until
-// each side sent and received `iterations`. qpo's receives are the slots bring-up posted
-// before the exchange (as the tool posts its rx_depth receives before its own).
+// conversation, run on the QP alone. For ibv_pingpong it is ibv_rc_pingpong's (or
+// ibv_ud_pingpong's) ping-pong of SENDs: the client sends, the server answers each message with
+// one of the same size, until each side sent and received `iterations`. qpo's receives are the
+// slots bring-up posted before the exchange (as the tool posts its rx_depth receives before its
+// own). It runs as one side of its stage's workloads (op_workloads.cpp): prepared and reported
+// on the session's thread, run on a worker.
+#include <atomic>
+#include <string>
+
+#include "dataplane/endpoint.h"
+#include "dataplane/pingpong.h"
 #include "exec/executor.h"
 #include "exec/run_state.h"
 #include "plan/plan.h"
 
 namespace qpo::exec {
 
-// Runs the Workload step and adds its line; false (the run failed) when the conversation broke.
-bool run_external_pingpong(RunState& st, const RunOptions& o, const plan::Step& step);
+class ExternalPingpong {
+ public:
+  // Builds the ping-pong for Workload step `step`; `halt` stops it (another side failed, Ctrl-C).
+  ExternalPingpong(RunState& st, const RunOptions& o, const plan::Step& step, const std::atomic<bool>* halt);
+  // On a worker thread: may throw (the caller's guard keeps the error for finish()).
+  void run();
+  // Back on the session's thread: the step's line; false (the run failed) when it broke.
+  bool finish(RunState& st);
+  const plan::Step& step() const { return step_; }
+
+  std::string error;  // what stopped it (prepare or run)
+  bool timed_out = false;
+
+ private:
+  const plan::Step& step_;
+  const plan::WorkloadRun& run_;
+  QpState* q_ = nullptr;
+  dataplane::Endpoint ep_;
+  dataplane::PingPongConfig cfg_;
+  dataplane::CqAccess access_;
+  dataplane::PingPongResult result_;
+};
 
 }  // namespace qpo::exec

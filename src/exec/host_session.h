@@ -70,8 +70,8 @@ class HostSession {
   bool create_started_ = false;
   std::chrono::steady_clock::time_point first_create_;
   std::unique_ptr<Faults> traffic_faults_;  // on from the first workload stage to the last
-  std::unique_ptr<LinkStates> links_;
-  ExternalExchanges externals_;             // stock tools' exchanges, between their two steps       // the timeline's link steps; up again before teardown
+  std::unique_ptr<LinkStates> links_;       // the timeline's link steps; up again before teardown
+  ExternalExchanges externals_;             // stock tools' exchanges: listeners, then between their two steps
   std::map<std::string, Counters> counters_at_open_;  // per scenario device: its hw_counters when opened
 };
 

@@ -664,11 +664,12 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   std::atomic<bool> halt{false};
   std::vector<std::unique_ptr<Initiator>> initiators;
   std::vector<std::unique_ptr<Responder>> responders;
+  std::vector<std::unique_ptr<ExternalPingpong>> externals;
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
     const auto& w = run.spec;
-    if (!run.external.empty()) {  // the tool's conversation, on its QP alone
-      if (!run_external_pingpong(st, o, *step)) return false;
+    if (!run.external.empty()) {  // the tool's conversation, on its QP alone: a side of its own
+      externals.push_back(std::make_unique<ExternalPingpong>(st, o, *step, &halt));
       continue;
     }
     if (!w.script.empty()) {
@@ -716,7 +717,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   // drives all its QPs from one thread), each thread one stream with a lane per member.
   std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
-  std::atomic<size_t> running{workers.size() + responders.size()};
+  std::atomic<size_t> running{workers.size() + responders.size() + externals.size()};
   util::ThreadGroup threads;
   auto side = [&](std::string& error, bool& timed_out, auto fn) {
     auto not_started = threads.start([&, fn] {
@@ -738,6 +739,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     });
   for (auto& wk : workers)
     side(wk->error, wk->timed_out, [k = wk.get()] { k->run(); });
+  for (auto& x : externals)
+    side(x->error, x->timed_out, [x = x.get()] { x->run(); });
   // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
   const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
   while (running > 0) {
@@ -751,6 +754,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       QpState& q = st.qps.at(e->qp_name);
       st.router.assign_receives(e->recv_cq, e->qp->qp_num, access_for(st, q, Reader::Receives).owner);
     }
+  if (stop_requested() || (told && told->requested.load(std::memory_order_acquire)))
+    for (auto& x : externals) x->finish(st);  // each says how far it got
   if (stop_requested()) {
     st.report.fail("interrupted (SIGINT) during traffic; tore down");
     report_stopped(st, o, steps, initiators, responders, "interrupted (SIGINT)");
@@ -780,6 +785,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     for (auto& r : responders)
       for (const auto& in : r->in)
         if (in.step == step) ok &= report_incoming(st, o, *r, in);
+    for (auto& x : externals)
+      if (&x->step() == step) ok &= x->finish(st);
     if (last_of_group) report_group(st, last_of_group->w->group, groups[last_of_group->w->group]);
   }
   if (!ok && !echoes.empty()) st.report.fail(echoes.front());  // no line of its own failed the run

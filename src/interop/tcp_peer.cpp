@@ -108,39 +108,79 @@ std::optional<TcpPeer> TcpPeer::dial(const std::string& host, uint16_t port, Dea
   return std::nullopt;
 }
 
-std::optional<TcpPeer> TcpPeer::accept_one(uint16_t port, Deadline deadline, std::string* why) {
-  // One IPv6 socket with IPV6_V6ONLY off takes IPv4 clients too (the tools' clients may be either).
+std::optional<TcpListener> TcpListener::open(uint16_t port, std::string* why) {
+  std::string on = "port " + std::to_string(port);
+  // IPv6 with IPV6_V6ONLY off takes IPv4 clients too; where IPv6 is off, IPv4 alone.
   int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  bool v6 = fd >= 0;
+  if (!v6) fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
-    *why = std::string("socket: ") + std::strerror(errno);
+    *why = "cannot listen on " + on + ": socket: " + std::strerror(errno);
     return std::nullopt;
   }
   int one = 1, zero = 0;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-  sockaddr_in6 any{};
-  any.sin6_family = AF_INET6;
-  any.sin6_addr = in6addr_any;
-  any.sin6_port = htons(port);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0 || ::listen(fd, 1) != 0) {
-    *why = "cannot listen on port " + std::to_string(port) + ": " + std::strerror(errno);
+  sockaddr_storage any{};
+  socklen_t len;
+  if (v6) {
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    auto* a = reinterpret_cast<sockaddr_in6*>(&any);
+    a->sin6_family = AF_INET6;
+    a->sin6_addr = in6addr_any;
+    a->sin6_port = htons(port);
+    len = sizeof *a;
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&any);
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_ANY);
+    a->sin_port = htons(port);
+    len = sizeof *a;
+  }
+  if (bind(fd, reinterpret_cast<sockaddr*>(&any), len) != 0 || ::listen(fd, 1) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&any), &len) != 0) {
+    *why = "cannot listen on " + on + ": " + std::strerror(errno);
     ::close(fd);
     return std::nullopt;
   }
-  int r = wait_for(fd, POLLIN, deadline);
+  uint16_t bound = v6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&any)->sin6_port)
+                      : ntohs(reinterpret_cast<sockaddr_in*>(&any)->sin_port);
+  return TcpListener(fd, bound);
+}
+
+TcpListener& TcpListener::operator=(TcpListener&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    port_ = o.port_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+TcpListener::~TcpListener() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::optional<TcpPeer> TcpListener::accept_one(Deadline deadline, std::string* why) {
+  std::string on = "port " + std::to_string(port_);
+  if (fd_ < 0) {
+    *why = "no listener on " + on;
+    return std::nullopt;
+  }
+  int r = wait_for(fd_, POLLIN, deadline);
   if (r <= 0) {
-    *why = r == 0 ? "no connection on port " + std::to_string(port) + " before the phase timeout (is the tool started as client, pointed at this host?)"
-                  : std::string("poll: ") + std::strerror(errno);
-    ::close(fd);
+    *why = r == 0 ? "no connection on " + on + " before the phase timeout (is the tool started as client, pointed at this host?)"
+                  : "waiting for a connection on " + on + ": " + std::strerror(errno);
     return std::nullopt;
   }
   sockaddr_storage from{};
   socklen_t len = sizeof from;
-  int conn = accept4(fd, reinterpret_cast<sockaddr*>(&from), &len, SOCK_CLOEXEC);
+  int conn = accept4(fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_CLOEXEC);
   int e = errno;
-  ::close(fd);
+  ::close(fd_);
+  fd_ = -1;
   if (conn < 0) {
-    *why = std::string("accept: ") + std::strerror(e);
+    *why = "accepting on " + on + ": " + std::strerror(e);
     return std::nullopt;
   }
   no_delay(conn);

@@ -17,9 +17,6 @@ class TcpPeer {
   // Connects to host:port. A refused or unreachable connect is tried again every 200 ms until
   // the deadline: the tool may not listen yet.
   static std::optional<TcpPeer> dial(const std::string& host, uint16_t port, Deadline deadline, std::string* why);
-  // Listens on `port` of every address (IPv4 and IPv6, SO_REUSEADDR) and takes the first
-  // connection before the deadline; the listening socket is closed then, as the tools do.
-  static std::optional<TcpPeer> accept_one(uint16_t port, Deadline deadline, std::string* why);
 
   TcpPeer(TcpPeer&& o) noexcept : fd_(o.fd_), remote_(std::move(o.remote_)) { o.fd_ = -1; }
   TcpPeer& operator=(TcpPeer&& o) noexcept;
@@ -34,9 +31,33 @@ class TcpPeer {
   const std::string& remote() const { return remote_; }  // "10.0.1.2:40012"
 
  private:
+  friend class TcpListener;
   TcpPeer(int fd, std::string remote) : fd_(fd), remote_(std::move(remote)) {}
   int fd_ = -1;
   std::string remote_;
+};
+
+// A listening socket on every address (IPv6 with IPv4 mapped, or IPv4 alone where IPv6 is off),
+// SO_REUSEADDR. Opened early, so a tool that connects before qpo gets to its exchange waits in
+// the backlog instead of being refused (the stock tools do not retry).
+class TcpListener {
+ public:
+  // port 0: the kernel picks one (port() says which).
+  static std::optional<TcpListener> open(uint16_t port, std::string* why);
+  TcpListener(TcpListener&& o) noexcept : fd_(o.fd_), port_(o.port_) { o.fd_ = -1; }
+  TcpListener& operator=(TcpListener&& o) noexcept;
+  TcpListener(const TcpListener&) = delete;
+  TcpListener& operator=(const TcpListener&) = delete;
+  ~TcpListener();
+  uint16_t port() const { return port_; }
+  // The first connection before the deadline; the listening socket is closed then, as the
+  // tools' servers do (one client each).
+  std::optional<TcpPeer> accept_one(Deadline deadline, std::string* why);
+
+ private:
+  TcpListener(int fd, uint16_t port) : fd_(fd), port_(port) {}
+  int fd_ = -1;
+  uint16_t port_ = 0;
 };
 
 }  // namespace qpo::interop

@@ -30,6 +30,9 @@ uint64_t declared_wait_ms(const Plan& p, const Step& s, const WaitDefaults& d) {
       return s.extra().within_ms ? s.extra().within_ms : d.event_timeout_ms;
     case StepKind::ForbidEvent:
       return s.extra().within_ms;
+    case StepKind::ExternalExchange:  // the tool may take the whole phase timeout to connect or answer
+    case StepKind::ExternalReply:
+      return d.phase_timeout_ms;
     default:
       break;
   }

@@ -650,7 +650,14 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
         e.listen_loc = r.loc(value);
         if (auto b = r.boolean(value, p)) e.listen = *b;
       } else if (key == "port") {
-        if (auto x = r.uint(value, p, 65535)) e.port = static_cast<uint16_t>(*x);
+        if (auto x = r.uint(value, p, 65535)) {
+          if (*x == 0) {
+            auto& d = r.sink().error("Q170", r.loc(value), p, "port 0 is not a TCP port the tool can use");
+            d.hint = "give the tool's -p (its default is 18515)";
+          } else {
+            e.port = static_cast<uint16_t>(*x);
+          }
+        }
       } else if (key == "mtu") {
         e.mtu_loc = r.loc(value);
         if (auto x = r.uint(value, p)) {

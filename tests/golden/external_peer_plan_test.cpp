@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "golden/plan_of_file.h"
+#include "plan/declared_waits.h"
 
 using qpo::plan::StepKind;
 using qpo::test::plan_of_file;
@@ -68,6 +69,17 @@ TEST_CASE("a workload on an external peer's QP: the tool's ping-pong, no receive
   }
   CHECK(workloads == 1);
   // The QP receives the tool's answers: its slots hold a 4096-byte message (plus 64).
+  int slots = 0;
   for (const auto& s : p.hosts[0].steps)
-    if (s.kind == StepKind::RegSlots && s.object == "qpo.slots.qa") CHECK(s.count == 4096 + 64);
+    if (s.kind == StepKind::RegSlots && s.object == "qpo.slots.qa") {
+      ++slots;
+      CHECK(s.count == 4096 + 64);
+    }
+  CHECK(slots == 1);
+}
+
+TEST_CASE("declared waits: each external step may wait the whole phase timeout, so the round waits longer") {
+  // qpo serving two tools: two accepts before RTR and two answers after RTS, in bring-up.
+  auto p = plan_of_file("tests/scenarios/interop/pingpong-servers.yaml");
+  CHECK(qpo::plan::longest_stage_wait_ms(p, {.phase_timeout_ms = 30000, .event_timeout_ms = 5000}) == 4 * 30000);
 }

@@ -55,31 +55,39 @@ TEST_CASE("a message that is not the tool's is refused with what is wrong") {
 }
 
 TEST_CASE("dial retries until the tool listens, and each message arrives whole") {
-  // The listener starts 300 ms after the dial: the first connects are refused.
-  const uint16_t port = 18000 + static_cast<uint16_t>(::getpid() % 1000);
+  // A port the kernel picks, free now; the listener opens on it 300 ms after the dial starts,
+  // so the first connects are refused and dial must try again.
+  std::string why;
+  auto probe = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(probe, why);
+  const uint16_t port = probe->port();
+  probe.reset();
   std::string server_error, got;
   std::thread server([&] {
     try {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      std::string why;
-      auto peer = TcpPeer::accept_one(port, in_ms(10000), &why);
+      std::string e;
+      auto listener = TcpListener::open(port, &e);
+      auto peer = listener ? listener->accept_one(in_ms(10000), &e) : std::nullopt;
       if (!peer) {
-        server_error = why;
+        server_error = e;
         return;
       }
-      auto m = peer->receive(kPingpongMessageBytes, in_ms(10000), &why);
+      auto m = peer->receive(kPingpongMessageBytes, in_ms(10000), &e);
       if (m) got = *m;
-      if (!peer->send(kPingpongDone, &why)) server_error = why;
+      if (!peer->send(kPingpongDone, &e)) server_error = e;
     } catch (const std::exception& e) {
       server_error = e.what();
     }
   });
-  std::string why;
+  auto start = std::chrono::steady_clock::now();
   auto tool = TcpPeer::dial("127.0.0.1", port, in_ms(10000), &why);
+  auto dialled_after = std::chrono::steady_clock::now() - start;
   bool sent = tool && tool->send(format_pingpong_message(sample()), &why);
   auto done = tool ? tool->receive(kPingpongDone.size(), in_ms(10000), &why) : std::nullopt;
   server.join();
   REQUIRE_MESSAGE(tool, why);
+  CHECK(dialled_after >= std::chrono::milliseconds(250));  // it did not stop at the first refusal
   CHECK(sent);
   CHECK(server_error == "");
   CHECK(got == format_pingpong_message(sample()));
@@ -87,32 +95,56 @@ TEST_CASE("dial retries until the tool listens, and each message arrives whole")
   CHECK(*done == std::string(kPingpongDone));
 }
 
-TEST_CASE("a peer that closes mid-message is named, with how much arrived") {
-  const uint16_t port = 19000 + static_cast<uint16_t>(::getpid() % 1000);
-  std::string server_error;
-  std::thread server([&] {
-    try {
-      std::string why;
-      auto peer = TcpPeer::accept_one(port, in_ms(10000), &why);
-      if (!peer) server_error = why;
-      else if (!peer->send("0000:0000", &why)) server_error = why;
-    } catch (const std::exception& e) {
-      server_error = e.what();
-    }
-  });  // the peer closes when it goes out of scope
+TEST_CASE("a listener opened early keeps a tool that connects before qpo accepts in its backlog") {
   std::string why;
-  auto tool = TcpPeer::dial("127.0.0.1", port, in_ms(10000), &why);
+  auto listener = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(listener, why);
+  auto tool = TcpPeer::dial("127.0.0.1", listener->port(), in_ms(5000), &why);  // before accept
   REQUIRE_MESSAGE(tool, why);
-  auto m = tool->receive(kPingpongMessageBytes, in_ms(10000), &why);
-  server.join();
-  CHECK(server_error == "");
+  REQUIRE(tool->send(format_pingpong_message(sample()), &why));
+  auto qpo = listener->accept_one(in_ms(5000), &why);
+  REQUIRE_MESSAGE(qpo, why);
+  CHECK(qpo->remote().rfind("127.0.0.1:", 0) == 0);
+  auto m = qpo->receive(kPingpongMessageBytes, in_ms(5000), &why);
+  REQUIRE_MESSAGE(m, why);
+  CHECK(*m == format_pingpong_message(sample()));
+}
+
+TEST_CASE("a peer that closes mid-message is named, with how much arrived") {
+  std::string why;
+  auto listener = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(listener, why);
+  auto tool = TcpPeer::dial("127.0.0.1", listener->port(), in_ms(5000), &why);
+  REQUIRE_MESSAGE(tool, why);
+  {
+    auto qpo = listener->accept_one(in_ms(5000), &why);
+    REQUIRE_MESSAGE(qpo, why);
+    REQUIRE(qpo->send("0000:0000", &why));
+  }  // closed here
+  auto m = tool->receive(kPingpongMessageBytes, in_ms(5000), &why);
   CHECK_FALSE(m);
   CHECK(why.find("closed the connection after 9 of 52 bytes") != std::string::npos);
 }
 
-TEST_CASE("nobody listening: dial gives up at the deadline and says where it tried") {
+TEST_CASE("deadlines: nobody connects, nobody writes, nobody listens") {
   std::string why;
-  auto tool = TcpPeer::dial("127.0.0.1", 1, in_ms(500), &why);
-  CHECK_FALSE(tool);
+  auto listener = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(listener, why);
+  std::string port = std::to_string(listener->port());
+  auto accepted = listener->accept_one(in_ms(200), &why);
+  CHECK_FALSE(accepted);
+  CHECK(why == "no connection on port " + port +
+                   " before the phase timeout (is the tool started as client, pointed at this host?)");
+
+  auto open = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(open, why);
+  auto tool = TcpPeer::dial("127.0.0.1", open->port(), in_ms(5000), &why);
+  REQUIRE_MESSAGE(tool, why);
+  auto silent = open->accept_one(in_ms(5000), &why);
+  REQUIRE_MESSAGE(silent, why);
+  CHECK_FALSE(silent->receive(kPingpongMessageBytes, in_ms(200), &why));
+  CHECK(why.find("before the phase timeout (0 of 52 bytes)") != std::string::npos);
+
+  CHECK_FALSE(TcpPeer::dial("127.0.0.1", 1, in_ms(500), &why));
   CHECK(why.find("cannot connect to 127.0.0.1:1: Connection refused") == 0);
 }
