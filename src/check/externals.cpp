@@ -125,10 +125,23 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
     n.hint = "run the tool with the workload's size and iterations (ibv_rc_pingpong -s SIZE -n ITERATIONS) and "
              "the path MTU given here (-m " + std::to_string(e.mtu) + ")";
   }
+  std::map<std::string, bool> talked_to;
   for (const auto& w : s.workloads) {
     const Qp* q = s.qp(w.qp.name);
     const External* e = q && q->connect ? s.external(q->connect.name) : nullptr;
-    if (e) check_workload(w, *q, *e, sink);
+    if (!e) continue;
+    talked_to[e->name] = true;
+    check_workload(w, *q, *e, sink);
+  }
+  // Without a workload the tool's half of the conversation never ends: it waits for (or has
+  // sent) messages nobody answers, until it is stopped.
+  for (const auto& [name, qps] : users) {
+    if (qps.size() != 1 || talked_to[name]) continue;
+    const auto* e = s.external(name);
+    auto& d = sink.warning("Q564", e->loc, "externals." + name,
+                           "external peer '" + name + "' has no workload on QP '" + qps[0]->name +
+                               "': the tool's ping-pong will wait for messages qpo never sends or answers");
+    d.hint = "add a workload { qp: " + qps[0]->name + ", op: send, size: SIZE, iterations: N } matching the tool's -s and -n";
   }
 }
 
