@@ -615,6 +615,43 @@ TEST_CASE("the router gives a QP's pool receives to one owner and its sends to a
   CHECK(rr.rx_checked == 40);
 }
 
+TEST_CASE("a shared CQ whose receives go back to the sender's owner routes them there (one owner left)") {
+  // qpo's external ping-pong reads a QP's sends and receives on one thread: the executor had
+  // given them two owners (so the CQ is shared), then hands the receives to the sends' owner.
+  Pair p;  // a alone on CQ ca
+  CqRouter router;
+  uint32_t a = p.a().qp->qp_num;
+  router.assign(p.a().send_cq, a, 0);
+  router.assign_receives(p.a().recv_cq, a, 1);
+  REQUIRE(router.shared(p.a().recv_cq) != nullptr);
+  router.assign_receives(p.a().recv_cq, a, 0);  // one owner now: 0 takes everything
+  fill_pattern(p.b().local_mrs["mb"].data, 128, 9);
+  RecvPool pool_a;
+  StreamConfig rx;
+  rx.op = Op::Recv;
+  rx.size = 128;
+  rx.iterations = 8;
+  rx.depth = 8;
+  rx.local_mr = "ma";
+  rx.recv_offset = 4096;
+  rx.check_seed = 9;
+  Rendezvous meet;  // a's receives posted before b sends to them
+  rx.ready = meet.ready();
+  StreamResult rr;
+  WorkerThread receiver([&] { rr = stream1(p.a(), &pool_a, rx, {&router, 0}); }, &meet);
+  StreamConfig tx;
+  tx.op = Op::Send;
+  tx.size = 128;
+  tx.iterations = 8;
+  tx.depth = 1;
+  tx.local_mr = "mb";
+  tx.ready = meet.ready();
+  StreamResult tb = stream1(p.b(), nullptr, tx);
+  CHECK(receiver.join() == "");  // before the fix: owner 1's queue took them, and this timed out
+  CHECK(tb.tx.ops == 8);
+  CHECK(rr.rx_checked == 8);
+}
+
 TEST_CASE("an expected status with 16 WRs in flight: the flushed ones behind it end nothing") {
   Pair p;
   p.a().remote_mrs["mb"].rkey ^= 0x5a5a00;
