@@ -108,22 +108,18 @@ std::optional<TcpPeer> TcpPeer::dial(const std::string& host, uint16_t port, Dea
   return std::nullopt;
 }
 
-std::optional<TcpListener> TcpListener::open(uint16_t port, std::string* why) {
-  std::string on = "port " + std::to_string(port);
-  // IPv6 with IPV6_V6ONLY off takes IPv4 clients too; where IPv6 is off, IPv4 alone.
-  int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  bool v6 = fd >= 0;
-  if (!v6) fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    *why = "cannot listen on " + on + ": socket: " + std::strerror(errno);
-    return std::nullopt;
-  }
+namespace {
+
+// A listening socket of `family` on every address at `port`: the fd, or -1 with errno set.
+int listen_on(int family, uint16_t port, uint16_t* bound) {
+  int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
   int one = 1, zero = 0;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   sockaddr_storage any{};
   socklen_t len;
-  if (v6) {
-    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+  if (family == AF_INET6) {
+    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);  // IPv4 clients too
     auto* a = reinterpret_cast<sockaddr_in6*>(&any);
     a->sin6_family = AF_INET6;
     a->sin6_addr = in6addr_any;
@@ -138,12 +134,28 @@ std::optional<TcpListener> TcpListener::open(uint16_t port, std::string* why) {
   }
   if (bind(fd, reinterpret_cast<sockaddr*>(&any), len) != 0 || ::listen(fd, 1) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&any), &len) != 0) {
-    *why = "cannot listen on " + on + ": " + std::strerror(errno);
+    int e = errno;
     ::close(fd);
+    errno = e;
+    return -1;
+  }
+  *bound = family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&any)->sin6_port)
+                              : ntohs(reinterpret_cast<sockaddr_in*>(&any)->sin_port);
+  return fd;
+}
+
+}  // namespace
+
+std::optional<TcpListener> TcpListener::open(uint16_t port, std::string* why) {
+  // IPv6 with IPV6_V6ONLY off takes IPv4 clients too; where IPv6 is off (no socket, or no
+  // address to bind), IPv4 alone.
+  uint16_t bound = 0;
+  int fd = listen_on(AF_INET6, port, &bound);
+  if (fd < 0 && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL)) fd = listen_on(AF_INET, port, &bound);
+  if (fd < 0) {
+    *why = "cannot listen on port " + std::to_string(port) + ": " + std::strerror(errno);
     return std::nullopt;
   }
-  uint16_t bound = v6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&any)->sin6_port)
-                      : ntohs(reinterpret_cast<sockaddr_in*>(&any)->sin_port);
   return TcpListener(fd, bound);
 }
 

@@ -148,3 +148,12 @@ TEST_CASE("deadlines: nobody connects, nobody writes, nobody listens") {
   CHECK_FALSE(TcpPeer::dial("127.0.0.1", 1, in_ms(500), &why));
   CHECK(why.find("cannot connect to 127.0.0.1:1: Connection refused") == 0);
 }
+
+TEST_CASE("a port another socket listens on is refused with the port and the reason") {
+  std::string why;
+  auto first = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(first, why);
+  auto second = TcpListener::open(first->port(), &why);
+  CHECK_FALSE(second);
+  CHECK(why == "cannot listen on port " + std::to_string(first->port()) + ": Address already in use");
+}
