@@ -54,6 +54,11 @@ std::vector<Case> collect(const Options& o, std::vector<std::string>* problems, 
       if (n["tags"].IsSequence())
         for (const yaml::Node& t : n["tags"])
           if (t.IsScalar()) c.tags.push_back(t.Scalar());
+      if (n["externals"].IsMap())
+        for (const auto& e : n["externals"]) {
+          if (e.first.IsScalar()) c.external = e.first.Scalar();
+          break;
+        }
       // Hosts that own a device take part (exec::active_hosts); a declared but unused host
       // must not send the whole suite into two lab guests per scenario.
       if (n["devices"].IsMap()) {

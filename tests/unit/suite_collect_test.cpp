@@ -39,3 +39,18 @@ TEST_CASE("two hosts that own devices make a scenario multi-host") {
 TEST_CASE("devices without host: are one host") {
   CHECK(hosts_of("version: 1\ndevices: { d: { name: auto } }\n") == 1);
 }
+
+TEST_CASE("a scenario with an external peer is collected with its name: qpo test skips it, saying why") {
+  fs::path dir = fs::temp_directory_path() / ("qpo-collect-ext-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.yaml") << "version: 1\nexternals: { tool: { exchange: ibv_pingpong, listen: true } }\n";
+  std::ofstream(dir / "t.yaml") << "version: 1\ndevices: { d: { name: auto } }\n";
+  qpo::suite::Options o;
+  o.paths = {dir.string()};
+  std::vector<std::string> problems;
+  auto cases = qpo::suite::collect(o, &problems);
+  fs::remove_all(dir);
+  REQUIRE(cases.size() == 2);
+  CHECK(cases[0].external == "tool");
+  CHECK(cases[1].external == "");
+}
