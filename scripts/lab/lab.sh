@@ -469,8 +469,19 @@ guest_verdict() {
     local name=$1 qrc=$2 label=$3 what=$4 dir=$WORK/$1
     VERDICT_HOW=lab
     if [[ -f $dir/ctl/rc ]]; then
-        local rc
-        rc=$(cat "$dir/ctl/rc")
+        local rc tries=0
+        # The guest wrote it through 9p just before powering off; CI once saw the file listed
+        # and its read fail a moment later ("No such file"): read again before giving up.
+        rc=$(cat "$dir/ctl/rc" 2>/dev/null)
+        while [[ ! $rc =~ ^[0-9]+$ ]] && ((tries < 10)); do
+            sleep 0.2
+            tries=$((tries + 1))
+            rc=$(cat "$dir/ctl/rc" 2>/dev/null)
+        done
+        if [[ ! $rc =~ ^[0-9]+$ ]]; then
+            say "${label}lab failed: the guest's exit status file ctl/rc could not be read"
+            return $EXIT_LAB
+        fi
         if [[ -f $dir/ctl/error ]]; then
             say "${label}lab failed in the guest: $(cat "$dir/ctl/error")"
             show_logs "$dir"

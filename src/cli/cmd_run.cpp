@@ -72,6 +72,7 @@ Action add_run(CLI::App& app) {
     std::vector<std::string> overrides;
     std::string report_file, results_file, events_file;  // --report, --results, --events
     std::string lab_peer;  // --lab-peer: a shell command in the lab's guest b (cli/lab_peer.h)
+    bool skip_externals = false;  // --skip-externals (qpo test's)
     int lab_peer_grace_s = kLabPeerGraceSeconds;
   };
   auto opts = std::make_shared<Options>();
@@ -148,6 +149,10 @@ Action add_run(CLI::App& app) {
                   "on one thread. A host with fewer than 16 QPs per thread uses fewer")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  // qpo test's: a scenario whose peer is a stock tool it does not start is valid, not runnable.
+  cmd->add_flag("--skip-externals", opts->skip_externals,
+                "Exit 77 (skip) after validating a scenario with externals: instead of waiting for its tool")
+      ->group("");
   cmd->add_option("--report", opts->report_file,
                   "Also write the run as one self-contained HTML page here: scenario, plan steps with outcome "
                   "and time, latency histograms and CDFs, bandwidth plots, counter deltas (README: Report)");
@@ -167,6 +172,12 @@ Action add_run(CLI::App& app) {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "not running it", &l, opts->overrides)) return code;
     if (opts->overrides.empty()) note_unused_matrix(opts->file);
+    if (opts->skip_externals && !l->scenario()->externals.empty()) {
+      std::cout << "SKIP " << l->scenario()->name << ": talks to external peer '" << l->scenario()->externals[0].name
+                << "', a stock tool qpo test does not start: run it with the tool (qpo run --lab-peer 'TOOL' FILE, "
+                   "README: Interop)\n";
+      return 77;
+    }
     if (opts->local)
       if (int code = refuse_local_faults(*l, opts->out, opts->file)) return code;
     // 1,000 QPs' smoke stage took 31-42 s in the lab under load (~40 ms per QP): a fixed 120 s

@@ -19,8 +19,8 @@ struct Case {
   std::string output;    // the child's full output, for failures
   double seconds = 0;
   size_t hosts = 0;      // hosts that own a device (1 when devices name none; 0 when it does not parse)
-  // The scenario's first `externals:` entry: a stock tool qpo test does not start, so the case
-  // is skipped with the reason ("" when it has none).
+  // The scenario's first `externals:` entry: a stock tool qpo test does not start, so its run
+  // is told to skip once the file is valid (qpo run --skip-externals; "" when it has none).
   std::string external;
   // A matrix case (suite/matrix.h): its parameters, and the overrides that make it, each with
   // where its value is written. `name` is the scenario's name + "[p=v,...]".
