@@ -14,7 +14,8 @@ using scenario::External;
 using scenario::Qp;
 using util::SourceLoc;
 
-const char* exchange_name(External::Exchange) { return "ibv_pingpong"; }
+std::string exchange_name(External::Exchange x) { return std::string(External::exchange_name(x)); }
+bool perftest(const External& e) { return e.exchange == External::Exchange::Perftest; }
 
 // ibv_ud_pingpong's qkey, fixed in the tool (ud_pingpong.c): its sends carry it, and it drops
 // datagrams with any other.
@@ -23,7 +24,12 @@ constexpr uint64_t kPingpongQkey = 0x11111111;
 void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
   std::string path = "qps." + q.name + ".connect";
   bool ud = q.qp_type == spec::QpType::UD;
-  if (q.type >= 0 && q.qp_type != spec::QpType::RC && !ud) {
+  if (perftest(e) && q.type >= 0 && q.qp_type != spec::QpType::RC) {
+    auto& d = sink.error("Q561", q.connect.loc, path,
+                         q.type_name + " QP '" + q.name + "' cannot connect to external peer '" + e.name +
+                             "': exchange perftest connects RC QPs");
+    d.rule = "qpo speaks perftest's bandwidth tests on RC (their default, -c RC); UC and UD are not done yet";
+  } else if (q.type >= 0 && q.qp_type != spec::QpType::RC && !ud) {
     auto& d = sink.error("Q561", q.connect.loc, path,
                          q.type_name + " QP '" + q.name + "' cannot connect to external peer '" + e.name +
                              "': exchange " + exchange_name(e.exchange) + " connects RC or UD QPs");
@@ -43,7 +49,7 @@ void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
                              e.name + "'");
     d.rule = "the tool's answers land in the QP's own receive queue, posted before the exchange as the tool does";
     d.hint = "remove srq: and give cap.max_recv_wr";
-  } else if (q.type >= 0 && q.cap.max_recv_wr == 0) {
+  } else if (!perftest(e) && q.type >= 0 && q.cap.max_recv_wr == 0) {
     auto& d = sink.error("Q561", q.loc, "qps." + q.name + ".cap.max_recv_wr",
                          "QP '" + q.name + "' has max_recv_wr 0 and connects to external peer '" + e.name + "'");
     d.rule = "the tool sends as many messages as qpo does: its answers need posted receives";
@@ -58,6 +64,8 @@ void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
   }
 }
 
+void serving_perftest(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink);
+
 // ibv_rc_pingpong sends SENDs of its -s size and answers each one: the workload must be the
 // same conversation (qpo sends `iterations` messages of `size` and receives as many).
 void check_workload(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
@@ -71,15 +79,21 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
              "`iterations` times; nothing else is published";
     return &d;
   };
+  bool pt = perftest(e);
   if (!w.script.empty()) {
     refuse(w.script_loc, "script", "scripts cannot run against an external peer yet")->hint =
-        "write 'op: send' with size and iterations";
+        pt ? "write 'op: write' (or read, send) with size and iterations" : "write 'op: send' with size and iterations";
     return;
   }
-  if (w.op && *w.op != util::Op::Send)
+  if (w.op && !pt && *w.op != util::Op::Send)
     refuse(w.op_loc, "op", std::string(w.op_spelling()) + " is not part of the tool's conversation")->hint =
         "write 'op: send'";
-  if (w.remote_mr) refuse(w.remote_mr.loc, "remote_mr", "the tool publishes no buffer (no remote_mr)");
+  if (w.op && pt && *w.op != util::Op::Write && *w.op != util::Op::Read && *w.op != util::Op::Send)
+    refuse(w.op_loc, "op", std::string(w.op_spelling()) + " is not one of perftest's bandwidth tests")->hint =
+        "write 'op: write' (ib_write_bw), 'op: read' (ib_read_bw) or 'op: send' (ib_send_bw)";
+  if (w.remote_mr)
+    refuse(w.remote_mr.loc, "remote_mr", pt ? "the tool's buffer comes in its keys (no remote_mr)"
+                                            : "the tool publishes no buffer (no remote_mr)");
   if (w.mcast) refuse(w.mcast.loc, "mcast", "a multicast send has no external receiver");
   if (w.expect_status) refuse(w.expect_loc, "expect", "an expected error status is not supported with an external peer");
   // What an op loop takes that the tool's conversation has no use for: refused, not ignored.
@@ -87,6 +101,32 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
   if (w.offset_loc.given()) refuse(w.offset_loc, "offset", "it sends from and receives into qpo's own slots (no offset)");
   if (w.workers_loc.given()) refuse(w.workers_loc, "workers", "one QP, one conversation (no workers)");
   if (w.pin_loc.given()) refuse(w.pin_loc, "pin", "it runs on the executor's own thread (no pin)");
+  if (pt && w.op && e.listen) serving_perftest(w, q, e, sink);
+}
+
+// qpo serves a perftest client: the tool writes into or reads from qpo's buffer (the QP must
+// let it), or sends into qpo's receives (the QP must have a receive queue).
+void serving_perftest(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
+  const auto& op = util::op_info(*w.op);
+  if (op.remote_access) {
+    const scenario::Attr* flags = nullptr;
+    for (const auto& t : q.transitions)
+      if (t.bring_up)
+        if (const auto* a = t.attr("qp_access_flags")) flags = a;
+    uint64_t granted = flags && flags->symbol == scenario::Symbol::None ? flags->number : 0;
+    if (!(granted & op.remote_access)) {
+      auto& d = sink.error("Q565", flags ? flags->loc : q.loc, "qps." + q.name + ".states.INIT.qp_access_flags",
+                           "QP '" + q.name + "' serves " + std::string(w.op == util::Op::Read ? "ib_read_bw" : "ib_write_bw") +
+                               " (external peer '" + e.name + "') without " + op.access_name + " in its qp_access_flags");
+      d.rule = "the tool's client " + std::string(w.op == util::Op::Read ? "reads from" : "writes to") +
+               " the buffer qpo advertises; the QP must grant it (else the tool fails with a remote access error)";
+      d.hint = "add " + std::string(op.access_name) + " to qps." + q.name + ".states.INIT.qp_access_flags";
+    }
+  } else if (q.type >= 0 && q.cap.max_recv_wr == 0) {
+    auto& d = sink.error("Q561", q.loc, "qps." + q.name + ".cap.max_recv_wr",
+                         "QP '" + q.name + "' has max_recv_wr 0 and receives ib_send_bw's SENDs (external peer '" + e.name + "')");
+    d.hint = "give cap.max_recv_wr (e.g. 512, the tool's own receive depth)";
+  }
 }
 
 }  // namespace
@@ -122,8 +162,11 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
     auto& n = sink.note("Q562", e.loc, path,
                         "external peer '" + e.name + "': qpo checks nothing on its side (its path MTU, PSNs, access "
                         "flags, message size and count come from the tool's own options)");
-    n.hint = "run the tool with the workload's size and iterations (ibv_rc_pingpong -s SIZE -n ITERATIONS) and "
-             "the path MTU given here (-m " + std::to_string(e.mtu) + ")";
+    n.hint = perftest(e) ? "run the tool with the workload's size and iterations (ib_write_bw -s SIZE -n ITERATIONS) "
+                           "and a GID index on RoCE (-x); the path MTU is the smaller of the tool's and " +
+                               std::to_string(e.mtu)
+                         : "run the tool with the workload's size and iterations (ibv_rc_pingpong -s SIZE -n ITERATIONS) and "
+                           "the path MTU given here (-m " + std::to_string(e.mtu) + ")";
   }
   std::map<std::string, bool> talked_to;
   for (const auto& w : s.workloads) {
@@ -138,6 +181,14 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
   for (const auto& [name, qps] : users) {
     if (qps.size() != 1 || talked_to[name]) continue;
     const auto* e = s.external(name);
+    if (perftest(*e)) {
+      auto& d = sink.error("Q564", e->loc, "externals." + name,
+                           "external peer '" + name + "' has no workload on QP '" + qps[0]->name +
+                               "': its op says which perftest tool is on the other side");
+      d.rule = "op: write is ib_write_bw, read ib_read_bw, send ib_send_bw; the tool waits for its data phase";
+      d.hint = "add a workload { qp: " + qps[0]->name + ", op: write, size: SIZE, iterations: N } matching the tool's -s and -n";
+      continue;
+    }
     auto& d = sink.warning("Q564", e->loc, "externals." + name,
                            "external peer '" + name + "' has no workload on QP '" + qps[0]->name +
                                "': the tool's ping-pong will wait for messages qpo never sends or answers");

@@ -48,6 +48,7 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
   st_.scenario = &s;
   st_.plan = &p;
   st_.host = std::move(host);
+  st_.externals = &externals_;
   st_.report.scenario = s.name;
   st_.report.file = s.file;
   for (const auto& h : p.hosts)

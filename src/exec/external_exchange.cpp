@@ -2,6 +2,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "exec/steps.h"
@@ -105,6 +106,7 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
     why = reason != not_listening_.end() ? reason->second : "no listener on port " + std::to_string(e.port);
   }
   if (!tool) return failed(st, std::move(r), e, why);
+  if (e.perftest()) return perftest_exchange(st, step, e, std::move(*tool), deadline, std::move(r), timer);
   // The client writes first; the server answers once its QP is at RTR (reply()).
   if (!e.qpo_listens() && !tool->send(mine, &why)) return failed(st, std::move(r), e, why);
   auto theirs = tool->receive(interop::kPingpongMessageBytes, deadline, &why);
@@ -121,11 +123,72 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   return true;
 }
 
+bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
+                                          interop::TcpPeer tool, interop::Deadline deadline, report::StepResult r,
+                                          const StepTimer& timer) {
+  std::string why, remote = tool.remote();
+  interop::PerftestTalk talk(std::move(tool), e.qpo_initiates());
+  auto opening = talk.opening(mtu_enum(e.mtu), deadline, &why);
+  if (!opening) return failed(st, std::move(r), e, why);
+  interop::PerftestKeys mine;
+  auto own = own_address(st, e.qp);
+  mine.lid = own.lid;
+  mine.qpn = own.qpn;
+  mine.psn = own.psn;
+  mine.gid = own.gid;
+  mine.out_reads = static_cast<uint16_t>(e.out_reads);
+  if (auto m = st.dir.mrs.find("qpo.slots." + e.qp); m != st.dir.mrs.end()) {
+    mine.vaddr = m->second.addr;
+    mine.rkey = m->second.rkey;
+  }
+  auto theirs = talk.keys(mine, deadline, &why);
+  if (!theirs) return failed(st, std::move(r), e, why);
+  // Both sides take the smaller MTU (check_mtu); the tool's own unless it sent none it knows.
+  int mtu = std::min(static_cast<int>(mtu_enum(e.mtu)), opening->mtu.value_or(mtu_enum(e.mtu)));
+  RemoteQp q;
+  q.host = "external " + e.name;
+  q.type = "RC";
+  q.qpn = theirs->qpn;
+  q.sq_psn = theirs->psn;
+  q.lid = theirs->lid;
+  q.gid = theirs->gid;
+  q.active_mtu = static_cast<uint8_t>(mtu);
+  st.dir.qps[e.name] = q;
+  // The tool's buffer, where qpo's client writes or reads: `size` bytes from its vaddr (the
+  // tool's own -s is what it holds; the check's note asks for the same size).
+  st.dir.mrs[e.name] = RemoteMr{"external " + e.name, theirs->vaddr, e.size, theirs->rkey};
+  r.micros = timer.micros();
+  r.message = (e.qpo_listens() ? "accepted " : "connected to ") + remote + "; " + e.tool() + " " + opening->version +
+              ", MTU " + std::to_string(128 << mtu) + "; the tool: " + interop::describe(*theirs);
+  st.report.add(std::move(r));
+  perftest_.emplace(step.extra().external, Perftest{std::move(talk), mine});
+  return true;
+}
+
+std::optional<ExternalExchanges::Perftest> ExternalExchanges::take_perftest(int index) {
+  auto it = perftest_.find(index);
+  if (it == perftest_.end()) return std::nullopt;
+  Perftest p = std::move(it->second);
+  perftest_.erase(it);
+  return p;
+}
+
 bool ExternalExchanges::reply(RunState& st, const plan::Step& step, int timeout_ms) {
   const auto& e = st.plan->externals.at(static_cast<size_t>(step.extra().external));
   st.report.current_step = step.index;
   StepTimer timer;
   auto r = line(st, step, 0);
+  if (e.perftest()) {
+    auto it = perftest_.find(step.extra().external);
+    std::string why;
+    if (it == perftest_.end()) return failed(st, std::move(r), e, "no connection with the tool");
+    for (int i = 0; i < 2; ++i)
+      if (!it->second.talk.keys(it->second.mine, deadline_in(timeout_ms), &why)) return failed(st, std::move(r), e, why);
+    r.micros = timer.micros();
+    r.message = "keys twice each way: both sides connected";
+    st.report.add(std::move(r));
+    return true;
+  }
   auto it = accepted_.find(step.extra().external);
   std::string why;
   if (it == accepted_.end()) return failed(st, std::move(r), e, "no connection from the tool to answer");

@@ -1,15 +1,20 @@
 #pragma once
 // An external peer's own out-of-band exchange (plan/external_peer.h), spoken for the QP that
-// connects to it: ibv_rc_pingpong's TCP messages. What the tool sends becomes its entry in the
-// directory (RemoteQp under the external's name), which the QP's RTR reads as `peer` values,
-// exactly as a qpo peer's published entry would be.
+// connects to it: ibv_rc_pingpong's or perftest's TCP messages. What the tool sends becomes its
+// entry in the directory (RemoteQp under the external's name, and for perftest its buffer as a
+// RemoteMr under the same name), which the QP's RTR reads as `peer` values, exactly as a qpo
+// peer's published entry would be.
 #include <map>
+#include <optional>
 
 #include "exec/run_state.h"
+#include "interop/perftest_talk.h"
 #include "interop/tcp_peer.h"
 #include "plan/plan.h"
 
 namespace qpo::exec {
+
+class StepTimer;
 
 class ExternalExchanges {
  public:
@@ -21,19 +26,34 @@ class ExternalExchanges {
   // accepts the tool as its client and reads its message. Adds the step's line; false (and
   // the run failed) when the tool did not take part. `timeout_ms` bounds the whole step.
   bool exchange(RunState& st, const plan::Step& step, int timeout_ms);
-  // ExternalReply (qpo is the server, its QP at RTS now): qpo's message, then the tool's "done".
+  // ExternalReply, its QP at RTS now. ibv_pingpong when qpo is the server: qpo's message, then
+  // the tool's "done". perftest (both roles): two more keys hand-shakes.
   bool reply(RunState& st, const plan::Step& step, int timeout_ms);
 
- private:
-  std::map<int, interop::TcpListener> listening_;  // by Plan::externals index, until its exchange
-  std::map<int, std::string> not_listening_;         // ... or why its port could not be opened
-  std::map<int, interop::TcpPeer> accepted_;          // by Plan::externals index, from exchange to reply
- public:
+  // A perftest conversation between its steps: the connection and the keys qpo sends each time.
+  struct Perftest {
+    interop::PerftestTalk talk;
+    interop::PerftestKeys mine;
+  };
+  // The workload takes the conversation on from the bring-up (exec/external_perftest.h);
+  // nullopt when there is none (its exchange failed).
+  std::optional<Perftest> take_perftest(int index);
+
   // A failed bring-up: the tools waiting on an accepted connection see it close now.
   void close_all() {
     listening_.clear();
     accepted_.clear();
+    perftest_.clear();
   }
+
+ private:
+  bool perftest_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e, interop::TcpPeer tool,
+                         interop::Deadline deadline, report::StepResult r,
+                         const StepTimer& timer);
+  std::map<int, interop::TcpListener> listening_;  // by Plan::externals index, until its exchange
+  std::map<int, std::string> not_listening_;         // ... or why its port could not be opened
+  std::map<int, interop::TcpPeer> accepted_;          // by Plan::externals index, from exchange to reply
+  std::map<int, Perftest> perftest_;                  // by Plan::externals index, from exchange to workload
 };
 
 }  // namespace qpo::exec

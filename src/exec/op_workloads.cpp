@@ -21,6 +21,7 @@
 #include "dataplane/stream.h"
 #include "exec/async_events.h"
 #include "exec/endpoints.h"
+#include "exec/external_perftest.h"
 #include "exec/external_pingpong.h"
 #include "exec/memory_windows.h"
 #include "exec/multicast.h"
@@ -665,11 +666,14 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   std::vector<std::unique_ptr<Initiator>> initiators;
   std::vector<std::unique_ptr<Responder>> responders;
   std::vector<std::unique_ptr<ExternalPingpong>> externals;
+  std::vector<std::unique_ptr<ExternalPerftest>> perftests;
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
     const auto& w = run.spec;
     if (!run.external.empty()) {  // the tool's conversation, on its QP alone: a side of its own
-      externals.push_back(std::make_unique<ExternalPingpong>(st, o, *step, &halt));
+      const auto* e = st.plan->external(run.external);
+      if (e && e->perftest()) perftests.push_back(std::make_unique<ExternalPerftest>(st, o, *step, &halt));
+      else externals.push_back(std::make_unique<ExternalPingpong>(st, o, *step, &halt));
       continue;
     }
     if (!w.script.empty()) {
@@ -717,7 +721,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   // drives all its QPs from one thread), each thread one stream with a lane per member.
   std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
-  std::atomic<size_t> running{workers.size() + responders.size() + externals.size()};
+  std::atomic<size_t> running{workers.size() + responders.size() + externals.size() + perftests.size()};
   util::ThreadGroup threads;
   auto side = [&](std::string& error, bool& timed_out, auto fn) {
     auto not_started = threads.start([&, fn] {
@@ -741,6 +745,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     side(wk->error, wk->timed_out, [k = wk.get()] { k->run(); });
   for (auto& x : externals)
     side(x->error, x->timed_out, [x = x.get()] { x->run(); });
+  for (auto& x : perftests)
+    side(x->error, x->timed_out, [x = x.get()] { x->run(); });
   // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
   const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
   while (running > 0) {
@@ -754,8 +760,10 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       QpState& q = st.qps.at(e->qp_name);
       st.router.assign_receives(e->recv_cq, e->qp->qp_num, access_for(st, q, Reader::Receives).owner);
     }
-  if (stop_requested() || (told && told->requested.load(std::memory_order_acquire)))
+  if (stop_requested() || (told && told->requested.load(std::memory_order_acquire))) {
     for (auto& x : externals) x->finish(st);  // each says how far it got
+    for (auto& x : perftests) x->finish(st);
+  }
   if (stop_requested()) {
     st.report.fail("interrupted (SIGINT) during traffic; tore down");
     report_stopped(st, o, steps, initiators, responders, "interrupted (SIGINT)");
@@ -786,6 +794,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       for (const auto& in : r->in)
         if (in.step == step) ok &= report_incoming(st, o, *r, in);
     for (auto& x : externals)
+      if (&x->step() == step) ok &= x->finish(st);
+    for (auto& x : perftests)
       if (&x->step() == step) ok &= x->finish(st);
     if (last_of_group) report_group(st, last_of_group->w->group, groups[last_of_group->w->group]);
   }

@@ -77,6 +77,7 @@ struct MwState {
 };
 
 struct CmHost;  // rdma_cm: this host's event channel and ids (cm_steps.cpp)
+class ExternalExchanges;  // stock tools' connections (external_exchange.h)
 struct McastCm;  // rdma_cm multicast joins (multicast_cm.h)
 
 // One host's session: only the objects on `host` live here; everything about other hosts'
@@ -113,6 +114,8 @@ struct RunState {
   std::map<std::tuple<int, int, uint64_t>, std::string> mask_details;
   std::shared_ptr<CmHost> cm;  // made by the first rdma_cm step
   std::shared_ptr<McastCm> mcast_cm;  // made by the CmMcastChannel step
+  // The session's external exchanges: a workload takes a perftest conversation on from them.
+  ExternalExchanges* externals = nullptr;
 
   template <typename T, typename... Args>
   T* own(Args&&... args) {

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -223,11 +224,19 @@ bool TcpPeer::send(std::string_view bytes, std::string* why) {
   return false;
 }
 
-std::optional<std::string> TcpPeer::receive(size_t n, Deadline deadline, std::string* why) {
+std::optional<std::string> TcpPeer::receive(size_t n, Deadline deadline, std::string* why,
+                                            const std::atomic<bool>* stop) {
   std::string out(n, '\0');
   size_t got = 0;
   while (got < n) {
-    int r = wait_for(fd_, POLLIN, deadline);
+    // With a stop flag, wait in slices of 100 ms so that it is seen soon after it is set.
+    auto slice = stop ? std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)) : deadline;
+    int r = wait_for(fd_, POLLIN, slice);
+    if (r == 0 && stop && stop->load()) {
+      *why = "stopped while waiting for " + remote_ + " (" + std::to_string(got) + " of " + std::to_string(n) + " bytes)";
+      return std::nullopt;
+    }
+    if (r == 0 && std::chrono::steady_clock::now() < deadline) continue;
     if (r == 0) {
       *why = "no message from " + remote_ + " before the phase timeout (" + std::to_string(got) + " of " +
              std::to_string(n) + " bytes)";

@@ -2,6 +2,7 @@
 // One TCP connection to a stock tool's out-of-band exchange (ibv_rc_pingpong's): qpo dials the
 // tool's server or accepts the tool as client. The tools read each message with one read() and
 // compare its length exactly, so every message leaves in one write() with TCP_NODELAY.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -26,8 +27,10 @@ class TcpPeer {
 
   // The whole message in one write(); false with `why` otherwise.
   bool send(std::string_view bytes, std::string* why);
-  // Exactly `n` bytes before the deadline; nullopt with `why` on a timeout, an early close or an error.
-  std::optional<std::string> receive(size_t n, Deadline deadline, std::string* why);
+  // Exactly `n` bytes before the deadline; nullopt with `why` on a timeout, an early close or an
+  // error, or once `stop` (when given) is set.
+  std::optional<std::string> receive(size_t n, Deadline deadline, std::string* why,
+                                     const std::atomic<bool>* stop = nullptr);
   const std::string& remote() const { return remote_; }  // "10.0.1.2:40012"
 
  private:

@@ -1,26 +1,45 @@
 #pragma once
 // An `externals:` entry, lowered: the stock tool at the other end of one QP, and how qpo meets
-// it (exec/external_exchange.h speaks the exchange).
+// it (exec/external_exchange.h speaks the exchange, exec/external_pingpong.h and
+// exec/external_perftest.h the conversation that follows).
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "scenario/model.h"
+#include "util/ops.h"
 
 namespace qpo::plan {
 
 struct ExternalPeer {
+  using Exchange = scenario::External::Exchange;
   std::string name;       // the entry's name: the directory key its values go under
   std::string qp, host;   // the scenario's QP that connects to it, and that QP's host
   bool ud = false;        // the QP is UD: the tool is ibv_ud_pingpong (qkey 0x11111111, AH per peer)
-  scenario::External::Exchange exchange = scenario::External::Exchange::IbvPingpong;
+  Exchange exchange = Exchange::IbvPingpong;
   std::string server;     // qpo connects to the tool there; "" = qpo listens for it
   uint16_t port = 18515;
-  uint32_t mtu = 1024;    // the tool's path MTU, in bytes: what `path_mtu: peer` resolves to
+  uint32_t mtu = 1024;    // the tool's path MTU (ibv_pingpong), or the one qpo offers (perftest), in bytes
+  // The workload on the QP: with perftest its op says which tool is on the other side
+  // (write: ib_write_bw, read: ib_read_bw, send: ib_send_bw). Empty: no workload.
+  std::string workload;
+  std::optional<util::Op> op;
+  uint64_t size = 0, iterations = 0;
+  // perftest: the RDMA READs qpo's QP accepts at once (its RTR max_dest_rd_atomic), which the
+  // tool takes as its max_rd_atomic.
+  uint32_t out_reads = 1;
+
   bool qpo_listens() const { return server.empty(); }
-  // ibv_rc_pingpong's client sends the first message of the ping-pong: qpo is the initiator
-  // when it dials the tool's server.
+  // The tools' clients drive: ibv_rc_pingpong's sends the first message, perftest's bandwidth
+  // clients post the whole run. qpo is the initiator when it dials the tool's server.
   bool qpo_initiates() const { return !qpo_listens(); }
-  const char* tool() const { return ud ? "ibv_ud_pingpong" : "ibv_rc_pingpong"; }
+  bool perftest() const { return exchange == Exchange::Perftest; }
+  const char* tool() const {
+    if (!perftest()) return ud ? "ibv_ud_pingpong" : "ibv_rc_pingpong";
+    if (op == util::Op::Read) return "ib_read_bw";
+    if (op == util::Op::Send) return "ib_send_bw";
+    return "ib_write_bw";
+  }
 };
 
 }  // namespace qpo::plan

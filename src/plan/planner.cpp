@@ -11,6 +11,7 @@
 #include "plan/arg_lists.h"
 #include "plan/cm_planner.h"
 #include "plan/timeline_planner.h"
+#include "interop/perftest_message.h"
 #include "scenario/script_qps.h"
 #include "util/roce.h"
 #include "util/strings.h"
@@ -81,6 +82,16 @@ class Planner {
         bigger(sender->connect.name);
         // An external peer answers each message with one of the same size.
         if (s_.external(sender->connect.name)) bigger(sender->name);
+      }
+    }
+    // perftest's peers: qpo's slots are the buffer it advertises in its keys and sends, writes or
+    // reads from; the tool's client aims within its cycle buffer (4 KiB) whatever the size.
+    for (const auto& w : s_.workloads) {
+      const auto* q = s_.qp(w.qp.name);
+      const auto* e = q && q->connect ? s_.external(q->connect.name) : nullptr;
+      if (e && e->exchange == scenario::External::Exchange::Perftest) {
+        auto& b = biggest_send_[q->name];
+        b = std::max<uint64_t>({b, w.size, interop::kPerftestCycleBuffer});
       }
     }
   }
@@ -328,9 +339,20 @@ class Planner {
     for (const auto& q : s_.qps) {
       const auto* e = q.connect ? s_.external(q.connect.name) : nullptr;
       if (!e) continue;
-      out.push_back({.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .ud = q.qp_type == spec::QpType::UD,
-                     .exchange = e->exchange,
-                     .server = e->server, .port = e->port, .mtu = e->mtu});
+      ExternalPeer x{.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .ud = q.qp_type == spec::QpType::UD,
+                     .exchange = e->exchange, .server = e->server, .port = e->port, .mtu = e->mtu};
+      for (const auto& w : s_.workloads)
+        if (w.qp.name == q.name) {
+          x.workload = w.name;
+          x.op = w.op;
+          x.size = w.size;
+          x.iterations = w.iterations;
+          break;
+        }
+      for (const auto& t : q.transitions)
+        if (const auto* a = t.attr("max_dest_rd_atomic"); a && a->valid && a->symbol == scenario::Symbol::None)
+          x.out_reads = static_cast<uint32_t>(std::max<uint64_t>(1, a->number));
+      out.push_back(std::move(x));
     }
     return out;
   }
@@ -340,7 +362,12 @@ class Planner {
   void external_steps(const std::string& host, StepKind kind) {
     for (size_t i = 0; i < externals_->size(); ++i) {
       const auto& e = (*externals_)[i];
-      if (e.host != host || (kind == StepKind::ExternalReply && !e.qpo_listens())) continue;
+      if (e.host != host) continue;
+      if (e.perftest()) {
+        perftest_steps(e, i, kind);
+        continue;
+      }
+      if (kind == StepKind::ExternalReply && !e.qpo_listens()) continue;
       std::string where = std::to_string(e.port);
       if (kind == StepKind::ExternalExchange) {
         auto& st = add(kind, Phase::Exchange, "external exchange", e.qp);
@@ -371,6 +398,41 @@ class Planner {
         st.args.push_back(arg("sends", "QP " + e.qp + "'s LID:QPN:PSN:GID (52 bytes), then waits for \"done\""));
       }
     }
+  }
+
+  // perftest's TCP exchange: the opening units and the first keys before RTR, two more keys
+  // hand-shakes once the QP is at RTS (the tool's own check that both sides are connected).
+  void perftest_steps(const ExternalPeer& e, size_t i, StepKind kind) {
+    std::string keys = "QP " + e.qp + "'s QPN, PSN, GID and its buffer qpo.slots." + e.qp +
+                       " (vaddr, rkey), out_reads " + std::to_string(e.out_reads) + " (108 bytes)";
+    if (kind == StepKind::ExternalReply) {
+      auto& st = add(kind, Phase::Exchange, "external handshake", e.qp);
+      st.edit_extra().external = static_cast<int>(i);
+      st.args.push_back(arg("peer", "external '" + e.name + "' (" + e.tool() + ")"));
+      st.args.push_back(arg("keys", "twice more each way, as the tool checks after its RTS"));
+      return;
+    }
+    auto& st = add(kind, Phase::Exchange, "external exchange", e.qp);
+    st.edit_extra().external = static_cast<int>(i);
+    st.args.push_back(arg("peer", "external '" + e.name + "' (perftest: " + e.tool() + "'s TCP exchange)"));
+    std::string where = std::to_string(e.port);
+    if (e.qpo_listens()) {
+      Arg tcp = arg("tcp", "listen on port " + where);
+      tcp.runtime = true;
+      tcp.note = std::string("waits for the tool: ") + e.tool() + " -d DEVICE -x GID_INDEX -s " + std::to_string(e.size) +
+                 " -n " + std::to_string(e.iterations) + " QPO_ADDRESS";
+      st.args.push_back(tcp);
+    } else {
+      Arg tcp = arg("tcp", "connect to " + e.server + ":" + where);
+      tcp.note = "retried until the phase timeout while the tool is not listening yet";
+      st.args.push_back(tcp);
+    }
+    st.args.push_back(arg("sends", "version 6.06 (16 bytes), cycle buffer 4096, cache line 64, MTU " +
+                                       std::to_string(e.mtu) + " (its enum), then " + keys));
+    Arg peer_values = arg("peer values", "dest_qp_num, rq_psn, ah_attr.grh.dgid, path_mtu (the smaller MTU), the tool's buffer");
+    peer_values.runtime = true;
+    peer_values.note = "from the tool's keys";
+    st.args.push_back(peer_values);
   }
 
   // Faults for the whole run (`during: all`); the timeline plans those of the traffic.

@@ -279,6 +279,31 @@ class TimelinePlanner {
     return q && q->connect ? s_.external(q->connect.name) : nullptr;
   }
 
+  // What qpo and the tool do in a perftest bandwidth test's conversation, in order: every
+  // message qpo sends or answers is here.
+  void perftest_args(Step& st, const scenario::Workload& w, const scenario::External& e) {
+    const auto* x = p_.external(e.name);
+    if (!x) return;
+    bool client = x->qpo_initiates(), send = w.op == util::Op::Send;
+    std::string n = std::to_string(w.iterations), size = std::to_string(w.size) + " B";
+    std::string verb = w.op == util::Op::Read ? "RDMA READs" : send ? "SENDs" : "RDMA WRITEs";
+    st.args.push_back(arg("peer", "external '" + e.name + "' (" + x->tool() + (client ? " server)" : " client)")));
+    if (send) st.args.push_back(arg("sync", client ? "keys once more, after the tool posted its receives"
+                                                   : "qpo's receives (qpo.slots." + w.qp.name + "), then keys once more"));
+    if (client) {
+      st.args.push_back(arg("traffic", n + " " + verb + " of " + size + (send ? "" : " at the tool's buffer (its vaddr, rkey)") +
+                                           ", from qpo.slots." + w.qp.name));
+    } else {
+      st.args.push_back(arg("traffic", "the tool's " + n + " " + verb + " of " + size +
+                                           (send ? ", received and counted" : " at qpo.slots." + w.qp.name + ", unchecked")));
+    }
+    if (!send)
+      st.args.push_back(arg("report", client ? "keys, then qpo's figures to the tool (size, iterations, BW peak, BW average, "
+                                               "message rate), which it prints"
+                                             : "keys once the tool has run, then its figures, which qpo reports"));
+    st.args.push_back(arg("close", "keys, then \"done\""));
+  }
+
   std::string host_of(const std::string& qp) const {
     const auto* q = s_.qp(qp);
     return q ? s_.host_of_qp(*q) : "";
@@ -425,7 +450,9 @@ class TimelinePlanner {
           st.args.push_back(arg("check", "the receive completes with IBV_WC_WITH_INV, invalidated_rkey = " +
                                              w->invalidate.name + "'s rkey"));
         }
-        if (const auto* e = external_of(*w)) {
+        if (const auto* e = external_of(*w); e && e->exchange == scenario::External::Exchange::Perftest) {
+          perftest_args(st, *w, *e);
+        } else if (e) {
           st.args.push_back(arg("peer", "external '" + e->name + "'"));
           st.args.push_back(arg("rhythm", e->server.empty()
                                               ? "ping-pong: qpo answers each SEND with one (the tool's server)"
@@ -453,7 +480,7 @@ class TimelinePlanner {
 
     k = stage("verify " + names);
     for (const auto* w : ws) {
-      if (!w->op || !w->script.empty() || expects_error(*w)) continue;
+      if (!w->op || !w->script.empty() || expects_error(*w) || external_of(*w)) continue;  // the tool's bytes: unchecked
       std::string host, mr;
       if (is_read(*w)) host = host_of(w->qp.name), mr = w->local_mr.name;
       else if ((is_write(*w) || is_atomic(*w)) && s_.qp(w->qp.name)) host = host_of(s_.qp(w->qp.name)->connect.name), mr = mr_behind(w->remote_mr.name);

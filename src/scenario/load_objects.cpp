@@ -634,13 +634,14 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
       if (key == "exchange") {
         e.exchange_loc = r.loc(value);
         if (auto x = r.string(value, p)) {
-          if (*x == "ibv_pingpong") {
-            has_exchange = true;
-          } else {
+          for (const auto& [kind, spelling] : External::kExchangeNames)
+            if (*x == spelling) e.exchange = kind, has_exchange = true;
+          if (!has_exchange) {
             auto& d = r.sink().error("Q170", e.exchange_loc, p, "unknown exchange '" + *x + "'");
-            d.rule = "qpo speaks these tools' out-of-band exchanges: ibv_pingpong (ibv_rc_pingpong's TCP "
-                     "exchange of LID:QPN:PSN:GID)";
-            d.hint = "write exchange: ibv_pingpong";
+            d.rule = "qpo speaks these tools' out-of-band exchanges: ibv_pingpong (ibv_rc_pingpong's and "
+                     "ibv_ud_pingpong's TCP exchange of LID:QPN:PSN:GID), perftest (ib_write_bw, ib_read_bw and "
+                     "ib_send_bw without -R)";
+            d.hint = "write exchange: ibv_pingpong or exchange: perftest";
           }
         }
       } else if (key == "server") {
@@ -672,7 +673,7 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
     }
     if (!has_exchange && !e.exchange_loc.given()) {
       auto& d = r.sink().error("Q104", loc, path, "external peer '" + name + "' needs 'exchange'");
-      d.hint = "add 'exchange: ibv_pingpong' (the tool's own out-of-band exchange)";
+      d.hint = "add 'exchange: ibv_pingpong' or 'exchange: perftest' (the tool's own out-of-band exchange)";
     }
     if (e.server.empty() == !e.listen) {
       auto& d = r.sink().error("Q170", loc, path,

@@ -7,7 +7,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "spec/rules.h"
@@ -319,7 +321,17 @@ struct Fault : Object {
 // end of one QP's connection (`connect: NAME` on the QP). qpo learns its values over the tool's
 // own out-of-band exchange and checks nothing on its side.
 struct External : Object {
-  enum class Exchange { IbvPingpong };  // ibv_rc_pingpong's TCP exchange ("LID:QPN:PSN:GID")
+  // IbvPingpong: ibv_rc_pingpong's and ibv_ud_pingpong's TCP exchange ("LID:QPN:PSN:GID").
+  // Perftest: perftest's TCP exchange (ib_write_bw, ib_read_bw, ib_send_bw without -R).
+  enum class Exchange { IbvPingpong, Perftest };
+  // The one table of their names, as a scenario spells them.
+  static constexpr std::pair<Exchange, std::string_view> kExchangeNames[] = {
+      {Exchange::IbvPingpong, "ibv_pingpong"}, {Exchange::Perftest, "perftest"}};
+  static std::string_view exchange_name(Exchange x) {
+    for (const auto& [e, name] : kExchangeNames)
+      if (e == x) return name;
+    return "?";
+  }
   Exchange exchange = Exchange::IbvPingpong;
   SourceLoc exchange_loc;
   std::string server;  // the tool serves there and qpo connects to it ("" = qpo listens)

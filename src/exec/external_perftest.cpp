@@ -1,0 +1,164 @@
+#include "exec/external_perftest.h"
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+#include "exec/endpoints.h"
+#include "exec/workload_results.h"
+#include "util/strings.h"
+
+namespace qpo::exec {
+
+namespace {
+
+interop::Deadline in_ms(int ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
+
+std::string figures(double peak, double avg, double rate) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "BW peak %.2f MB/s, BW average %.2f MB/s, %.6f Mpps", peak, avg, rate);
+  return buf;
+}
+
+}  // namespace
+
+ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan::Step& step, const std::atomic<bool>* halt)
+    : step_(step), run_(st.plan->workload_of(step)) {
+  const auto& w = run_.spec;
+  peer_ = st.plan->external(run_.external);
+  auto it = st.qps.find(w.qp.name);
+  if (!peer_ || it == st.qps.end() || !it->second.qp || !it->second.slots) {
+    error = "QP '" + w.qp.name + "' was not brought up";
+    return;
+  }
+  for (size_t i = 0; i < st.plan->externals.size() && st.externals; ++i)  // few: no index
+    if (&st.plan->externals[i] == peer_) talk_ = st.externals->take_perftest(static_cast<int>(i));
+  if (!talk_) {
+    error = "no perftest conversation with external '" + peer_->name + "' to go on with";
+    return;
+  }
+  q_ = &it->second;
+  talk_->talk.set_stop(halt);
+  wait_ms_ = o.phase_timeout_ms;
+  bool client = peer_->qpo_initiates();
+  bool send = w.op == util::Op::Send;
+  streams_ = client || send;
+  cfg_.size = static_cast<uint32_t>(w.size);
+  cfg_.iterations = w.iterations;
+  cfg_.timeout_ms = o.timeout_ms;
+  cfg_.stop = halt;
+  cfg_.local_mr = slot_mr_name(*q_);  // what the tool's keys advertised is qpo's slot buffer
+  ep_ = own_endpoint(st, *q_, peer_->name);
+  if (client) {
+    executor_stream(cfg_);
+    cfg_.peak = true;  // the tool prints the BW peak qpo sends it
+    cfg_.op = w.op == util::Op::Read ? dataplane::Op::Read : send ? dataplane::Op::Send : dataplane::Op::Write;
+    if (!send) cfg_.remote_mr = peer_->name;  // the tool's buffer, from its keys
+    cfg_.depth = std::min<uint32_t>(128, std::max<uint32_t>(1, q_->spec->cap.max_send_wr));  // perftest's -t
+    access_ = access_for(st, *q_, Reader::Sends);
+  } else if (send) {
+    use_executor_receives(st, *q_, cfg_);  // the slots bring-up posted, re-posted as they fill
+    cfg_.op = dataplane::Op::Recv;
+    cfg_.rx_iterations = w.iterations;
+    access_ = access_for(st, *q_, Reader::Receives);
+  }
+}
+
+void ExternalPerftest::keys() {
+  std::string why;
+  if (!talk_->talk.keys(talk_->mine, in_ms(wait_ms_), &why)) throw std::runtime_error(why);
+}
+
+void ExternalPerftest::run() {
+  if (!q_) return;
+  auto& talk = talk_->talk;
+  bool client = peer_->qpo_initiates(), send = run_.spec.op == util::Op::Send;
+  dataplane::StreamLane lane{&ep_, ep_.recv_pool.get()};
+  std::string why;
+  if (send) {
+    // ib_send_bw: the server posts its receives, then one more keys hand-shake tells the
+    // client it may send.
+    if (client) {
+      stage_ = "the hand-shake before the SENDs";
+      keys();
+      stage_ = "the SENDs";
+      result_ = dataplane::run_stream({&lane, 1}, cfg_, access_);
+    } else {
+      stage_ = "the hand-shake before the SENDs";
+      cfg_.ready = [this] {
+        keys();
+        stage_ = "the tool's SENDs";
+      };
+      result_ = dataplane::run_stream({&lane, 1}, cfg_, access_);
+    }
+  } else if (client) {
+    stage_ = "the test";
+    result_ = dataplane::run_stream({&lane, 1}, cfg_, access_);
+    stage_ = "the hand-shake after the test";
+    keys();
+    stage_ = "the report";
+    const auto& tx = result_.tx;
+    interop::PerftestReport mine{cfg_.size, tx.ops, tx.bw_peak, tx.bw_avg, tx.msg_rate};
+    if (!talk.reports(mine, in_ms(wait_ms_), &why)) throw std::runtime_error(why);
+  } else {
+    // The tool's client runs its test now; it comes back to the hand-shake when it is done.
+    stage_ = "the tool's test";
+    keys();
+    stage_ = "the report";
+    tool_report_ = talk.reports(interop::PerftestReport{}, in_ms(wait_ms_), &why);
+    if (!tool_report_) throw std::runtime_error(why);
+  }
+  stage_ = "the close";
+  if (!talk.close(talk_->mine, in_ms(wait_ms_), &why)) throw std::runtime_error(why);
+  stage_ = "";
+}
+
+bool ExternalPerftest::finish(RunState& st) {
+  const auto& w = run_.spec;
+  bool client = peer_ && peer_->qpo_initiates();
+  report::StepResult r;
+  r.host = st.host;
+  r.phase = "traffic";
+  r.verb = "workload";
+  r.object = w.qp.name;
+  r.plan_step = step_.index;
+  std::string tool = peer_ ? peer_->tool() : "perftest";
+  r.detail = w.name + ": " + tool + (client ? " server" : " client") + ", IBV_WR_" + util::to_upper(w.op_spelling()) +
+             " x" + std::to_string(w.iterations) + ", " + std::to_string(w.size) + " B";
+  std::string why = error;
+  if (!why.empty() && !stage_.empty()) why += " (during " + stage_ + ")";
+  uint64_t done = streams_ ? (client ? result_.tx.ops : result_.rx.ops) : (tool_report_ ? tool_report_->iterations : 0);
+  if (why.empty() && streams_ && done < w.iterations)
+    why = "stopped after " + std::to_string(done) + " of " + std::to_string(w.iterations) + " messages";
+  if (!why.empty()) {
+    r.status = report::StepStatus::Failed;
+    r.message = why;
+    bool halted = error.empty() && cfg_.stop && cfg_.stop->load();
+    if (!halted) st.report.fail("workload '" + w.name + "' with external '" + (peer_ ? peer_->name : "") + "': " + why);
+    st.report.add(std::move(r));
+    return false;
+  }
+  auto result = std::make_shared<report::WorkloadResult>();
+  result->name = w.name;
+  if (streams_) {
+    const auto& bw = client ? result_.tx : result_.rx;
+    std::vector<double> none;
+    result->summary = op_summary(w.size, bw.ops, bw.seconds, none);
+    if (bw.bw_peak > 0) result->summary.emplace_back("bw_peak", bw.bw_peak);
+    r.micros = bw.seconds * 1e6;
+    r.message = (client ? "" : "received: ") + figures(bw.bw_peak, bw.bw_avg, bw.msg_rate) +
+                (client && !(w.op == util::Op::Send) ? " (sent to the tool, which prints them)" : "");
+  } else {
+    const auto& t = *tool_report_;
+    result->summary = {{"size", static_cast<int64_t>(t.size)}, {"iterations", static_cast<int64_t>(t.iterations)},
+                       {"bw_peak", t.bw_peak}, {"bw_avg", t.bw_avg}, {"msg_rate", t.msg_rate},
+                       {"measured_by", tool + " (its client)"}};
+    r.message = "the tool measured " + std::to_string(t.iterations) + " x " + std::to_string(t.size) + " B: " +
+                figures(t.bw_peak, t.bw_avg, t.msg_rate);
+  }
+  r.workload = std::move(result);
+  st.report.add(std::move(r));
+  return true;
+}
+
+}  // namespace qpo::exec
