@@ -1,0 +1,165 @@
+// perftest's out-of-band units and the conversation qpo speaks over them (src/interop), on
+// loopback: a qpo client against a qpo server, each unit checked against the bytes the tool
+// writes (perftest_communication.c, Debian's perftest 6.06).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "interop/perftest_message.h"
+#include "interop/perftest_talk.h"
+#include "interop/tcp_peer.h"
+
+using namespace qpo::interop;
+
+namespace {
+
+PerftestKeys sample_keys() {
+  PerftestKeys k;
+  k.lid = 0;
+  k.out_reads = 1;
+  k.qpn = 0x11;
+  k.psn = 0x4d3639;
+  k.rkey = 0x21c;
+  k.vaddr = 0x55dbd3344000;
+  k.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 1, 2};
+  return k;
+}
+
+Deadline in_ms(int ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
+
+}  // namespace
+
+TEST_CASE("perftest's keys with a GID are its 108 bytes: six fields, the GID's 16 bytes, the SRQ number, a NUL") {
+  std::string m = format_perftest_keys(sample_keys());
+  CHECK(m.size() == kPerftestKeysBytes);
+  CHECK(m == std::string("0000:0001:000011:4d3639:0000021c:000055dbd3344000:"
+                         "00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:01:02:00000000:") + '\0');
+}
+
+TEST_CASE("the tool's keys parse back to its values, and read as it prints them") {
+  std::string why;
+  auto k = parse_perftest_keys(format_perftest_keys(sample_keys()), &why);
+  REQUIRE_MESSAGE(k, why);
+  CHECK(k->qpn == 0x11);
+  CHECK(k->psn == 0x4d3639);
+  CHECK(k->rkey == 0x21c);
+  CHECK(k->vaddr == 0x55dbd3344000);
+  CHECK(k->gid == sample_keys().gid);
+  CHECK(describe(*k) == "QPN 0x000011, PSN 0x4d3639, RKey 0x0000021c, VAddr 0x000055dbd3344000, GID ::ffff:10.0.1.2");
+}
+
+TEST_CASE("keys that are not the tool's are refused with what is wrong") {
+  std::string why;
+  CHECK_FALSE(parse_perftest_keys(std::string(59, 'x'), &why));
+  CHECK(why == "59 bytes, not the 108 of perftest's keys with a GID");
+  std::string bad = format_perftest_keys(sample_keys());
+  bad[10] = 'z';  // in the QPN
+  CHECK_FALSE(parse_perftest_keys(bad, &why));
+  CHECK(why == "QPN 'z00011' is not up to 6 hex digits");
+}
+
+TEST_CASE("the version unit is 16 NUL-padded bytes; a tool older than 5.70 is refused") {
+  CHECK(format_perftest_version("6.06") == std::string("6.06") + std::string(12, '\0'));
+  std::string why;
+  auto v = parse_perftest_version(format_perftest_version("6.06"), &why);
+  REQUIRE(v);
+  CHECK(*v == "6.06");
+  CHECK_FALSE(parse_perftest_version(format_perftest_version("5.60"), &why));
+  CHECK(why == "perftest version '5.60' is older than 5.70, the oldest whose exchange qpo speaks");
+}
+
+TEST_CASE("the MTU unit is the ibv_mtu enum as one digit and a NUL") {
+  CHECK(format_perftest_mtu(3) == std::string("3\0", 2));
+  CHECK(parse_perftest_mtu(std::string("5\0", 2)) == 5);
+  CHECK_FALSE(parse_perftest_mtu(std::string("9\0", 2)));
+}
+
+TEST_CASE("the report's units are big-endian: size and iterations as integers, the rates as doubles") {
+  PerftestReport r{65536, 200, 21.93, 15.9, 0.000254};
+  auto units = format_perftest_report(r);
+  CHECK(units[0] == std::string("\0\0\0\0\0\1\0\0", 8));
+  CHECK(units[1] == std::string("\0\0\0\0\0\0\0\xc8", 8));
+  CHECK(units[3] == std::string("\x40\x2f\xcc\xcc\xcc\xcc\xcc\xcd", 8));  // 15.9, IEEE 754 big-endian
+  auto back = parse_perftest_report(units);
+  CHECK(back.size == 65536);
+  CHECK(back.iterations == 200);
+  CHECK(back.bw_peak == 21.93);
+  CHECK(back.bw_avg == 15.9);
+  CHECK(back.msg_rate == 0.000254);
+}
+
+TEST_CASE("a whole bandwidth conversation: opening, keys, report and close, the client writing first") {
+  std::string why;
+  auto listener = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(listener, why);
+  PerftestKeys server_keys = sample_keys();
+  server_keys.qpn = 0x22;
+  std::string server_error;
+  std::optional<PerftestOpening> server_saw;
+  std::optional<PerftestKeys> server_got;
+  std::optional<PerftestReport> server_report;
+  std::thread server([&] {
+    try {
+      std::string e;
+      auto peer = listener->accept_one(in_ms(10000), &e);
+      if (!peer) {
+        server_error = e;
+        return;
+      }
+      PerftestTalk talk(std::move(*peer), /*client=*/false);
+      server_saw = talk.opening(5, in_ms(10000), &e);
+      if (server_saw) server_got = talk.keys(server_keys, in_ms(10000), &e);
+      if (server_got) server_report = talk.reports(PerftestReport{}, in_ms(10000), &e);
+      if (!server_report || !talk.close(server_keys, in_ms(10000), &e)) server_error = e;
+    } catch (const std::exception& e) {
+      server_error = e.what();
+    } catch (...) {  // nothing leaves the thread: its error is asserted after the join
+      server_error = "an exception that is not a std::exception";
+    }
+  });
+  auto peer = TcpPeer::dial("127.0.0.1", listener->port(), in_ms(10000), &why);
+  std::optional<PerftestOpening> opening;
+  std::optional<PerftestKeys> theirs;
+  bool closed = false;
+  if (peer) {
+    PerftestTalk talk(std::move(*peer), /*client=*/true);
+    opening = talk.opening(3, in_ms(10000), &why);
+    if (opening) theirs = talk.keys(sample_keys(), in_ms(10000), &why);
+    if (theirs && talk.reports(PerftestReport{65536, 200, 21.93, 15.9, 0.000254}, in_ms(10000), &why))
+      closed = talk.close(sample_keys(), in_ms(10000), &why);
+  }
+  server.join();
+  CHECK(server_error == "");
+  REQUIRE_MESSAGE(closed, why);
+  CHECK(opening->version == "6.06");
+  CHECK(opening->cycle_buffer == kPerftestCycleBuffer);
+  CHECK(opening->cache_line == kPerftestCacheLine);
+  CHECK(opening->mtu == 5);  // the server's
+  REQUIRE(server_saw);
+  CHECK(server_saw->mtu == 3);  // the client's
+  REQUIRE(theirs);
+  CHECK(theirs->qpn == 0x22);
+  REQUIRE(server_got);
+  CHECK(server_got->qpn == 0x11);
+  REQUIRE(server_report);
+  CHECK(server_report->iterations == 200);
+  CHECK(server_report->bw_avg == 15.9);
+}
+
+TEST_CASE("a server waiting for the tool's run stops soon after its stop flag is set") {
+  std::string why;
+  auto listener = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(listener, why);
+  auto tool = TcpPeer::dial("127.0.0.1", listener->port(), in_ms(5000), &why);  // never writes
+  REQUIRE_MESSAGE(tool, why);
+  auto peer = listener->accept_one(in_ms(5000), &why);
+  REQUIRE_MESSAGE(peer, why);
+  std::atomic<bool> stop{true};
+  PerftestTalk talk(std::move(*peer), /*client=*/false);
+  talk.set_stop(&stop);
+  CHECK_FALSE(talk.keys(sample_keys(), in_ms(60000), &why));
+  CHECK(why.rfind("waiting for the tool's keys: stopped while waiting for 127.0.0.1:", 0) == 0);
+}
