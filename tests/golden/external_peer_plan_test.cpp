@@ -83,3 +83,53 @@ TEST_CASE("declared waits: each external step may wait the whole phase timeout, 
   auto p = plan_of_file("tests/scenarios/interop/pingpong-servers.yaml");
   CHECK(qpo::plan::longest_stage_wait_ms(p, {.phase_timeout_ms = 30000, .event_timeout_ms = 5000}) == 4 * 30000);
 }
+
+TEST_CASE("perftest: the opening and first keys before RTR, two more keys after RTS, in both roles") {
+  for (const char* file : {"scenarios/interop/ib-write-bw-client.yaml", "scenarios/interop/ib-write-bw-server.yaml"}) {
+    CAPTURE(file);
+    auto p = plan_of_file(file);
+    REQUIRE(p.externals.size() == 1);
+    CHECK(p.externals[0].perftest());
+    CHECK(std::string(p.externals[0].tool()) == "ib_write_bw");
+    CHECK(p.externals[0].size == 65536);
+    CHECK(p.externals[0].iterations == 200);
+    CHECK(bringup_tail(p.hosts[0]) == std::vector<std::string>{"publish a", "resolve a", "external_exchange qa",
+                                                               "modify qa", "modify qa", "external_reply qa"});
+  }
+}
+
+TEST_CASE("perftest: the workload's op names the tool, and its step says every part of the conversation") {
+  auto p = plan_of_file("tests/scenarios/interop/perftest-servers.yaml");
+  REQUIRE(p.externals.size() == 3);
+  CHECK(std::string(p.externals[0].tool()) == "ib_write_bw");
+  CHECK(std::string(p.externals[1].tool()) == "ib_read_bw");
+  CHECK(std::string(p.externals[2].tool()) == "ib_send_bw");
+  CHECK(p.externals[1].out_reads == 16);  // the QP's max_dest_rd_atomic: the tool's max_rd_atomic
+  std::vector<std::string> seen;
+  for (const auto& s : p.hosts[0].steps) {
+    if (s.kind != StepKind::Workload) continue;
+    std::string args;
+    for (const auto& a : s.args) args += a.name + "=" + a.value + "\n";
+    seen.push_back(args);
+  }
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0].find("peer=external 'write_tool' (ib_write_bw client)\n") != std::string::npos);
+  CHECK(seen[0].find("traffic=the tool's 200 RDMA WRITEs of 65536 B at qpo.slots.wq, unchecked\n") != std::string::npos);
+  CHECK(seen[0].find("report=keys once the tool has run, then its figures, which qpo reports\n") != std::string::npos);
+  CHECK(seen[2].find("sync=qpo's receives (qpo.slots.sq), then keys once more\n") != std::string::npos);
+  CHECK(seen[2].find("report=") == std::string::npos);  // ib_send_bw exchanges no report
+  CHECK(seen[2].find("close=keys, then \"done\"\n") != std::string::npos);
+  // No verify step: what the tool wrote or read is not qpo's to check.
+  for (const auto& s : p.hosts[0].steps) CHECK(s.kind != StepKind::Verify);
+}
+
+TEST_CASE("perftest: qpo's slots are the buffer it advertises, at least the tool's 4 KiB cycle buffer") {
+  auto p = plan_of_file("tests/scenarios/interop/perftest-clients.yaml");
+  int slots = 0;
+  for (const auto& s : p.hosts[0].steps)
+    if (s.kind == StepKind::RegSlots) {
+      ++slots;
+      CHECK(s.count == 65536 + 64);
+    }
+  CHECK(slots == 3);
+}

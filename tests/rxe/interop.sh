@@ -1,7 +1,7 @@
 #!/bin/sh
 # qpo against stock tools, unmodified, in the two-guest lab (`qpo run --lab-peer`): qpo in
 # guest a (10.0.1.1), the tools in guest b (10.0.1.2). Each case passes only when every tool
-# exits 0 with its own success lines and qpo's verdict is PASS. Two boots cover four cases: one
+# exits 0 with its own success lines and qpo's verdict is PASS. Four boots: one
 # scenario talks to ibv_rc_pingpong (port 18515) and ibv_ud_pingpong (port 18516) at once
 # (tests/scenarios/interop/; the single-tool files users start from are scenarios/interop/).
 #   1. the tools serve, qpo is their client: qpo's JSON report on stdout says PASS with 1000
@@ -9,6 +9,10 @@
 #      (1024 x 1000 x 2, UD), 1000 iters each;
 #   2. the tools are clients, qpo serves. Both guests boot together, so each tool's command tries
 #      again until qpo listens (its first tries are refused).
+#   3. perftest's ib_write_bw, ib_read_bw and ib_send_bw serve (ports 18515-18517), qpo is their
+#      client: each tool prints its result row (for write and read: qpo's figures, which qpo sent
+#      it; the test checks they are the same numbers);
+#   4. the three perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
 set -u
 QPO=${1:?usage: interop.sh QPO_BINARY}
 cd "$(dirname "$0")/../.." || exit 2
@@ -61,6 +65,71 @@ check "ibv_rc_pingpong and ibv_ud_pingpong dial qpo, qpo serves: all pass" 0 $rc
   "^\[peer\] 2048000 bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$" \
   "^PASS pingpong-servers on rxe0$" \
   "^lab peer: exit 0: r\(\) "
+
+# 3. qpo dials three perftest servers at once: ib_write_bw, ib_read_bw and ib_send_bw. Each tool's
+# output goes to a file of its own (three tools on one pipe interleave their lines), printed
+# with its name in front once all have exited.
+t0=$(date +%s)
+servers='cd /tmp; pids=; for t in write:18515 read:18516 send:18517; do ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} >${t%:*}.out 2>&1 & pids="$pids $!"; done
+rc=0; for j in $pids; do wait $j || rc=1; done
+for t in write read send; do sed "s/^/$t: /" $t.out; done; exit $rc'
+"$QPO" run --format json --lab-peer "$servers" tests/scenarios/interop/perftest-clients.yaml >"$tmp/out" 2>"$tmp/err"
+rc=$?
+echo "     run 3: $(($(date +%s) - t0)) s"
+row='65536 +200 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$'
+check "ib_write_bw, ib_read_bw and ib_send_bw serve, qpo is their client: each tool's result row, exit 0" 0 $rc \
+  "$(cat "$tmp/err")" \
+  "^\[peer\] write: +RDMA_Write BW Test$" "^\[peer\] write:  $row" \
+  "^\[peer\] read: +RDMA_Read BW Test$" "^\[peer\] read:  $row" \
+  "^\[peer\] send: +Send BW Test$" "^\[peer\] send:  $row" \
+  "^\[peer\] write:  remote address: LID 0000 QPN 0x[0-9a-f]{4} PSN 0x[0-9a-f]{6} RKey 0x[0-9a-f]{6} VAddr 0x[0-9a-f]{14}$" \
+  "^lab peer: exit 0: cd /tmp"
+check "qpo as perftest's client: PASS, three exchanges, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+print("verdict", r["verdict"])
+for s in r["steps"]:
+    if s["verb"] in ("external exchange", "external handshake", "workload"):
+        print(s["verb"], s["object"], s["status"], s.get("message", ""))' "$tmp/out" 2>&1)" \
+  "^verdict PASS$" \
+  "^external exchange wq ok connected to 10\.0\.1\.2:18515; ib_write_bw 6\.06, MTU 1024; the tool: QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, RKey 0x[0-9a-f]{8}, VAddr 0x[0-9a-f]{16}, GID ::ffff:10\.0\.1\.2$" \
+  "^external exchange rq ok connected to 10\.0\.1\.2:18516; ib_read_bw 6\.06" \
+  "^external exchange sq ok connected to 10\.0\.1\.2:18517; ib_send_bw 6\.06" \
+  "^external handshake sq ok keys twice each way: both sides connected$" \
+  "^workload wq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s, [0-9.]+ Mpps \(sent to the tool, which prints them\)$" \
+  "^workload rq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s" \
+  "^workload sq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s"
+# What qpo measured and sent: the row ib_write_bw printed carries the same peak and average.
+sent=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = next(w for w in r["workloads"] if w["name"] == "write_bw")["summary"]
+print("%.2f +%.2f" % (f["bw_peak"], f["bw_avg"]))' "$tmp/out" 2>&1)
+check "ib_write_bw's server printed the figures qpo measured and sent it" 0 0 "$(cat "$tmp/err")" \
+  "^\[peer\] write:  65536 +200 +$sent "
+
+# 4. The three tools dial qpo: qpo serves its buffer to ib_write_bw and ib_read_bw and reports
+# their figures, and receives ib_send_bw's SENDs.
+t0=$(date +%s)
+clients='cd /tmp; pids=; r() { for i in $(seq 60); do "$@" && return 0; sleep 1; done; return 1; }
+for t in write:18515 read:18516 send:18517; do r ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}.out 2>&1 & pids="$pids $!"; done
+rc=0; for j in $pids; do wait $j || rc=1; done
+for t in write read send; do sed "s/^/$t: /" $t.out; done; exit $rc'
+out=$("$QPO" run --lab-peer "$clients" tests/scenarios/interop/perftest-servers.yaml 2>&1)
+rc=$?
+echo "     run 4: $(($(date +%s) - t0)) s"
+check "ib_write_bw, ib_read_bw and ib_send_bw dial qpo, qpo serves: the tools' rows, qpo's report of them, PASS" 0 $rc "$out" \
+  "^\[peer\] write:  $row" "^\[peer\] read:  $row" "^\[peer\] send:  $row" \
+  "^ +[0-9]+ exchange +external exchange +wq +ok" \
+  "^     accepted 10\.0\.1\.2:[0-9]+; ib_write_bw 6\.06, MTU 1024; the tool: QPN" \
+  "^ +[0-9]+ exchange +external handshake +rq +ok" \
+  "^     the tool measured 200 x 65536 B: BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
+  "^     received: BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
+  "^PASS perftest-servers on rxe0$" \
+  "^lab peer: exit 0: cd /tmp"
+wrote=$(printf '%s\n' "$out" | sed -n 's/^\[peer\] write:  65536 \+200 \+\([0-9.]*\) \+\([0-9.]*\) .*/\1 \2/p')
+check "qpo reported the figures ib_write_bw's client printed" 0 0 "$out" \
+  "^     the tool measured 200 x 65536 B: BW peak ${wrote% *} MB/s, BW average ${wrote#* } MB/s"
 
 echo "$failures interop checks failed"
 [ "$failures" -eq 0 ]
