@@ -91,6 +91,12 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
   if (w.op && pt && *w.op != util::Op::Write && *w.op != util::Op::Read && *w.op != util::Op::Send)
     refuse(w.op_loc, "op", std::string(w.op_spelling()) + " is not one of perftest's bandwidth tests")->hint =
         "write 'op: write' (ib_write_bw), 'op: read' (ib_read_bw) or 'op: send' (ib_send_bw)";
+  if (w.op && pt && !e.tool.empty())
+    for (const auto& t : External::kPerftestTools)
+      if (t.name == e.tool && t.op != *w.op)
+        refuse(w.op_loc, "op", std::string(e.tool) + "'s test is op " + util::op_info(t.op).scenario + ", not " +
+                                   std::string(w.op_spelling()))
+            ->hint = std::string("write 'op: ") + util::op_info(t.op).scenario + "', or change the external's tool";
   if (w.remote_mr)
     refuse(w.remote_mr.loc, "remote_mr", pt ? "the tool's buffer comes in its keys (no remote_mr)"
                                             : "the tool publishes no buffer (no remote_mr)");

@@ -51,7 +51,25 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
   cfg_.stop = halt;
   cfg_.local_mr = slot_mr_name(*q_);  // what the tool's keys advertised is qpo's slot buffer
   ep_ = own_endpoint(st, *q_, peer_->name);
-  if (client) {
+  if (peer_->latency) {  // ib_send_lat: both sides send and receive, on bring-up's receives
+    streams_ = true;
+    pp_.op = dataplane::Op::Send;
+    pp_.initiator = client;
+    pp_.size = cfg_.size;
+    pp_.iterations = w.iterations;
+    pp_.inline_size = ep_.max_inline_data;  // what the scenario asked (the device may grant more)
+    pp_.local_mr = slot_mr_name(*q_);
+    pp_.local_offset = uint64_t{q_->slot_count - 1} * q_->slot_size;  // the last slot sends
+    pp_.recv_slot_size = q_->slot_size;  // the layout bring-up posted into
+    pp_.recv_slots = q_->slot_count - 1;
+    pp_.rx_depth = std::max(1u, bringup_outstanding(st, *q_));
+    pp_.timeout_ms = o.timeout_ms;
+    pp_.keep_times = client;  // perftest's latency is half of each round trip, as qpo's
+    pp_.stop = halt;
+    // One thread sends and receives: the QP's receives come to its send-side reader for now.
+    access_ = access_for(st, *q_, Reader::Sends);
+    if (q_->recv_cq) st.router.assign_receives(q_->recv_cq, ep_.qp->qp_num, access_.owner);
+  } else if (client) {
     executor_stream(cfg_);
     cfg_.peak = true;  // the tool prints the BW peak qpo sends it
     cfg_.op = w.op == util::Op::Read ? dataplane::Op::Read : send ? dataplane::Op::Send : dataplane::Op::Write;
@@ -68,7 +86,9 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
 
 void ExternalPerftest::keys() {
   std::string why;
-  if (!talk_->talk.keys(talk_->mine, in_ms(wait_ms_), &why)) throw std::runtime_error(why);
+  if (talk_->talk.keys(talk_->mine, in_ms(wait_ms_), &why)) return;
+  halted_ = cfg_.stop && cfg_.stop->load();  // another side failed, or Ctrl-C: not this side's error
+  throw std::runtime_error(why);
 }
 
 void ExternalPerftest::run() {
@@ -77,7 +97,12 @@ void ExternalPerftest::run() {
   bool client = peer_->qpo_initiates(), send = run_.spec.op == util::Op::Send;
   dataplane::StreamLane lane{&ep_, ep_.recv_pool.get()};
   std::string why;
-  if (send) {
+  if (peer_->latency) {
+    stage_ = "the hand-shake before the ping-pong";  // both sides' receives are posted
+    keys();
+    stage_ = "the ping-pong";
+    pp_result_ = dataplane::run_pingpong(lane, pp_, access_);
+  } else if (send) {
     // ib_send_bw: the server posts its receives, then one more keys hand-shake tells the
     // client it may send.
     if (client) {
@@ -129,20 +154,36 @@ bool ExternalPerftest::finish(RunState& st) {
              " x" + std::to_string(w.iterations) + ", " + std::to_string(w.size) + " B";
   std::string why = error;
   if (!why.empty() && !stage_.empty()) why += " (during " + stage_ + ")";
-  uint64_t done = streams_ ? (client ? result_.tx.ops : result_.rx.ops) : (tool_report_ ? tool_report_->iterations : 0);
+  if (peer_ && peer_->latency && q_ && q_->recv_cq)  // its receives go back to their own reader
+    st.router.assign_receives(q_->recv_cq, ep_.qp->qp_num, access_for(st, *q_, Reader::Receives).owner);
+  uint64_t done = peer_ && peer_->latency ? pp_result_.iterations
+                  : streams_              ? (client ? result_.tx.ops : result_.rx.ops)
+                                          : (tool_report_ ? tool_report_->iterations : 0);
   if (why.empty() && streams_ && done < w.iterations)
     why = "stopped after " + std::to_string(done) + " of " + std::to_string(w.iterations) + " messages";
   if (!why.empty()) {
     r.status = report::StepStatus::Failed;
     r.message = why;
-    bool halted = error.empty() && cfg_.stop && cfg_.stop->load();
+    bool halted = (error.empty() || halted_) && cfg_.stop && cfg_.stop->load();
     if (!halted) st.report.fail("workload '" + w.name + "' with external '" + (peer_ ? peer_->name : "") + "': " + why);
     st.report.add(std::move(r));
     return false;
   }
   auto result = std::make_shared<report::WorkloadResult>();
   result->name = w.name;
-  if (streams_) {
+  if (peer_->latency) {
+    const auto& res = pp_result_;
+    auto times = res.times_us;
+    result->summary = op_summary(w.size, res.iterations, res.seconds, times);
+    r.micros = res.seconds * 1e6;
+    char buf[200];
+    if (client)
+      std::snprintf(buf, sizeof buf, "%llu round trips: t_typical %.2f usec, t_min %.2f, t_max %.2f, p99 %.2f (half a round trip, as the tool reports)",
+                    static_cast<unsigned long long>(res.iterations), res.lat.t_typical, res.lat.t_min, res.lat.t_max, res.lat.p99);
+    else
+      std::snprintf(buf, sizeof buf, "answered %llu SENDs in %.3f s", static_cast<unsigned long long>(res.iterations), res.seconds);
+    r.message = buf;
+  } else if (streams_) {
     const auto& bw = client ? result_.tx : result_.rx;
     std::vector<double> none;
     result->summary = op_summary(w.size, bw.ops, bw.seconds, none);

@@ -4,13 +4,15 @@
 // the tool's client, qpo runs the test (RDMA WRITEs or READs at the tool's buffer, or SENDs
 // into its receives) and sends the tool its figures, which the tool prints; as its server,
 // qpo serves its buffer (or receives and counts the SENDs) and reports the figures the
-// tool's client measured. It runs as one side of its stage's workloads (op_workloads.cpp):
+// tool's client measured. Against ib_send_lat it plays the tool's ping-pong of SENDs (the
+// client sends first) and reports the latency. It runs as one side of its stage's workloads (op_workloads.cpp):
 // prepared and reported on the session's thread, run on a worker.
 #include <atomic>
 #include <optional>
 #include <string>
 
 #include "dataplane/endpoint.h"
+#include "dataplane/pingpong.h"
 #include "dataplane/stream.h"
 #include "exec/executor.h"
 #include "exec/external_exchange.h"
@@ -43,6 +45,9 @@ class ExternalPerftest {
   dataplane::StreamConfig cfg_;
   dataplane::CqAccess access_;
   dataplane::StreamResult result_;
+  dataplane::PingPongConfig pp_;   // ib_send_lat: the ping-pong instead of a stream
+  dataplane::PingPongResult pp_result_;
+  bool halted_ = false;        // the conversation ended because the stop flag was set
   bool streams_ = false;       // qpo moves the bytes (its client) or receives them (ib_send_bw's server)
   int wait_ms_ = 0;            // how long the server waits for the tool's client to finish its run
   std::optional<interop::PerftestReport> tool_report_;  // what the tool's client measured

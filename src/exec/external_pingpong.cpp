@@ -27,7 +27,7 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
   cfg_.initiator = e->qpo_initiates();
   cfg_.size = static_cast<uint32_t>(w.size);
   cfg_.iterations = w.iterations;
-  cfg_.inline_size = q.granted_cap.max_inline_data;  // as the tool: inline when the message fits
+  cfg_.inline_size = q.spec->cap.max_inline_data;  // as the tool: inline when the message fits (what was asked)
   cfg_.local_mr = slot_mr_name(q);
   cfg_.local_offset = uint64_t{q.slot_count - 1} * q.slot_size;  // the last slot sends
   cfg_.recv_offset = 0;

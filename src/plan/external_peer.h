@@ -28,6 +28,7 @@ struct ExternalPeer {
   // perftest: the RDMA READs qpo's QP accepts at once (its RTR max_dest_rd_atomic), which the
   // tool takes as its max_rd_atomic.
   uint32_t out_reads = 1;
+  bool latency = false;   // perftest: ib_send_lat (a ping-pong of SENDs), not a bandwidth test
 
   bool qpo_listens() const { return server.empty(); }
   // The tools' clients drive: ibv_rc_pingpong's sends the first message, perftest's bandwidth
@@ -36,6 +37,7 @@ struct ExternalPeer {
   bool perftest() const { return exchange == Exchange::Perftest; }
   const char* tool() const {
     if (!perftest()) return ud ? "ibv_ud_pingpong" : "ibv_rc_pingpong";
+    if (latency) return "ib_send_lat";
     if (op == util::Op::Read) return "ib_read_bw";
     if (op == util::Op::Send) return "ib_send_bw";
     return "ib_write_bw";

@@ -341,6 +341,8 @@ class Planner {
       if (!e) continue;
       ExternalPeer x{.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .ud = q.qp_type == spec::QpType::UD,
                      .exchange = e->exchange, .server = e->server, .port = e->port, .mtu = e->mtu};
+      for (const auto& t : scenario::External::kPerftestTools)
+        if (t.name == e->tool) x.latency = t.latency;
       for (const auto& w : s_.workloads)
         if (w.qp.name == q.name) {
           x.workload = w.name;

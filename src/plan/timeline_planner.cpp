@@ -288,6 +288,14 @@ class TimelinePlanner {
     std::string n = std::to_string(w.iterations), size = std::to_string(w.size) + " B";
     std::string verb = w.op == util::Op::Read ? "RDMA READs" : send ? "SENDs" : "RDMA WRITEs";
     st.args.push_back(arg("peer", "external '" + e.name + "' (" + x->tool() + (client ? " server)" : " client)")));
+    if (x->latency) {
+      st.args.push_back(arg("sync", "keys once more, both sides' receives posted (qpo's at bring-up)"));
+      st.args.push_back(arg("rhythm", client ? "ping-pong: qpo sends first, then waits for the answer (the tool's client)"
+                                             : "ping-pong: qpo answers each SEND with one (the tool's server)"));
+      st.args.push_back(arg("traffic", n + " SENDs of " + size + " each way, from and into qpo.slots." + w.qp.name));
+      st.args.push_back(arg("close", "keys, then \"done\""));
+      return;
+    }
     if (send) st.args.push_back(arg("sync", client ? "keys once more, after the tool posted its receives"
                                                    : "qpo's receives (qpo.slots." + w.qp.name + "), then keys once more"));
     if (client) {

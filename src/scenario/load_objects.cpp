@@ -644,6 +644,19 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
             d.hint = "write exchange: ibv_pingpong or exchange: perftest";
           }
         }
+      } else if (key == "tool") {
+        e.tool_loc = r.loc(value);
+        if (auto x = r.string(value, p)) {
+          bool known = false;
+          for (const auto& t : External::kPerftestTools) known |= *x == t.name;
+          if (known) {
+            e.tool = *x;
+          } else {
+            auto& d = r.sink().error("Q170", e.tool_loc, p, "unknown tool '" + *x + "'");
+            d.rule = "exchange perftest plays ib_write_bw, ib_read_bw, ib_send_bw or ib_send_lat";
+            d.hint = "leave tool out for the bandwidth test of the workload's op, or write tool: ib_send_lat";
+          }
+        }
       } else if (key == "server") {
         e.server_loc = r.loc(value);
         if (auto x = r.string(value, p)) e.server = *x;
@@ -674,6 +687,12 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
     if (!has_exchange && !e.exchange_loc.given()) {
       auto& d = r.sink().error("Q104", loc, path, "external peer '" + name + "' needs 'exchange'");
       d.hint = "add 'exchange: ibv_pingpong' or 'exchange: perftest' (the tool's own out-of-band exchange)";
+    }
+    if (!e.tool.empty() && e.exchange != External::Exchange::Perftest) {
+      auto& d = r.sink().error("Q170", e.tool_loc, path + ".tool", "'tool' names a perftest tool; exchange " +
+                                                                       std::string(External::exchange_name(e.exchange)) +
+                                                                       " has none to choose");
+      d.hint = "remove tool (ibv_pingpong's tool follows from the QP type: RC or UD)";
     }
     if (e.server.empty() == !e.listen) {
       auto& d = r.sink().error("Q170", loc, path,

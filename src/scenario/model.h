@@ -332,8 +332,21 @@ struct External : Object {
       if (e == x) return name;
     return "?";
   }
+  // perftest's tools qpo plays against, and the op each one's test is. Without `tool:` the
+  // workload's op picks the bandwidth test (write: ib_write_bw ...).
+  struct PerftestTool {
+    std::string_view name;
+    util::Op op;
+    bool latency;  // a ping-pong of single messages, not a stream
+  };
+  static constexpr PerftestTool kPerftestTools[] = {{"ib_write_bw", util::Op::Write, false},
+                                                    {"ib_read_bw", util::Op::Read, false},
+                                                    {"ib_send_bw", util::Op::Send, false},
+                                                    {"ib_send_lat", util::Op::Send, true}};
   Exchange exchange = Exchange::IbvPingpong;
   SourceLoc exchange_loc;
+  std::string tool;    // perftest: one of kPerftestTools ("" = by the workload's op)
+  SourceLoc tool_loc;
   std::string server;  // the tool serves there and qpo connects to it ("" = qpo listens)
   SourceLoc server_loc;
   bool listen = false; // qpo is the server: it waits for the tool to connect

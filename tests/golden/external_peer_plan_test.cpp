@@ -100,10 +100,11 @@ TEST_CASE("perftest: the opening and first keys before RTR, two more keys after 
 
 TEST_CASE("perftest: the workload's op names the tool, and its step says every part of the conversation") {
   auto p = plan_of_file("tests/scenarios/interop/perftest-servers.yaml");
-  REQUIRE(p.externals.size() == 3);
+  REQUIRE(p.externals.size() == 4);
   CHECK(std::string(p.externals[0].tool()) == "ib_write_bw");
   CHECK(std::string(p.externals[1].tool()) == "ib_read_bw");
   CHECK(std::string(p.externals[2].tool()) == "ib_send_bw");
+  CHECK(std::string(p.externals[3].tool()) == "ib_send_lat");  // tool: says so; its op alone would say ib_send_bw
   CHECK(p.externals[1].out_reads == 16);  // the QP's max_dest_rd_atomic: the tool's max_rd_atomic
   std::vector<std::string> seen;
   for (const auto& s : p.hosts[0].steps) {
@@ -112,13 +113,14 @@ TEST_CASE("perftest: the workload's op names the tool, and its step says every p
     for (const auto& a : s.args) args += a.name + "=" + a.value + "\n";
     seen.push_back(args);
   }
-  REQUIRE(seen.size() == 3);
+  REQUIRE(seen.size() == 4);
   CHECK(seen[0].find("peer=external 'write_tool' (ib_write_bw client)\n") != std::string::npos);
   CHECK(seen[0].find("traffic=the tool's 200 RDMA WRITEs of 65536 B at qpo.slots.wq, unchecked\n") != std::string::npos);
   CHECK(seen[0].find("report=keys once the tool has run, then its figures, which qpo reports\n") != std::string::npos);
   CHECK(seen[2].find("sync=qpo's receives (qpo.slots.sq), then keys once more\n") != std::string::npos);
   CHECK(seen[2].find("report=") == std::string::npos);  // ib_send_bw exchanges no report
   CHECK(seen[2].find("close=keys, then \"done\"\n") != std::string::npos);
+  CHECK(seen[3].find("rhythm=ping-pong: qpo answers each SEND with one (the tool's server)\n") != std::string::npos);
   // No verify step: what the tool wrote or read is not qpo's to check.
   for (const auto& s : p.hosts[0].steps) CHECK(s.kind != StepKind::Verify);
 }
@@ -129,7 +131,7 @@ TEST_CASE("perftest: qpo's slots are the buffer it advertises, at least the tool
   for (const auto& s : p.hosts[0].steps)
     if (s.kind == StepKind::RegSlots) {
       ++slots;
-      CHECK(s.count == 65536 + 64);
+      CHECK(s.count == (s.object == "qpo.slots.lq" ? 4096 : 65536) + 64);  // ib_send_lat's 2 B: the cycle buffer
     }
-  CHECK(slots == 3);
+  CHECK(slots == 4);
 }

@@ -9,10 +9,10 @@
 #      (1024 x 1000 x 2, UD), 1000 iters each;
 #   2. the tools are clients, qpo serves. Both guests boot together, so each tool's command tries
 #      again until qpo listens (its first tries are refused).
-#   3. perftest's ib_write_bw, ib_read_bw and ib_send_bw serve (ports 18515-18517), qpo is their
+#   3. perftest's ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat serve (ports 18515-18518), qpo is their
 #      client: each tool prints its result row (for write and read: qpo's figures, which qpo sent
 #      it; the test checks they are the same numbers);
-#   4. the three perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
+#   4. the four perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
 set -u
 QPO=${1:?usage: interop.sh QPO_BINARY}
 cd "$(dirname "$0")/../.." || exit 2
@@ -71,20 +71,23 @@ check "ibv_rc_pingpong and ibv_ud_pingpong dial qpo, qpo serves: all pass" 0 $rc
 # with its name in front once all have exited.
 t0=$(date +%s)
 servers='cd /tmp; pids=; for t in write:18515 read:18516 send:18517; do ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} >${t%:*}.out 2>&1 & pids="$pids $!"; done
+ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 >lat.out 2>&1 & pids="$pids $!"
 rc=0; for j in $pids; do wait $j || rc=1; done
-for t in write read send; do sed "s/^/$t: /" $t.out; done; exit $rc'
+for t in write read send lat; do sed "s/^/$t: /" $t.out; done; exit $rc'
 "$QPO" run --format json --lab-peer "$servers" tests/scenarios/interop/perftest-clients.yaml >"$tmp/out" 2>"$tmp/err"
 rc=$?
 echo "     run 3: $(($(date +%s) - t0)) s"
 row='65536 +200 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$'
-check "ib_write_bw, ib_read_bw and ib_send_bw serve, qpo is their client: each tool's result row, exit 0" 0 $rc \
+lat_row='2 +1000 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} '
+check "ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat serve, qpo is their client: each tool's result row, exit 0" 0 $rc \
   "$(cat "$tmp/err")" \
   "^\[peer\] write: +RDMA_Write BW Test$" "^\[peer\] write:  $row" \
   "^\[peer\] read: +RDMA_Read BW Test$" "^\[peer\] read:  $row" \
   "^\[peer\] send: +Send BW Test$" "^\[peer\] send:  $row" \
+  "^\[peer\] lat: +Send Latency Test$" "^\[peer\] lat:  $lat_row" \
   "^\[peer\] write:  remote address: LID 0000 QPN 0x[0-9a-f]{4} PSN 0x[0-9a-f]{6} RKey 0x[0-9a-f]{6} VAddr 0x[0-9a-f]{14}$" \
   "^lab peer: exit 0: cd /tmp"
-check "qpo as perftest's client: PASS, three exchanges, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
+check "qpo as perftest's client: PASS, four exchanges, the latency, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 print("verdict", r["verdict"])
@@ -98,7 +101,9 @@ for s in r["steps"]:
   "^external handshake sq ok keys twice each way: both sides connected$" \
   "^workload wq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s, [0-9.]+ Mpps \(sent to the tool, which prints them\)$" \
   "^workload rq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s" \
-  "^workload sq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s"
+  "^workload sq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s" \
+  "^external exchange lq ok connected to 10\.0\.1\.2:18518; ib_send_lat 6\.06" \
+  "^workload lq ok 1000 round trips: t_typical [0-9.]+ usec, t_min [0-9.]+, t_max [0-9.]+, p99 [0-9.]+ \(half a round trip, as the tool reports\)$"
 # What qpo measured and sent: the row ib_write_bw printed carries the same peak and average.
 sent=$(python3 -c '
 import json, sys
@@ -113,18 +118,20 @@ check "ib_write_bw's server printed the figures qpo measured and sent it" 0 0 "$
 t0=$(date +%s)
 clients='cd /tmp; pids=; r() { for i in $(seq 60); do "$@" && return 0; sleep 1; done; return 1; }
 for t in write:18515 read:18516 send:18517; do r ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}.out 2>&1 & pids="$pids $!"; done
+r ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 10.0.1.1 >lat.out 2>&1 & pids="$pids $!"
 rc=0; for j in $pids; do wait $j || rc=1; done
-for t in write read send; do sed "s/^/$t: /" $t.out; done; exit $rc'
+for t in write read send lat; do sed "s/^/$t: /" $t.out; done; exit $rc'
 out=$("$QPO" run --lab-peer "$clients" tests/scenarios/interop/perftest-servers.yaml 2>&1)
 rc=$?
 echo "     run 4: $(($(date +%s) - t0)) s"
-check "ib_write_bw, ib_read_bw and ib_send_bw dial qpo, qpo serves: the tools' rows, qpo's report of them, PASS" 0 $rc "$out" \
-  "^\[peer\] write:  $row" "^\[peer\] read:  $row" "^\[peer\] send:  $row" \
+check "ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat dial qpo, qpo serves: the tools' rows, qpo's report of them, PASS" 0 $rc "$out" \
+  "^\[peer\] write:  $row" "^\[peer\] read:  $row" "^\[peer\] send:  $row" "^\[peer\] lat:  $lat_row" \
   "^ +[0-9]+ exchange +external exchange +wq +ok" \
   "^     accepted 10\.0\.1\.2:[0-9]+; ib_write_bw 6\.06, MTU 1024; the tool: QPN" \
   "^ +[0-9]+ exchange +external handshake +rq +ok" \
   "^     the tool measured 200 x 65536 B: BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
   "^     received: BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
+  "^     answered 1000 SENDs in [0-9.]+ s$" \
   "^PASS perftest-servers on rxe0$" \
   "^lab peer: exit 0: cd /tmp"
 wrote=$(printf '%s\n' "$out" | sed -n 's/^\[peer\] write:  65536 \+200 \+\([0-9.]*\) \+\([0-9.]*\) .*/\1 \2/p')
