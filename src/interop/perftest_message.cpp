@@ -24,6 +24,14 @@ std::optional<uint64_t> hex_value(std::string_view text, size_t max_digits) {
   return v;
 }
 
+// What a peer sent, safe to print: control bytes as '?'.
+std::string printable(const std::string& s) {
+  std::string out = s;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  return out;
+}
+
 std::string be64_bytes(uint64_t v) {
   std::string out(8, '\0');
   for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>(v >> (56 - 8 * i));
@@ -46,6 +54,11 @@ std::string format_perftest_version(std::string_view version) {
 
 std::optional<std::string> parse_perftest_version(std::string_view bytes, std::string* why) {
   std::string v(bytes.substr(0, bytes.find('\0')));
+  bool plain = !v.empty() && v.find_first_not_of("0123456789.") == std::string::npos;
+  if (!plain) {  // another tool on the port: its first bytes are not a version at all
+    *why = "sent '" + printable(v) + "' where perftest sends its version: is the tool on that port perftest?";
+    return std::nullopt;
+  }
   double number = std::strtod(v.c_str(), nullptr);  // as the tool reads it (atof)
   if (number < kPerftestOldestVersion) {
     char buf[160];

@@ -163,3 +163,31 @@ TEST_CASE("a server waiting for the tool's run stops soon after its stop flag is
   CHECK_FALSE(talk.keys(sample_keys(), in_ms(60000), &why));
   CHECK(why.rfind("waiting for the tool's keys: stopped while waiting for 127.0.0.1:", 0) == 0);
 }
+
+TEST_CASE("a tool that is not perftest (ibv_rc_pingpong's server answers) is refused at the version, saying so") {
+  std::string why;
+  auto listener = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(listener, why);
+  std::string server_error;
+  std::thread server([&] {
+    try {
+      std::string e;
+      auto peer = listener->accept_one(in_ms(10000), &e);
+      // ibv_rc_pingpong's server reads 52 bytes first; qpo sent 16: it answers with its own
+      // message anyway here, as a stranger on the port would.
+      if (!peer || !peer->send("0000:000011:5e85b4:00000000000000000000ffff0a000102", &e)) server_error = e;
+    } catch (...) {  // nothing leaves the thread: its error is asserted after the join
+      server_error = "an exception";
+    }
+  });
+  auto peer = TcpPeer::dial("127.0.0.1", listener->port(), in_ms(10000), &why);
+  std::optional<PerftestOpening> opening;
+  if (peer) {
+    PerftestTalk talk(std::move(*peer), /*client=*/true);
+    opening = talk.opening(3, in_ms(10000), &why);
+  }
+  server.join();
+  CHECK(server_error == "");
+  CHECK_FALSE(opening);
+  CHECK(why == "sent '0000:000011:5e85' where perftest sends its version: is the tool on that port perftest?");
+}
