@@ -98,14 +98,16 @@ Action add_run(CLI::App& app) {
       "on stderr, each line prefixed [peer], and the run ends with `lab peer: exit S: CMD`. The peer\n"
       "never stops qpo; after qpo ended it may run --lab-peer-grace seconds more, then it is stopped.\n"
       "A QP of the scenario may connect to that tool (`externals:`, README: Interop): e.g. qpo as\n"
-      "ibv_rc_pingpong's client, the tool serving in guest b.\n\n"
+      "ibv_rc_pingpong's or ib_write_bw's client, the tool serving in guest b, speaking the tool's\n"
+      "own TCP exchange (exchange: ibv_pingpong or perftest).\n\n"
       "Exit status: 0 pass, 1 fail or invalid scenario, 2 usage or system error, 77 unsupported by\n"
       "device (e.g. XRC on rxe; reported with the reason, never as a pass); from the lab, 124 timed\n"
       "out and 125 the lab failed. With --lab-peer: qpo's own status when the scenario failed; when\n"
       "it passed, 1 if the peer exited non-zero or was still running after the grace time (125 if\n"
       "the lab failed in guest b).\n\n"
       "Example:\n  qpo run scenarios/rc-write-pair.yaml\n  qpo run --lab --format json scenarios/ud-pair.yaml\n"
-      "  qpo run --lab-peer 'ibv_rc_pingpong -d rxe0 -g 1' scenarios/interop/ibv-rc-pingpong-client.yaml");
+      "  qpo run --lab-peer 'ibv_rc_pingpong -d rxe0 -g 1' scenarios/interop/ibv-rc-pingpong-client.yaml\n"
+      "  qpo run --lab-peer 'ib_write_bw -d rxe0 -x 1 -s 65536 -n 200' scenarios/interop/ib-write-bw-client.yaml");
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
   add_set_option(*cmd, opts->overrides);
