@@ -74,9 +74,11 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
     auto& d = sink.error("Q563", at.given() ? at : w.loc, key.empty() ? path : path + "." + key,
                          "workload '" + w.name + "' on QP '" + q.name + "' talks to external peer '" + e.name +
                              "': " + what);
-    d.rule = "exchange " + std::string(exchange_name(e.exchange)) +
-             " is followed by ibv_rc_pingpong's ping-pong: SENDs of one size, each answered, "
-             "`iterations` times; nothing else is published";
+    d.rule = perftest(e) ? "exchange perftest is followed by the tool's own test: RDMA WRITEs, READs or SENDs of one "
+                           "size, `iterations` times (or ib_send_lat's ping-pong), from and into qpo's own slots"
+                         : "exchange " + std::string(exchange_name(e.exchange)) +
+                               " is followed by ibv_rc_pingpong's ping-pong: SENDs of one size, each answered, "
+                               "`iterations` times; nothing else is published";
     return &d;
   };
   bool pt = perftest(e);
@@ -108,6 +110,14 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
   if (w.workers_loc.given()) refuse(w.workers_loc, "workers", "one QP, one conversation (no workers)");
   if (w.pin_loc.given()) refuse(w.pin_loc, "pin", "it runs on the executor's own thread (no pin)");
   if (pt && w.op && e.listen) serving_perftest(w, q, e, sink);
+  // Both sides of ib_send_lat receive: the tool's answers (or its first message) need receives.
+  bool latency = pt && e.tool == "ib_send_lat";
+  if (latency && !e.listen && q.type >= 0 && q.cap.max_recv_wr == 0) {
+    auto& d = sink.error("Q561", q.loc, "qps." + q.name + ".cap.max_recv_wr",
+                         "QP '" + q.name + "' has max_recv_wr 0 and receives ib_send_lat's answers (external peer '" +
+                             e.name + "')");
+    d.hint = "give cap.max_recv_wr (e.g. 16)";
+  }
 }
 
 // qpo serves a perftest client: the tool writes into or reads from qpo's buffer (the QP must
@@ -128,6 +138,16 @@ void serving_perftest(const scenario::Workload& w, const Qp& q, const External& 
                " the buffer qpo advertises; the QP must grant it (else the tool fails with a remote access error)";
       d.hint = "add " + std::string(op.access_name) + " to qps." + q.name + ".states.INIT.qp_access_flags";
     }
+    // The READs it accepts at once are what qpo advertises as out_reads: the tool's max_rd_atomic.
+    if (w.op == util::Op::Read)
+      for (const auto& t : q.transitions)
+        if (const auto* a = t.attr("max_dest_rd_atomic"); t.bring_up && a && a->valid &&
+                                                             a->symbol == scenario::Symbol::None && a->number == 0) {
+          auto& d = sink.error("Q565", a->loc, a->path,
+                               "QP '" + q.name + "' serves ib_read_bw (external peer '" + e.name +
+                                   "') with max_dest_rd_atomic 0: it accepts no RDMA READ");
+          d.hint = "give max_dest_rd_atomic: 16 (qpo tells the tool to keep that many READs in flight)";
+        }
   } else if (q.type >= 0 && q.cap.max_recv_wr == 0) {
     auto& d = sink.error("Q561", q.loc, "qps." + q.name + ".cap.max_recv_wr",
                          "QP '" + q.name + "' has max_recv_wr 0 and receives ib_send_bw's SENDs (external peer '" + e.name + "')");
@@ -150,6 +170,12 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
       d.hint = "a QP's connect: must name one thing: rename the external peer";
       continue;
     }
+    if (const auto* m = s.mr(e.name); m && perftest(e)) {  // the tool's buffer goes by the external's name
+      auto& d = sink.error("Q105", e.loc, path, "duplicate name '" + e.name + "': an MR has it too");
+      d.related.push_back({m->loc, "MR defined here"});
+      d.hint = "the tool's buffer is published under the external's name: rename one of them";
+      continue;
+    }
     const auto& qps = users[e.name];
     if (qps.empty()) {
       auto& d = sink.warning("Q560", e.loc, path, "external peer '" + e.name + "' is connected by no QP");
@@ -168,7 +194,7 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
     auto& n = sink.note("Q562", e.loc, path,
                         "external peer '" + e.name + "': qpo checks nothing on its side (its path MTU, PSNs, access "
                         "flags, message size and count come from the tool's own options)");
-    n.hint = perftest(e) ? "run the tool with the workload's size and iterations (ib_write_bw -s SIZE -n ITERATIONS) "
+    n.hint = perftest(e) ? "run the tool with the workload's size and iterations (" + (e.tool.empty() ? std::string("ib_write_bw") : e.tool) + " -s SIZE -n ITERATIONS) "
                            "and a GID index on RoCE (-x); the path MTU is the smaller of the tool's and " +
                                std::to_string(e.mtu)
                          : "run the tool with the workload's size and iterations (ibv_rc_pingpong -s SIZE -n ITERATIONS) and "
@@ -179,6 +205,12 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
     const Qp* q = s.qp(w.qp.name);
     const External* e = q && q->connect ? s.external(q->connect.name) : nullptr;
     if (!e) continue;
+    if (talked_to[e->name] && perftest(*e)) {  // one test per tool run: the conversation ends with it
+      auto& d = sink.error("Q563", w.qp.loc.given() ? w.qp.loc : w.loc, "workloads." + w.name + ".qp",
+                           "workload '" + w.name + "' is a second workload with external peer '" + e->name +
+                               "': the tool runs one test, then closes its connection");
+      d.hint = "start the tool again with another external entry (another port) for another test";
+    }
     talked_to[e->name] = true;
     check_workload(w, *q, *e, sink);
   }

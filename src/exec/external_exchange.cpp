@@ -127,9 +127,24 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
                                           interop::TcpPeer tool, interop::Deadline deadline, report::StepResult r,
                                           const StepTimer& timer) {
   std::string why, remote = tool.remote();
+  auto slots = st.dir.mrs.find("qpo.slots." + e.qp);
+  auto self = st.dir.qps.find(e.qp);
+  if (slots == st.dir.mrs.end() || self == st.dir.qps.end())  // bring-up publishes both; a guard
+    return failed(st, std::move(r), e, "QP " + e.qp + " or its slot buffer was not published");
+  // qpo offers the smaller of the external's mtu and its own port's: the tool takes the
+  // smaller of that and its own, and so must qpo's path_mtu.
+  int offered = mtu_enum(e.mtu);
+  if (self->second.active_mtu) offered = std::min<int>(offered, self->second.active_mtu);
   interop::PerftestTalk talk(std::move(tool), e.qpo_initiates());
-  auto opening = talk.opening(mtu_enum(e.mtu), deadline, &why);
+  auto opening = talk.opening(offered, deadline, &why);
   if (!opening) return failed(st, std::move(r), e, why);
+  bool serves_buffer = e.qpo_listens() && !e.latency && (e.op == util::Op::Write || e.op == util::Op::Read);
+  // perftest's client moves its target across the cycle buffer when a message fits twice in it.
+  if (serves_buffer && e.size <= opening->cycle_buffer / 2 && opening->cycle_buffer > slots->second.length)
+    return failed(st, std::move(r), e,
+                  "the tool aims its " + std::string(e.op == util::Op::Read ? "READs" : "WRITEs") + " over its cycle buffer of " +
+                      std::to_string(opening->cycle_buffer) + " bytes (its page size), more than qpo.slots." + e.qp + "'s " +
+                      std::to_string(slots->second.length) + " bytes: give a size above half its cycle buffer");
   interop::PerftestKeys mine;
   auto own = own_address(st, e.qp);
   mine.lid = own.lid;
@@ -137,14 +152,18 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   mine.psn = own.psn;
   mine.gid = own.gid;
   mine.out_reads = static_cast<uint16_t>(e.out_reads);
-  if (auto m = st.dir.mrs.find("qpo.slots." + e.qp); m != st.dir.mrs.end()) {
-    mine.vaddr = m->second.addr;
-    mine.rkey = m->second.rkey;
-  }
+  mine.vaddr = slots->second.addr;
+  mine.rkey = slots->second.rkey;
   auto theirs = talk.keys(mine, deadline, &why);
   if (!theirs) return failed(st, std::move(r), e, why);
+  // qpo's READs at the tool: no more at once than the tool's QP accepts (its out_reads).
+  if (e.qpo_initiates() && e.op == util::Op::Read && !e.latency && e.max_rd_atomic > theirs->out_reads)
+    return failed(st, std::move(r), e,
+                  "the tool accepts " + std::to_string(theirs->out_reads) + " RDMA READs at once (its out_reads), QP " +
+                      e.qp + "'s max_rd_atomic is " + std::to_string(e.max_rd_atomic) + ": give max_rd_atomic: " +
+                      std::to_string(theirs->out_reads) + " or run the tool with -o " + std::to_string(e.max_rd_atomic));
   // Both sides take the smaller MTU (check_mtu); the tool's own unless it sent none it knows.
-  int mtu = std::min(static_cast<int>(mtu_enum(e.mtu)), opening->mtu.value_or(mtu_enum(e.mtu)));
+  int mtu = std::min(offered, opening->mtu.value_or(offered));
   RemoteQp q;
   q.host = "external " + e.name;
   q.type = "RC";
@@ -182,8 +201,9 @@ bool ExternalExchanges::reply(RunState& st, const plan::Step& step, int timeout_
     auto it = perftest_.find(step.extra().external);
     std::string why;
     if (it == perftest_.end()) return failed(st, std::move(r), e, "no connection with the tool");
+    auto deadline = deadline_in(timeout_ms);  // one for the step, as declared_waits counts it
     for (int i = 0; i < 2; ++i)
-      if (!it->second.talk.keys(it->second.mine, deadline_in(timeout_ms), &why)) return failed(st, std::move(r), e, why);
+      if (!it->second.talk.keys(it->second.mine, deadline, &why)) return failed(st, std::move(r), e, why);
     r.micros = timer.micros();
     r.message = "keys twice each way: both sides connected";
     st.report.add(std::move(r));

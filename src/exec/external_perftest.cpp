@@ -86,13 +86,20 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
 
 void ExternalPerftest::keys() {
   std::string why;
-  if (talk_->talk.keys(talk_->mine, in_ms(wait_ms_), &why)) return;
-  halted_ = cfg_.stop && cfg_.stop->load();  // another side failed, or Ctrl-C: not this side's error
-  throw std::runtime_error(why);
+  if (!talk_->talk.keys(talk_->mine, in_ms(wait_ms_), &why)) throw std::runtime_error(why);
 }
 
 void ExternalPerftest::run() {
   if (!q_) return;
+  try {
+    converse();
+  } catch (...) {
+    halted_ = cfg_.stop && cfg_.stop->load();  // another side failed, or Ctrl-C: not this side's error
+    throw;
+  }
+}
+
+void ExternalPerftest::converse() {
   auto& talk = talk_->talk;
   bool client = peer_->qpo_initiates(), send = run_.spec.op == util::Op::Send;
   dataplane::StreamLane lane{&ep_, ep_.recv_pool.get()};

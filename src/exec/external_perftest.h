@@ -34,7 +34,9 @@ class ExternalPerftest {
   bool timed_out = false;
 
  private:
-  // One part of the conversation; throws with `why` when the tool did not take part.
+  // The conversation after bring-up, in the tool's order; throws when the tool did not take part.
+  void converse();
+  // One keys hand-shake; throws with the reason when the tool did not take part.
   void keys();
   const plan::Step& step_;
   const plan::WorkloadRun& run_;
@@ -51,7 +53,7 @@ class ExternalPerftest {
   bool streams_ = false;       // qpo moves the bytes (its client) or receives them (ib_send_bw's server)
   int wait_ms_ = 0;            // how long the server waits for the tool's client to finish its run
   std::optional<interop::PerftestReport> tool_report_;  // what the tool's client measured
-  std::string stage_ = "starting";  // where the conversation is, for a line that says how far it got
+  std::string stage_;  // where the conversation is, for a line that says how far it got ("": not started)
 };
 
 }  // namespace qpo::exec

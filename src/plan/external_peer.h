@@ -28,6 +28,7 @@ struct ExternalPeer {
   // perftest: the RDMA READs qpo's QP accepts at once (its RTR max_dest_rd_atomic), which the
   // tool takes as its max_rd_atomic.
   uint32_t out_reads = 1;
+  uint32_t max_rd_atomic = 1;  // the QP's RTS max_rd_atomic: its READs at once, at most the tool's out_reads
   bool latency = false;   // perftest: ib_send_lat (a ping-pong of SENDs), not a bandwidth test
 
   bool qpo_listens() const { return server.empty(); }

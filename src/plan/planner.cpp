@@ -351,9 +351,12 @@ class Planner {
           x.iterations = w.iterations;
           break;
         }
-      for (const auto& t : q.transitions)
+      for (const auto& t : q.transitions) {
         if (const auto* a = t.attr("max_dest_rd_atomic"); a && a->valid && a->symbol == scenario::Symbol::None)
-          x.out_reads = static_cast<uint32_t>(std::max<uint64_t>(1, a->number));
+          x.out_reads = static_cast<uint32_t>(a->number);
+        if (const auto* a = t.attr("max_rd_atomic"); a && a->valid && a->symbol == scenario::Symbol::None)
+          x.max_rd_atomic = static_cast<uint32_t>(a->number);
+      }
       out.push_back(std::move(x));
     }
     return out;
@@ -422,7 +425,7 @@ class Planner {
       Arg tcp = arg("tcp", "listen on port " + where);
       tcp.runtime = true;
       tcp.note = std::string("waits for the tool: ") + e.tool() + " -d DEVICE -x GID_INDEX -s " + std::to_string(e.size) +
-                 " -n " + std::to_string(e.iterations) + " QPO_ADDRESS";
+                 " -n " + std::to_string(e.iterations) + " -p " + where + " QPO_ADDRESS";
       st.args.push_back(tcp);
     } else {
       Arg tcp = arg("tcp", "connect to " + e.server + ":" + where);

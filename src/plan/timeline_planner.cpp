@@ -299,8 +299,9 @@ class TimelinePlanner {
     if (send) st.args.push_back(arg("sync", client ? "keys once more, after the tool posted its receives"
                                                    : "qpo's receives (qpo.slots." + w.qp.name + "), then keys once more"));
     if (client) {
+      bool read = w.op == util::Op::Read;
       st.args.push_back(arg("traffic", n + " " + verb + " of " + size + (send ? "" : " at the tool's buffer (its vaddr, rkey)") +
-                                           ", from qpo.slots." + w.qp.name));
+                                           (read ? ", into qpo.slots." : ", from qpo.slots.") + w.qp.name));
     } else {
       st.args.push_back(arg("traffic", "the tool's " + n + " " + verb + " of " + size +
                                            (send ? ", received and counted" : " at qpo.slots." + w.qp.name + ", unchecked")));
@@ -308,7 +309,8 @@ class TimelinePlanner {
     if (!send)
       st.args.push_back(arg("report", client ? "keys, then qpo's figures to the tool (size, iterations, BW peak, BW average, "
                                                "message rate), which it prints"
-                                             : "keys once the tool has run, then its figures, which qpo reports"));
+                                             : "keys once the tool has run, then its figures, which qpo reports "
+                                               "(qpo's five units back are zeros: the tool's client ignores them)"));
     st.args.push_back(arg("close", "keys, then \"done\""));
   }
 

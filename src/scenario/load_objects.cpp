@@ -639,8 +639,8 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
           if (!has_exchange) {
             auto& d = r.sink().error("Q170", e.exchange_loc, p, "unknown exchange '" + *x + "'");
             d.rule = "qpo speaks these tools' out-of-band exchanges: ibv_pingpong (ibv_rc_pingpong's and "
-                     "ibv_ud_pingpong's TCP exchange of LID:QPN:PSN:GID), perftest (ib_write_bw, ib_read_bw and "
-                     "ib_send_bw without -R)";
+                     "ibv_ud_pingpong's TCP exchange of LID:QPN:PSN:GID), perftest (ib_write_bw, ib_read_bw, "
+                     "ib_send_bw and ib_send_lat without -R)";
             d.hint = "write exchange: ibv_pingpong or exchange: perftest";
           }
         }

@@ -85,7 +85,7 @@ check "ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat serve, qpo is their c
   "^\[peer\] read: +RDMA_Read BW Test$" "^\[peer\] read:  $row" \
   "^\[peer\] send: +Send BW Test$" "^\[peer\] send:  $row" \
   "^\[peer\] lat: +Send Latency Test$" "^\[peer\] lat:  $lat_row" \
-  "^\[peer\] write:  remote address: LID 0000 QPN 0x[0-9a-f]{4} PSN 0x[0-9a-f]{6} RKey 0x[0-9a-f]{6} VAddr 0x[0-9a-f]{14}$" \
+  "^\[peer\] write:  remote address: LID 0000 QPN 0x[0-9a-f]{4,6} PSN 0x[0-9a-f]{6} RKey 0x[0-9a-f]{6} VAddr 0x[0-9a-f]{14}$" \
   "^lab peer: exit 0: cd /tmp"
 check "qpo as perftest's client: PASS, four exchanges, the latency, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
 import json, re, sys
