@@ -66,7 +66,7 @@ report::StepResult line(const RunState& st, const plan::Step& step, double micro
 
 bool failed(RunState& st, report::StepResult r, const plan::ExternalPeer& e, const std::string& why) {
   r.status = report::StepStatus::Failed;
-  r.message = why;
+  r.message += why;  // after what the step said already (the connections it refused)
   st.report.add(std::move(r));
   st.report.fail("external peer '" + e.name + "' (QP " + e.qp + "): " + why);
   return false;
@@ -95,17 +95,23 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   std::string mine = interop::format_pingpong_message(own_address(st, e.qp));
   auto r = line(st, step, 0);
   std::optional<interop::TcpPeer> tool;
+  std::vector<std::string> refused;  // connections not from the tool's address (`from:`)
   int index = step.extra().external;
   if (!e.qpo_listens()) {
     tool = interop::TcpPeer::dial(e.server, e.port, deadline, &why);
   } else if (auto l = listening_.find(index); l != listening_.end()) {
-    tool = l->second.accept_one(deadline, &why);
+    tool = l->second.accept_one(deadline, &why, e.from, &refused);
     listening_.erase(l);
   } else {
     auto reason = not_listening_.find(index);
     why = reason != not_listening_.end() ? reason->second : "no listener on port " + std::to_string(e.port);
   }
   if (!tool) return failed(st, std::move(r), e, why);
+  if (!refused.empty()) {  // said in the step's line, whatever the exchange does next
+    r.message = "refused";
+    for (const auto& who : refused) r.message += " " + who;
+    r.message += " (not from " + e.from + "); ";
+  }
   if (e.perftest()) return perftest_exchange(st, step, e, std::move(*tool), deadline, std::move(r), timer);
   // The client writes first; the server answers once its QP is at RTR (reply()).
   if (!e.qpo_listens() && !tool->send(mine, &why)) return failed(st, std::move(r), e, why);
@@ -116,7 +122,7 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   if (!e.qpo_listens() && !tool->send(interop::kPingpongDone, &why)) return failed(st, std::move(r), e, why);
   record_peer(st, e, *address);
   r.micros = timer.micros();
-  r.message = (e.qpo_listens() ? "accepted " : "connected to ") + tool->remote() + "; the tool: " +
+  r.message += (e.qpo_listens() ? "accepted " : "connected to ") + tool->remote() + "; the tool: " +
               interop::describe(*address);
   st.report.add(std::move(r));
   if (e.qpo_listens()) accepted_.emplace(index, std::move(*tool));
@@ -177,7 +183,7 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   // tool's own -s is what it holds; the check's note asks for the same size).
   st.dir.mrs[e.name] = RemoteMr{"external " + e.name, theirs->vaddr, e.size, theirs->rkey};
   r.micros = timer.micros();
-  r.message = (e.qpo_listens() ? "accepted " : "connected to ") + remote + "; " + e.tool() + " " + opening->version +
+  r.message += (e.qpo_listens() ? "accepted " : "connected to ") + remote + "; " + e.tool() + " " + opening->version +
               ", MTU " + std::to_string(128 << mtu) + "; the tool: " + interop::describe(*theirs);
   st.report.add(std::move(r));
   perftest_.emplace(step.extra().external, Perftest{std::move(talk), mine});

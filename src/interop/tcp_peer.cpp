@@ -51,6 +51,21 @@ std::string address_text(const sockaddr* sa) {
   return std::string(host) + ":" + std::to_string(port);
 }
 
+// Every address `name` resolves to, written as address_text writes a connection's host.
+std::vector<std::string> host_addresses(const std::string& name) {
+  std::vector<std::string> out;
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(name.c_str(), nullptr, &hints, &res) != 0) return out;
+  for (auto* a = res; a; a = a->ai_next) {
+    std::string text = address_text(a->ai_addr);
+    out.push_back(text.substr(0, text.rfind(':')));
+  }
+  freeaddrinfo(res);
+  return out;
+}
+
 void no_delay(int fd) {
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -174,30 +189,58 @@ TcpListener::~TcpListener() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::optional<TcpPeer> TcpListener::accept_one(Deadline deadline, std::string* why) {
+std::optional<TcpPeer> TcpListener::accept_one(Deadline deadline, std::string* why, const std::string& only_from,
+                                               std::vector<std::string>* refused) {
   std::string on = "port " + std::to_string(port_);
   if (fd_ < 0) {
     *why = "no listener on " + on;
     return std::nullopt;
   }
-  int r = wait_for(fd_, POLLIN, deadline);
-  if (r <= 0) {
-    *why = r == 0 ? "no connection on " + on + " before the phase timeout (is the tool started as client, pointed at this host?)"
-                  : "waiting for a connection on " + on + ": " + std::strerror(errno);
-    return std::nullopt;
+  std::vector<std::string> allowed;  // only_from's addresses, as address_text writes a host
+  if (!only_from.empty()) {
+    allowed = host_addresses(only_from);
+    if (allowed.empty()) {
+      *why = "cannot resolve '" + only_from + "', the only address the tool may connect from";
+      return std::nullopt;
+    }
   }
-  sockaddr_storage from{};
-  socklen_t len = sizeof from;
-  int conn = accept4(fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_CLOEXEC);
-  int e = errno;
-  ::close(fd_);
-  fd_ = -1;
-  if (conn < 0) {
-    *why = "accepting on " + on + ": " + std::strerror(e);
-    return std::nullopt;
+  std::vector<std::string> strangers;
+  for (;;) {
+    int r = wait_for(fd_, POLLIN, deadline);
+    if (r <= 0) {
+      *why = r == 0 ? "no connection on " + on + " before the phase timeout (is the tool started as client, pointed at this host?)"
+                    : "waiting for a connection on " + on + ": " + std::strerror(errno);
+      if (r == 0 && !strangers.empty()) {
+        *why = "no connection from " + only_from + " on " + on + " before the phase timeout; refused";
+        for (size_t i = 0; i < strangers.size(); ++i) *why += (i ? ", " : " ") + strangers[i];
+      }
+      if (refused) *refused = strangers;
+      return std::nullopt;
+    }
+    sockaddr_storage from{};
+    socklen_t len = sizeof from;
+    int conn = accept4(fd_, reinterpret_cast<sockaddr*>(&from), &len, SOCK_CLOEXEC);
+    int e = errno;
+    if (conn < 0) {
+      ::close(fd_);
+      fd_ = -1;
+      *why = "accepting on " + on + ": " + std::strerror(e);
+      if (refused) *refused = strangers;
+      return std::nullopt;
+    }
+    std::string remote = address_text(reinterpret_cast<sockaddr*>(&from));
+    std::string host = remote.substr(0, remote.rfind(':'));
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), host) == allowed.end()) {
+      ::close(conn);  // not the tool the scenario names: it sees its connection closed
+      strangers.push_back(remote);
+      continue;
+    }
+    ::close(fd_);
+    fd_ = -1;
+    no_delay(conn);
+    if (refused) *refused = strangers;
+    return TcpPeer(conn, std::move(remote));
   }
-  no_delay(conn);
-  return TcpPeer(conn, address_text(reinterpret_cast<sockaddr*>(&from)));
 }
 
 TcpPeer& TcpPeer::operator=(TcpPeer&& o) noexcept {

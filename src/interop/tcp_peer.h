@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace qpo::interop {
 
@@ -54,8 +55,11 @@ class TcpListener {
   ~TcpListener();
   uint16_t port() const { return port_; }
   // The first connection before the deadline; the listening socket is closed then, as the
-  // tools' servers do (one client each).
-  std::optional<TcpPeer> accept_one(Deadline deadline, std::string* why);
+  // tools' servers do (one client each). With `only_from` (an address or host name), a
+  // connection from anywhere else is closed at once, named in `refused` ("10.0.1.3:40112"),
+  // and the wait goes on.
+  std::optional<TcpPeer> accept_one(Deadline deadline, std::string* why, const std::string& only_from = "",
+                                    std::vector<std::string>* refused = nullptr);
 
  private:
   TcpListener(int fd, uint16_t port) : fd_(fd), port_(port) {}

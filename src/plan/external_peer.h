@@ -18,6 +18,7 @@ struct ExternalPeer {
   bool ud = false;        // the QP is UD: the tool is ibv_ud_pingpong (qkey 0x11111111, AH per peer)
   Exchange exchange = Exchange::IbvPingpong;
   std::string server;     // qpo connects to the tool there; "" = qpo listens for it
+  std::string from;       // qpo listens: the only address the tool may connect from ("" = any)
   uint16_t port = 18515;
   uint32_t mtu = 1024;    // the tool's path MTU (ibv_pingpong), or the one qpo offers (perftest), in bytes
   // The workload on the QP: with perftest its op says which tool is on the other side

@@ -340,7 +340,7 @@ class Planner {
       const auto* e = q.connect ? s_.external(q.connect.name) : nullptr;
       if (!e) continue;
       ExternalPeer x{.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .ud = q.qp_type == spec::QpType::UD,
-                     .exchange = e->exchange, .server = e->server, .port = e->port, .mtu = e->mtu};
+                     .exchange = e->exchange, .server = e->server, .from = e->from, .port = e->port, .mtu = e->mtu};
       for (const auto& t : scenario::External::kPerftestTools)
         if (t.name == e->tool) x.latency = t.latency;
       for (const auto& w : s_.workloads)
@@ -383,6 +383,7 @@ class Planner {
           tcp.runtime = true;
           tcp.note = std::string("waits for the tool: ") + e.tool() + " -g GID_INDEX QPO_ADDRESS";
           st.args.push_back(tcp);
+          if (!e.from.empty()) st.args.push_back(arg("accepts", "only from " + e.from + "; any other connection is closed and named"));
           st.args.push_back(arg("receives", "the tool's LID:QPN:PSN:GID (52 bytes)"));
           st.args.push_back(arg("then", "RTR and RTS before qpo answers, as the tool's server does"));
         } else {
@@ -427,6 +428,7 @@ class Planner {
       tcp.note = std::string("waits for the tool: ") + e.tool() + " -d DEVICE -x GID_INDEX -s " + std::to_string(e.size) +
                  " -n " + std::to_string(e.iterations) + " -p " + where + " QPO_ADDRESS";
       st.args.push_back(tcp);
+      if (!e.from.empty()) st.args.push_back(arg("accepts", "only from " + e.from + "; any other connection is closed and named"));
     } else {
       Arg tcp = arg("tcp", "connect to " + e.server + ":" + where);
       tcp.note = "retried until the phase timeout while the tool is not listening yet";

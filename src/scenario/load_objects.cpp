@@ -660,6 +660,9 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
       } else if (key == "server") {
         e.server_loc = r.loc(value);
         if (auto x = r.string(value, p)) e.server = *x;
+      } else if (key == "from") {
+        e.from_loc = r.loc(value);
+        if (auto x = r.string(value, p)) e.from = *x;
       } else if (key == "listen") {
         e.listen_loc = r.loc(value);
         if (auto b = r.boolean(value, p)) e.listen = *b;
@@ -687,6 +690,11 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
     if (!has_exchange && !e.exchange_loc.given()) {
       auto& d = r.sink().error("Q104", loc, path, "external peer '" + name + "' needs 'exchange'");
       d.hint = "add 'exchange: ibv_pingpong' or 'exchange: perftest' (the tool's own out-of-band exchange)";
+    }
+    if (!e.from.empty() && !e.listen) {
+      auto& d = r.sink().error("Q170", e.from_loc, path + ".from",
+                               "'from' limits who may connect to qpo; external peer '" + name + "' does not listen");
+      d.hint = "remove from, or write listen: true instead of server:";
     }
     if (!e.tool.empty() && e.exchange != External::Exchange::Perftest) {
       auto& d = r.sink().error("Q170", e.tool_loc, path + ".tool", "'tool' names a perftest tool; exchange " +

@@ -351,6 +351,8 @@ struct External : Object {
   SourceLoc server_loc;
   bool listen = false; // qpo is the server: it waits for the tool to connect
   SourceLoc listen_loc;
+  std::string from;    // listen: the only address the tool may connect from ("" = any)
+  SourceLoc from_loc;
   uint16_t port = 18515;  // the tool's default (-p)
   uint32_t mtu = 1024;    // the path MTU the tool uses (its -m; its default is 1024)
   SourceLoc mtu_loc;

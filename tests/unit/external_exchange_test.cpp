@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -158,4 +159,36 @@ TEST_CASE("a port another socket listens on is refused with the port and the rea
   auto second = TcpListener::open(first->port(), &why);
   CHECK_FALSE(second);
   CHECK(why == "cannot listen on port " + std::to_string(first->port()) + ": Address already in use");
+}
+
+TEST_CASE("a listener told where the tool connects from closes any other connection, names it, and waits on") {
+  std::string why;
+  auto listener = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(listener, why);
+  // This test's connections come from 127.0.0.1; the tool is said to be at 127.0.0.2.
+  auto stranger = TcpPeer::dial("127.0.0.1", listener->port(), in_ms(5000), &why);
+  REQUIRE_MESSAGE(stranger, why);
+  std::vector<std::string> refused;
+  auto got = listener->accept_one(in_ms(300), &why, "127.0.0.2", &refused);
+  CHECK_FALSE(got);
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].rfind("127.0.0.1:", 0) == 0);
+  CHECK(why == "no connection from 127.0.0.2 on port " + std::to_string(listener->port()) +
+                   " before the phase timeout; refused " + refused[0]);
+  // The stranger sees its connection closed, without a byte.
+  CHECK_FALSE(stranger->receive(1, in_ms(5000), &why));
+  CHECK(why.find("closed the connection after 0 of 1 bytes") != std::string::npos);
+}
+
+TEST_CASE("a listener told where the tool connects from takes the tool's connection") {
+  std::string why;
+  auto listener = TcpListener::open(0, &why);
+  REQUIRE_MESSAGE(listener, why);
+  auto tool = TcpPeer::dial("127.0.0.1", listener->port(), in_ms(5000), &why);
+  REQUIRE_MESSAGE(tool, why);
+  std::vector<std::string> refused;
+  auto got = listener->accept_one(in_ms(5000), &why, "127.0.0.1", &refused);
+  REQUIRE_MESSAGE(got, why);
+  CHECK(refused.empty());
+  CHECK(got->remote().rfind("127.0.0.1:", 0) == 0);
 }
