@@ -22,8 +22,15 @@ uint64_t script_duration_ms(const WorkloadRun& w) {
 
 uint64_t declared_wait_ms(const Plan& p, const Step& s, const WaitDefaults& d) {
   switch (s.kind) {
-    case StepKind::Workload:
-      return s.extra().workload >= 0 ? script_duration_ms(p.workload_of(s)) : 0;
+    case StepKind::Workload: {
+      if (s.extra().workload < 0) return 0;
+      const auto& w = p.workload_of(s);
+      // Serving a perftest bandwidth client, qpo waits (up to the phase timeout) for the tool's
+      // whole run to end before its hand-shake comes.
+      if (const auto* e = w.external.empty() ? nullptr : p.external(w.external); e && e->perftest() && e->qpo_listens())
+        return d.phase_timeout_ms;
+      return script_duration_ms(w);
+    }
     case StepKind::Pause:
       return s.extra().pause_ms;
     case StepKind::WaitEvent:

@@ -135,3 +135,20 @@ TEST_CASE("perftest: qpo's slots are the buffer it advertises, at least the tool
     }
   CHECK(slots == 4);
 }
+
+TEST_CASE("declared waits: serving a perftest client, the workload waits up to a phase timeout for the tool's run") {
+  const qpo::plan::WaitDefaults d{.phase_timeout_ms = 30000, .event_timeout_ms = 5000};
+  for (const char* file : {"tests/scenarios/interop/perftest-servers.yaml", "tests/scenarios/interop/perftest-clients.yaml"}) {
+    CAPTURE(file);
+    auto p = plan_of_file(file);
+    bool serving = std::string(file).find("servers") != std::string::npos;
+    int workloads = 0;
+    for (const auto& s : p.hosts[0].steps)
+      if (s.kind == StepKind::Workload) {
+        ++workloads;
+        // qpo's own test (its client) is bounded by its completions' timeout, as any op workload.
+        CHECK(qpo::plan::declared_wait_ms(p, s, d) == (serving ? 30000u : 0u));
+      }
+    CHECK(workloads == 4);
+  }
+}
