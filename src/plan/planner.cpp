@@ -431,7 +431,8 @@ class Planner {
       if (!e.from.empty()) st.args.push_back(arg("accepts", "only from " + e.from + "; any other connection is closed and named"));
     } else {
       Arg tcp = arg("tcp", "connect to " + e.server + ":" + where);
-      tcp.note = "retried until the phase timeout while the tool is not listening yet";
+      tcp.note = std::string("retried until the phase timeout while the tool is not listening yet: ") + e.tool() +
+                 " -d DEVICE -x GID_INDEX -s " + std::to_string(e.size) + " -n " + std::to_string(e.iterations) + " -p " + where;
       st.args.push_back(tcp);
     }
     st.args.push_back(arg("sends", "version 6.06 (16 bytes), cycle buffer 4096, cache line 64, MTU " +
