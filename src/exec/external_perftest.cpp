@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "exec/endpoints.h"
+#include "exec/external_pingpong.h"
 #include "exec/workload_results.h"
 #include "util/strings.h"
 
@@ -53,19 +54,7 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
   ep_ = own_endpoint(st, *q_, peer_->name);
   if (peer_->latency) {  // ib_send_lat: both sides send and receive, on bring-up's receives
     streams_ = true;
-    pp_.op = dataplane::Op::Send;
-    pp_.initiator = client;
-    pp_.size = cfg_.size;
-    pp_.iterations = w.iterations;
-    pp_.inline_size = ep_.max_inline_data;  // what the scenario asked (the device may grant more)
-    pp_.local_mr = slot_mr_name(*q_);
-    pp_.local_offset = uint64_t{q_->slot_count - 1} * q_->slot_size;  // the last slot sends
-    pp_.recv_slot_size = q_->slot_size;  // the layout bring-up posted into
-    pp_.recv_slots = q_->slot_count - 1;
-    pp_.rx_depth = std::max(1u, bringup_outstanding(st, *q_));
-    pp_.timeout_ms = o.timeout_ms;
-    pp_.keep_times = client;  // perftest's latency is half of each round trip, as qpo's
-    pp_.stop = halt;
+    pp_ = slot_pingpong(st, *q_, client, cfg_.size, w.iterations, o.timeout_ms, halt);
     // One thread sends and receives: the QP's receives come to its send-side reader for now.
     access_ = access_for(st, *q_, Reader::Sends);
     if (q_->recv_cq) st.router.assign_receives(q_->recv_cq, ep_.qp->qp_num, access_.owner);

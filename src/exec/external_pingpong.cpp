@@ -23,20 +23,7 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
     return;
   }
   q_ = &q;
-  cfg_.op = dataplane::Op::Send;
-  cfg_.initiator = e->qpo_initiates();
-  cfg_.size = static_cast<uint32_t>(w.size);
-  cfg_.iterations = w.iterations;
-  cfg_.inline_size = q.spec->cap.max_inline_data;  // as the tool: inline when the message fits (what was asked)
-  cfg_.local_mr = slot_mr_name(q);
-  cfg_.local_offset = uint64_t{q.slot_count - 1} * q.slot_size;  // the last slot sends
-  cfg_.recv_offset = 0;
-  cfg_.recv_slot_size = q.slot_size;  // the layout bring-up posted into
-  cfg_.recv_slots = q.slot_count - 1;
-  cfg_.rx_depth = std::max(1u, bringup_outstanding(st, q));
-  cfg_.timeout_ms = o.timeout_ms;
-  cfg_.keep_times = cfg_.initiator;  // each round trip's time (halved, as the tool's usec/iter is not)
-  cfg_.stop = halt;
+  cfg_ = slot_pingpong(st, q, e->qpo_initiates(), static_cast<uint32_t>(w.size), w.iterations, o.timeout_ms, halt);
   ep_ = own_endpoint(st, q, run_.external);
   // One thread sends and receives: the QP's receives come to its send-side reader for now.
   access_ = access_for(st, q, Reader::Sends);
@@ -89,6 +76,26 @@ bool ExternalPingpong::finish(RunState& st) {
   r.workload = std::move(result);
   st.report.add(std::move(r));
   return true;
+}
+
+dataplane::PingPongConfig slot_pingpong(RunState& st, QpState& q, bool initiator, uint32_t size, uint64_t iterations,
+                                        int timeout_ms, const std::atomic<bool>* stop) {
+  dataplane::PingPongConfig c;
+  c.op = dataplane::Op::Send;
+  c.initiator = initiator;
+  c.size = size;
+  c.iterations = iterations;
+  c.inline_size = q.spec->cap.max_inline_data;  // as the tools: inline when the message fits (what was asked)
+  c.local_mr = slot_mr_name(q);
+  c.local_offset = uint64_t{q.slot_count - 1} * q.slot_size;  // the last slot sends
+  c.recv_offset = 0;
+  c.recv_slot_size = q.slot_size;  // the layout bring-up posted into
+  c.recv_slots = q.slot_count - 1;
+  c.rx_depth = std::max(1u, bringup_outstanding(st, q));
+  c.timeout_ms = timeout_ms;
+  c.keep_times = initiator;  // each round trip's time, halved (the tools' latency is half a round trip)
+  c.stop = stop;
+  return c;
 }
 
 }  // namespace qpo::exec

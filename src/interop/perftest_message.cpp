@@ -8,29 +8,12 @@
 #include <cstring>
 #include <vector>
 
+#include "interop/hex_field.h"
+#include "util/strings.h"
+
 namespace qpo::interop {
 
 namespace {
-
-// Up to `max_digits` hex digits (the tool parses with strtol(16), as lenient on widths).
-std::optional<uint64_t> hex_value(std::string_view text, size_t max_digits) {
-  if (text.empty() || text.size() > max_digits) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : text) {
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    if (d < 0) return std::nullopt;
-    v = v << 4 | static_cast<uint64_t>(d);
-  }
-  return v;
-}
-
-// What a peer sent, safe to print: control bytes as '?'.
-std::string printable(const std::string& s) {
-  std::string out = s;
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
-  return out;
-}
 
 std::string be64_bytes(uint64_t v) {
   std::string out(8, '\0');
@@ -56,7 +39,7 @@ std::optional<std::string> parse_perftest_version(std::string_view bytes, std::s
   std::string v(bytes.substr(0, bytes.find('\0')));
   bool plain = !v.empty() && v.find_first_not_of("0123456789.") == std::string::npos;
   if (!plain) {  // another tool on the port: its first bytes are not a version at all
-    *why = "sent '" + printable(v) + "' where perftest sends its version: is the tool on that port perftest?";
+    *why = "sent '" + util::printable(v, 64) + "' where perftest sends its version: is the tool on that port perftest?";
     return std::nullopt;
   }
   double number = std::strtod(v.c_str(), nullptr);  // as the tool reads it (atof)
@@ -127,7 +110,7 @@ std::optional<PerftestKeys> parse_perftest_keys(std::string_view bytes, std::str
   static const size_t widths[] = {4, 4, 6, 6, 8, 16};
   uint64_t v[6];
   for (size_t i = 0; i < 6; ++i) {
-    auto x = hex_value(f[i], widths[i]);
+    auto x = hex_field(f[i], widths[i]);
     if (!x) return fail(std::string(names[i]) + " '" + std::string(f[i]) + "' is not up to " + std::to_string(widths[i]) + " hex digits");
     v[i] = *x;
   }
@@ -139,11 +122,11 @@ std::optional<PerftestKeys> parse_perftest_keys(std::string_view bytes, std::str
   k.rkey = static_cast<uint32_t>(v[4]);
   k.vaddr = v[5];
   for (size_t i = 0; i < 16; ++i) {
-    auto b = hex_value(f[6 + i], 2);
+    auto b = hex_field(f[6 + i], 2);
     if (!b) return fail("GID byte " + std::to_string(i) + " '" + std::string(f[6 + i]) + "' is not up to 2 hex digits");
     k.gid[i] = static_cast<uint8_t>(*b);
   }
-  auto srqn = hex_value(f[22], 8);
+  auto srqn = hex_field(f[22], 8);
   if (!srqn) return fail("SRQ number '" + std::string(f[22]) + "' is not up to 8 hex digits");
   k.srqn = static_cast<uint32_t>(*srqn);
   return k;

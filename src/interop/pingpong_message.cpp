@@ -4,30 +4,9 @@
 
 #include <cstdio>
 
+#include "interop/hex_field.h"
+
 namespace qpo::interop {
-
-namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// A field of `max_digits` hex digits at most (the tool's sscanf("%x") is as lenient on widths).
-std::optional<uint32_t> hex_field(std::string_view text, size_t max_digits) {
-  if (text.empty() || text.size() > max_digits) return std::nullopt;
-  uint32_t v = 0;
-  for (char c : text) {
-    int d = hex_digit(c);
-    if (d < 0) return std::nullopt;
-    v = v << 4 | static_cast<uint32_t>(d);
-  }
-  return v;
-}
-
-}  // namespace
 
 std::string format_pingpong_message(const PingpongAddress& a) {
   char head[32];
@@ -71,8 +50,8 @@ std::optional<PingpongAddress> parse_pingpong_message(std::string_view bytes, st
     a.gid[i] = static_cast<uint8_t>(hi << 4 | lo);
   }
   a.lid = static_cast<uint16_t>(*lid);
-  a.qpn = *qpn;
-  a.psn = *psn;
+  a.qpn = static_cast<uint32_t>(*qpn);
+  a.psn = static_cast<uint32_t>(*psn);
   return a;
 }
 
