@@ -91,9 +91,10 @@ class CmChecker {
       if (cm.active && cm.address.empty()) need_address(q, nullptr);
       return;
     }
+    if (const auto* e = s_.external(cm.peer.name)) return external_peer(q, *e);
     const Qp* p = s_.qp(cm.peer.name);
     if (!p) {
-      auto& d = sink_.error("Q209", cm.peer.loc, path(q, "peer"), "no QP named '" + cm.peer.name + "'");
+      auto& d = sink_.error("Q209", cm.peer.loc, path(q, "peer"), "no QP named '" + cm.peer.name + "' (or external peer)");
       std::vector<std::string> names;
       for (const auto& o : s_.qps) names.push_back(o.name);
       auto guess = util::did_you_mean(cm.peer.name, names);
@@ -113,6 +114,22 @@ class CmChecker {
     }
     pair(q, *p);
     if (cm.active && cm.address.empty()) need_address(q, p);
+  }
+
+  // The peer is a tool outside the scenario (`externals:` with exchange rdma_cm): the CM carries
+  // the exchange, so `connect:` names the external (check/externals.cpp checks the rest), and
+  // the active side's address is the tool's: nothing in the scenario can supply it.
+  void external_peer(Qp& q, const scenario::External& e) {
+    auto& cm = q.cm;
+    if (q.connect && q.connect.name != e.name) {
+      auto& d = sink_.error("Q209", q.connect.loc, "qps." + q.name + ".connect",
+                            "QP '" + q.name + "' connects to '" + q.connect.name + "' but its cm: peer is '" + e.name + "'");
+      d.related.push_back({cm.peer.loc, "the cm: peer"});
+      d.hint = "drop connect: (cm: peer sets it)";
+    } else if (!q.connect) {
+      q.connect = cm.peer;
+    }
+    if (cm.active && cm.address.empty()) need_address(q, nullptr);
   }
 
   // Each bring-up attribute the CM sets, and each `states:` entry, is an error: the CM computes

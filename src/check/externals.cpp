@@ -16,12 +16,61 @@ using util::SourceLoc;
 
 std::string exchange_name(External::Exchange x) { return std::string(External::exchange_name(x)); }
 bool perftest(const External& e) { return e.exchange == External::Exchange::Perftest; }
+bool rdma_cm(const External& e) { return e.exchange == External::Exchange::RdmaCm; }
 
 // ibv_ud_pingpong's qkey, fixed in the tool (ud_pingpong.c): its sends carry it, and it drops
 // datagrams with any other.
 constexpr uint64_t kPingpongQkey = 0x11111111;
 
+// exchange rdma_cm: the QP's cm: connects to the tool (active) or accepts it (passive); the
+// tool's role must be the other one, and its conversation needs qpo's receives.
+void check_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
+  std::string path = "qps." + q.name + ".cm";
+  if (!q.cm.given) {
+    auto& d = sink.error("Q561", q.connect.loc.given() ? q.connect.loc : q.loc, "qps." + q.name + ".connect",
+                         "QP '" + q.name + "' connects to external peer '" + e.name + "' (exchange rdma_cm) without 'cm:'");
+    d.rule = "with exchange rdma_cm the connection manager brings the QP up and carries the exchange";
+    d.hint = "write cm: {role: active, address: TOOL_ADDRESS, port: 7471, peer: " + e.name + "} (or role: passive)";
+    return;
+  }
+  if (q.type >= 0 && q.qp_type != spec::QpType::RC) {
+    auto& d = sink.error("Q561", q.type_loc.given() ? q.type_loc : q.loc, "qps." + q.name + ".type",
+                         q.type_name + " QP '" + q.name + "' cannot connect to external peer '" + e.name +
+                             "': exchange rdma_cm connects RC QPs");
+    d.rule = "ucmatose, rdma_server and rdma_client connect RC QPs over RDMA_PS_TCP; udaddy (UD) is not done yet";
+  }
+  if (q.cm.exchange_only) {
+    auto& d = sink.error("Q561", q.cm.exchange_only_loc, path + ".exchange_only",
+                         "QP '" + q.name + "' has exchange_only and connects to external peer '" + e.name + "'");
+    d.rule = "exchange_only carries qpo's own exchange in the private data: only another qpo QP reads it";
+    d.hint = "remove exchange_only";
+  }
+  const auto* tool = External::cm_tool(e.tool);
+  if (tool && tool->qpo_active && *tool->qpo_active != q.cm.active) {
+    auto& d = sink.error("Q561", q.cm.role_loc.given() ? q.cm.role_loc : q.cm.loc, path + ".role",
+                         std::string(tool->name) + (*tool->qpo_active ? " serves" : " connects") + ": QP '" + q.name +
+                             "' must be the " + (*tool->qpo_active ? "active" : "passive") + " side (external peer '" +
+                             e.name + "')");
+    d.hint = *tool->qpo_active ? "write role: active with the tool's address (or tool: rdma_client when qpo serves)"
+                               : "write role: passive (or tool: rdma_server when the tool serves)";
+  }
+  if (!e.from.empty() && q.cm.active) {
+    auto& d = sink.error("Q170", e.from_loc, "externals." + e.name + ".from",
+                         "'from' limits who may connect to qpo; QP '" + q.name + "' is the active side of external peer '" +
+                             e.name + "'");
+    d.hint = "remove from, or make the QP's cm: role passive";
+  }
+  if (q.srq) {
+    auto& d = sink.error("Q561", q.srq.loc, "qps." + q.name + ".srq",
+                         "QP '" + q.name + "' receives through SRQ '" + q.srq.name + "' and connects to external peer '" +
+                             e.name + "'");
+    d.rule = "the tool's messages land in the QP's own receive queue, posted before the connection";
+    d.hint = "remove srq: and give cap.max_recv_wr";
+  }
+}
+
 void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
+  if (rdma_cm(e)) return check_cm_qp(q, e, sink);
   std::string path = "qps." + q.name + ".connect";
   bool ud = q.qp_type == spec::QpType::UD;
   if (perftest(e) && q.type >= 0 && q.qp_type != spec::QpType::RC) {
@@ -66,6 +115,54 @@ void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
 
 void serving_perftest(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink);
 
+// exchange rdma_cm: the tool's conversation is SENDs of one size (rdma_server's and
+// rdma_client's: one of 16 bytes each way; ucmatose's: its -C messages of -S bytes each way, all
+// at once), so qpo's receives must hold a whole burst before it comes.
+void check_cm_workload(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
+  const auto* tool = External::cm_tool(e.tool);
+  std::string path = "workloads." + w.name;
+  std::string name = tool ? std::string(tool->name) : "the tool";
+  auto refuse = [&](const SourceLoc& at, const std::string& key, const std::string& what) {
+    auto& d = sink.error("Q563", at.given() ? at : w.loc, key.empty() ? path : path + "." + key,
+                         "workload '" + w.name + "' on QP '" + q.name + "' talks to external peer '" + e.name + "' (" +
+                             name + "): " + what);
+    d.rule = "exchange rdma_cm is followed by the tool's own conversation: SENDs of one size from and into qpo's own "
+             "slots (ucmatose: the server's -C messages of -S bytes, then as many back; rdma_server/rdma_client: one "
+             "16-byte message each way, the client's first)";
+    return &d;
+  };
+  if (!w.script.empty()) {
+    refuse(w.script_loc, "script", "scripts cannot run against an external peer yet")->hint = "write 'op: send' with size and iterations";
+    return;
+  }
+  if (w.op && *w.op != util::Op::Send)
+    refuse(w.op_loc, "op", std::string(w.op_spelling()) + " is not part of the tool's conversation")->hint = "write 'op: send'";
+  if (tool && tool->size && w.size != tool->size)
+    refuse(w.size_loc, "size", "size " + std::to_string(w.size) + ": " + name + " sends and receives " +
+                                   std::to_string(tool->size) + " bytes")
+        ->hint = "write size: " + std::to_string(tool->size);
+  if (tool && tool->count && w.iterations != tool->count)
+    refuse(w.iterations_loc, "iterations", "iterations " + std::to_string(w.iterations) + ": " + name + " sends " +
+                                               std::to_string(tool->count) + " message")
+        ->hint = "write iterations: " + std::to_string(tool->count);
+  if (w.remote_mr) refuse(w.remote_mr.loc, "remote_mr", "the tool publishes no buffer (no remote_mr)");
+  if (w.mcast) refuse(w.mcast.loc, "mcast", "a multicast send has no external receiver");
+  if (w.expect_status) refuse(w.expect_loc, "expect", "an expected error status is not supported with an external peer");
+  if (w.local_mr) refuse(w.local_mr.loc, "local_mr", "it sends from and receives into qpo's own slots (no local_mr)");
+  if (w.offset_loc.given()) refuse(w.offset_loc, "offset", "it sends from and receives into qpo's own slots (no offset)");
+  if (w.workers_loc.given()) refuse(w.workers_loc, "workers", "one QP, one conversation (no workers)");
+  if (w.pin_loc.given()) refuse(w.pin_loc, "pin", "it runs on the executor's own thread (no pin)");
+  // A burst arrives before qpo answers: every message of it needs a receive posted beforehand.
+  uint64_t at_once = tool && tool->burst ? w.iterations : 1;
+  if (q.type >= 0 && !q.srq && q.cap.max_recv_wr < at_once) {
+    auto& d = sink.error("Q561", q.loc, "qps." + q.name + ".cap.max_recv_wr",
+                         "QP '" + q.name + "' has max_recv_wr " + std::to_string(q.cap.max_recv_wr) + ", and " + name +
+                             " sends its " + std::to_string(at_once) + " messages at once (workload '" + w.name + "')");
+    d.rule = "qpo posts its receives before the connection, as the tool does; a message without one is an RNR";
+    d.hint = "give cap.max_recv_wr: " + std::to_string(at_once) + " or more";
+  }
+}
+
 // ibv_rc_pingpong sends SENDs of its -s size and answers each one: the workload must be the
 // same conversation (qpo sends `iterations` messages of `size` and receives as many).
 void check_workload(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
@@ -82,6 +179,10 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
     return &d;
   };
   bool pt = perftest(e);
+  if (rdma_cm(e)) {
+    check_cm_workload(w, q, e, sink);
+    return;
+  }
   if (!w.script.empty()) {
     refuse(w.script_loc, "script", "scripts cannot run against an external peer yet")->hint =
         pt ? "write 'op: write' (or read, send) with size and iterations" : "write 'op: send' with size and iterations";
@@ -194,7 +295,14 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
     auto& n = sink.note("Q562", e.loc, path,
                         "external peer '" + e.name + "': qpo checks nothing on its side (its path MTU, PSNs, access "
                         "flags, message size and count come from the tool's own options)");
-    n.hint = perftest(e) ? "run the tool with the workload's size and iterations (" + (e.tool.empty() ? std::string("ib_write_bw") : e.tool) + " -s SIZE -n ITERATIONS) "
+    const auto* cm_tool = External::cm_tool(e.tool);
+    n.hint = rdma_cm(e) ? (cm_tool && cm_tool->name == "ucmatose"
+                               ? std::string("run ucmatose with the workload's size and iterations (-S SIZE -C ITERATIONS) "
+                                             "and the cm: port (-p PORT); as client, -s QPO_ADDRESS")
+                               : std::string("run ") + (cm_tool ? std::string(cm_tool->name) : std::string("the tool")) +
+                                     " with the cm: port (-p PORT)" +
+                                     (cm_tool && !cm_tool->qpo_active.value_or(true) ? " and -s QPO_ADDRESS" : ""))
+           : perftest(e) ? "run the tool with the workload's size and iterations (" + (e.tool.empty() ? std::string("ib_write_bw") : e.tool) + " -s SIZE -n ITERATIONS) "
                            "and a GID index on RoCE (-x); the path MTU is the smaller of the tool's and " +
                                std::to_string(e.mtu)
                          : "run the tool with the workload's size and iterations (ibv_rc_pingpong -s SIZE -n ITERATIONS) and "
@@ -229,7 +337,8 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
     }
     auto& d = sink.warning("Q564", e->loc, "externals." + name,
                            "external peer '" + name + "' has no workload on QP '" + qps[0]->name +
-                               "': the tool's ping-pong will wait for messages qpo never sends or answers");
+                               (rdma_cm(*e) ? "': the tool's conversation will wait for messages qpo never sends or answers"
+                                        : "': the tool's ping-pong will wait for messages qpo never sends or answers"));
     d.hint = "add a workload { qp: " + qps[0]->name + ", op: send, size: SIZE, iterations: N } matching the tool's -s and -n";
   }
 }

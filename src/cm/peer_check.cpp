@@ -23,7 +23,15 @@ std::string private_text(const std::vector<unsigned char>& d) {
   return s;
 }
 
+namespace {
+
+std::string ipv4_if_mapped(const std::string& ip) { return ip.starts_with("::ffff:") && ip.find('.') != std::string::npos ? ip.substr(7) : ip; }
+
+}  // namespace
+
 std::string not_the_peer(const ExpectedPeer& peer, const ConnectRequest& req) {
+  if (peer.address && ipv4_if_mapped(req.address) != ipv4_if_mapped(*peer.address))
+    return "address " + util::printable(req.address, 64) + ", not " + peer.name + "'s " + *peer.address;
   if (!req.ud && peer.qpn && req.qpn != *peer.qpn)
     return "QP number " + std::to_string(req.qpn) + ", not " + peer.name + "'s " + std::to_string(*peer.qpn);
   if (peer.exchange_bytes) {

@@ -13,6 +13,8 @@
 //     the first NUL (the CM pads the field with zeros) must be that text.
 //   - exchange_only: the private data is the peer's exchange (cm/exchange_data.h), at least its
 //     size, starting with the QP number the request carries.
+//   - an external tool (exchange rdma_cm): nothing of qpo's; its address when the scenario
+//     gives `from:` (an IPv4-mapped IPv6 address counts as the IPv4 one).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26,12 +28,14 @@ struct ExpectedPeer {
   std::optional<uint32_t> qpn;              // its QP number as the exchange published it
   std::optional<std::string> private_data;  // the text its `cm: private_data` sends
   size_t exchange_bytes = 0;                // exchange_only: its side's exchange, else 0
+  std::optional<std::string> address;       // an external tool's `from`: the only address it may connect from
 };
 
 struct ConnectRequest {
   uint32_t qpn = 0;  // rdma_conn_param.qp_num of the request (0 for UD)
   bool ud = false;
   std::vector<unsigned char> private_data;
+  std::string address;  // where it came from (peer_address)
 };
 
 // A private data field's text: the bytes before the CM's zero padding (raw, not for a terminal).

@@ -51,7 +51,10 @@ class PingPong {
     deadline_ = timed_ ? start + clock::from_seconds(cfg_.duration) : kForever;
     timeout_ = clock::from_seconds(cfg_.timeout_ms / 1000.0);
     idle_ = clock::from_seconds(cfg_.idle_ms / 1000.0);
-    if (cfg_.initiator) {
+    if (cfg_.burst > 1) {
+      stamps_.reserve(cfg_.iterations / cfg_.burst + 2);
+      if (cfg_.initiator) initiate_bursts(); else answer_bursts();
+    } else if (cfg_.initiator) {
       stamps_.reserve(timed_ ? 1 << 16 : cfg_.iterations + 1);
       if (direct_write_) initiate_write(); else initiate();
     } else if (direct_write_) {
@@ -88,6 +91,11 @@ class PingPong {
       bad(std::string("ping-pong supports send, write, read, cas and faa (not ") + info_->name + ")");
     if (cfg_.duration <= 0 && cfg_.iterations == 0) bad("give iterations > 0 or a duration");
     if (cfg_.size == 0) bad("size must be > 0");
+    if (cfg_.burst > 1 && (cfg_.op != Op::Send || timed_))
+      bad("bursts of messages are a send ping-pong's, counted by iterations (not a duration)");
+    if (cfg_.burst > 1 && cfg_.rx_depth < std::min<uint64_t>(cfg_.burst, cfg_.iterations))
+      bad("a burst of " + std::to_string(cfg_.burst) + " messages needs as many receives posted (rx_depth " +
+          std::to_string(cfg_.rx_depth) + ")");
     if (info_->atomic && cfg_.size != 8) bad(std::string(info_->name) + " moves exactly 8 bytes (size = 8)");
     lmr_ = cfg_.local_mr.empty() ? &default_local_mr(ep_) : &local_mr(ep_, cfg_.local_mr);
     if (info_->remote) rmr_ = cfg_.remote_mr.empty() ? &default_remote_mr(ep_) : &remote_mr(ep_, cfg_.remote_mr);
@@ -204,6 +212,33 @@ class PingPong {
       if (cfg_.op == Op::Write) *out_flag_ = stamp(i);
       post(i);
       ++count_;
+    }
+  }
+
+  // A turn of `burst` messages each way (ucmatose's rhythm): the initiator sends them all, then
+  // waits for as many answers; the target waits for all of them, then answers with as many.
+  // The last turn may be shorter. Kept apart from the one-message loops, which are timed.
+  uint64_t turn_end(uint64_t i) const { return std::min(i + cfg_.burst, cfg_.iterations); }
+
+  void initiate_bursts() {
+    for (uint64_t i = 0; i < cfg_.iterations && !stopped();) {
+      uint64_t end = turn_end(i);
+      stamps_.push_back(clock::ticks());
+      for (uint64_t j = i; j < end; ++j) post(j);
+      if (!wait_receive(end - 1)) return;
+      count_ = end;
+      i = end;
+    }
+    stamps_.push_back(clock::ticks());
+  }
+
+  void answer_bursts() {
+    for (uint64_t i = 0; i < cfg_.iterations && !stopped();) {
+      uint64_t end = turn_end(i);
+      if (!wait_receive(end - 1)) return;
+      for (uint64_t j = i; j < end; ++j) post(j);
+      count_ = end;
+      i = end;
     }
   }
 

@@ -34,6 +34,10 @@ struct PingPongConfig {
   uint64_t remote_offset = 0;
   uint64_t recv_offset = 0;        // write: where the peer's writes land in local_mr; send: receive slots
   uint32_t rx_depth = 16;          // send: receives kept posted
+  // send: messages per turn. 1 is the ping-pong; N: the initiator sends N, then waits for N
+  // answers, the target waits for N, then answers with N (ucmatose's rhythm; rx_depth >= N).
+  // A turn is one iteration of the latency figures; `iterations` still counts messages.
+  uint64_t burst = 1;
   // send: the receive slots' layout when it is not rx_depth slots of the message size (plus
   // a UD GRH): the executor's own slots, which bring-up posted into (0 = the default).
   uint32_t recv_slot_size = 0, recv_slots = 0;

@@ -34,6 +34,8 @@ class IdResource : public verbs::Resource {
   const char* destroy_verb() const override { return "rdma_destroy_id"; }
   int release() override { return id_.release(); }
   rdma_cm_id* get() const { return id_.get(); }
+  // A connect retried on a fresh id (a REJECTED id cannot connect again): the old one goes now.
+  void replace(cm::Id id) { id_ = std::move(id); }
 
  private:
   cm::Id id_;

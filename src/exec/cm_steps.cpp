@@ -5,6 +5,7 @@
 #include <chrono>
 #include <deque>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "cm/cm.h"
@@ -321,14 +322,17 @@ class CmRunner {
   }
 
   void resolve_addr() {
+    auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ADDR_ERROR);
+    resolve_addr_on(id(step_.object), cm_ms, ms);
+  }
+  void resolve_addr_on(rdma_cm_id* cm_id, int cm_ms, int ms) {
     const auto& cm = end();
     sockaddr_storage dst;
     if (!cm::make_sockaddr(cm.address, static_cast<uint16_t>(cm.port), &dst))
       throw std::runtime_error("'" + cm.address + "' is not an IP address");
-    auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ADDR_ERROR);
-    if (rdma_resolve_addr(id(step_.object), nullptr, reinterpret_cast<sockaddr*>(&dst), cm_ms) != 0)
+    if (rdma_resolve_addr(cm_id, nullptr, reinterpret_cast<sockaddr*>(&dst), cm_ms) != 0)
       throw verbs::VerbsError("rdma_resolve_addr", step_.object, errno);
-    await(id(step_.object), RDMA_CM_EVENT_ADDR_RESOLVED, ms);
+    await(cm_id, RDMA_CM_EVENT_ADDR_RESOLVED, ms);
   }
 
   // The CM's timeout for a resolution and qpo's wait for its answer. The CM answers by its own
@@ -342,11 +346,13 @@ class CmRunner {
 
   void resolve_route() {
     auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ROUTE_ERROR);
-    if (rdma_resolve_route(id(step_.object), cm_ms) != 0)
+    resolve_route_on(id(step_.object), cm_ms, ms);
+  }
+  void resolve_route_on(rdma_cm_id* cm_id, int cm_ms, int ms) {
+    if (rdma_resolve_route(cm_id, cm_ms) != 0)
       throw verbs::VerbsError("rdma_resolve_route", step_.object, errno);
-    await(id(step_.object), RDMA_CM_EVENT_ROUTE_RESOLVED, ms);
+    await(cm_id, RDMA_CM_EVENT_ROUTE_RESOLVED, ms);
     // The CM's device must be the QP's: its attributes (port, GID index) are that device's.
-    auto* cm_id = id(step_.object);
     std::string theirs = cm_id->verbs ? ibv_get_device_name(cm_id->verbs->device) : "?";
     std::string ours = qp().device ? qp().device->ctx().device_name() : "?";
     if (theirs != ours)
@@ -395,10 +401,41 @@ class CmRunner {
     return p;
   }
 
+  // An external tool may start listening after qpo connects: its host's CM answers REJECTED
+  // with reason 8 (invalid service ID: no listener on the port) until it does. qpo tries again
+  // on a fresh id (a rejected id cannot connect again) every 200 ms until the phase timeout.
+  static constexpr int kNoListener = 8;  // IB_CM_REJ_INVALID_SERVICE_ID
+  cm::Event connect_external(rdma_conn_param& p) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms());
+    for (int tries = 1;; ++tries) {
+      if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
+      try {
+        auto e = await(id(step_.object), RDMA_CM_EVENT_CONNECT_RESPONSE);
+        retried_ = tries - 1;
+        return e;
+      } catch (const cm::Unexpected& u) {
+        bool no_listener = u.got() && u.got()->type == RDMA_CM_EVENT_REJECTED && u.got()->status == kNoListener;
+        if (!no_listener || std::chrono::steady_clock::now() + std::chrono::milliseconds(200) >= deadline) throw;
+      }
+      for (int i = 0; i < 4 && !stop_flag(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      auto left = static_cast<int>(
+          std::max<long long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count()));
+      host().ids.at(step_.object)->replace(cm::Id(host().channel->channel(), RDMA_PS_TCP, step_.object));
+      resolve_addr_on(id(step_.object), std::min(left, 60000), left);
+      resolve_route_on(id(step_.object), std::min(left, 60000), left);
+    }
+  }
+
   void connect() {
     const auto& s = end();
     bool ud = s.type == spec::QpType::UD;
     auto p = conn_param(s.private_data, ud);
+    if (s.external && !ud && step_.expect.empty()) {
+      auto e = connect_external(p);
+      message_ += " (peer QP " + std::to_string(e.qp_num) + ", external '" + s.peer + "')";
+      if (retried_) message_ += "; tried again after " + std::to_string(retried_) + " REJECTED while nothing listened";
+      return;
+    }
     if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
     auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
     if (s.exchange_only) return take_exchange(e);
@@ -436,10 +473,12 @@ class CmRunner {
         if (strangers.empty()) throw;
         throw std::runtime_error(std::string(x.what()) + " (" + rejected() + ")");
       }
-      std::string why = cm::not_the_peer(peer, cm::ConnectRequest{got->qp_num, got->ud, got->private_data});
+      std::string why =
+          cm::not_the_peer(peer, cm::ConnectRequest{got->qp_num, got->ud, got->private_data, cm::peer_address(got->id)});
       if (why.empty()) {
         host().ids[step_.object] = st_.own<IdResource>(step_.object, cm::Id(got->id, step_.object));
         if (end().exchange_only) take_exchange(*got);
+        if (end().external) message_ += " from " + cm::peer_address(got->id) + " (external '" + end().peer + "')";
         if (!strangers.empty()) message_ += "; " + rejected();
         return;
       }
@@ -454,6 +493,10 @@ class CmRunner {
     cm::ExpectedPeer p;
     p.name = cm.peer;
     if (cm.peer.empty()) return p;
+    if (cm.external) {  // a tool: only its address can say who it is
+      if (!cm.peer_from.empty()) p.address = cm.peer_from;
+      return p;
+    }
     if (cm.exchange_only) {
       p.exchange_bytes = cm.peer_exchange_bytes;
       return p;
@@ -506,10 +549,11 @@ class CmRunner {
     if (rdma_establish(id(step_.object)) != 0) throw verbs::VerbsError("rdma_establish", step_.object, errno);
   }
 
-  // Active: DREQ, then the DREP's DISCONNECTED. Passive: the DREQ's DISCONNECTED, then
-  // rdma_disconnect answers it (the DREP; without it the active side waits out the CM's timeout).
+  // Active (and any side of an external tool's connection): DREQ, then the DREP's
+  // DISCONNECTED. Passive: the DREQ's DISCONNECTED, then rdma_disconnect answers it (the DREP;
+  // without it the active side waits out the CM's timeout).
   void disconnect() {
-    bool active = end().active;
+    bool active = end().disconnects_first();
     if (active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
     await(id(step_.object), RDMA_CM_EVENT_DISCONNECTED);
     if (!active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
@@ -523,6 +567,7 @@ class CmRunner {
   std::string detail_, message_, data_;
   std::vector<unsigned char> exchange_;
   bool expected_ = false;
+  int retried_ = 0;  // connect_external: connects rejected while the tool was not listening yet
 };
 
 }  // namespace

@@ -24,6 +24,9 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
   }
   q_ = &q;
   cfg_ = slot_pingpong(st, q, e->qpo_initiates(), static_cast<uint32_t>(w.size), w.iterations, o.timeout_ms, halt);
+  cfg_.burst = e->messages_per_turn();
+  if (cfg_.burst > 1) cfg_.keep_times = false;  // a turn of many messages is no latency
+  cm_tool_ = e->rdma_cm() ? e->tool() : "";
   ep_ = own_endpoint(st, q, run_.external);
   // One thread sends and receives: the QP's receives come to its send-side reader for now.
   access_ = access_for(st, q, Reader::Sends);
@@ -44,8 +47,10 @@ bool ExternalPingpong::finish(RunState& st) {
   r.phase = "traffic";
   r.verb = "workload";
   r.object = w.qp.name;
-  r.detail = w.name + ": ping-pong of IBV_WR_SEND x" + std::to_string(w.iterations) + ", " + std::to_string(w.size) +
-             " B with external '" + run_.external + "'";
+  bool burst = cfg_.burst > 1;
+  r.detail = w.name + (burst ? ": IBV_WR_SEND x" + std::to_string(w.iterations) + " each way, all at once, "
+                             : ": ping-pong of IBV_WR_SEND x" + std::to_string(w.iterations) + ", ") +
+             std::to_string(w.size) + " B with external '" + run_.external + "'" + (cm_tool_.empty() ? "" : " (" + cm_tool_ + ")");
   r.plan_step = step_.index;
   const auto& res = result_;
   std::string why = error;
@@ -63,10 +68,14 @@ bool ExternalPingpong::finish(RunState& st) {
     return false;
   }
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%llu round trips in %.3f s, %.2f us/iter, %.2f Mbit/s (as the tool counts: %llu bytes)",
-                static_cast<unsigned long long>(res.iterations), res.seconds, res.seconds * 1e6 / res.iterations,
-                2.0 * res.iterations * w.size * 8 / res.seconds / 1e6,
-                static_cast<unsigned long long>(2 * res.iterations * w.size));
+  if (burst)
+    std::snprintf(buf, sizeof buf, "%llu messages each way (%llu bytes) in %.3f s", static_cast<unsigned long long>(res.iterations),
+                  static_cast<unsigned long long>(2 * res.iterations * w.size), res.seconds);
+  else
+    std::snprintf(buf, sizeof buf, "%llu round trips in %.3f s, %.2f us/iter, %.2f Mbit/s (as the tool counts: %llu bytes)",
+                  static_cast<unsigned long long>(res.iterations), res.seconds, res.seconds * 1e6 / res.iterations,
+                  2.0 * res.iterations * w.size * 8 / res.seconds / 1e6,
+                  static_cast<unsigned long long>(2 * res.iterations * w.size));
   r.message = buf;
   r.micros = res.seconds * 1e6;
   auto result = std::make_shared<report::WorkloadResult>();

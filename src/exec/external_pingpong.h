@@ -2,7 +2,9 @@
 // A workload whose QP talks to an external peer (plan/external_peer.h): the tool's own
 // conversation, run on the QP alone. For ibv_pingpong it is ibv_rc_pingpong's (or
 // ibv_ud_pingpong's) ping-pong of SENDs: the client sends, the server answers each message with
-// one of the same size, until each side sent and received `iterations`. qpo's receives are the
+// one of the same size, until each side sent and received `iterations`. For rdma_cm's tools the
+// same with their first sender, in bursts for ucmatose (all of one side's messages, then all of
+// the other's). qpo's receives are the
 // slots bring-up posted before the exchange (as the tool posts its rx_depth receives before its
 // own). It runs as one side of its stage's workloads (op_workloads.cpp): prepared and reported
 // on the session's thread, run on a worker.
@@ -44,6 +46,7 @@ class ExternalPingpong {
   dataplane::PingPongConfig cfg_;
   dataplane::CqAccess access_;
   dataplane::PingPongResult result_;
+  std::string cm_tool_;  // rdma_cm: the rdmacm-utils tool on the other side ("" otherwise)
 };
 
 }  // namespace qpo::exec

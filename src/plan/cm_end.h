@@ -30,6 +30,12 @@ struct CmEnd {
 
   // The peer: "" when none (an active side that expects a failure).
   std::string peer, peer_host, peer_type;
+  // The peer is a tool outside the scenario (an `externals:` entry, exchange rdma_cm): nothing
+  // identifies its request but its address (`from`, "" = any), and qpo sends the DREQ whatever
+  // its role (ucmatose's client waits for the server's).
+  bool external = false;
+  std::string peer_from;
+  bool disconnects_first() const { return active || external; }
   std::string peer_private_data;  // what the peer's connect request carries ("" none)
   size_t peer_exchange_bytes = 0; // exchange_only: the size of the peer's exchange
   // The host at the other end of the link: the peer's, or for a peerless active side the

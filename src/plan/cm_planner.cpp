@@ -99,7 +99,11 @@ class CmPlanner {
       if (k < 0) k = stage("cm disconnect");
       std::string host = s_.host_of_qp(q);
       auto& st = add(host, StepKind::CmDisconnect, "rdma_disconnect", q.name, k);
-      if (!q.cm.active) st.args.push_back(arg("after", "the peer's DREQ", "answers it with a DREP"));
+      bool external = q.cm.peer && s_.external(q.cm.peer.name);
+      if (external && !q.cm.active)
+        st.args.push_back(arg("first", "qpo's DREQ", "the external tool waits for the server's (ucmatose's client does)"));
+      else if (!q.cm.active)
+        st.args.push_back(arg("after", "the peer's DREQ", "answers it with a DREP"));
       describe_wait(st, "RDMA_CM_EVENT_DISCONNECTED");
     }
   }
@@ -185,6 +189,10 @@ class CmPlanner {
           e.peer_carried_mrs = cm::carried_mrs(s_, *p);
         }
         e.link_host = e.peer_host;
+      } else if (const auto* x = cm.peer ? s_.external(cm.peer.name) : nullptr) {
+        e.peer = x->name;
+        e.external = true;
+        e.peer_from = x->from;
       } else if (!cm.peer) {
         // An active side with no peer (an expected failure) still means the link between the
         // hosts: its address is on that link.
@@ -296,6 +304,7 @@ class CmPlanner {
     ra.args.push_back(arg("dst", endpoint(cm.address, cm.port)));
     describe_wait(ra, "RDMA_CM_EVENT_ADDR_RESOLVED");
     if (cm.expect_event == "ADDR_ERROR") return expect(ra, q);
+    const auto* x = cm.peer ? s_.external(cm.peer.name) : nullptr;
     auto& rr = add(host, StepKind::CmResolveRoute, "rdma_resolve_route", q.name, k);
     describe_wait(rr, "RDMA_CM_EVENT_ROUTE_RESOLVED");
     if (cm.expect_event == "ROUTE_ERROR") return expect(rr, q);
@@ -316,6 +325,9 @@ class CmPlanner {
       c.args.push_back(arg("rnr_retry_count", uc(q) ? "0" : "7"));
     }
     describe_wait(c, ud ? "RDMA_CM_EVENT_ESTABLISHED" : "RDMA_CM_EVENT_CONNECT_RESPONSE");
+    if (x && cm.expect_event.empty())
+      c.args.push_back(arg("retries", "while nothing listens (REJECTED, reason 8), until the phase timeout",
+                           "external '" + x->name + "' may start after qpo: " + x->tool + " -p " + std::to_string(cm.port)));
     if (ud) c.args.push_back(arg("peer", "qp_num, qkey", "from the event: what the UD sends use", true));
     if (!cm.expect_event.empty()) return expect(c, q);
     if (ud) return;
@@ -332,6 +344,13 @@ class CmPlanner {
     auto& w = add(host, StepKind::CmWaitRequest, "rdma_get_cm_event", q.name, k);
     w.args.push_back(arg("listener", listener(q)));
     describe_wait(w, "RDMA_CM_EVENT_CONNECT_REQUEST");
+    if (const auto* x = cm.peer ? s_.external(cm.peer.name) : nullptr) {
+      Arg from = arg("accepts", x->from.empty() ? "the first request (external '" + x->name + "': any address)"
+                                                : "only from " + x->from + "; any other request is rejected and named");
+      from.runtime = true;
+      from.note = "waits for the tool: " + x->tool + " -s QPO_ADDRESS -p " + std::to_string(cm.port);
+      w.args.push_back(from);
+    }
     if (cm.reject) {
       auto& r = add(host, StepKind::CmReject, "rdma_reject", q.name, k);
       r.args.push_back(arg("private_data", "'" + *cm.reject + "'"));

@@ -31,13 +31,25 @@ struct ExternalPeer {
   uint32_t out_reads = 1;
   uint32_t max_rd_atomic = 1;  // the QP's RTS max_rd_atomic: its READs at once, at most the tool's out_reads
   bool latency = false;   // perftest: ib_send_lat (a ping-pong of SENDs), not a bandwidth test
+  // rdma_cm: the QP's cm: connects to the tool (qpo_active) or accepts it; the tool's
+  // conversation (scenario::External::kCmTools): which side sends first, and whether each side
+  // sends all its messages before it waits for the other's (ucmatose) or one at a time.
+  std::string cm_tool;
+  bool qpo_active = false;
+  bool server_sends_first = false;
+  bool burst = false;
 
-  bool qpo_listens() const { return server.empty(); }
-  // The tools' clients drive: ibv_rc_pingpong's sends the first message, perftest's bandwidth
-  // clients post the whole run. qpo is the initiator when it dials the tool's server.
-  bool qpo_initiates() const { return !qpo_listens(); }
+  bool rdma_cm() const { return exchange == Exchange::RdmaCm; }
+  bool qpo_listens() const { return rdma_cm() ? !qpo_active : server.empty(); }
+  // Who sends first. The tools' clients drive: ibv_rc_pingpong's sends the first message,
+  // perftest's bandwidth clients post the whole run, rdma_client sends before rdma_server
+  // answers; ucmatose's server sends first. qpo is the initiator when it takes that side.
+  bool qpo_initiates() const { return server_sends_first ? qpo_listens() : !qpo_listens(); }
+  // Messages each side sends before it waits for the other's: all of them (ucmatose) or one.
+  uint64_t messages_per_turn() const { return burst && iterations ? iterations : 1; }
   bool perftest() const { return exchange == Exchange::Perftest; }
   const char* tool() const {
+    if (rdma_cm()) return cm_tool.c_str();
     if (!perftest()) return ud ? "ibv_ud_pingpong" : "ibv_rc_pingpong";
     if (latency) return "ib_send_lat";
     if (op == util::Op::Read) return "ib_read_bw";

@@ -343,6 +343,12 @@ class Planner {
                      .exchange = e->exchange, .server = e->server, .from = e->from, .port = e->port, .mtu = e->mtu};
       for (const auto& t : scenario::External::kPerftestTools)
         if (t.name == e->tool) x.latency = t.latency;
+      if (const auto* t = e->exchange == scenario::External::Exchange::RdmaCm ? scenario::External::cm_tool(e->tool) : nullptr) {
+        x.cm_tool = std::string(t->name);
+        x.qpo_active = q.cm.active;
+        x.server_sends_first = t->server_sends_first;
+        x.burst = t->burst;
+      }
       for (const auto& w : s_.workloads)
         if (w.qp.name == q.name) {
           x.workload = w.name;
@@ -367,7 +373,7 @@ class Planner {
   void external_steps(const std::string& host, StepKind kind) {
     for (size_t i = 0; i < externals_->size(); ++i) {
       const auto& e = (*externals_)[i];
-      if (e.host != host) continue;
+      if (e.host != host || e.rdma_cm()) continue;  // rdma_cm: the CM's steps are the exchange (cm_planner.cpp)
       if (e.perftest()) {
         perftest_steps(e, i, kind);
         continue;

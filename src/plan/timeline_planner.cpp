@@ -314,6 +314,23 @@ class TimelinePlanner {
     st.args.push_back(arg("close", "keys, then \"done\""));
   }
 
+  // What qpo and an rdmacm-utils tool send over their rdma_cm connection, in order.
+  void cm_tool_args(Step& st, const scenario::Workload& w, const ExternalPeer& x) {
+    bool first = x.qpo_initiates();
+    std::string n = std::to_string(w.iterations), msgs = w.iterations == 1 ? " SEND" : " SENDs";
+    st.args.push_back(arg("peer", "external '" + x.name + "' (" + x.tool() + (x.qpo_listens() ? " client)" : " server)")));
+    std::string ours = n + msgs + " of " + std::to_string(w.size) + " B from qpo.slots." + w.qp.name;
+    std::string theirs = "the tool's " + n + msgs + ", into the receives posted at bring-up";
+    if (x.burst)
+      st.args.push_back(arg("rhythm", first ? "qpo sends " + ours + ", all at once, then waits for " + theirs
+                                            : "qpo waits for " + theirs + ", then sends " + ours + " back"));
+    else
+      st.args.push_back(arg("rhythm", first ? "ping-pong: qpo sends first, then waits for the answer"
+                                            : "ping-pong: qpo answers each SEND with one"));
+    if (!x.burst) st.args.push_back(arg("buffers", "qpo.slots." + w.qp.name + ": receives posted at bring-up, the last slot sends"));
+    st.args.push_back(arg("then", "qpo disconnects (rdma_disconnect): the tool waits for it"));
+  }
+
   std::string host_of(const std::string& qp) const {
     const auto* q = s_.qp(qp);
     return q ? s_.host_of_qp(*q) : "";
@@ -462,6 +479,8 @@ class TimelinePlanner {
         }
         if (const auto* e = external_of(*w); e && e->exchange == scenario::External::Exchange::Perftest) {
           perftest_args(st, *w, *e);
+        } else if (const auto* x = e ? p_.external(e->name) : nullptr; x && x->rdma_cm()) {
+          cm_tool_args(st, *w, *x);
         } else if (e) {
           st.args.push_back(arg("peer", "external '" + e->name + "'"));
           st.args.push_back(arg("rhythm", e->server.empty()

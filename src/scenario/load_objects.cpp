@@ -621,6 +621,63 @@ void load_mws(YamlReader& r, const yaml::Node& n, Scenario& s) {
   });
 }
 
+namespace {
+
+// `tool:` against the exchange's table: perftest's tools, rdma_cm's, none for ibv_pingpong.
+void check_external_tool(YamlReader& r, External& e, const std::string& path) {
+  if (e.tool.empty()) {
+    if (e.exchange == External::Exchange::RdmaCm && e.exchange_loc.given()) {
+      auto& d = r.sink().error("Q104", e.loc, path, "external peer '" + e.name + "' needs 'tool' with exchange rdma_cm");
+      d.rule = "the tool says the conversation after the connection: ucmatose (the server sends all its messages "
+               "first, the client answers with as many), rdma_server or rdma_client (one 16-byte message each way)";
+      d.hint = "add 'tool: ucmatose' (or rdma_server when the tool serves, rdma_client when qpo does)";
+    }
+    return;
+  }
+  std::string p = path + ".tool";
+  if (e.exchange == External::Exchange::IbvPingpong) {
+    auto& d = r.sink().error("Q170", e.tool_loc, p, "'tool' names a perftest or rdmacm-utils tool; exchange " +
+                                                        std::string(External::exchange_name(e.exchange)) +
+                                                        " has none to choose");
+    d.hint = "remove tool (ibv_pingpong's tool follows from the QP type: RC or UD)";
+    e.tool.clear();
+    return;
+  }
+  bool known = false;
+  std::string names;
+  if (e.exchange == External::Exchange::Perftest) {
+    for (const auto& t : External::kPerftestTools) known |= e.tool == t.name;
+    names = "ib_write_bw, ib_read_bw, ib_send_bw or ib_send_lat";
+  } else {
+    known = External::cm_tool(e.tool) != nullptr;
+    names = "ucmatose, rdma_server or rdma_client";
+  }
+  if (known) return;
+  auto& d = r.sink().error("Q170", e.tool_loc, p, "unknown tool '" + util::printable(e.tool, 64) + "'");
+  d.rule = "exchange " + std::string(External::exchange_name(e.exchange)) + " plays " + names;
+  d.hint = e.exchange == External::Exchange::Perftest
+               ? "leave tool out for the bandwidth test of the workload's op, or write tool: ib_send_lat"
+               : "write tool: ucmatose, rdma_server (the tool serves) or rdma_client (qpo serves)";
+  e.tool.clear();
+}
+
+// With rdma_cm the QP's `cm:` says the address, the port and who listens: the TCP exchange's
+// keys have nothing to say.
+void refuse_tcp_keys_with_cm(YamlReader& r, const External& e, const std::string& path) {
+  auto refuse = [&](const SourceLoc& at, const char* key, const char* instead) {
+    if (!at.given()) return;
+    auto& d = r.sink().error("Q170", at, path + "." + key,
+                             std::string("'") + key + "' is a key of the tools' TCP exchanges; with exchange rdma_cm " + instead);
+    d.hint = std::string("remove ") + key;
+  };
+  refuse(e.server_loc, "server", "the QP's cm: address says where the tool listens (cm: {role: active, address: ...})");
+  refuse(e.listen_loc, "listen", "the QP's cm: role says who listens (cm: {role: passive})");
+  refuse(e.port_loc, "port", "the QP's cm: port is the tool's -p");
+  refuse(e.mtu_loc, "mtu", "the CM chooses the path MTU");
+}
+
+}  // namespace
+
 // `externals:` a peer outside the scenario, reached through a stock tool's own exchange.
 void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
   for_each_named(r, n, "externals", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
@@ -640,23 +697,14 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
             auto& d = r.sink().error("Q170", e.exchange_loc, p, "unknown exchange '" + *x + "'");
             d.rule = "qpo speaks these tools' out-of-band exchanges: ibv_pingpong (ibv_rc_pingpong's and "
                      "ibv_ud_pingpong's TCP exchange of LID:QPN:PSN:GID), perftest (ib_write_bw, ib_read_bw, "
-                     "ib_send_bw and ib_send_lat without -R)";
-            d.hint = "write exchange: ibv_pingpong or exchange: perftest";
+                     "ib_send_bw and ib_send_lat without -R), rdma_cm (the connection manager: ucmatose, "
+                     "rdma_server, rdma_client)";
+            d.hint = "write exchange: ibv_pingpong, exchange: perftest or exchange: rdma_cm";
           }
         }
       } else if (key == "tool") {
         e.tool_loc = r.loc(value);
-        if (auto x = r.string(value, p)) {
-          bool known = false;
-          for (const auto& t : External::kPerftestTools) known |= *x == t.name;
-          if (known) {
-            e.tool = *x;
-          } else {
-            auto& d = r.sink().error("Q170", e.tool_loc, p, "unknown tool '" + *x + "'");
-            d.rule = "exchange perftest plays ib_write_bw, ib_read_bw, ib_send_bw or ib_send_lat";
-            d.hint = "leave tool out for the bandwidth test of the workload's op, or write tool: ib_send_lat";
-          }
-        }
+        if (auto x = r.string(value, p)) e.tool = *x;  // known to the exchange? checked below, once it is read
       } else if (key == "server") {
         e.server_loc = r.loc(value);
         if (auto x = r.string(value, p)) e.server = *x;
@@ -667,6 +715,7 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
         e.listen_loc = r.loc(value);
         if (auto b = r.boolean(value, p)) e.listen = *b;
       } else if (key == "port") {
+        e.port_loc = r.loc(value);
         if (auto x = r.uint(value, p, 65535)) {
           if (*x == 0) {
             auto& d = r.sink().error("Q170", r.loc(value), p, "port 0 is not a TCP port the tool can use");
@@ -691,18 +740,15 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
       auto& d = r.sink().error("Q104", loc, path, "external peer '" + name + "' needs 'exchange'");
       d.hint = "add 'exchange: ibv_pingpong' or 'exchange: perftest' (the tool's own out-of-band exchange)";
     }
-    if (!e.from.empty() && !e.listen) {
+    if (!e.from.empty() && !e.listen && e.exchange != External::Exchange::RdmaCm) {
       auto& d = r.sink().error("Q170", e.from_loc, path + ".from",
                                "'from' limits who may connect to qpo; external peer '" + name + "' does not listen");
       d.hint = "remove from, or write listen: true instead of server:";
     }
-    if (!e.tool.empty() && e.exchange != External::Exchange::Perftest) {
-      auto& d = r.sink().error("Q170", e.tool_loc, path + ".tool", "'tool' names a perftest tool; exchange " +
-                                                                       std::string(External::exchange_name(e.exchange)) +
-                                                                       " has none to choose");
-      d.hint = "remove tool (ibv_pingpong's tool follows from the QP type: RC or UD)";
-    }
-    if (e.server.empty() == !e.listen) {
+    check_external_tool(r, e, path);
+    if (e.exchange == External::Exchange::RdmaCm) {
+      refuse_tcp_keys_with_cm(r, e, path);
+    } else if (e.server.empty() == !e.listen) {
       auto& d = r.sink().error("Q170", loc, path,
                                "external peer '" + name + "' needs exactly one of 'server' and 'listen: true'");
       d.rule = "one side of the tool's TCP exchange listens: 'server: ADDRESS' when the tool does (qpo "

@@ -323,10 +323,12 @@ struct Fault : Object {
 struct External : Object {
   // IbvPingpong: ibv_rc_pingpong's and ibv_ud_pingpong's TCP exchange ("LID:QPN:PSN:GID").
   // Perftest: perftest's TCP exchange (ib_write_bw, ib_read_bw, ib_send_bw without -R).
-  enum class Exchange { IbvPingpong, Perftest };
+  // RdmaCm: the connection manager carries it (the QP's `cm:` names the external as its peer):
+  // rdmacm-utils' ucmatose, rdma_server and rdma_client.
+  enum class Exchange { IbvPingpong, Perftest, RdmaCm };
   // The one table of their names, as a scenario spells them.
   static constexpr std::pair<Exchange, std::string_view> kExchangeNames[] = {
-      {Exchange::IbvPingpong, "ibv_pingpong"}, {Exchange::Perftest, "perftest"}};
+      {Exchange::IbvPingpong, "ibv_pingpong"}, {Exchange::Perftest, "perftest"}, {Exchange::RdmaCm, "rdma_cm"}};
   static std::string_view exchange_name(Exchange x) {
     for (const auto& [e, name] : kExchangeNames)
       if (e == x) return name;
@@ -343,9 +345,28 @@ struct External : Object {
                                                     {"ib_read_bw", util::Op::Read, false},
                                                     {"ib_send_bw", util::Op::Send, false},
                                                     {"ib_send_lat", util::Op::Send, true}};
+  // rdmacm-utils' tools qpo talks to over an rdma_cm connection, and their conversation (read
+  // from librdmacm/examples): cmatose.c's server sends its -C messages of -S bytes at once, the
+  // client receives them all, then sends as many back, and the server disconnects (the client
+  // waits for it); rdma_client sends one 16-byte message, rdma_server answers with one.
+  struct CmTool {
+    std::string_view name;
+    std::optional<bool> qpo_active;  // the cm: role qpo's QP must have (rdma_server serves: qpo is active)
+    bool server_sends_first;         // ucmatose: the server streams first; rdma_*: the client sends first
+    bool burst;                      // each side sends all its messages before it waits for the other's
+    uint32_t size, count;            // the tool's fixed message size and count (0: its -S and -C say)
+  };
+  static constexpr CmTool kCmTools[] = {{"ucmatose", std::nullopt, true, true, 0, 0},
+                                        {"rdma_server", true, false, false, 16, 1},
+                                        {"rdma_client", false, false, false, 16, 1}};
+  static const CmTool* cm_tool(std::string_view name) {
+    for (const auto& t : kCmTools)
+      if (t.name == name) return &t;
+    return nullptr;
+  }
   Exchange exchange = Exchange::IbvPingpong;
   SourceLoc exchange_loc;
-  std::string tool;    // perftest: one of kPerftestTools ("" = by the workload's op)
+  std::string tool;    // perftest: one of kPerftestTools ("" = by the workload's op); rdma_cm: one of kCmTools
   SourceLoc tool_loc;
   std::string server;  // the tool serves there and qpo connects to it ("" = qpo listens)
   SourceLoc server_loc;
@@ -354,6 +375,7 @@ struct External : Object {
   std::string from;    // listen: the only address the tool may connect from ("" = any)
   SourceLoc from_loc;
   uint16_t port = 18515;  // the tool's default (-p)
+  SourceLoc port_loc;
   uint32_t mtu = 1024;    // the path MTU the tool uses (its -m; its default is 1024)
   SourceLoc mtu_loc;
 };

@@ -152,3 +152,83 @@ TEST_CASE("declared waits: serving a perftest client, the workload waits up to a
     CHECK(workloads == 4);
   }
 }
+
+namespace {
+
+// The value of argument `name` of `s`, or "".
+std::string arg_of(const qpo::plan::Step& s, const std::string& name) {
+  for (const auto& a : s.args)
+    if (a.name == name) return a.value;
+  return "";
+}
+
+const qpo::plan::Step* step_of(const qpo::plan::HostPlan& h, StepKind kind, const std::string& object) {
+  for (const auto& s : h.steps)
+    if (s.kind == kind && s.object == object) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("rdma_cm: the CM's steps are the exchange (no external exchange step), and the end knows its tool") {
+  auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
+  REQUIRE(p.externals.size() == 4);
+  for (const auto& s : p.hosts[0].steps) {
+    CHECK(s.kind != StepKind::ExternalExchange);
+    CHECK(s.kind != StepKind::ExternalReply);
+    CHECK(s.kind != StepKind::SmokeSend);
+  }
+  REQUIRE(p.cm_ends.size() == 4);
+  for (const auto& e : p.cm_ends) {
+    CAPTURE(e.qp);
+    CHECK(e.external);
+    CHECK(e.disconnects_first());  // qpo sends the DREQ whatever its role: ucmatose's client waits for it
+    CHECK(e.link_host == "a");
+  }
+  CHECK(p.cm_ends[2].peer == "ucmatose_client");
+  CHECK(p.cm_ends[2].peer_from == "10.0.1.2");
+  CHECK(p.cm_ends[3].peer_from.empty());
+}
+
+TEST_CASE("rdma_cm: who sends first follows the tool, and ucmatose's turn is all its messages") {
+  auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
+  auto& x = p.externals;
+  REQUIRE(x.size() == 4);
+  // us dials ucmatose's server, which sends first; uc is ucmatose's server and sends first.
+  CHECK_FALSE(x[0].qpo_initiates());
+  CHECK(x[0].messages_per_turn() == 10);
+  CHECK(x[2].qpo_initiates());
+  CHECK(x[2].messages_per_turn() == 10);
+  // rdma_client sends first: qpo does as rdma_server's client, answers as rdma_client's server.
+  CHECK(x[1].qpo_initiates());
+  CHECK(x[1].messages_per_turn() == 1);
+  CHECK_FALSE(x[3].qpo_initiates());
+  CHECK(std::string(x[3].tool()) == "rdma_client");
+  const auto& h = p.hosts[0];
+  auto* us = step_of(h, StepKind::Workload, "us_talk");
+  auto* uc = step_of(h, StepKind::Workload, "uc_talk");
+  REQUIRE(us);
+  REQUIRE(uc);
+  CHECK(arg_of(*us, "peer") == "external 'ucmatose_server' (ucmatose server)");
+  CHECK(arg_of(*us, "rhythm") == "qpo waits for the tool's 10 SENDs, into the receives posted at bring-up, then sends 10 "
+                                 "SENDs of 100 B from qpo.slots.us back");
+  CHECK(arg_of(*uc, "rhythm") == "qpo sends 10 SENDs of 100 B from qpo.slots.uc, all at once, then waits for the tool's 10 "
+                                 "SENDs, into the receives posted at bring-up");
+}
+
+TEST_CASE("rdma_cm: a listener for an external tool says whom it takes, and the connect says it retries") {
+  auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
+  const auto& h = p.hosts[0];
+  auto* wait_uc = step_of(h, StepKind::CmWaitRequest, "uc");
+  auto* wait_rc = step_of(h, StepKind::CmWaitRequest, "rc");
+  auto* connect_us = step_of(h, StepKind::CmConnect, "us");
+  REQUIRE(wait_uc);
+  REQUIRE(wait_rc);
+  REQUIRE(connect_us);
+  CHECK(arg_of(*wait_uc, "accepts") == "only from 10.0.1.2; any other request is rejected and named");
+  CHECK(arg_of(*wait_rc, "accepts") == "the first request (external 'rdma_client': any address)");
+  CHECK(arg_of(*connect_us, "retries") == "while nothing listens (REJECTED, reason 8), until the phase timeout");
+  auto* bye = step_of(h, StepKind::CmDisconnect, "uc");
+  REQUIRE(bye);
+  CHECK(arg_of(*bye, "first") == "qpo's DREQ");
+}

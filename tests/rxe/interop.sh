@@ -1,7 +1,7 @@
 #!/bin/sh
 # qpo against stock tools, unmodified, in the two-guest lab (`qpo run --lab-peer`): qpo in
 # guest a (10.0.1.1), the tools in guest b (10.0.1.2). Each case passes only when every tool
-# exits 0 with its own success lines and qpo's verdict is PASS. Four boots: one
+# exits 0 with its own success lines and qpo's verdict is PASS. Five boots: one
 # scenario talks to ibv_rc_pingpong (port 18515) and ibv_ud_pingpong (port 18516) at once
 # (tests/scenarios/interop/; the single-tool files users start from are scenarios/interop/).
 #   1. the tools serve, qpo is their client: qpo's JSON report on stdout says PASS with 1000
@@ -13,6 +13,10 @@
 #      client: each tool prints its result row (for write and read: qpo's figures, which qpo sent
 #      it; the test checks they are the same numbers);
 #   4. the four perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
+#   5. rdmacm-utils over rdma_cm, four at once (tests/scenarios/interop/rdmacm-tools.yaml): qpo
+#      dials ucmatose's and rdma_server's servers and accepts ucmatose's and rdma_client's
+#      clients; a ucmatose request from guest b's IPv6 address comes first to a listener that
+#      takes only 10.0.1.2, and is rejected (the tool says error 28) and named by qpo.
 set -u
 QPO=${1:?usage: interop.sh QPO_BINARY}
 cd "$(dirname "$0")/../.." || exit 2
@@ -137,6 +141,38 @@ check "ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat dial qpo, qpo serves:
 wrote=$(printf '%s\n' "$out" | sed -n 's/^\[peer\] write:  65536 \+200 \+\([0-9.]*\) \+\([0-9.]*\) .*/\1 \2/p')
 check "qpo reported the figures ib_write_bw's client printed" 0 0 "$out" \
   "^     the tool measured 200 x 65536 B: BW peak ${wrote% *} MB/s, BW average ${wrote#* } MB/s"
+
+# 5. rdmacm-utils' tools, both roles, over rdma_cm. The clients try again until qpo listens
+# (refused: error 8); the stranger (ucmatose over IPv6) until qpo's listener rejects it (28).
+t0=$(date +%s)
+tools='cd /tmp; r() { for i in $(seq 60); do "$@" && return 0; sleep 1; done; return 1; }
+ucmatose -p 7471 >us.out 2>&1 & p1=$!
+rdma_server -p 7472 >rs.out 2>&1 & p2=$!
+( for i in $(seq 60); do ucmatose -s fd00:1::1 -p 7473 >stranger.out 2>&1; grep -q "REJECTED, error: 28" stranger.out && break; sleep 1; done
+  r ucmatose -s 10.0.1.1 -p 7473 >uc.out 2>&1 ) & p3=$!
+r rdma_client -s 10.0.1.1 -p 7474 >rc.out 2>&1 & p4=$!
+rc=0; for j in $p1 $p2 $p3 $p4; do wait $j || rc=1; done
+for t in us rs stranger uc rc; do sed "s/^/$t: /" $t.out; done; exit $rc'
+out=$("$QPO" run --lab-peer "$tools" tests/scenarios/interop/rdmacm-tools.yaml 2>&1)
+rc=$?
+echo "     run 5: $(($(date +%s) - t0)) s"
+check "ucmatose and rdma_server serve, ucmatose and rdma_client dial qpo: each tool's own success lines, exit 0, PASS" 0 $rc "$out" \
+  "^\[peer\] us: data transfers complete$" "^\[peer\] us: disconnected$" "^\[peer\] us: return status 0$" \
+  "^\[peer\] rs: rdma_server: end 0$" \
+  "^\[peer\] uc: receiving data transfers$" "^\[peer\] uc: data transfers complete$" "^\[peer\] uc: return status 0$" \
+  "^\[peer\] rc: rdma_client: end 0$" \
+  "^ +[0-9]+ traffic +workload +us +us_talk: IBV_WR_SEND x10 each way, all at once, 100 B with external 'ucmatose_server' \(ucmatose\) +ok" \
+  "^ +[0-9]+ traffic +workload +uc +uc_talk: IBV_WR_SEND x10 each way, all at once, 100 B with external 'ucmatose_client' \(ucmatose\) +ok" \
+  "^     10 messages each way \(2000 bytes\) in [0-9.]+ s$" \
+  "^     1 round trips in [0-9.]+ s, .*\(as the tool counts: 32 bytes\)$" \
+  "^     RDMA_CM_EVENT_CONNECT_RESPONSE \(peer QP [0-9]+, external 'rdma_server'\)" \
+  "^     RDMA_CM_EVENT_CONNECT_REQUEST from 10\.0\.1\.2 \(external 'rdma_client'\)$" \
+  "^ +[0-9]+ transitions +rdma_disconnect +uc +ok" \
+  "^PASS rdmacm-tools on rxe0$" \
+  "^lab peer: exit 0: cd /tmp"
+check "a ucmatose request from an address the listener does not take: rejected (the tool's error 28) and named" 0 0 "$out" \
+  "^\[peer\] stranger: cmatose: event: RDMA_CM_EVENT_REJECTED, error: 28$" \
+  "^     RDMA_CM_EVENT_CONNECT_REQUEST from 10\.0\.1\.2 \(external 'ucmatose_client'\); rejected 1 connect request not from ucmatose_client: from fd00:1::2 \(address fd00:1::2, not ucmatose_client's 10\.0\.1\.2\)$"
 
 echo "$failures interop checks failed"
 [ "$failures" -eq 0 ]

@@ -55,6 +55,22 @@ TEST_CASE("cm peer check: exchange_only wants the exchange's size and the reques
         "20 bytes of private data, not qa's exchange (56 bytes)");
 }
 
+TEST_CASE("cm peer check: an external tool with from: is taken only from that address") {
+  cm::ExpectedPeer p;
+  p.name = "tool";
+  p.address = "10.0.1.2";
+  CHECK(cm::not_the_peer(p, {17, false, {}, "10.0.1.2"}).empty());
+  CHECK(cm::not_the_peer(p, {17, false, {}, "::ffff:10.0.1.2"}).empty());  // the same IPv4 address, mapped
+  CHECK(cm::not_the_peer(p, {17, false, {}, "fd00:1::2"}) == "address fd00:1::2, not tool's 10.0.1.2");
+  CHECK(cm::not_the_peer(p, {17, false, {}, "10.0.1.9"}) == "address 10.0.1.9, not tool's 10.0.1.2");
+}
+
+TEST_CASE("cm peer check: an external tool without from: is taken from anywhere") {
+  cm::ExpectedPeer p;
+  p.name = "tool";
+  CHECK(cm::not_the_peer(p, {17, false, padded("anything"), "10.0.1.9"}).empty());
+}
+
 TEST_CASE("cm peer check: the reject's private data names the peer and fits the REJ") {
   CHECK(cm::stranger_reject_text("qa", "qb") == "qpo: not qa, the peer qb waits for");
   CHECK(cm::stranger_reject_text(std::string(300, 'x'), "qb").size() == cm::kRejectPrivateData - 1);
