@@ -21,6 +21,8 @@ bool rdma_cm(const External& e) { return e.exchange == External::Exchange::RdmaC
 // ibv_ud_pingpong's qkey, fixed in the tool (ud_pingpong.c): its sends carry it, and it drops
 // datagrams with any other.
 constexpr uint64_t kPingpongQkey = 0x11111111;
+// udaddy.c's port ("7174"): its -p is the port space, and no option changes the port.
+constexpr uint32_t kUdaddyPort = 7174;
 
 // exchange rdma_cm: the QP's cm: connects to the tool (active) or accepts it (passive); the
 // tool's role must be the other one, and its conversation needs qpo's receives.
@@ -33,11 +35,15 @@ void check_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
     d.hint = "write cm: {role: active, address: TOOL_ADDRESS, port: 7471, peer: " + e.name + "} (or role: passive)";
     return;
   }
-  if (q.type >= 0 && q.qp_type != spec::QpType::RC) {
+  const auto* tool = External::cm_tool(e.tool);
+  auto want = tool && tool->ud ? spec::QpType::UD : spec::QpType::RC;
+  if (q.type >= 0 && tool && q.qp_type != want) {
     auto& d = sink.error("Q561", q.type_loc.given() ? q.type_loc : q.loc, "qps." + q.name + ".type",
-                         q.type_name + " QP '" + q.name + "' cannot connect to external peer '" + e.name +
-                             "': exchange rdma_cm connects RC QPs");
-    d.rule = "ucmatose, rdma_server and rdma_client connect RC QPs over RDMA_PS_TCP; udaddy (UD) is not done yet";
+                         q.type_name + " QP '" + q.name + "' cannot talk to " + std::string(tool->name) +
+                             " (external peer '" + e.name + "'): it uses " + (tool->ud ? "UD" : "RC") + " QPs");
+    d.rule = "ucmatose, rdma_server and rdma_client connect RC QPs over RDMA_PS_TCP; udaddy resolves UD QPs over "
+             "RDMA_PS_UDP";
+    d.hint = std::string("write type: ") + (tool->ud ? "UD" : "RC");
   }
   if (q.cm.exchange_only) {
     auto& d = sink.error("Q561", q.cm.exchange_only_loc, path + ".exchange_only",
@@ -45,7 +51,6 @@ void check_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
     d.rule = "exchange_only carries qpo's own exchange in the private data: only another qpo QP reads it";
     d.hint = "remove exchange_only";
   }
-  const auto* tool = External::cm_tool(e.tool);
   if (tool && tool->qpo_active && *tool->qpo_active != q.cm.active) {
     auto& d = sink.error("Q561", q.cm.role_loc.given() ? q.cm.role_loc : q.cm.loc, path + ".role",
                          std::string(tool->name) + (*tool->qpo_active ? " serves" : " connects") + ": QP '" + q.name +
@@ -53,6 +58,12 @@ void check_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
                              e.name + "')");
     d.hint = *tool->qpo_active ? "write role: active with the tool's address (or tool: rdma_client when qpo serves)"
                                : "write role: passive (or tool: rdma_server when the tool serves)";
+  }
+  if (tool && tool->name == "udaddy" && q.cm.port != kUdaddyPort) {
+    auto& d = sink.error("Q561", q.cm.port_loc.given() ? q.cm.port_loc : q.cm.loc, path + ".port",
+                         "QP '" + q.name + "' meets udaddy (external peer '" + e.name + "') on port " +
+                             std::to_string(q.cm.port) + "; udaddy's port is 7174 and has no option");
+    d.hint = "write port: 7174";
   }
   if (!e.from.empty() && q.cm.active) {
     auto& d = sink.error("Q170", e.from_loc, "externals." + e.name + ".from",
@@ -128,7 +139,7 @@ void check_cm_workload(const scenario::Workload& w, const Qp& q, const External&
                              name + "): " + what);
     d.rule = "exchange rdma_cm is followed by the tool's own conversation: SENDs of one size from and into qpo's own "
              "slots (ucmatose: the server's -C messages of -S bytes, then as many back; rdma_server/rdma_client: one "
-             "16-byte message each way, the client's first)";
+             "16-byte message each way, the client's first; udaddy: the client's -C messages, then as many back)";
     return &d;
   };
   if (!w.script.empty()) {
@@ -296,9 +307,12 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
                         "external peer '" + e.name + "': qpo checks nothing on its side (its path MTU, PSNs, access "
                         "flags, message size and count come from the tool's own options)");
     const auto* cm_tool = External::cm_tool(e.tool);
-    n.hint = rdma_cm(e) ? (cm_tool && cm_tool->name == "ucmatose"
-                               ? std::string("run ucmatose with the workload's size and iterations (-S SIZE -C ITERATIONS) "
-                                             "and the cm: port (-p PORT); as client, -s QPO_ADDRESS")
+    n.hint = rdma_cm(e) ? (cm_tool && cm_tool->burst
+                               ? "run " + std::string(cm_tool->name) +
+                                     " with the workload's size and iterations (-S SIZE -C ITERATIONS)" +
+                                     (cm_tool->ud ? std::string(" (its port is 7174, fixed: the cm: port must be it)")
+                                                  : std::string(" and the cm: port (-p PORT)")) +
+                                     "; as client, -s QPO_ADDRESS"
                                : std::string("run ") + (cm_tool ? std::string(cm_tool->name) : std::string("the tool")) +
                                      " with the cm: port (-p PORT)" +
                                      (cm_tool && !cm_tool->qpo_active.value_or(true) ? " and -s QPO_ADDRESS" : ""))

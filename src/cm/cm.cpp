@@ -150,6 +150,21 @@ std::string peer_address(rdma_cm_id* id) {
   return "an unknown address";
 }
 
+bool peer_gid(rdma_cm_id* id, uint8_t gid[16]) {
+  const sockaddr* sa = id ? rdma_get_peer_addr(id) : nullptr;
+  if (sa && sa->sa_family == AF_INET) {
+    std::memset(gid, 0, 16);
+    gid[10] = gid[11] = 0xff;
+    std::memcpy(gid + 12, &reinterpret_cast<const sockaddr_in*>(sa)->sin_addr, 4);
+    return true;
+  }
+  if (sa && sa->sa_family == AF_INET6) {
+    std::memcpy(gid, &reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr, 16);
+    return true;
+  }
+  return false;
+}
+
 std::string wildcard_of(const std::string& ip) {
   in_addr v4;
   return inet_pton(AF_INET, ip.c_str(), &v4) == 1 ? "0.0.0.0" : "::";

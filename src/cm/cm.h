@@ -86,6 +86,9 @@ bool make_sockaddr(const std::string& ip, uint16_t port, sockaddr_storage* out);
 // The address a connect request came from (rdma_get_peer_addr), "10.0.1.1" or "fd00:1::1";
 // "an unknown address" when the id has none of either family.
 std::string peer_address(rdma_cm_id* id);
+// The RoCEv2 GID of the address a request came from (a RoCEv2 GID is the IP address, an IPv4
+// one mapped: ::ffff:a.b.c.d); false when the id has no IPv4 or IPv6 peer address.
+bool peer_gid(rdma_cm_id* id, uint8_t gid[16]);
 // The wildcard address of `ip`'s family: "0.0.0.0" for an IPv4 literal, "::" otherwise.
 std::string wildcard_of(const std::string& ip);
 

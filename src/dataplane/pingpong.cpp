@@ -1,5 +1,7 @@
 #include "dataplane/pingpong.h"
 
+#include <endian.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -93,6 +95,9 @@ class PingPong {
     if (cfg_.size == 0) bad("size must be > 0");
     if (cfg_.burst > 1 && (cfg_.op != Op::Send || timed_))
       bad("bursts of messages are a send ping-pong's, counted by iterations (not a duration)");
+    if ((cfg_.imm || cfg_.peer_qpn_from_imm) && cfg_.op != Op::Send) bad("immediate data goes with a send ping-pong only");
+    if (cfg_.peer_qpn_from_imm && (cfg_.initiator || !is_ud(ep_)))
+      bad("learning the peer's QP number from its first message is a UD target's");
     if (cfg_.burst > 1 && cfg_.rx_depth < std::min<uint64_t>(cfg_.burst, cfg_.iterations))
       bad("a burst of " + std::to_string(cfg_.burst) + " messages needs as many receives posted (rx_depth " +
           std::to_string(cfg_.rx_depth) + ")");
@@ -111,7 +116,8 @@ class PingPong {
     reap_what_ = cfg_.op == Op::Send || cfg_.op == Op::Write ? "send completion" : std::string(info_->name) + " completion";
 
     SendRequest r;
-    r.op = cfg_.op;
+    r.op = cfg_.imm && cfg_.op == Op::Send ? Op::SendImm : cfg_.op;
+    r.imm = cfg_.imm.value_or(0);
     r.num_sge = 1;
     r.sge[0] = {lmr_, cfg_.local_offset, cfg_.size};
     r.remote = rmr_;
@@ -426,6 +432,7 @@ class PingPong {
     if (wc.opcode & IBV_WC_RECV) {
       const uint8_t* data = pool_ ? pool_->complete(wc.wr_id) : nullptr;
       if (!data) return;
+      if (cfg_.peer_qpn_from_imm && received_ == 0) learn_peer_qpn(wc);
       ++received_;
       if (cfg_.check_seed) {
         uint32_t grh = is_ud(ep_) ? kGrhBytes : 0;
@@ -437,6 +444,16 @@ class PingPong {
     }
     if (!(wc.wr_id & kStreamSendTag)) return;  // a script's own WR
     pending_signal_ = false;
+  }
+
+  // udaddy's way: the first message's immediate data is the sender's QP number, the one the
+  // answers go to (the address handle, made from where its request came from, reaches its port).
+  [[gnu::cold, gnu::noinline]] void learn_peer_qpn(const ibv_wc& wc) {
+    if (!(wc.wc_flags & IBV_WC_WITH_IMM))
+      throw DataplaneError(DataplaneError::Kind::Data, ep_.qp_name,
+                           "QP '" + ep_.qp_name + "': the peer's first message carries no immediate data (its QP number)");
+    wr_.wr.ud.remote_qpn = be32toh(wc.imm_data);
+    ep_.peer_qpn = wr_.wr.ud.remote_qpn;
   }
 
   // The error paths build strings: kept out of line so the hot functions above stay small

@@ -38,6 +38,11 @@ struct PingPongConfig {
   // answers, the target waits for N, then answers with N (ucmatose's rhythm; rx_depth >= N).
   // A turn is one iteration of the latency figures; `iterations` still counts messages.
   uint64_t burst = 1;
+  // send: each message a SEND with immediate data `imm` (host order; udaddy's carry the
+  // sender's QP number). With peer_qpn_from_imm the target answers the QP number its first
+  // receive carried as immediate data (UD: the endpoint's peer_ah must reach the sender).
+  std::optional<uint32_t> imm;
+  bool peer_qpn_from_imm = false;
   // send: the receive slots' layout when it is not rx_depth slots of the message size (plus
   // a UD GRH): the executor's own slots, which bring-up posted into (0 = the default).
   uint32_t recv_slot_size = 0, recv_slots = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <optional>
 #include <thread>
@@ -404,23 +405,27 @@ class CmRunner {
   // An external tool may start listening after qpo connects: its host's CM answers REJECTED
   // with reason 8 (invalid service ID: no listener on the port) until it does. qpo tries again
   // on a fresh id (a rejected id cannot connect again) every 200 ms until the phase timeout.
-  static constexpr int kNoListener = 8;  // IB_CM_REJ_INVALID_SERVICE_ID
-  cm::Event connect_external(rdma_conn_param& p) {
+  // A UD tool's host answers the SIDR request with UNREACHABLE, status 1 (IB_SIDR_UNSUPPORTED).
+  static constexpr int kNoListener = 8;     // IB_CM_REJ_INVALID_SERVICE_ID
+  static constexpr int kNoUdListener = 1;   // IB_SIDR_UNSUPPORTED
+  cm::Event connect_external(rdma_conn_param& p, bool ud) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms());
     for (int tries = 1;; ++tries) {
       if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
       try {
-        auto e = await(id(step_.object), RDMA_CM_EVENT_CONNECT_RESPONSE);
+        auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
         retried_ = tries - 1;
         return e;
       } catch (const cm::Unexpected& u) {
-        bool no_listener = u.got() && u.got()->type == RDMA_CM_EVENT_REJECTED && u.got()->status == kNoListener;
+        const auto& got = u.got();
+        bool no_listener = got && (ud ? got->type == RDMA_CM_EVENT_UNREACHABLE && got->status == kNoUdListener
+                                      : got->type == RDMA_CM_EVENT_REJECTED && got->status == kNoListener);
         if (!no_listener || std::chrono::steady_clock::now() + std::chrono::milliseconds(200) >= deadline) throw;
       }
       for (int i = 0; i < 4 && !stop_flag(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
       auto left = static_cast<int>(
           std::max<long long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count()));
-      host().ids.at(step_.object)->replace(cm::Id(host().channel->channel(), RDMA_PS_TCP, step_.object));
+      host().ids.at(step_.object)->replace(cm::Id(host().channel->channel(), ud ? RDMA_PS_UDP : RDMA_PS_TCP, step_.object));
       resolve_addr_on(id(step_.object), std::min(left, 60000), left);
       resolve_route_on(id(step_.object), std::min(left, 60000), left);
     }
@@ -430,10 +435,14 @@ class CmRunner {
     const auto& s = end();
     bool ud = s.type == spec::QpType::UD;
     auto p = conn_param(s.private_data, ud);
-    if (s.external && !ud && step_.expect.empty()) {
-      auto e = connect_external(p);
-      message_ += " (peer QP " + std::to_string(e.qp_num) + ", external '" + s.peer + "')";
-      if (retried_) message_ += "; tried again after " + std::to_string(retried_) + " REJECTED while nothing listened";
+    if (s.external && step_.expect.empty()) {
+      auto e = connect_external(p, ud);
+      message_ += " (peer QP " + std::to_string(e.qp_num) + (ud ? ", qkey " + util::hex(e.qkey) : std::string()) +
+                  ", external '" + s.peer + "')";
+      if (retried_)
+        message_ += "; tried again after " + std::to_string(retried_) + (ud ? " UNREACHABLE" : " REJECTED") +
+                    " while nothing listened";
+      if (ud) external_ud_peer(e);
       return;
     }
     if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
@@ -449,6 +458,27 @@ class CmRunner {
       throw std::runtime_error("rdma_cm names peer QP " + std::to_string(e.qp_num) + ", but '" + s.connect +
                                "' published " + std::to_string(it->second.qpn));
     it->second.qkey = e.qkey;
+  }
+
+  // A UD tool (udaddy): how to reach it goes into the directory under the external's name, as a
+  // peer's published values would (exec's endpoint makes its address handle from them). Active:
+  // the SIDR reply's QP number, qkey and address. Passive: the address the request came from and
+  // the CM's qkey (the tool's QP has it too); its QP number comes in its first message.
+  void external_ud_peer(const cm::Event& e) {
+    RemoteQp v;
+    v.host = "external " + end().peer;
+    v.type = "UD";
+    if (e.type == RDMA_CM_EVENT_ESTABLISHED) {
+      v.qpn = e.qp_num;
+      v.qkey = e.qkey;
+      v.lid = e.ah_attr.dlid;
+      std::memcpy(v.gid.data(), e.ah_attr.grh.dgid.raw, 16);
+    } else {
+      v.qkey = RDMA_UDP_QKEY;
+      if (!cm::peer_gid(e.id, v.gid.data()))
+        throw std::runtime_error("the request from " + cm::peer_address(e.id) + " has no IP address to answer at");
+    }
+    st_.dir.qps.insert_or_assign(end().peer, v);
   }
 
   // The peer's connect request. A request from anyone else (a stray rdma_cm client, another
@@ -479,6 +509,7 @@ class CmRunner {
         host().ids[step_.object] = st_.own<IdResource>(step_.object, cm::Id(got->id, step_.object));
         if (end().exchange_only) take_exchange(*got);
         if (end().external) message_ += " from " + cm::peer_address(got->id) + " (external '" + end().peer + "')";
+        if (end().external && end().type == spec::QpType::UD) external_ud_peer(*got);
         if (!strangers.empty()) message_ += "; " + rejected();
         return;
       }

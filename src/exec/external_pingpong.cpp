@@ -25,6 +25,10 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
   q_ = &q;
   cfg_ = slot_pingpong(st, q, e->qpo_initiates(), static_cast<uint32_t>(w.size), w.iterations, o.timeout_ms, halt);
   cfg_.burst = e->messages_per_turn();
+  if (e->imm_qpn) {  // udaddy: every SEND says the sender's QP number; the answering side learns the tool's so
+    cfg_.imm = q.qp->get()->qp_num;
+    cfg_.peer_qpn_from_imm = !cfg_.initiator;
+  }
   if (cfg_.burst > 1) cfg_.keep_times = false;  // a turn of many messages is no latency
   cm_tool_ = e->rdma_cm() ? e->tool() : "";
   ep_ = own_endpoint(st, q, run_.external);
@@ -48,8 +52,9 @@ bool ExternalPingpong::finish(RunState& st) {
   r.verb = "workload";
   r.object = w.qp.name;
   bool burst = cfg_.burst > 1;
-  r.detail = w.name + (burst ? ": IBV_WR_SEND x" + std::to_string(w.iterations) + " each way, all at once, "
-                             : ": ping-pong of IBV_WR_SEND x" + std::to_string(w.iterations) + ", ") +
+  std::string verb = cfg_.imm ? "IBV_WR_SEND_WITH_IMM" : "IBV_WR_SEND";
+  r.detail = w.name + (burst ? ": " + verb + " x" + std::to_string(w.iterations) + " each way, all at once, "
+                             : ": ping-pong of " + verb + " x" + std::to_string(w.iterations) + ", ") +
              std::to_string(w.size) + " B with external '" + run_.external + "'" + (cm_tool_.empty() ? "" : " (" + cm_tool_ + ")");
   r.plan_step = step_.index;
   const auto& res = result_;

@@ -326,9 +326,11 @@ class CmPlanner {
     }
     describe_wait(c, ud ? "RDMA_CM_EVENT_ESTABLISHED" : "RDMA_CM_EVENT_CONNECT_RESPONSE");
     if (x && cm.expect_event.empty())
-      c.args.push_back(arg("retries", "while nothing listens (REJECTED, reason 8), until the phase timeout",
+      c.args.push_back(arg("retries", ud ? "while nothing listens (UNREACHABLE, status 1), until the phase timeout"
+                                         : "while nothing listens (REJECTED, reason 8), until the phase timeout",
                            "external '" + x->name + "' may start after qpo: " + x->tool + " -p " + std::to_string(cm.port)));
-    if (ud) c.args.push_back(arg("peer", "qp_num, qkey", "from the event: what the UD sends use", true));
+    if (ud) c.args.push_back(arg("peer", x ? "qp_num, qkey, address (external '" + x->name + "')" : std::string("qp_num, qkey"),
+                                 "from the event: what the UD sends use", true));
     if (!cm.expect_event.empty()) return expect(c, q);
     if (ud) return;
     modify(q, "INIT", "INIT", k, "the access flags the connection grants (as librdmacm before RTR)");
@@ -365,6 +367,8 @@ class CmPlanner {
     if (!cm.private_data.empty()) a.args.push_back(arg("private_data", "'" + cm.private_data + "'"));
     if (ud) {
       a.args.push_back(arg("qkey", "RDMA_UDP_QKEY", "the CM's, set at INIT"));
+      if (cm.peer && s_.external(cm.peer.name))
+        a.args.push_back(arg("peer", "the address the request came from", "the tool's QP number comes in its first message", true));
       return;
     }
     a.args.push_back(arg("responder_resources", uc(q) ? "0" : "1"));

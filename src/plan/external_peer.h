@@ -38,6 +38,9 @@ struct ExternalPeer {
   bool qpo_active = false;
   bool server_sends_first = false;
   bool burst = false;
+  // udaddy: each SEND carries the sender's QP number as immediate data; the side that answers
+  // learns where to from the first message (its GRH's address, its immediate QPN).
+  bool imm_qpn = false;
 
   bool rdma_cm() const { return exchange == Exchange::RdmaCm; }
   bool qpo_listens() const { return rdma_cm() ? !qpo_active : server.empty(); }

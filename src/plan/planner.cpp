@@ -348,6 +348,7 @@ class Planner {
         x.qpo_active = q.cm.active;
         x.server_sends_first = t->server_sends_first;
         x.burst = t->burst;
+        x.imm_qpn = t->ud;
       }
       for (const auto& w : s_.workloads)
         if (w.qp.name == q.name) {

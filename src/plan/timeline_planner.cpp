@@ -328,7 +328,14 @@ class TimelinePlanner {
       st.args.push_back(arg("rhythm", first ? "ping-pong: qpo sends first, then waits for the answer"
                                             : "ping-pong: qpo answers each SEND with one"));
     if (!x.burst) st.args.push_back(arg("buffers", "qpo.slots." + w.qp.name + ": receives posted at bring-up, the last slot sends"));
-    st.args.push_back(arg("then", "qpo disconnects (rdma_disconnect): the tool waits for it"));
+    if (x.imm_qpn) {
+      st.args.push_back(arg("imm_data", "QP " + w.qp.name + "'s qp_num", "each SEND carries it, as udaddy's do"));
+      if (!first)
+        st.args.push_back(arg("answers to", "the QP number in the tool's first message's imm_data, at the address its request came from", "",
+                              true));
+    } else {
+      st.args.push_back(arg("then", "qpo disconnects (rdma_disconnect): the tool waits for it"));
+    }
   }
 
   std::string host_of(const std::string& qp) const {
@@ -464,7 +471,10 @@ class TimelinePlanner {
         st.edit_extra().workload = lowered(*w);
         st.edit_extra().data_seed = data[w->name].first;
         st.args.push_back(arg("qp", w->qp.name));
-        if (w->op) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op_spelling())));
+        // udaddy's conversation: its SENDs carry the sender's QP number as immediate data.
+        const auto* ext = external_of(*w) ? p_.external(external_of(*w)->name) : nullptr;
+        if (w->op && ext && ext->imm_qpn) st.args.push_back(arg("op", "IBV_WR_SEND_WITH_IMM"));
+        else if (w->op) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op_spelling())));
         if (w->mcast) mcast_args(st, *w);
         if (w->local_mr) st.args.push_back(arg("local_mr", w->local_mr.name));
         if (w->remote_mr) {

@@ -629,7 +629,8 @@ void check_external_tool(YamlReader& r, External& e, const std::string& path) {
     if (e.exchange == External::Exchange::RdmaCm && e.exchange_loc.given()) {
       auto& d = r.sink().error("Q104", e.loc, path, "external peer '" + e.name + "' needs 'tool' with exchange rdma_cm");
       d.rule = "the tool says the conversation after the connection: ucmatose (the server sends all its messages "
-               "first, the client answers with as many), rdma_server or rdma_client (one 16-byte message each way)";
+               "first, the client answers with as many), rdma_server or rdma_client (one 16-byte message each way), "
+               "udaddy (UD: the client's messages first, then as many back)";
       d.hint = "add 'tool: ucmatose' (or rdma_server when the tool serves, rdma_client when qpo does)";
     }
     return;
@@ -650,14 +651,14 @@ void check_external_tool(YamlReader& r, External& e, const std::string& path) {
     names = "ib_write_bw, ib_read_bw, ib_send_bw or ib_send_lat";
   } else {
     known = External::cm_tool(e.tool) != nullptr;
-    names = "ucmatose, rdma_server or rdma_client";
+    names = "ucmatose, rdma_server, rdma_client or udaddy";
   }
   if (known) return;
   auto& d = r.sink().error("Q170", e.tool_loc, p, "unknown tool '" + util::printable(e.tool, 64) + "'");
   d.rule = "exchange " + std::string(External::exchange_name(e.exchange)) + " plays " + names;
   d.hint = e.exchange == External::Exchange::Perftest
                ? "leave tool out for the bandwidth test of the workload's op, or write tool: ib_send_lat"
-               : "write tool: ucmatose, rdma_server (the tool serves) or rdma_client (qpo serves)";
+               : "write tool: ucmatose, rdma_server (the tool serves), rdma_client (qpo serves) or udaddy (UD)";
   e.tool.clear();
 }
 

@@ -349,16 +349,21 @@ struct External : Object {
   // from librdmacm/examples): cmatose.c's server sends its -C messages of -S bytes at once, the
   // client receives them all, then sends as many back, and the server disconnects (the client
   // waits for it); rdma_client sends one 16-byte message, rdma_server answers with one.
+  // udaddy.c (UD, RDMA_PS_UDP): the client sends its -C messages first, each a SEND with
+  // immediate data carrying its QP number, which is how the server learns where to answer (the
+  // address from the message's GRH); the server answers with as many, the same way.
   struct CmTool {
     std::string_view name;
     std::optional<bool> qpo_active;  // the cm: role qpo's QP must have (rdma_server serves: qpo is active)
-    bool server_sends_first;         // ucmatose: the server streams first; rdma_*: the client sends first
+    bool server_sends_first;         // ucmatose: the server streams first; the others: the client sends first
     bool burst;                      // each side sends all its messages before it waits for the other's
     uint32_t size, count;            // the tool's fixed message size and count (0: its -S and -C say)
+    bool ud;                         // udaddy: a UD QP, and every SEND carries the sender's QPN as immediate data
   };
-  static constexpr CmTool kCmTools[] = {{"ucmatose", std::nullopt, true, true, 0, 0},
-                                        {"rdma_server", true, false, false, 16, 1},
-                                        {"rdma_client", false, false, false, 16, 1}};
+  static constexpr CmTool kCmTools[] = {{"ucmatose", std::nullopt, true, true, 0, 0, false},
+                                        {"rdma_server", true, false, false, 16, 1, false},
+                                        {"rdma_client", false, false, false, 16, 1, false},
+                                        {"udaddy", std::nullopt, false, true, 0, 0, true}};
   static const CmTool* cm_tool(std::string_view name) {
     for (const auto& t : kCmTools)
       if (t.name == name) return &t;

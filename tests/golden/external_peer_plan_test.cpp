@@ -172,13 +172,13 @@ const qpo::plan::Step* step_of(const qpo::plan::HostPlan& h, StepKind kind, cons
 
 TEST_CASE("rdma_cm: the CM's steps are the exchange (no external exchange step), and the end knows its tool") {
   auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
-  REQUIRE(p.externals.size() == 4);
+  REQUIRE(p.externals.size() == 6);
   for (const auto& s : p.hosts[0].steps) {
     CHECK(s.kind != StepKind::ExternalExchange);
     CHECK(s.kind != StepKind::ExternalReply);
     CHECK(s.kind != StepKind::SmokeSend);
   }
-  REQUIRE(p.cm_ends.size() == 4);
+  REQUIRE(p.cm_ends.size() == 6);
   for (const auto& e : p.cm_ends) {
     CAPTURE(e.qp);
     CHECK(e.external);
@@ -193,7 +193,7 @@ TEST_CASE("rdma_cm: the CM's steps are the exchange (no external exchange step),
 TEST_CASE("rdma_cm: who sends first follows the tool, and ucmatose's turn is all its messages") {
   auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
   auto& x = p.externals;
-  REQUIRE(x.size() == 4);
+  REQUIRE(x.size() == 6);
   // us dials ucmatose's server, which sends first; uc is ucmatose's server and sends first.
   CHECK_FALSE(x[0].qpo_initiates());
   CHECK(x[0].messages_per_turn() == 10);
@@ -204,6 +204,13 @@ TEST_CASE("rdma_cm: who sends first follows the tool, and ucmatose's turn is all
   CHECK(x[1].messages_per_turn() == 1);
   CHECK_FALSE(x[3].qpo_initiates());
   CHECK(std::string(x[3].tool()) == "rdma_client");
+  // udaddy's client sends first, all its messages, each with its QP number as immediate data.
+  CHECK(x[4].ud);
+  CHECK(x[4].imm_qpn);
+  CHECK(x[4].qpo_initiates());
+  CHECK(x[4].messages_per_turn() == 10);
+  CHECK_FALSE(x[5].qpo_initiates());
+  CHECK_FALSE(x[0].imm_qpn);
   const auto& h = p.hosts[0];
   auto* us = step_of(h, StepKind::Workload, "us_talk");
   auto* uc = step_of(h, StepKind::Workload, "uc_talk");
@@ -231,4 +238,24 @@ TEST_CASE("rdma_cm: a listener for an external tool says whom it takes, and the 
   auto* bye = step_of(h, StepKind::CmDisconnect, "uc");
   REQUIRE(bye);
   CHECK(arg_of(*bye, "first") == "qpo's DREQ");
+}
+
+TEST_CASE("rdma_cm: udaddy's SENDs carry immediate data, and its server learns where to answer from the first") {
+  auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
+  const auto& h = p.hosts[0];
+  auto* du = step_of(h, StepKind::Workload, "du_talk");
+  auto* dc = step_of(h, StepKind::Workload, "dc_talk");
+  REQUIRE(du);
+  REQUIRE(dc);
+  CHECK(arg_of(*du, "op") == "IBV_WR_SEND_WITH_IMM");
+  CHECK(arg_of(*du, "imm_data") == "QP du's qp_num");
+  CHECK(arg_of(*du, "answers to").empty());
+  CHECK(arg_of(*dc, "answers to") == "the QP number in the tool's first message's imm_data, at the address its request came from");
+  CHECK(arg_of(*du, "then").empty());  // UD: nothing to disconnect
+  for (const auto& s : h.steps) {
+    CHECK_FALSE((s.kind == StepKind::CmDisconnect && (s.object == "du" || s.object == "dc")));
+  }
+  auto* connect = step_of(h, StepKind::CmConnect, "du");
+  REQUIRE(connect);
+  CHECK(arg_of(*connect, "retries") == "while nothing listens (UNREACHABLE, status 1), until the phase timeout");
 }

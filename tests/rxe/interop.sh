@@ -13,9 +13,9 @@
 #      client: each tool prints its result row (for write and read: qpo's figures, which qpo sent
 #      it; the test checks they are the same numbers);
 #   4. the four perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
-#   5. rdmacm-utils over rdma_cm, four at once (tests/scenarios/interop/rdmacm-tools.yaml): qpo
-#      dials ucmatose's and rdma_server's servers and accepts ucmatose's and rdma_client's
-#      clients; a ucmatose request from guest b's IPv6 address comes first to a listener that
+#   5. rdmacm-utils over rdma_cm, six at once (tests/scenarios/interop/rdmacm-tools.yaml): qpo
+#      dials ucmatose's, rdma_server's and udaddy's servers and accepts ucmatose's, rdma_client's
+#      and udaddy's clients (UD: RDMA_PS_UDP); a ucmatose request from guest b's IPv6 address comes first to a listener that
 #      takes only 10.0.1.2, and is rejected (the tool says error 28) and named by qpo.
 set -u
 QPO=${1:?usage: interop.sh QPO_BINARY}
@@ -151,16 +151,24 @@ rdma_server -p 7472 >rs.out 2>&1 & p2=$!
 ( for i in $(seq 60); do ucmatose -s fd00:1::1 -p 7473 >stranger.out 2>&1; grep -q "REJECTED, error: 28" stranger.out && break; sleep 1; done
   r ucmatose -s 10.0.1.1 -p 7473 >uc.out 2>&1 ) & p3=$!
 r rdma_client -s 10.0.1.1 -p 7474 >rc.out 2>&1 & p4=$!
-rc=0; for j in $p1 $p2 $p3 $p4; do wait $j || rc=1; done
-for t in us rs stranger uc rc; do sed "s/^/$t: /" $t.out; done; exit $rc'
+udaddy >du.out 2>&1 & p5=$!
+r udaddy -s 10.0.1.1 >dc.out 2>&1 & p6=$!
+rc=0; for j in $p1 $p2 $p3 $p4 $p5 $p6; do wait $j || rc=1; done
+for t in us rs stranger uc rc du dc; do sed "s/^/$t: /" $t.out; done; exit $rc'
 out=$("$QPO" run --lab-peer "$tools" tests/scenarios/interop/rdmacm-tools.yaml 2>&1)
 rc=$?
 echo "     run 5: $(($(date +%s) - t0)) s"
-check "ucmatose and rdma_server serve, ucmatose and rdma_client dial qpo: each tool's own success lines, exit 0, PASS" 0 $rc "$out" \
+check "ucmatose, rdma_server and udaddy serve, their clients dial qpo: each tool's own success lines, exit 0, PASS" 0 $rc "$out" \
   "^\[peer\] us: data transfers complete$" "^\[peer\] us: disconnected$" "^\[peer\] us: return status 0$" \
   "^\[peer\] rs: rdma_server: end 0$" \
   "^\[peer\] uc: receiving data transfers$" "^\[peer\] uc: data transfers complete$" "^\[peer\] uc: return status 0$" \
   "^\[peer\] rc: rdma_client: end 0$" \
+  "^\[peer\] du: udaddy: starting server$" "^\[peer\] du: sending replies$" "^\[peer\] du: data transfers complete$" \
+  "^\[peer\] du: return status 0$" \
+  "^\[peer\] dc: initiating data transfers$" "^\[peer\] dc: data transfers complete$" "^\[peer\] dc: return status 0$" \
+  "^ +[0-9]+ traffic +workload +du +du_talk: IBV_WR_SEND_WITH_IMM x10 each way, all at once, 100 B with external 'udaddy_server' \(udaddy\) +ok" \
+  "^ +[0-9]+ traffic +workload +dc +dc_talk: IBV_WR_SEND_WITH_IMM x10 each way, all at once, 100 B with external 'udaddy_client' \(udaddy\) +ok" \
+  "^     RDMA_CM_EVENT_ESTABLISHED \(peer QP [0-9]+, qkey 0x1234567, external 'udaddy_server'\)" \
   "^ +[0-9]+ traffic +workload +us +us_talk: IBV_WR_SEND x10 each way, all at once, 100 B with external 'ucmatose_server' \(ucmatose\) +ok" \
   "^ +[0-9]+ traffic +workload +uc +uc_talk: IBV_WR_SEND x10 each way, all at once, 100 B with external 'ucmatose_client' \(ucmatose\) +ok" \
   "^     10 messages each way \(2000 bytes\) in [0-9.]+ s$" \
