@@ -156,6 +156,12 @@ class CrossChecker {
       d.hint = "send at most the port's active MTU (qpo devices lists it; RoCE on a 1500-byte netdev: 1024)";
     }
     if (w.mcast) return;  // a send to a multicast group (check/multicast.cpp)
+    if (op->op == util::Op::Recv) {
+      auto& d = sink_.error("Q556", w.op_loc, path + ".op", "workload '" + w.name + "' only receives (op recv) but names no multicast group");
+      d.rule = "op recv counts datagrams a sender outside the scenario sends to a multicast group the QP is a member of";
+      d.hint = "add 'mcast: <group>' (with this QP among its members), or send with op: send";
+      return;
+    }
     if (!q->connect) {
       auto& d = sink_.error("Q502", w.qp.loc, path + ".qp", "workload QP '" + q->name + "' has no 'connect:' peer");
       d.hint = "add 'connect: <peer QP>' to QP '" + q->name + "'";

@@ -1,5 +1,7 @@
 // External peers (`externals:`): what qpo can check about a connection whose other side is a
 // stock tool, and the note that says what it cannot.
+#include <arpa/inet.h>
+
 #include <map>
 #include <vector>
 
@@ -64,6 +66,23 @@ void check_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
                          "QP '" + q.name + "' meets udaddy (external peer '" + e.name + "') on port " +
                              std::to_string(q.cm.port) + "; udaddy's port is 7174 and has no option");
     d.hint = "write port: 7174";
+  }
+  unsigned char v4[4], v6[16];
+  if (!e.from.empty() && inet_pton(AF_INET, e.from.c_str(), v4) != 1 && inet_pton(AF_INET6, e.from.c_str(), v6) != 1) {
+    auto& d = sink.error("Q170", e.from_loc, "externals." + e.name + ".from",
+                         "'" + util::printable(e.from, 64) + "' is not an IP address: with exchange rdma_cm, 'from' is "
+                         "compared with the address a connect request comes from");
+    d.hint = "write the tool's IP address (10.0.1.2, fd00:1::2)";
+  }
+  // The answers go out through the device's IPv4-mapped GID (its gid_index): an IPv6 peer would
+  // need a GID of that family too.
+  bool v6_peer = (q.cm.active && inet_pton(AF_INET6, q.cm.address.c_str(), v6) == 1) ||
+                 (!e.from.empty() && inet_pton(AF_INET6, e.from.c_str(), v6) == 1);
+  if (tool && tool->ud && v6_peer) {
+    auto& d = sink.error("Q561", q.cm.active ? q.cm.address_loc : e.from_loc, q.cm.active ? path + ".address" : "externals." + e.name + ".from",
+                         "udaddy over IPv6 (QP '" + q.name + "', external peer '" + e.name + "'): qpo talks to UD tools over IPv4 only, for now");
+    d.rule = "qpo's UD sends to the tool leave through the device's IPv4-mapped GID; an IPv6 destination needs an IPv6 source GID";
+    d.hint = "use the tool's IPv4 address";
   }
   if (!e.from.empty() && q.cm.active) {
     auto& d = sink.error("Q170", e.from_loc, "externals." + e.name + ".from",

@@ -71,6 +71,42 @@ class McastChecker {
     }
   }
 
+  // `op: recv`: a member counts the datagrams a sender outside the scenario sends to the group
+  // (mckey -s, a DUT). It posts nothing, so nothing of a send may be given.
+  void receive_only(const scenario::Workload& w, const McastGroup& g) {
+    std::string path = "workloads." + w.name;
+    const Qp* q = s_.qp(w.qp.name);
+    if (!q) return;
+    bool member = false;
+    for (const auto& m : g.members) member |= m.name == q->name;
+    if (!member) {
+      auto& d = sink_.error("Q556", w.qp.loc, path + ".qp",
+                            "'" + q->name + "' expects datagrams on multicast group '" + g.name + "' but is not a member");
+      d.rule = "op recv counts what the group's members receive: the QP must join the group";
+      d.hint = "add " + q->name + " to mcast_groups." + g.name + ".members";
+      return;
+    }
+    auto refuse = [&](const util::SourceLoc& at, const char* key) {
+      auto& d = sink_.error("Q556", at.given() ? at : w.loc, path + "." + key,
+                            std::string("'") + key + "' on workload '" + w.name + "', which only receives (op recv)");
+      d.rule = "op recv posts nothing: it counts the datagrams a sender outside the scenario sends to the group";
+      d.hint = std::string("remove ") + key;
+    };
+    if (w.remote_mr) refuse(w.remote_mr.loc, "remote_mr");
+    if (w.local_mr) refuse(w.local_mr.loc, "local_mr");
+    if (w.offset_loc.given()) refuse(w.offset_loc, "offset");
+    if (w.expect_status) refuse(w.expect_loc, "expect");
+    if (w.invalidate) refuse(w.invalidate.loc, "invalidate");
+    if (w.workers_loc.given()) refuse(w.workers_loc, "workers");
+    if (q->qp_type == spec::QpType::UD && !q->srq && w.iterations > q->cap.max_recv_wr) {
+      auto& d = sink_.warning("Q620", w.iterations_loc.given() ? w.iterations_loc : w.loc, path + ".iterations",
+                              std::to_string(w.iterations) + " datagrams expected on multicast group '" + g.name +
+                                  "', but '" + q->name + "' keeps " + std::to_string(q->cap.max_recv_wr) + " receives posted");
+      d.rule = "a sender outside the scenario does not wait: a datagram that finds no receive posted is dropped";
+      d.hint = "raise qps." + q->name + ".cap.max_recv_wr to " + std::to_string(w.iterations);
+    }
+  }
+
   void workload(const scenario::Workload& w) {
     std::string path = "workloads." + w.name;
     const McastGroup* g = s_.mcast_group(w.mcast.name);
@@ -85,6 +121,7 @@ class McastChecker {
       return;
     }
     const util::OpInfo* op = w.builtin_op();  // a script returned above
+    if (op && op->op == util::Op::Recv) return receive_only(w, *g);
     if (op && op->op != util::Op::Send && op->op != util::Op::SendImm) {
       auto& d = sink_.error("Q550", w.op_loc, path + ".op", "a multicast group receives sends only, not " + std::string(op->scenario));
       d.rule = "multicast is a UD service: SEND and SEND with immediate";

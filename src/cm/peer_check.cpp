@@ -1,5 +1,7 @@
 #include "cm/peer_check.h"
 
+#include <arpa/inet.h>
+
 #include "util/strings.h"
 
 namespace qpo::cm {
@@ -25,12 +27,22 @@ std::string private_text(const std::vector<unsigned char>& d) {
 
 namespace {
 
-std::string ipv4_if_mapped(const std::string& ip) { return ip.starts_with("::ffff:") && ip.find('.') != std::string::npos ? ip.substr(7) : ip; }
+// The address in a canonical form: an IPv4 one (also IPv4-mapped IPv6) as 16 mapped bytes, an
+// IPv6 one as its bytes; anything else as its text (it then matches only itself).
+std::string canonical_address(const std::string& ip) {
+  unsigned char b[16] = {};
+  if (inet_pton(AF_INET, ip.c_str(), b + 12) == 1) {
+    b[10] = b[11] = 0xff;
+    return std::string(reinterpret_cast<char*>(b), 16);
+  }
+  if (inet_pton(AF_INET6, ip.c_str(), b) == 1) return std::string(reinterpret_cast<char*>(b), 16);
+  return ip;
+}
 
 }  // namespace
 
 std::string not_the_peer(const ExpectedPeer& peer, const ConnectRequest& req) {
-  if (peer.address && ipv4_if_mapped(req.address) != ipv4_if_mapped(*peer.address))
+  if (peer.address && canonical_address(req.address) != canonical_address(*peer.address))
     return "address " + util::printable(req.address, 64) + ", not " + peer.name + "'s " + *peer.address;
   if (!req.ud && peer.qpn && req.qpn != *peer.qpn)
     return "QP number " + std::to_string(req.qpn) + ", not " + peer.name + "'s " + std::to_string(*peer.qpn);

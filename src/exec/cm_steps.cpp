@@ -410,24 +410,33 @@ class CmRunner {
   static constexpr int kNoUdListener = 1;   // IB_SIDR_UNSUPPORTED
   cm::Event connect_external(rdma_conn_param& p, bool ud) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms());
+    auto left = [&] {
+      return static_cast<int>(std::max<long long>(
+          1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count()));
+    };
     for (int tries = 1;; ++tries) {
       if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
       try {
-        auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
+        auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE, left());
         retried_ = tries - 1;
         return e;
       } catch (const cm::Unexpected& u) {
         const auto& got = u.got();
         bool no_listener = got && (ud ? got->type == RDMA_CM_EVENT_UNREACHABLE && got->status == kNoUdListener
                                       : got->type == RDMA_CM_EVENT_REJECTED && got->status == kNoListener);
-        if (!no_listener || std::chrono::steady_clock::now() + std::chrono::milliseconds(200) >= deadline) throw;
+        if (!no_listener) throw;
+        if (std::chrono::steady_clock::now() + std::chrono::milliseconds(200) >= deadline)
+          throw std::runtime_error(std::string(u.what()) + ": nothing listened on " + end().address + ":" +
+                                   std::to_string(end().port) + " in " + std::to_string(tries) + " tries (is the tool running there?)");
       }
       for (int i = 0; i < 4 && !stop_flag(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      auto left = static_cast<int>(
-          std::max<long long>(1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count()));
+      // The rejected id goes; nothing of it may stay among the events kept for later.
+      rdma_cm_id* old = id(step_.object);
+      auto& kept = host().pending;
+      kept.erase(std::remove_if(kept.begin(), kept.end(), [&](const cm::Event& e) { return e.id == old; }), kept.end());
       host().ids.at(step_.object)->replace(cm::Id(host().channel->channel(), ud ? RDMA_PS_UDP : RDMA_PS_TCP, step_.object));
-      resolve_addr_on(id(step_.object), std::min(left, 60000), left);
-      resolve_route_on(id(step_.object), std::min(left, 60000), left);
+      resolve_addr_on(id(step_.object), std::min(left(), 60000), left());
+      resolve_route_on(id(step_.object), std::min(left(), 60000), left());
     }
   }
 
@@ -477,6 +486,10 @@ class CmRunner {
       v.qkey = RDMA_UDP_QKEY;
       if (!cm::peer_gid(e.id, v.gid.data()))
         throw std::runtime_error("the request from " + cm::peer_address(e.id) + " has no IP address to answer at");
+      static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+      if (std::memcmp(v.gid.data(), kMapped, sizeof kMapped) != 0)  // Q561 refuses what the scenario can say
+        throw std::runtime_error("the request came from IPv6 address " + cm::peer_address(e.id) +
+                                 ": qpo answers UD tools over IPv4 only, for now (its GID is the device's IPv4-mapped one)");
     }
     st_.dir.qps.insert_or_assign(end().peer, v);
   }

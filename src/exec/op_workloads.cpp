@@ -104,6 +104,8 @@ struct Incoming {
   std::string window;
   uint32_t window_rkey = 0;
   uint32_t with_inv_flag = IBV_WC_WITH_INV;  // the wc_flags bit that says so (rxe: kWithInvRxe)
+  // op recv: a sender outside the scenario (any QP number; its bytes unknown, only sizes checked).
+  bool from_outside = false;
 };
 
 // rxe (Linux 6.1 rxe_resp.c do_complete) fills the user's completion with the kernel's
@@ -133,7 +135,7 @@ struct Responder {
     Incoming* last = nullptr;
     for (auto& i : in) {
       if (i.receiver->qp->get()->qp_num != wc.qp_num) continue;
-      if (ud ? i.sender_qpn == wc.src_qp : i.received < i.w->iterations) return &i;
+      if (ud ? (i.from_outside || i.sender_qpn == wc.src_qp) : i.received < i.w->iterations) return &i;
       last = &i;
     }
     return ud ? nullptr : last;
@@ -167,7 +169,7 @@ struct Responder {
     if (!i->with_data || !data) return;
     if (len != i->w->size)
       i->problem = "received " + std::to_string(len) + " bytes, expected " + std::to_string(i->w->size);
-    else if (dataplane::check_pattern(data, len, i->step->extra().data_seed) >= 0)
+    else if (!i->from_outside && dataplane::check_pattern(data, len, i->step->extra().data_seed) >= 0)
       i->problem = "received data differs from what was sent";
     if (!i->problem.empty())
       throw dataplane::DataplaneError(dataplane::DataplaneError::Kind::Data, i->receiver->spec->name, i->problem);
@@ -322,6 +324,7 @@ void guarded(std::string& error, bool& timed_out, Fn fn) {
 }
 
 std::string detail_of(const scenario::Workload& w) {
+  if (w.op == Op::Recv) return w.name + ": receive only, x" + std::to_string(w.iterations) + ", " + std::to_string(w.size) + " B";
   return w.name + ": IBV_WR_" + util::to_upper(w.op_spelling()) + " x" + std::to_string(w.iterations) + ", " +
          std::to_string(w.size) + " B";
 }
@@ -420,6 +423,8 @@ std::string incoming_failure(const RunState& st, const RunOptions& o, const Resp
   }
   bool halted = rs.cfg.stop && rs.cfg.stop->load();
   if (in.received < in.w->iterations && (!rs.unreliable || halted)) return halted_text(in.received, in.w->iterations);
+  if (in.received == 0 && in.from_outside)
+    return "nothing arrived from outside the scenario (" + std::to_string(in.w->iterations) + " expected)";
   if (in.received == 0)  // UD fan-in: the others arrived, this sender's never did
     return "nothing arrived from '" + in.w->qp.name + "' (" + std::to_string(in.w->iterations) + " sent)";
   return "";
@@ -452,8 +457,11 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
     r.message = buf;
     r.status = report::StepStatus::Warning;
   } else {
-    r.message = std::to_string(in.received) + " receives" + (in.with_data ? ", data checked" : "") +
-                (w.mcast ? " (multicast group '" + w.mcast.name + "')" : "");
+    r.message = in.from_outside
+                    ? std::to_string(in.received) + " datagrams of " + std::to_string(w.size) + " B from outside the scenario" +
+                          (w.mcast ? " (multicast group '" + w.mcast.name + "')" : "") + ", sizes checked"
+                    : std::to_string(in.received) + " receives" + (in.with_data ? ", data checked" : "") +
+                          (w.mcast ? " (multicast group '" + w.mcast.name + "')" : "");
     if (!in.window.empty()) {
       r.message += std::string(", ") + (in.with_inv_flag == IBV_WC_WITH_INV ? "IBV_WC_WITH_INV" : "IB_WC_WITH_INVALIDATE (rxe)") +
                    ": rkey " + util::hex(in.window_rkey) + " of window '" + in.window + "' invalidated";
@@ -683,6 +691,14 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       continue;
     }
     try {
+      if (*w.op == Op::Recv) {  // receive-only: the QP counts what a sender outside the scenario sends
+        auto& q = st.qps.at(w.qp.name);
+        refuse_ud_above_mtu(q, w);
+        Incoming in{step, &w, &q, 0, true};
+        in.from_outside = true;
+        responder_for(st, responders, q, o, &halt).in.push_back(in);
+        continue;
+      }
       if (initiator_here(st, w)) initiators.push_back(make_initiator(st, *step, w, o, &halt));
       for (const std::string* receiver : receivers_here(st, run)) {
         if (!op_info(*w.op).consumes_recv || w.expect_status) break;

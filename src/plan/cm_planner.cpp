@@ -38,6 +38,13 @@ std::string exchange_text(const Scenario& s, const Qp& q) {
 std::string wildcard_of(const std::string& ip) { return ip.find(':') != std::string::npos ? "::" : "0.0.0.0"; }
 
 // IPv6 literals in brackets: [fd00:1::2]:7471.
+// How to start an rdmacm-utils tool for this end: udaddy has no port option (its -p is the port
+// space; its port is 7174), the others take -p.
+std::string tool_command(const scenario::External& x, uint32_t port, bool client) {
+  std::string cmd = x.tool + (client ? " -s QPO_ADDRESS" : "");
+  return x.tool == "udaddy" ? cmd : cmd + " -p " + std::to_string(port);
+}
+
 std::string endpoint(const std::string& ip, uint32_t port) {
   return (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" + std::to_string(port);
 }
@@ -101,7 +108,7 @@ class CmPlanner {
       auto& st = add(host, StepKind::CmDisconnect, "rdma_disconnect", q.name, k);
       bool external = q.cm.peer && s_.external(q.cm.peer.name);
       if (external && !q.cm.active)
-        st.args.push_back(arg("first", "qpo's DREQ", "the external tool waits for the server's (ucmatose's client does)"));
+        st.args.push_back(arg("first", "qpo's DREQ", "an external tool's client may wait for the server's (ucmatose's does)"));
       else if (!q.cm.active)
         st.args.push_back(arg("after", "the peer's DREQ", "answers it with a DREP"));
       describe_wait(st, "RDMA_CM_EVENT_DISCONNECTED");
@@ -328,7 +335,7 @@ class CmPlanner {
     if (x && cm.expect_event.empty())
       c.args.push_back(arg("retries", ud ? "while nothing listens (UNREACHABLE, status 1), until the phase timeout"
                                          : "while nothing listens (REJECTED, reason 8), until the phase timeout",
-                           "external '" + x->name + "' may start after qpo: " + x->tool + " -p " + std::to_string(cm.port)));
+                           "external '" + x->name + "' may start after qpo: " + tool_command(*x, cm.port, false)));
     if (ud) c.args.push_back(arg("peer", x ? "qp_num, qkey, address (external '" + x->name + "')" : std::string("qp_num, qkey"),
                                  "from the event: what the UD sends use", true));
     if (!cm.expect_event.empty()) return expect(c, q);
@@ -350,7 +357,7 @@ class CmPlanner {
       Arg from = arg("accepts", x->from.empty() ? "the first request (external '" + x->name + "': any address)"
                                                 : "only from " + x->from + "; any other request is rejected and named");
       from.runtime = true;
-      from.note = "waits for the tool: " + x->tool + " -s QPO_ADDRESS -p " + std::to_string(cm.port);
+      from.note = "waits for the tool: " + tool_command(*x, cm.port, true);
       w.args.push_back(from);
     }
     if (cm.reject) {

@@ -26,7 +26,7 @@ DeviceNeeds device_needs(const scenario::Scenario& s) {
       if (auto d = device_of(m.name); !d.empty()) ++n.mcast_attachments[d];
   for (const auto& w : s.workloads) {
     const auto* g = w.mcast ? s.mcast_group(w.mcast.name) : nullptr;
-    if (!g || g->ipv4) continue;
+    if (!g || g->ipv4 || w.op == util::Op::Recv) continue;
     if (auto d = device_of(w.qp.name); !d.empty()) n.ipv6_mcast_sends.push_back({g->name, g->gid_text, d});
   }
   return n;

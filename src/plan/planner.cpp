@@ -71,6 +71,11 @@ class Planner {
     // also through a multicast group it is a member of: one pass over the workloads.
     for (const auto& w : s_.workloads) {
       const auto* op = w.builtin_op();
+      if (op && op->op == util::Op::Recv) {  // a sender outside the scenario: its datagrams land here
+        auto& b = biggest_send_[w.qp.name];
+        b = std::max<uint64_t>(b, w.size);
+        continue;
+      }
       if (!op || !op->payload_in_recv) continue;
       auto bigger = [&](const std::string& receiver) {
         auto& b = biggest_send_[receiver];
@@ -637,8 +642,9 @@ std::string mcast_attachment_name(const std::string& group, const std::string& q
 std::string mcast_cm_channel_name(const std::string& host) { return "qpo.cm." + host + ".mcast"; }
 std::vector<std::string> mcast_senders(const scenario::Scenario& s, const std::string& group) {
   std::vector<std::string> out;
-  for (const auto& w : s.workloads)
-    if (w.mcast && w.mcast.name == group && std::find(out.begin(), out.end(), w.qp.name) == out.end()) out.push_back(w.qp.name);
+  for (const auto& w : s.workloads)  // op recv only receives: not a sender
+    if (w.mcast && w.mcast.name == group && w.op != util::Op::Recv && std::find(out.begin(), out.end(), w.qp.name) == out.end())
+      out.push_back(w.qp.name);
   return out;
 }
 

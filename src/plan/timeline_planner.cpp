@@ -334,7 +334,9 @@ class TimelinePlanner {
         st.args.push_back(arg("answers to", "the QP number in the tool's first message's imm_data, at the address its request came from", "",
                               true));
     } else {
-      st.args.push_back(arg("then", "qpo disconnects (rdma_disconnect): the tool waits for it"));
+      st.args.push_back(arg("then", x.server_sends_first && x.qpo_listens()
+                                        ? "qpo disconnects (rdma_disconnect): the tool's client waits for it"
+                                        : "qpo disconnects (rdma_disconnect), as the tool does once done"));
     }
   }
 
@@ -449,7 +451,8 @@ class TimelinePlanner {
         const auto* q = s_.qp(w->qp.name);
         on.insert(host_of(w->qp.name));
         bool receives = w->builtin_op() && w->builtin_op()->consumes_recv;
-        if (w->mcast) {  // a multicast send: every member's host receives
+        if (is_op(*w, util::Op::Recv)) {  // receive-only: the QP's own host
+        } else if (w->mcast) {  // a multicast send: every member's host receives
           if (const auto* g = s_.mcast_group(w->mcast.name))
             for (const auto& m : g->members) on.insert(host_of(m.name));
           mcast_address_handle(w->qp.name, w->mcast.name, k);
@@ -473,9 +476,10 @@ class TimelinePlanner {
         st.args.push_back(arg("qp", w->qp.name));
         // udaddy's conversation: its SENDs carry the sender's QP number as immediate data.
         const auto* ext = external_of(*w) ? p_.external(external_of(*w)->name) : nullptr;
-        if (w->op && ext && ext->imm_qpn) st.args.push_back(arg("op", "IBV_WR_SEND_WITH_IMM"));
+        if (is_op(*w, util::Op::Recv)) receive_args(st, *w);
+        else if (w->op && ext && ext->imm_qpn) st.args.push_back(arg("op", "IBV_WR_SEND_WITH_IMM"));
         else if (w->op) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op_spelling())));
-        if (w->mcast) mcast_args(st, *w);
+        if (w->mcast && !is_op(*w, util::Op::Recv)) mcast_args(st, *w);
         if (w->local_mr) st.args.push_back(arg("local_mr", w->local_mr.name));
         if (w->remote_mr) {
           st.args.push_back(arg("remote_mr", w->remote_mr.name));
@@ -669,6 +673,15 @@ class TimelinePlanner {
   static std::string gid_words(const scenario::McastGroup& g) {
     return g.ipv4 && g.gid_text.find(':') == std::string::npos ? "::ffff:" + g.gid_text + " (IPv4 " + g.gid_text + ")"
                                                                : g.gid_text;
+  }
+
+  // `op: recv`: datagrams from a sender outside the scenario, on a multicast group the QP is a member of.
+  void receive_args(Step& st, const scenario::Workload& w) {
+    st.args.push_back(arg("op", "receive only (posts nothing)"));
+    if (w.mcast) st.args.push_back(arg("mcast", w.mcast.name, "joined at bring-up"));
+    st.args.push_back(arg("expects", std::to_string(w.iterations) + " datagrams of " + std::to_string(w.size) +
+                                         " B from a sender outside the scenario (any QP), into the receives posted at bring-up"));
+    st.args.push_back(arg("check", "count and size of each (the sender's bytes are not known here)"));
   }
 
   void mcast_args(Step& st, const scenario::Workload& w) {

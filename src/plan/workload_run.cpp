@@ -24,7 +24,9 @@ WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload
   WorkloadRun r;
   r.spec = w;
   if (const auto* q = s.qp(w.qp.name)) r.reporter_host = s.host_of_qp(*q);
-  if (w.mcast) {
+  if (w.op == util::Op::Recv) {  // receive-only: the QP itself counts what comes
+    r.receivers.push_back(w.qp.name);
+  } else if (w.mcast) {
     if (const auto* g = s.mcast_group(w.mcast.name))
       for (const auto& m : g->members) r.receivers.push_back(m.name);
   } else if (const auto* q = s.qp(w.qp.name); q && q->connect) {

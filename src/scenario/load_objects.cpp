@@ -699,7 +699,7 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
             d.rule = "qpo speaks these tools' out-of-band exchanges: ibv_pingpong (ibv_rc_pingpong's and "
                      "ibv_ud_pingpong's TCP exchange of LID:QPN:PSN:GID), perftest (ib_write_bw, ib_read_bw, "
                      "ib_send_bw and ib_send_lat without -R), rdma_cm (the connection manager: ucmatose, "
-                     "rdma_server, rdma_client)";
+                     "rdma_server, rdma_client, udaddy)";
             d.hint = "write exchange: ibv_pingpong, exchange: perftest or exchange: rdma_cm";
           }
         }
@@ -739,7 +739,7 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
     }
     if (!has_exchange && !e.exchange_loc.given()) {
       auto& d = r.sink().error("Q104", loc, path, "external peer '" + name + "' needs 'exchange'");
-      d.hint = "add 'exchange: ibv_pingpong' or 'exchange: perftest' (the tool's own out-of-band exchange)";
+      d.hint = "add 'exchange: ibv_pingpong', 'exchange: perftest' (the tool's own out-of-band exchange) or 'exchange: rdma_cm'";
     }
     if (!e.from.empty() && !e.listen && e.exchange != External::Exchange::RdmaCm) {
       auto& d = r.sink().error("Q170", e.from_loc, path + ".from",

@@ -324,7 +324,7 @@ struct External : Object {
   // IbvPingpong: ibv_rc_pingpong's and ibv_ud_pingpong's TCP exchange ("LID:QPN:PSN:GID").
   // Perftest: perftest's TCP exchange (ib_write_bw, ib_read_bw, ib_send_bw without -R).
   // RdmaCm: the connection manager carries it (the QP's `cm:` names the external as its peer):
-  // rdmacm-utils' ucmatose, rdma_server and rdma_client.
+  // rdmacm-utils' ucmatose, rdma_server, rdma_client and udaddy.
   enum class Exchange { IbvPingpong, Perftest, RdmaCm };
   // The one table of their names, as a scenario spells them.
   static constexpr std::pair<Exchange, std::string_view> kExchangeNames[] = {

@@ -22,7 +22,9 @@ constexpr OpInfo kOps[] = {
      IBV_ACCESS_REMOTE_ATOMIC, "remote_atomic"},
     // SEND that also invalidates an rkey on the responder (a type 2 window's: `invalidate:`).
     {Op::SendInv, "send_inv", "send_with_inv", IBV_WR_SEND_WITH_INV, false, false, true, true, 0, ""},
-    {Op::Recv, "recv", "", IBV_WR_SEND, false, false, false, false, 0, ""},
+    // A receive-only workload (`op: recv` on a multicast group's member): datagrams from a sender
+    // outside the scenario, counted and sized. Posts nothing.
+    {Op::Recv, "recv", "recv", IBV_WR_SEND, false, false, false, false, 0, ""},
 };
 
 // Verbs spellings, for users who think in IBV_WR_* names.

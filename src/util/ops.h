@@ -16,7 +16,7 @@ enum class Op : uint8_t { Send, SendImm, Write, WriteImm, Read, CmpSwap, FetchAd
 struct OpInfo {
   Op op;
   const char* name;        // short name used in Lua and reports: "write"
-  const char* scenario;    // scenario spelling: "rdma_write" (recv has none: "")
+  const char* scenario;    // scenario spelling: "rdma_write" ("recv": a workload that only receives)
   int opcode;              // enum ibv_wr_opcode (verbs.h stays below src/verbs and ops.cpp); meaningless for Recv
   bool remote;             // needs a remote MR (address + rkey)
   bool atomic;             // 8-byte operand, 8-byte aligned remote address

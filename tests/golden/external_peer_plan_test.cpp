@@ -259,3 +259,28 @@ TEST_CASE("rdma_cm: udaddy's SENDs carry immediate data, and its server learns w
   REQUIRE(connect);
   CHECK(arg_of(*connect, "retries") == "while nothing listens (UNREACHABLE, status 1), until the phase timeout");
 }
+
+TEST_CASE("op recv: a member expects a sender outside the scenario; it posts nothing and joins as a receiver only") {
+  auto p = plan_of_file("tests/scenarios/interop/mckey.yaml");
+  const auto& h = p.hosts[0];
+  auto* recv = step_of(h, StepKind::Workload, "from_mckey");
+  REQUIRE(recv);
+  CHECK(arg_of(*recv, "op") == "receive only (posts nothing)");
+  CHECK(arg_of(*recv, "expects") ==
+        "10 datagrams of 100 B from a sender outside the scenario (any QP), into the receives posted at bring-up");
+  CHECK(arg_of(*recv, "mcast") == "from_tool");
+  int joins = 0, address_handles = 0;
+  for (const auto& s : h.steps) {
+    if (s.kind == StepKind::CreateMcastAh && s.object.find("->from_tool") != std::string::npos) ++address_handles;
+    if (s.kind != StepKind::CmJoinMcast || s.object != "from_tool:ma") continue;
+    ++joins;
+    CHECK(arg_of(s, "join_flags").starts_with("RDMA_MC_JOIN_FLAG_FULLMEMBER"));  // not a sender's send-only join
+  }
+  CHECK(joins == 1);
+  CHECK(address_handles == 0);  // nothing is sent to the group
+  REQUIRE(p.workloads.size() == 2);
+  CHECK(p.workloads[0].receivers == std::vector<std::string>{"ma"});
+  // ma's slots hold the outside sender's 100 B (plus room for the GRH).
+  for (const auto& s : h.steps)
+    if (s.kind == StepKind::RegSlots && s.object == "qpo.slots.ma") CHECK(s.count >= 100 + 40);
+}

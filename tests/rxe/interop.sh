@@ -1,7 +1,7 @@
 #!/bin/sh
 # qpo against stock tools, unmodified, in the two-guest lab (`qpo run --lab-peer`): qpo in
 # guest a (10.0.1.1), the tools in guest b (10.0.1.2). Each case passes only when every tool
-# exits 0 with its own success lines and qpo's verdict is PASS. Five boots: one
+# exits 0 with its own success lines and qpo's verdict is PASS. Six boots: one
 # scenario talks to ibv_rc_pingpong (port 18515) and ibv_ud_pingpong (port 18516) at once
 # (tests/scenarios/interop/; the single-tool files users start from are scenarios/interop/).
 #   1. the tools serve, qpo is their client: qpo's JSON report on stdout says PASS with 1000
@@ -17,6 +17,8 @@
 #      dials ucmatose's, rdma_server's and udaddy's servers and accepts ucmatose's, rdma_client's
 #      and udaddy's clients (UD: RDMA_PS_UDP); a ucmatose request from guest b's IPv6 address comes first to a listener that
 #      takes only 10.0.1.2, and is rejected (the tool says error 28) and named by qpo.
+#   6. mckey both ways on rdma_cm multicast groups (tests/scenarios/interop/mckey.yaml): qpo's
+#      member counts what mckey's sender sends (op recv), mckey's receiver counts qpo's sends.
 set -u
 QPO=${1:?usage: interop.sh QPO_BINARY}
 cd "$(dirname "$0")/../.." || exit 2
@@ -181,6 +183,26 @@ check "ucmatose, rdma_server and udaddy serve, their clients dial qpo: each tool
 check "a ucmatose request from an address the listener does not take: rejected (the tool's error 28) and named" 0 0 "$out" \
   "^\[peer\] stranger: cmatose: event: RDMA_CM_EVENT_REJECTED, error: 28$" \
   "^     RDMA_CM_EVENT_CONNECT_REQUEST from 10\.0\.1\.2 \(external 'ucmatose_client'\); rejected 1 connect request not from ucmatose_client: from fd00:1::2 \(address fd00:1::2, not ucmatose_client's 10\.0\.1\.2\)$"
+
+# 6. mckey on two rdma_cm multicast groups: mckey's sender (outside the scenario) to qpo's member,
+# which expects 10 x 100 B; qpo's sender to mckey's receiver, which counts them. mckey's sender
+# waits 4 s before it joins (and 3 s more by itself): qpo's member must have joined first.
+t0=$(date +%s)
+mckeys='cd /tmp; mckey -b 10.0.1.2 -m 239.1.1.6 >rx.out 2>&1 & p1=$!
+(sleep 4; mckey -b 10.0.1.2 -m 239.1.1.5 -s) >tx.out 2>&1 & p2=$!
+rc=0; for j in $p1 $p2; do wait $j || rc=1; done
+for t in rx tx; do sed "s/^/$t: /" $t.out; done; exit $rc'
+out=$("$QPO" run --lab-peer "$mckeys" tests/scenarios/interop/mckey.yaml 2>&1)
+rc=$?
+echo "     run 6: $(($(date +%s) - t0)) s"
+check "mckey's sender to qpo's member and qpo's sender to mckey's receiver: 10 datagrams counted each way, exit 0, PASS" 0 $rc "$out" \
+  "^\[peer\] rx: mckey: joined dgid: ::ffff:239\.1\.1\.6 " "^\[peer\] rx: data transfers complete$" "^\[peer\] rx: return status 0$" \
+  "^\[peer\] tx: initiating data transfers$" "^\[peer\] tx: return status 0$" \
+  "^ +[0-9]+ traffic +workload receive +ma +from_mckey: receive only, x10, 100 B +ok" \
+  "^     10 datagrams of 100 B from outside the scenario \(multicast group 'from_tool'\), sizes checked$" \
+  "^ +[0-9]+ traffic +workload +tx +to_mckey: IBV_WR_SEND x10, 100 B +ok" \
+  "^PASS mckey on rxe0$" \
+  "^lab peer: exit 0: cd /tmp"
 
 echo "$failures interop checks failed"
 [ "$failures" -eq 0 ]

@@ -65,6 +65,16 @@ TEST_CASE("cm peer check: an external tool with from: is taken only from that ad
   CHECK(cm::not_the_peer(p, {17, false, {}, "10.0.1.9"}) == "address 10.0.1.9, not tool's 10.0.1.2");
 }
 
+TEST_CASE("cm peer check: from: is compared as an address, not as text") {
+  cm::ExpectedPeer p;
+  p.name = "tool";
+  p.address = "FD00:1:0::2";
+  CHECK(cm::not_the_peer(p, {0, true, {}, "fd00:1::2"}).empty());
+  CHECK(cm::not_the_peer(p, {0, true, {}, "fd00:1::3"}) == "address fd00:1::3, not tool's FD00:1:0::2");
+  p.address = "::ffff:10.0.1.2";
+  CHECK(cm::not_the_peer(p, {0, true, {}, "10.0.1.2"}).empty());
+}
+
 TEST_CASE("cm peer check: an external tool without from: is taken from anywhere") {
   cm::ExpectedPeer p;
   p.name = "tool";

@@ -19,9 +19,9 @@ TEST_CASE("an op is found by its scenario spelling, its short name and its verbs
   CHECK_FALSE(parse_op("rdma_wrte").has_value());
 }
 
-TEST_CASE("the loader's list of workload ops is the table's scenario spellings, without recv") {
+TEST_CASE("the loader's list of workload ops is the table's scenario spellings, recv (receive only) last") {
   std::vector<std::string> want{"send",      "send_with_imm",  "rdma_write",      "rdma_write_with_imm",
-                                "rdma_read", "atomic_cmp_swp", "atomic_fetch_add", "send_with_inv"};
+                                "rdma_read", "atomic_cmp_swp", "atomic_fetch_add", "send_with_inv", "recv"};
   CHECK(qpo::scenario::keys::workload_ops() == want);
 }
 
@@ -42,7 +42,12 @@ TEST_CASE("what each op needs from the responder comes from the table") {
   CHECK(qpo::util::scenario_op("rdma_write_with_imm")->consumes_recv);
   CHECK_FALSE(qpo::util::scenario_op("rdma_write_with_imm")->payload_in_recv);
   CHECK(qpo::util::scenario_op("send")->payload_in_recv);
-  CHECK(qpo::util::scenario_op("recv") == nullptr);  // not a workload op
+  // recv: a receive-only workload (datagrams from a sender outside the scenario): it needs nothing
+  // of a responder and posts no send.
+  const auto* recv = qpo::util::scenario_op("recv");
+  REQUIRE(recv != nullptr);
+  CHECK_FALSE(recv->consumes_recv);
+  CHECK_FALSE(recv->remote);
 }
 
 TEST_CASE("a workload's op may be written by any of its names; the model holds the enum, messages the scenario spelling") {
