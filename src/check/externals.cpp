@@ -1,11 +1,13 @@
 // External peers (`externals:`): what qpo can check about a connection whose other side is a
 // stock tool, and the note that says what it cannot.
 #include <arpa/inet.h>
+#include <infiniband/verbs.h>
 
 #include <map>
 #include <vector>
 
 #include "check/validate.h"
+#include "interop/rping_message.h"
 #include "util/strings.h"
 
 namespace qpo::check {
@@ -25,6 +27,15 @@ bool rdma_cm(const External& e) { return e.exchange == External::Exchange::RdmaC
 constexpr uint64_t kPingpongQkey = 0x11111111;
 // udaddy.c's port ("7174"): its -p is the port space, and no option changes the port.
 constexpr uint32_t kUdaddyPort = 7174;
+
+// The tool's messages need the QP's own receives, posted before it meets the tool: no SRQ.
+void refuse_srq(const Qp& q, const External& e, const std::string& rule, diag::DiagSink& sink) {
+  auto& d = sink.error("Q561", q.srq.loc, "qps." + q.name + ".srq",
+                       "QP '" + q.name + "' receives through SRQ '" + q.srq.name + "' and connects to external peer '" +
+                           e.name + "'");
+  d.rule = rule;
+  d.hint = "remove srq: and give cap.max_recv_wr";
+}
 
 // exchange rdma_cm: the QP's cm: connects to the tool (active) or accepts it (passive); the
 // tool's role must be the other one, and its conversation needs qpo's receives.
@@ -90,13 +101,7 @@ void check_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
                              e.name + "'");
     d.hint = "remove from, or make the QP's cm: role passive";
   }
-  if (q.srq) {
-    auto& d = sink.error("Q561", q.srq.loc, "qps." + q.name + ".srq",
-                         "QP '" + q.name + "' receives through SRQ '" + q.srq.name + "' and connects to external peer '" +
-                             e.name + "'");
-    d.rule = "the tool's messages land in the QP's own receive queue, posted before the connection";
-    d.hint = "remove srq: and give cap.max_recv_wr";
-  }
+  if (q.srq) refuse_srq(q, e, "the tool's messages land in the QP's own receive queue, posted before the connection", sink);
 }
 
 void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
@@ -123,11 +128,7 @@ void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
         d.hint = "remove qkey (its default is 0x11111111) or write qkey: 0x11111111";
       }
   if (q.srq) {
-    auto& d = sink.error("Q561", q.srq.loc, "qps." + q.name + ".srq",
-                         "QP '" + q.name + "' receives through SRQ '" + q.srq.name + "' and connects to external peer '" +
-                             e.name + "'");
-    d.rule = "the tool's answers land in the QP's own receive queue, posted before the exchange as the tool does";
-    d.hint = "remove srq: and give cap.max_recv_wr";
+    refuse_srq(q, e, "the tool's answers land in the QP's own receive queue, posted before the exchange as the tool does", sink);
   } else if (!perftest(e) && q.type >= 0 && q.cap.max_recv_wr == 0) {
     auto& d = sink.error("Q561", q.loc, "qps." + q.name + ".cap.max_recv_wr",
                          "QP '" + q.name + "' has max_recv_wr 0 and connects to external peer '" + e.name + "'");
@@ -145,10 +146,50 @@ void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
 
 void serving_perftest(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink);
 
+// rping: the pings move through the workload's local_mr. As client, its first `size` bytes are
+// what the tool RDMA READs and the next `size` where it RDMA WRITEs them back; as server, the
+// READ's destination and the WRITE's source. rping's -S is 26 .. 65536.
+void rping_buffer(const scenario::Workload& w, const Qp& q, const External& e, const scenario::Scenario& s, diag::DiagSink& sink) {
+  std::string path = "workloads." + w.name;
+  if (w.size < interop::kRpingMinSize || w.size > interop::kRpingMaxSize) {
+    auto& d = sink.error("Q563", w.size_loc.given() ? w.size_loc : w.loc, path + ".size",
+                         "size " + std::to_string(w.size) + " of workload '" + w.name + "': rping's -S is " +
+                             std::to_string(interop::kRpingMinSize) + " .. " + std::to_string(interop::kRpingMaxSize));
+    d.hint = "write size: 64 (rping's default)";
+  }
+  if (!w.local_mr) {
+    auto& d = sink.error("Q563", w.loc, path + ".local_mr",
+                         "workload '" + w.name + "' talks to rping (external peer '" + e.name + "') without local_mr");
+    d.rule = "rping's pings move through a buffer of each side: the tool RDMA READs and WRITEs qpo's (as client), or "
+             "qpo READs and WRITEs the tool's into its own (as server)";
+    d.hint = "add local_mr: an MR on QP " + q.name + "'s PD of 2 x size bytes with access [local_write, remote_read, remote_write]";
+    return;
+  }
+  const auto* m = s.mr(w.local_mr.name);
+  if (!m) return;  // the reference check names it
+  bool client = q.cm.active;
+  uint64_t need = client ? 2 * w.size : w.size;
+  uint32_t want = client ? (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE) : IBV_ACCESS_LOCAL_WRITE;
+  if (m->size < need || (m->access & want) != want || m->pd.name != q.pd.name) {
+    auto& d = sink.error("Q563", w.local_mr.loc, path + ".local_mr",
+                         "MR '" + m->name + "' cannot carry rping's pings for QP '" + q.name + "': " +
+                             (m->pd.name != q.pd.name ? "it is on PD '" + m->pd.name + "', the QP on '" + q.pd.name + "'"
+                              : m->size < need        ? std::to_string(m->size) + " bytes, " + std::to_string(need) + " needed"
+                                                      : std::string("its access lacks ") +
+                                                            (client ? "local_write, remote_read or remote_write" : "local_write")));
+    d.rule = client ? "as rping's client qpo advertises the MR's first size bytes (the tool READs them) and the next size "
+                      "bytes (the tool WRITEs them back)"
+                    : "as rping's server qpo READs the tool's buffer into the MR and WRITEs it back from there";
+    d.hint = "give MR '" + m->name + "' size: " + std::to_string(need) + " and access: " +
+             (client ? "[local_write, remote_read, remote_write]" : "[local_write]") + " on PD " + q.pd.name;
+  }
+}
+
 // exchange rdma_cm: the tool's conversation is SENDs of one size (rdma_server's and
 // rdma_client's: one of 16 bytes each way; ucmatose's: its -C messages of -S bytes each way, all
 // at once), so qpo's receives must hold a whole burst before it comes.
-void check_cm_workload(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
+void check_cm_workload(const scenario::Workload& w, const Qp& q, const External& e, const scenario::Scenario& s,
+                       diag::DiagSink& sink) {
   const auto* tool = External::cm_tool(e.tool);
   std::string path = "workloads." + w.name;
   std::string name = tool ? std::string(tool->name) : "the tool";
@@ -178,7 +219,11 @@ void check_cm_workload(const scenario::Workload& w, const Qp& q, const External&
   if (w.remote_mr) refuse(w.remote_mr.loc, "remote_mr", "the tool publishes no buffer (no remote_mr)");
   if (w.mcast) refuse(w.mcast.loc, "mcast", "a multicast send has no external receiver");
   if (w.expect_status) refuse(w.expect_loc, "expect", "an expected error status is not supported with an external peer");
-  if (w.local_mr) refuse(w.local_mr.loc, "local_mr", "it sends from and receives into qpo's own slots (no local_mr)");
+  if (tool && tool->buffers) {
+    rping_buffer(w, q, e, s, sink);
+  } else if (w.local_mr) {
+    refuse(w.local_mr.loc, "local_mr", "it sends from and receives into qpo's own slots (no local_mr)");
+  }
   if (w.offset_loc.given()) refuse(w.offset_loc, "offset", "it sends from and receives into qpo's own slots (no offset)");
   if (w.workers_loc.given()) refuse(w.workers_loc, "workers", "one QP, one conversation (no workers)");
   if (w.pin_loc.given()) refuse(w.pin_loc, "pin", "it runs on the executor's own thread (no pin)");
@@ -195,7 +240,8 @@ void check_cm_workload(const scenario::Workload& w, const Qp& q, const External&
 
 // ibv_rc_pingpong sends SENDs of its -s size and answers each one: the workload must be the
 // same conversation (qpo sends `iterations` messages of `size` and receives as many).
-void check_workload(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
+void check_workload(const scenario::Workload& w, const Qp& q, const External& e, const scenario::Scenario& s,
+                    diag::DiagSink& sink) {
   std::string path = "workloads." + w.name;
   auto refuse = [&](const SourceLoc& at, const std::string& key, const std::string& what) {
     auto& d = sink.error("Q563", at.given() ? at : w.loc, key.empty() ? path : path + "." + key,
@@ -210,7 +256,7 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
   };
   bool pt = perftest(e);
   if (rdma_cm(e)) {
-    check_cm_workload(w, q, e, sink);
+    check_cm_workload(w, q, e, s, sink);
     return;
   }
   if (!w.script.empty()) {
@@ -353,7 +399,7 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
       d.hint = "start the tool again with another external entry (another port) for another test";
     }
     talked_to[e->name] = true;
-    check_workload(w, *q, *e, sink);
+    check_workload(w, *q, *e, s, sink);
   }
   // Without a workload the tool's half of the conversation never ends: it waits for (or has
   // sent) messages nobody answers, until it is stopped.

@@ -32,6 +32,10 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
   if (cfg_.burst > 1) cfg_.keep_times = false;  // a turn of many messages is no latency
   cm_tool_ = e->rdma_cm() ? e->tool() : "";
   ep_ = own_endpoint(st, q, run_.external);
+  if (e->buffers) {  // rping: a conversation of its own through the workload's local_mr
+    rping_ = RpingSide{.client = !e->qpo_listens(), .buffer = e->buffer, .timeout_ms = o.timeout_ms, .stop = halt};
+    rping_->rx_depth = std::max(1u, bringup_outstanding(st, q));
+  }
   // One thread sends and receives: the QP's receives come to its send-side reader for now.
   access_ = access_for(st, q, Reader::Sends);
   if (q.recv_cq) st.router.assign_receives(q.recv_cq, ep_.qp->qp_num, access_.owner);
@@ -39,6 +43,7 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
 
 void ExternalPingpong::run() {
   if (!q_) return;
+  if (rping_) return run_rping();
   result_ = dataplane::run_pingpong({&ep_, ep_.recv_pool.get()}, cfg_, access_);
 }
 
@@ -51,6 +56,7 @@ bool ExternalPingpong::finish(RunState& st) {
   r.phase = "traffic";
   r.verb = "workload";
   r.object = w.qp.name;
+  if (rping_) return finish_rping(st);
   bool burst = cfg_.burst > 1;
   std::string verb = cfg_.imm ? "IBV_WR_SEND_WITH_IMM" : "IBV_WR_SEND";
   r.detail = w.name + (burst ? ": " + verb + " x" + std::to_string(w.iterations) + " each way, all at once, "

@@ -9,6 +9,7 @@
 // own). It runs as one side of its stage's workloads (op_workloads.cpp): prepared and reported
 // on the session's thread, run on a worker.
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include "dataplane/endpoint.h"
@@ -47,6 +48,21 @@ class ExternalPingpong {
   dataplane::CqAccess access_;
   dataplane::PingPongResult result_;
   std::string cm_tool_;  // rdma_cm: the rdmacm-utils tool on the other side ("" otherwise)
+
+  // rping's pings (exec/external_rping.cpp): message-driven, one work request at a time.
+  struct RpingSide {
+    bool client = true;     // qpo sends the buffers' {addr, rkey, size}; else it READs and WRITEs them
+    std::string buffer;     // the workload's local_mr
+    int timeout_ms = 0;
+    const std::atomic<bool>* stop = nullptr;
+    uint32_t rx_depth = 1;
+    uint64_t pings = 0;     // done
+    double seconds = 0;
+    bool halted = false;
+  };
+  std::optional<RpingSide> rping_;
+  void run_rping();
+  bool finish_rping(RunState& st);
 };
 
 }  // namespace qpo::exec

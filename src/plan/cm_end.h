@@ -34,8 +34,9 @@ struct CmEnd {
   // identifies its request but its address (`from`, "" = any), and qpo sends the DREQ whatever
   // its role (ucmatose's client waits for the server's).
   bool external = false;
+  bool external_client_disconnects = false;  // rping: its client sends the DREQ; qpo as server waits for it
   std::string peer_from;
-  bool disconnects_first() const { return active || external; }
+  bool disconnects_first() const { return active || (external && !external_client_disconnects); }
   std::string peer_private_data;  // what the peer's connect request carries ("" none)
   size_t peer_exchange_bytes = 0; // exchange_only: the size of the peer's exchange
   // The host at the other end of the link: the peer's, or for a peerless active side the

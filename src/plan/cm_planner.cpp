@@ -106,7 +106,9 @@ class CmPlanner {
       if (k < 0) k = stage("cm disconnect");
       std::string host = s_.host_of_qp(q);
       auto& st = add(host, StepKind::CmDisconnect, "rdma_disconnect", q.name, k);
-      bool external = q.cm.peer && s_.external(q.cm.peer.name);
+      const auto* x = q.cm.peer ? s_.external(q.cm.peer.name) : nullptr;
+      const auto* tool = x ? scenario::External::cm_tool(x->tool) : nullptr;
+      bool external = x && !(tool && tool->client_disconnects);
       if (external && !q.cm.active)
         st.args.push_back(arg("first", "qpo's DREQ", "an external tool's client may wait for the server's (ucmatose's does)"));
       else if (!q.cm.active)
@@ -200,6 +202,7 @@ class CmPlanner {
         e.peer = x->name;
         e.external = true;
         e.peer_from = x->from;
+        if (const auto* t = scenario::External::cm_tool(x->tool)) e.external_client_disconnects = t->client_disconnects;
       } else if (!cm.peer) {
         // An active side with no peer (an expected failure) still means the link between the
         // hosts: its address is on that link.

@@ -41,6 +41,11 @@ struct ExternalPeer {
   // udaddy: each SEND carries the sender's QP number as immediate data; the side that answers
   // learns where to from the first message (its GRH's address, its immediate QPN).
   bool imm_qpn = false;
+  // rping: each ping moves through `buffer` (the workload's local_mr: start and sink halves as
+  // client, the READ's destination as server); the client disconnects, the server waits for it.
+  bool buffers = false;
+  bool client_disconnects = false;
+  std::string buffer;
 
   bool rdma_cm() const { return exchange == Exchange::RdmaCm; }
   bool qpo_listens() const { return rdma_cm() ? !qpo_active : server.empty(); }

@@ -354,10 +354,13 @@ class Planner {
         x.server_sends_first = t->server_sends_first;
         x.burst = t->burst;
         x.imm_qpn = t->ud;
+        x.buffers = t->buffers;
+        x.client_disconnects = t->client_disconnects;
       }
       for (const auto& w : s_.workloads)
         if (w.qp.name == q.name) {
           x.workload = w.name;
+          x.buffer = w.local_mr.name;
           x.op = w.op;
           x.size = w.size;
           x.iterations = w.iterations;

@@ -321,6 +321,7 @@ class TimelinePlanner {
     st.args.push_back(arg("peer", "external '" + x.name + "' (" + x.tool() + (x.qpo_listens() ? " client)" : " server)")));
     std::string ours = n + msgs + " of " + std::to_string(w.size) + " B from qpo.slots." + w.qp.name;
     std::string theirs = "the tool's " + n + msgs + ", into the receives posted at bring-up";
+    if (x.buffers) return rping_args(st, w, x);
     if (x.burst)
       st.args.push_back(arg("rhythm", first ? "qpo sends " + ours + ", all at once, then waits for " + theirs
                                             : "qpo waits for " + theirs + ", then sends " + ours + " back"));
@@ -338,6 +339,23 @@ class TimelinePlanner {
                                         ? "qpo disconnects (rdma_disconnect): the tool's client waits for it"
                                         : "qpo disconnects (rdma_disconnect), as the tool does once done"));
     }
+  }
+
+  // rping's pings (interop/rping_message.h), as qpo plays either side of them.
+  void rping_args(Step& st, const scenario::Workload& w, const ExternalPeer& x) {
+    std::string n = std::to_string(w.iterations), size = std::to_string(w.size) + " B";
+    if (!x.qpo_listens()) {
+      st.args.push_back(arg("per ping", "SEND {addr, rkey, size} of " + x.buffer + "'s first " + size +
+                                            " (rping's text), the tool RDMA READs it; SEND {addr, rkey, size} of the next " +
+                                            size + ", the tool RDMA WRITEs it back; a go-ahead SEND from the tool after each"));
+      st.args.push_back(arg("check", "the bytes written back are the ones read (rping -V does the same)"));
+      st.args.push_back(arg("then", "after " + n + " pings qpo disconnects (rdma_disconnect), as rping's client does"));
+    } else {
+      st.args.push_back(arg("per ping", "receive the tool's {addr, rkey, size}, RDMA READ it into " + x.buffer +
+                                            ", SEND a go-ahead; receive the sink's, RDMA WRITE what was read there, SEND a go-ahead"));
+      st.args.push_back(arg("then", "after " + n + " pings qpo waits for the tool's DREQ (rping's client disconnects)"));
+    }
+    st.args.push_back(arg("messages", "16 B from and into qpo.slots." + w.qp.name));
   }
 
   std::string host_of(const std::string& qp) const {

@@ -630,7 +630,8 @@ void check_external_tool(YamlReader& r, External& e, const std::string& path) {
       auto& d = r.sink().error("Q104", e.loc, path, "external peer '" + e.name + "' needs 'tool' with exchange rdma_cm");
       d.rule = "the tool says the conversation after the connection: ucmatose (the server sends all its messages "
                "first, the client answers with as many), rdma_server or rdma_client (one 16-byte message each way), "
-               "udaddy (UD: the client's messages first, then as many back)";
+               "udaddy (UD: the client's messages first, then as many back), rping (RDMA READ and WRITE of "
+               "buffers each side advertises)";
       d.hint = "add 'tool: ucmatose' (or rdma_server when the tool serves, rdma_client when qpo does)";
     }
     return;
@@ -651,14 +652,14 @@ void check_external_tool(YamlReader& r, External& e, const std::string& path) {
     names = "ib_write_bw, ib_read_bw, ib_send_bw or ib_send_lat";
   } else {
     known = External::cm_tool(e.tool) != nullptr;
-    names = "ucmatose, rdma_server, rdma_client or udaddy";
+    names = "ucmatose, rdma_server, rdma_client, udaddy or rping";
   }
   if (known) return;
   auto& d = r.sink().error("Q170", e.tool_loc, p, "unknown tool '" + util::printable(e.tool, 64) + "'");
   d.rule = "exchange " + std::string(External::exchange_name(e.exchange)) + " plays " + names;
   d.hint = e.exchange == External::Exchange::Perftest
                ? "leave tool out for the bandwidth test of the workload's op, or write tool: ib_send_lat"
-               : "write tool: ucmatose, rdma_server (the tool serves), rdma_client (qpo serves) or udaddy (UD)";
+               : "write tool: ucmatose, rdma_server (the tool serves), rdma_client (qpo serves), udaddy (UD) or rping";
   e.tool.clear();
 }
 
@@ -699,7 +700,7 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
             d.rule = "qpo speaks these tools' out-of-band exchanges: ibv_pingpong (ibv_rc_pingpong's and "
                      "ibv_ud_pingpong's TCP exchange of LID:QPN:PSN:GID), perftest (ib_write_bw, ib_read_bw, "
                      "ib_send_bw and ib_send_lat without -R), rdma_cm (the connection manager: ucmatose, "
-                     "rdma_server, rdma_client, udaddy)";
+                     "rdma_server, rdma_client, udaddy, rping)";
             d.hint = "write exchange: ibv_pingpong, exchange: perftest or exchange: rdma_cm";
           }
         }

@@ -317,6 +317,34 @@ struct Fault : Object {
   std::string during = "traffic";
 };
 
+// rdmacm-utils' tools qpo talks to over an rdma_cm connection, and their conversation (read
+// from librdmacm/examples): cmatose.c's server sends its -C messages of -S bytes at once, the
+// client receives them all, then sends as many back, and the server disconnects (the client
+// waits for it); rdma_client sends one 16-byte message, rdma_server answers with one.
+// udaddy.c (UD, RDMA_PS_UDP): the client sends its -C messages first, each a SEND with
+// immediate data carrying its QP number, which is how the server learns where to answer (the
+// address from the message's GRH); the server answers with as many, the same way.
+// rping.c, per ping: the client SENDs its start buffer's {addr, rkey, length} (16 bytes, big
+// endian), the server RDMA READs it and SENDs a go-ahead; the client SENDs its sink buffer's,
+// the server RDMA WRITEs what it read there and SENDs a go-ahead; the client compares (-V).
+// The client disconnects after its -C pings; the server waits for that.
+struct CmTool {
+  std::string_view name;
+  std::optional<bool> qpo_active;  // the cm: role qpo's QP must have (rdma_server serves: qpo is active)
+  bool server_sends_first = false; // ucmatose: the server streams first; the others: the client sends first
+  bool burst = false;              // each side sends all its messages before it waits for the other's
+  uint32_t size = 0, count = 0;    // the tool's fixed message size and count (0: its -S and -C say)
+  bool ud = false;                 // udaddy: a UD QP, and every SEND carries the sender's QPN as immediate data
+  bool client_disconnects = false; // rping: the server waits for the client's DREQ (the others disconnect themselves)
+  bool buffers = false;            // rping: the pings move through a buffer of qpo's (the workload's local_mr)
+};
+inline constexpr CmTool kCmTools[] = {
+    {.name = "ucmatose", .server_sends_first = true, .burst = true},
+    {.name = "rdma_server", .qpo_active = true, .size = 16, .count = 1},
+    {.name = "rdma_client", .qpo_active = false, .size = 16, .count = 1},
+    {.name = "udaddy", .burst = true, .ud = true},
+    {.name = "rping", .client_disconnects = true, .buffers = true}};
+
 // A peer outside the scenario (`externals:`): a stock tool or a device under test at the other
 // end of one QP's connection (`connect: NAME` on the QP). qpo learns its values over the tool's
 // own out-of-band exchange and checks nothing on its side.
@@ -345,25 +373,6 @@ struct External : Object {
                                                     {"ib_read_bw", util::Op::Read, false},
                                                     {"ib_send_bw", util::Op::Send, false},
                                                     {"ib_send_lat", util::Op::Send, true}};
-  // rdmacm-utils' tools qpo talks to over an rdma_cm connection, and their conversation (read
-  // from librdmacm/examples): cmatose.c's server sends its -C messages of -S bytes at once, the
-  // client receives them all, then sends as many back, and the server disconnects (the client
-  // waits for it); rdma_client sends one 16-byte message, rdma_server answers with one.
-  // udaddy.c (UD, RDMA_PS_UDP): the client sends its -C messages first, each a SEND with
-  // immediate data carrying its QP number, which is how the server learns where to answer (the
-  // address from the message's GRH); the server answers with as many, the same way.
-  struct CmTool {
-    std::string_view name;
-    std::optional<bool> qpo_active;  // the cm: role qpo's QP must have (rdma_server serves: qpo is active)
-    bool server_sends_first;         // ucmatose: the server streams first; the others: the client sends first
-    bool burst;                      // each side sends all its messages before it waits for the other's
-    uint32_t size, count;            // the tool's fixed message size and count (0: its -S and -C say)
-    bool ud;                         // udaddy: a UD QP, and every SEND carries the sender's QPN as immediate data
-  };
-  static constexpr CmTool kCmTools[] = {{"ucmatose", std::nullopt, true, true, 0, 0, false},
-                                        {"rdma_server", true, false, false, 16, 1, false},
-                                        {"rdma_client", false, false, false, 16, 1, false},
-                                        {"udaddy", std::nullopt, false, true, 0, 0, true}};
   static const CmTool* cm_tool(std::string_view name) {
     for (const auto& t : kCmTools)
       if (t.name == name) return &t;

@@ -172,17 +172,19 @@ const qpo::plan::Step* step_of(const qpo::plan::HostPlan& h, StepKind kind, cons
 
 TEST_CASE("rdma_cm: the CM's steps are the exchange (no external exchange step), and the end knows its tool") {
   auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
-  REQUIRE(p.externals.size() == 6);
+  REQUIRE(p.externals.size() == 8);
   for (const auto& s : p.hosts[0].steps) {
     CHECK(s.kind != StepKind::ExternalExchange);
     CHECK(s.kind != StepKind::ExternalReply);
     CHECK(s.kind != StepKind::SmokeSend);
   }
-  REQUIRE(p.cm_ends.size() == 6);
+  REQUIRE(p.cm_ends.size() == 8);
   for (const auto& e : p.cm_ends) {
     CAPTURE(e.qp);
     CHECK(e.external);
-    CHECK(e.disconnects_first());  // qpo sends the DREQ whatever its role: ucmatose's client waits for it
+    // qpo sends the DREQ whatever its role (ucmatose's client waits for it), but as rping's
+    // server it waits for the client's, as rping's own server does.
+    CHECK(e.disconnects_first() == (e.qp != "po"));
     CHECK(e.link_host == "a");
   }
   CHECK(p.cm_ends[2].peer == "ucmatose_client");
@@ -193,7 +195,7 @@ TEST_CASE("rdma_cm: the CM's steps are the exchange (no external exchange step),
 TEST_CASE("rdma_cm: who sends first follows the tool, and ucmatose's turn is all its messages") {
   auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
   auto& x = p.externals;
-  REQUIRE(x.size() == 6);
+  REQUIRE(x.size() == 8);
   // us dials ucmatose's server, which sends first; uc is ucmatose's server and sends first.
   CHECK_FALSE(x[0].qpo_initiates());
   CHECK(x[0].messages_per_turn() == 10);
@@ -283,4 +285,24 @@ TEST_CASE("op recv: a member expects a sender outside the scenario; it posts not
   // ma's slots hold the outside sender's 100 B (plus room for the GRH).
   for (const auto& s : h.steps)
     if (s.kind == StepKind::RegSlots && s.object == "qpo.slots.ma") CHECK(s.count >= 100 + 40);
+}
+
+TEST_CASE("rdma_cm: rping's pings move through the workload's local_mr; its client disconnects") {
+  auto p = plan_of_file("tests/scenarios/interop/rdmacm-tools.yaml");
+  auto& x = p.externals;
+  REQUIRE(x.size() == 8);
+  CHECK(x[6].buffers);
+  CHECK(x[6].buffer == "pingbuf");
+  CHECK(x[7].buffer == "servebuf");
+  const auto& h = p.hosts[0];
+  auto* pi = step_of(h, StepKind::Workload, "pi_talk");
+  auto* po = step_of(h, StepKind::Workload, "po_talk");
+  REQUIRE(pi);
+  REQUIRE(po);
+  CHECK(arg_of(*pi, "check") == "the bytes written back are the ones read (rping -V does the same)");
+  CHECK(arg_of(*pi, "then") == "after 5 pings qpo disconnects (rdma_disconnect), as rping's client does");
+  CHECK(arg_of(*po, "then") == "after 5 pings qpo waits for the tool's DREQ (rping's client disconnects)");
+  auto* bye = step_of(h, StepKind::CmDisconnect, "po");
+  REQUIRE(bye);
+  CHECK(arg_of(*bye, "after") == "the peer's DREQ");
 }

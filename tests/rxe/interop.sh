@@ -13,9 +13,9 @@
 #      client: each tool prints its result row (for write and read: qpo's figures, which qpo sent
 #      it; the test checks they are the same numbers);
 #   4. the four perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
-#   5. rdmacm-utils over rdma_cm, six at once (tests/scenarios/interop/rdmacm-tools.yaml): qpo
-#      dials ucmatose's, rdma_server's and udaddy's servers and accepts ucmatose's, rdma_client's
-#      and udaddy's clients (UD: RDMA_PS_UDP); a ucmatose request from guest b's IPv6 address comes first to a listener that
+#   5. rdmacm-utils over rdma_cm, eight at once (tests/scenarios/interop/rdmacm-tools.yaml): qpo
+#      dials ucmatose's, rdma_server's, udaddy's and rping's servers and accepts ucmatose's,
+#      rdma_client's, udaddy's and rping's clients (UD: RDMA_PS_UDP; rping -v -V: its own data check); a ucmatose request from guest b's IPv6 address comes first to a listener that
 #      takes only 10.0.1.2, and is rejected (the tool says error 28) and named by qpo.
 #   6. mckey both ways on rdma_cm multicast groups (tests/scenarios/interop/mckey.yaml): qpo's
 #      member counts what mckey's sender sends (op recv), mckey's receiver counts qpo's sends.
@@ -155,12 +155,14 @@ rdma_server -p 7472 >rs.out 2>&1 & p2=$!
 r rdma_client -s 10.0.1.1 -p 7474 >rc.out 2>&1 & p4=$!
 udaddy >du.out 2>&1 & p5=$!
 r udaddy -s 10.0.1.1 >dc.out 2>&1 & p6=$!
-rc=0; for j in $p1 $p2 $p3 $p4 $p5 $p6; do wait $j || rc=1; done
-for t in us rs stranger uc rc du dc; do sed "s/^/$t: /" $t.out; done; exit $rc'
+rping -s -v -p 7475 -S 64 >pi.out 2>&1 & p7=$!
+r rping -c -a 10.0.1.1 -p 7476 -S 64 -C 5 -v -V >po.out 2>&1 & p8=$!
+rc=0; for j in $p1 $p2 $p3 $p4 $p5 $p6 $p7 $p8; do wait $j || rc=1; done
+for t in us rs stranger uc rc du dc pi po; do sed "s/^/$t: /" $t.out; done; exit $rc'
 out=$("$QPO" run --lab-peer "$tools" tests/scenarios/interop/rdmacm-tools.yaml 2>&1)
 rc=$?
 echo "     run 5: $(($(date +%s) - t0)) s"
-check "ucmatose, rdma_server and udaddy serve, their clients dial qpo: each tool's own success lines, exit 0, PASS" 0 $rc "$out" \
+check "ucmatose, rdma_server, udaddy and rping serve, their clients dial qpo: each tool's own success lines, exit 0, PASS" 0 $rc "$out" \
   "^\[peer\] us: data transfers complete$" "^\[peer\] us: disconnected$" "^\[peer\] us: return status 0$" \
   "^\[peer\] rs: rdma_server: end 0$" \
   "^\[peer\] uc: receiving data transfers$" "^\[peer\] uc: data transfers complete$" "^\[peer\] uc: return status 0$" \
@@ -171,6 +173,12 @@ check "ucmatose, rdma_server and udaddy serve, their clients dial qpo: each tool
   "^ +[0-9]+ traffic +workload +du +du_talk: IBV_WR_SEND_WITH_IMM x10 each way, all at once, 100 B with external 'udaddy_server' \(udaddy\) +ok" \
   "^ +[0-9]+ traffic +workload +dc +dc_talk: IBV_WR_SEND_WITH_IMM x10 each way, all at once, 100 B with external 'udaddy_client' \(udaddy\) +ok" \
   "^     RDMA_CM_EVENT_ESTABLISHED \(peer QP [0-9]+, qkey 0x1234567, external 'udaddy_server'\)" \
+  "^\[peer\] pi: server ping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ\[" "^\[peer\] pi: server ping data: rdma-ping-4: EFG" \
+  "^\[peer\] po: ping data: rdma-ping-0: ABC" "^\[peer\] po: ping data: rdma-ping-4: EFG" \
+  "^ +[0-9]+ traffic +workload +pi +pi_talk: rping x5, 64 B through pingbuf with external 'rping_server' \(its server\) +ok" \
+  "^     5 pings in [0-9.]+ s: the tool read each ping's bytes and wrote them back, the same \(compared\)$" \
+  "^ +[0-9]+ traffic +workload +po +po_talk: rping x5, 64 B through servebuf with external 'rping_client' \(its client\) +ok" \
+  "^     5 pings in [0-9.]+ s: read each ping's bytes from the tool and wrote them back$" \
   "^ +[0-9]+ traffic +workload +us +us_talk: IBV_WR_SEND x10 each way, all at once, 100 B with external 'ucmatose_server' \(ucmatose\) +ok" \
   "^ +[0-9]+ traffic +workload +uc +uc_talk: IBV_WR_SEND x10 each way, all at once, 100 B with external 'ucmatose_client' \(ucmatose\) +ok" \
   "^     10 messages each way \(2000 bytes\) in [0-9.]+ s$" \
