@@ -27,7 +27,7 @@ void Conversation::post_and_wait(SendRequest r, const std::string& what) {
   waiting_for_ = r.id;
   send_done_ = false;
   post_sends(ep_, {&r, 1});
-  wait(what, send_done_);
+  wait_for_send(what);
 }
 
 std::vector<uint8_t> Conversation::receive(const std::string& what) {
@@ -53,9 +53,9 @@ std::vector<uint8_t> Conversation::receive(const std::string& what) {
   return m;
 }
 
-void Conversation::wait(const std::string& what, const bool& done) {
+void Conversation::wait_for_send(const std::string& what) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_);
-  for (uint32_t spins = 0; !done; ++spins) {
+  for (uint32_t spins = 0; !send_done_; ++spins) {  // poll_once sets it
     if (poll_once(what)) continue;
     if (spins % 64) continue;
     if (std::chrono::steady_clock::now() > deadline)

@@ -31,7 +31,8 @@ class Conversation {
  private:
   // Polls both CQs once; false when nothing came. Receives are queued, our send's completion noted.
   bool poll_once(const std::string& what);
-  void wait(const std::string& what, const bool& done);
+  // Until the posted work request's completion (poll_once notes it) or the timeout.
+  void wait_for_send(const std::string& what);
 
   Endpoint& ep_;
   CqHandle send_cq_, recv_cq_;
