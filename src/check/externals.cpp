@@ -54,8 +54,8 @@ void check_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
     auto& d = sink.error("Q561", q.type_loc.given() ? q.type_loc : q.loc, "qps." + q.name + ".type",
                          q.type_name + " QP '" + q.name + "' cannot talk to " + std::string(tool->name) +
                              " (external peer '" + e.name + "'): it uses " + (tool->ud ? "UD" : "RC") + " QPs");
-    d.rule = "ucmatose, rdma_server and rdma_client connect RC QPs over RDMA_PS_TCP; udaddy resolves UD QPs over "
-             "RDMA_PS_UDP";
+    d.rule = "ucmatose, rdma_server, rdma_client and rping connect RC QPs over RDMA_PS_TCP; udaddy resolves UD QPs "
+             "over RDMA_PS_UDP";
     d.hint = std::string("write type: ") + (tool->ud ? "UD" : "RC");
   }
   if (q.cm.exchange_only) {
@@ -155,7 +155,7 @@ void rping_buffer(const scenario::Workload& w, const Qp& q, const External& e, c
     auto& d = sink.error("Q563", w.size_loc.given() ? w.size_loc : w.loc, path + ".size",
                          "size " + std::to_string(w.size) + " of workload '" + w.name + "': rping's -S is " +
                              std::to_string(interop::kRpingMinSize) + " .. " + std::to_string(interop::kRpingMaxSize));
-    d.hint = "write size: 64 (rping's default)";
+    d.hint = "write size: 64 (rping's default)";  // kRpingMaxSize: rping refuses -S 65536
   }
   if (!w.local_mr) {
     auto& d = sink.error("Q563", w.loc, path + ".local_mr",
@@ -199,7 +199,8 @@ void check_cm_workload(const scenario::Workload& w, const Qp& q, const External&
                              name + "): " + what);
     d.rule = "exchange rdma_cm is followed by the tool's own conversation: SENDs of one size from and into qpo's own "
              "slots (ucmatose: the server's -C messages of -S bytes, then as many back; rdma_server/rdma_client: one "
-             "16-byte message each way, the client's first; udaddy: the client's -C messages, then as many back)";
+             "16-byte message each way, the client's first; udaddy: the client's -C messages, then as many back), or "
+             "rping's pings through the workload's local_mr";
     return &d;
   };
   if (!w.script.empty()) {
@@ -224,7 +225,9 @@ void check_cm_workload(const scenario::Workload& w, const Qp& q, const External&
   } else if (w.local_mr) {
     refuse(w.local_mr.loc, "local_mr", "it sends from and receives into qpo's own slots (no local_mr)");
   }
-  if (w.offset_loc.given()) refuse(w.offset_loc, "offset", "it sends from and receives into qpo's own slots (no offset)");
+  if (w.offset_loc.given())
+    refuse(w.offset_loc, "offset", tool && tool->buffers ? "the pings use local_mr from its start (no offset)"
+                                                         : "it sends from and receives into qpo's own slots (no offset)");
   if (w.workers_loc.given()) refuse(w.workers_loc, "workers", "one QP, one conversation (no workers)");
   if (w.pin_loc.given()) refuse(w.pin_loc, "pin", "it runs on the executor's own thread (no pin)");
   // A burst arrives before qpo answers: every message of it needs a receive posted beforehand.
@@ -286,7 +289,14 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
   if (w.offset_loc.given()) refuse(w.offset_loc, "offset", "it sends from and receives into qpo's own slots (no offset)");
   if (w.workers_loc.given()) refuse(w.workers_loc, "workers", "one QP, one conversation (no workers)");
   if (w.pin_loc.given()) refuse(w.pin_loc, "pin", "it runs on the executor's own thread (no pin)");
-  if (pt && w.op && e.listen) serving_perftest(w, q, e, sink);
+  // ib_write_lat writes into qpo's buffer whichever side serves.
+  if (pt && w.op && (e.listen || e.tool == "ib_write_lat")) serving_perftest(w, q, e, sink);
+  if (pt && e.tool == "ib_write_lat" && q.type >= 0 && q.cap.max_recv_wr == 0) {
+    auto& d = sink.error("Q561", q.loc, "qps." + q.name + ".cap.max_recv_wr",
+                         "QP '" + q.name + "' has max_recv_wr 0 and plays ib_write_lat (external peer '" + e.name + "')");
+    d.rule = "the tool writes into qpo's first slot, qpo writes from its last: the QP's slot buffer needs two";
+    d.hint = "give cap.max_recv_wr: 1 or more";
+  }
   // Both sides of ib_send_lat receive: the tool's answers (or its first message) need receives.
   bool latency = pt && e.tool == "ib_send_lat";
   if (latency && !e.listen && q.type >= 0 && q.cap.max_recv_wr == 0) {
@@ -309,7 +319,8 @@ void serving_perftest(const scenario::Workload& w, const Qp& q, const External& 
     uint64_t granted = flags && flags->symbol == scenario::Symbol::None ? flags->number : 0;
     if (!(granted & op.remote_access)) {
       auto& d = sink.error("Q565", flags ? flags->loc : q.loc, "qps." + q.name + ".states.INIT.qp_access_flags",
-                           "QP '" + q.name + "' serves " + std::string(w.op == util::Op::Read ? "ib_read_bw" : "ib_write_bw") +
+                           "QP '" + q.name + "' serves " +
+                               (e.tool.empty() ? std::string(w.op == util::Op::Read ? "ib_read_bw" : "ib_write_bw") : e.tool) +
                                " (external peer '" + e.name + "') without " + op.access_name + " in its qp_access_flags");
       d.rule = "the tool's client " + std::string(w.op == util::Op::Read ? "reads from" : "writes to") +
                " the buffer qpo advertises; the QP must grant it (else the tool fails with a remote access error)";
@@ -372,7 +383,10 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
                         "external peer '" + e.name + "': qpo checks nothing on its side (its path MTU, PSNs, access "
                         "flags, message size and count come from the tool's own options)");
     const auto* cm_tool = External::cm_tool(e.tool);
-    n.hint = rdma_cm(e) ? (cm_tool && cm_tool->burst
+    n.hint = rdma_cm(e) && cm_tool && cm_tool->buffers
+                 ? std::string("run rping with the workload's size and iterations: rping -s -p PORT -S SIZE when it "
+                               "serves, rping -c -a QPO_ADDRESS -p PORT -S SIZE -C ITERATIONS -V when it dials")
+             : rdma_cm(e) ? (cm_tool && cm_tool->burst
                                ? "run " + std::string(cm_tool->name) +
                                      " with the workload's size and iterations (-S SIZE -C ITERATIONS)" +
                                      (cm_tool->ud ? std::string(" (its port is 7174, fixed: the cm: port must be it)")

@@ -26,8 +26,10 @@ constexpr uint32_t kCheckEvery = 256;
 constexpr uint32_t kRefillBatch = 4;
 
 // The counter in the last byte of a written message: 1..255, never 0, so a zeroed buffer
-// never looks like an arrival.
-inline uint8_t stamp(uint64_t i) { return static_cast<uint8_t>(i % 255 + 1); }
+// never looks like an arrival; perftest's write_lat counts through 0 ((char)++n).
+inline uint8_t stamp(uint64_t i, bool perftest) {
+  return perftest ? static_cast<uint8_t>(i + 1) : static_cast<uint8_t>(i % 255 + 1);
+}
 
 class PingPong {
  public:
@@ -133,8 +135,10 @@ class PingPong {
             ") outside the " + std::to_string(lmr_->length) + "-byte MR");
       inbound_ = lmr_->data + cfg_.recv_offset;
       out_flag_ = lmr_->data + cfg_.local_offset + cfg_.size - 1;
-      // Zeroed before the barrier: the peer writes nothing until both sides are ready.
-      inbound_[cfg_.size - 1] = 0;
+      // Zeroed before the barrier: the peer writes nothing until both sides are ready. Not with
+      // perftest's counter: ib_write_lat may have written its first message already (the
+      // buffer was zeroed when it was allocated).
+      if (!cfg_.perftest_counter) inbound_[cfg_.size - 1] = 0;
       if (inbound_ <= out_flag_ && out_flag_ < inbound_ + cfg_.size)
         bad("the outbound region overlaps the region the peer writes into");
     }
@@ -194,7 +198,7 @@ class PingPong {
   void initiate() {
     for (uint64_t i = 0; more(i); ++i) {
       stamps_.push_back(clock::ticks());
-      if (cfg_.op == Op::Write) *out_flag_ = stamp(i);
+      if (cfg_.op == Op::Write) *out_flag_ = stamp(i, cfg_.perftest_counter);
       post(i);
       bool answered = true;
       if (cfg_.op == Op::Send)
@@ -215,7 +219,7 @@ class PingPong {
       if (stopped()) break;
       bool got = cfg_.op == Op::Send ? wait_receive(i) : wait_flag(i);
       if (!got) break;  // duration mode: the initiator stopped
-      if (cfg_.op == Op::Write) *out_flag_ = stamp(i);
+      if (cfg_.op == Op::Write) *out_flag_ = stamp(i, cfg_.perftest_counter);
       post(i);
       ++count_;
     }
@@ -258,7 +262,7 @@ class PingPong {
     volatile uint8_t* flag = inbound_ + cfg_.size - 1;
     for (uint64_t i = 0; more(i); ++i) {
       stamps_.push_back(clock::ticks());
-      uint8_t v = stamp(i);
+      uint8_t v = stamp(i, cfg_.perftest_counter);
       *out_flag_ = v;
       post_write(i);
       if (!spin_on(flag, v, i)) return;
@@ -270,7 +274,7 @@ class PingPong {
   void answer_write() {
     volatile uint8_t* flag = inbound_ + cfg_.size - 1;
     for (uint64_t i = 0; i < answer_limit_ && !stopped(); ++i) {
-      uint8_t v = stamp(i);
+      uint8_t v = stamp(i, cfg_.perftest_counter);
       if (!spin_on(flag, v, i)) break;
       *out_flag_ = v;
       post_write(i);
@@ -367,7 +371,7 @@ class PingPong {
     return true;
   }
 
-  [[gnu::always_inline]] bool wait_flag(uint64_t i) { return spin_on(inbound_ + cfg_.size - 1, stamp(i), i); }
+  [[gnu::always_inline]] bool wait_flag(uint64_t i) { return spin_on(inbound_ + cfg_.size - 1, stamp(i, cfg_.perftest_counter), i); }
 
   // Whether a wait for the peer ends without its message. A duration-mode target stops once
   // the peer has been quiet for idle_ms past the deadline. On the stop flag the target stops

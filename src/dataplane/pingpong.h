@@ -38,6 +38,9 @@ struct PingPongConfig {
   // answers, the target waits for N, then answers with N (ucmatose's rhythm; rx_depth >= N).
   // A turn is one iteration of the latency figures; `iterations` still counts messages.
   uint64_t burst = 1;
+  // write: the counter in the last byte as perftest's write_lat keeps it, (char)++n: 1..255, 0,
+  // 1, ... (qpo's own skips 0, so that a zeroed buffer never looks like an arrival).
+  bool perftest_counter = false;
   // send: each message a SEND with immediate data `imm` (host order; udaddy's carry the
   // sender's QP number). With peer_qpn_from_imm the target answers the QP number its first
   // receive carried as immediate data (UD: the endpoint's peer_ah must reach the sender).

@@ -160,8 +160,9 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   mine.out_reads = static_cast<uint16_t>(e.out_reads);
   mine.vaddr = slots->second.addr;
   mine.rkey = slots->second.rkey;
-  auto theirs = talk.keys(mine, deadline, &why);
-  if (!theirs) return failed(st, std::move(r), e, why);
+  std::optional<interop::PerftestKeys> theirs;
+  for (int i = 0; i < e.keys_before_rtr(); ++i)  // write_lat: a sync, then the keys (the same values)
+    if (!(theirs = talk.keys(mine, deadline, &why))) return failed(st, std::move(r), e, why);
   // qpo's READs at the tool: no more at once than the tool's QP accepts (its out_reads).
   if (e.qpo_initiates() && e.op == util::Op::Read && !e.latency && e.max_rd_atomic > theirs->out_reads)
     return failed(st, std::move(r), e,

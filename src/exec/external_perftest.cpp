@@ -52,7 +52,23 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
   cfg_.stop = halt;
   cfg_.local_mr = slot_mr_name(*q_);  // what the tool's keys advertised is qpo's slot buffer
   ep_ = own_endpoint(st, *q_, peer_->name);
-  if (peer_->latency) {  // ib_send_lat: both sides send and receive, on bring-up's receives
+  if (peer_->write_latency()) {  // ib_write_lat: each side writes into the other's buffer
+    streams_ = true;
+    pp_.op = dataplane::Op::Write;
+    pp_.initiator = peer_->qpo_writes_first();  // the tool's server writes first
+    pp_.size = cfg_.size;
+    pp_.iterations = w.iterations;
+    pp_.inline_size = q_->spec->cap.max_inline_data;
+    pp_.local_mr = slot_mr_name(*q_);
+    pp_.local_offset = uint64_t{q_->slot_count - 1} * q_->slot_size;  // qpo writes from its last slot
+    pp_.recv_offset = 0;            // the tool writes where qpo's keys pointed: the slots' start
+    pp_.remote_mr = peer_->name;    // the tool's buffer, from its keys
+    pp_.perftest_counter = true;    // its (char)++n, through 0
+    pp_.timeout_ms = o.timeout_ms;
+    pp_.keep_times = pp_.initiator;
+    pp_.stop = halt;
+    access_ = access_for(st, *q_, Reader::Sends);
+  } else if (peer_->latency) {  // ib_send_lat: both sides send and receive, on bring-up's receives
     streams_ = true;
     pp_ = slot_pingpong(st, *q_, client, cfg_.size, w.iterations, o.timeout_ms, halt);
     // One thread sends and receives: the QP's receives come to its send-side reader for now.
@@ -93,6 +109,14 @@ void ExternalPerftest::converse() {
   bool client = peer_->qpo_initiates(), send = run_.spec.op == util::Op::Send;
   dataplane::StreamLane lane{&ep_, ep_.recv_pool.get()};
   std::string why;
+  if (peer_->write_latency()) {
+    // ib_write_lat: no hand-shake before the test and none after it: the tool prints its
+    // figures and exits, closing the connection.
+    stage_ = "the ping-pong of RDMA WRITEs";
+    pp_result_ = dataplane::run_pingpong(lane, pp_, access_);
+    stage_ = "";
+    return;
+  }
   if (peer_->latency) {
     stage_ = "the hand-shake before the ping-pong";  // both sides' receives are posted
     keys();
@@ -173,11 +197,13 @@ bool ExternalPerftest::finish(RunState& st) {
     result->summary = op_summary(w.size, res.iterations, res.seconds, times);
     r.micros = res.seconds * 1e6;
     char buf[200];
-    if (client)
+    bool timed = peer_->write_latency() ? pp_.initiator : client;  // the side that opens each round trip times it
+    if (timed)
       std::snprintf(buf, sizeof buf, "%llu round trips: t_typical %.2f usec, t_min %.2f, t_max %.2f, p99 %.2f (half a round trip, as the tool reports)",
                     static_cast<unsigned long long>(res.iterations), res.lat.t_typical, res.lat.t_min, res.lat.t_max, res.lat.p99);
     else
-      std::snprintf(buf, sizeof buf, "answered %llu SENDs in %.3f s", static_cast<unsigned long long>(res.iterations), res.seconds);
+      std::snprintf(buf, sizeof buf, "answered %llu %s in %.3f s", static_cast<unsigned long long>(res.iterations),
+                    peer_->write_latency() ? "RDMA WRITEs" : "SENDs", res.seconds);
     r.message = buf;
   } else if (streams_) {
     const auto& bw = client ? result_.tx : result_.rx;

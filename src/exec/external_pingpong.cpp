@@ -33,7 +33,7 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
   cm_tool_ = e->rdma_cm() ? e->tool() : "";
   ep_ = own_endpoint(st, q, run_.external);
   if (e->buffers) {  // rping: a conversation of its own through the workload's local_mr
-    rping_ = RpingSide{.client = !e->qpo_listens(), .buffer = e->buffer, .timeout_ms = o.timeout_ms, .stop = halt};
+    rping_ = RpingSide{.client = !e->qpo_listens(), .buffer = w.local_mr.name, .timeout_ms = o.timeout_ms, .stop = halt};
     rping_->rx_depth = std::max(1u, bringup_outstanding(st, q));
   }
   // One thread sends and receives: the QP's receives come to its send-side reader for now.

@@ -50,6 +50,7 @@ void ExternalPingpong::run_rping() {
   auto start = std::chrono::steady_clock::now();
   for (uint64_t ping = 0; ping < w.iterations && !r.halted; ++ping) {
     std::string n = "ping " + std::to_string(ping + 1);
+    std::string of_count = " (the tool's -C must be " + std::to_string(w.iterations) + ")";
     if (r.client) {
       // As rping_test_client: advertise the start buffer, wait for the go-ahead, advertise the
       // sink, wait for the go-ahead, compare.
@@ -57,21 +58,21 @@ void ExternalPingpong::run_rping() {
       interop::fill_rping_buffer(first, static_cast<int>(ping));
       std::memset(second.data(), 0, size);
       send_message(info_of(0), "the start buffer's SEND of " + n);
-      if (receive("the tool's go-ahead after its RDMA READ of " + n).empty() && r.halted) break;
+      if (receive("go-ahead from the tool after its RDMA READ of " + n).empty() && r.halted) break;
       send_message(info_of(size), "the sink buffer's SEND of " + n);
-      if (receive("the tool's go-ahead after its RDMA WRITE of " + n).empty() && r.halted) break;
+      if (receive("go-ahead from the tool after its RDMA WRITE of " + n).empty() && r.halted) break;
       if (std::memcmp(first.data(), second.data(), size) != 0)
         broken(w.qp.name, n + ": the bytes the tool wrote back differ from the ones it read");
     } else {
       // As rping_test_server: READ the client's start buffer, go-ahead, WRITE it to the sink, go-ahead.
       std::string why;
-      auto msg = receive("the tool's start buffer of " + n);
+      auto msg = receive("message from the tool with the start buffer of " + n + of_count);
       if (r.halted) break;
       auto src = interop::parse_rping_info(msg, &why);
       if (!src) broken(w.qp.name, n + ": the tool's start buffer message is " + why);
-      if (src->size > buf.length)
-        broken(w.qp.name, n + ": the tool's buffer is " + std::to_string(src->size) + " bytes, MR '" + r.buffer + "' " +
-                              std::to_string(buf.length) + " (rping -S)");
+      if (src->size != size || src->size > buf.length)
+        broken(w.qp.name, n + ": the tool's buffer is " + std::to_string(src->size) + " bytes, the workload's size " +
+                              std::to_string(size) + " (the tool's -S must be the same)");
       dataplane::RemoteMr theirs{src->addr, src->rkey, src->size};
       dataplane::SendRequest rd;
       rd.op = dataplane::Op::Read;
@@ -80,7 +81,7 @@ void ExternalPingpong::run_rping() {
       rd.remote = &theirs;
       talk.post_and_wait(rd, "the RDMA READ of " + n);
       send_message(std::vector<uint8_t>(interop::kRpingInfoBytes, 0), "the go-ahead after the READ of " + n);
-      msg = receive("the tool's sink buffer of " + n);
+      msg = receive("message from the tool with the sink buffer of " + n);
       if (r.halted) break;
       auto sink = interop::parse_rping_info(msg, &why);
       if (!sink) broken(w.qp.name, n + ": the tool's sink buffer message is " + why);

@@ -133,12 +133,17 @@ struct Responder {
   Incoming* incoming_for(const ibv_wc& wc) {
     bool ud = q->spec->qp_type == spec::QpType::UD;
     Incoming* last = nullptr;
+    Incoming* outside = nullptr;  // op recv: a sender this step does not name, up to its count
     for (auto& i : in) {
       if (i.receiver->qp->get()->qp_num != wc.qp_num) continue;
-      if (ud ? (i.from_outside || i.sender_qpn == wc.src_qp) : i.received < i.w->iterations) return &i;
+      if (ud && i.from_outside) {
+        if (!outside && i.received < i.w->iterations) outside = &i;
+        continue;
+      }
+      if (ud ? i.sender_qpn == wc.src_qp : i.received < i.w->iterations) return &i;
       last = &i;
     }
-    return ud ? nullptr : last;
+    return ud ? outside : last;
   }
 
   // A send with invalidate: the completion says so, and names the window's rkey.
@@ -696,7 +701,10 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         refuse_ud_above_mtu(q, w);
         Incoming in{step, &w, &q, 0, true};
         in.from_outside = true;
-        responder_for(st, responders, q, o, &halt).in.push_back(in);
+        auto& rs = responder_for(st, responders, q, o, &halt);
+        rs.in.push_back(in);
+        // The sender is not the run's: it may begin any time within the phase timeout (declared_waits).
+        rs.cfg.timeout_ms = std::max(rs.cfg.timeout_ms, o.phase_timeout_ms > 0 ? o.phase_timeout_ms : 120000);
         continue;
       }
       if (initiator_here(st, w)) initiators.push_back(make_initiator(st, *step, w, o, &halt));

@@ -13,8 +13,8 @@
 namespace qpo::interop {
 
 inline constexpr size_t kRpingInfoBytes = 16;
-// rping -S: at least sizeof(stringify(INT_MAX)) + sizeof("rdma-ping-%d: "), at most 64 KiB.
-inline constexpr uint64_t kRpingMinSize = 26, kRpingMaxSize = 64 * 1024;
+// rping -S: at least sizeof(stringify(INT_MAX)) + sizeof("rdma-ping-%d: "), below RPING_BUFSIZE (64 KiB).
+inline constexpr uint64_t kRpingMinSize = 26, kRpingMaxSize = 64 * 1024 - 1;
 inline constexpr uint16_t kRpingPort = 7174;  // rping's default -p
 
 struct RpingInfo {

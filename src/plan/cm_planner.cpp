@@ -38,11 +38,16 @@ std::string exchange_text(const Scenario& s, const Qp& q) {
 std::string wildcard_of(const std::string& ip) { return ip.find(':') != std::string::npos ? "::" : "0.0.0.0"; }
 
 // IPv6 literals in brackets: [fd00:1::2]:7471.
-// How to start an rdmacm-utils tool for this end: udaddy has no port option (its -p is the port
-// space; its port is 7174), the others take -p.
-std::string tool_command(const scenario::External& x, uint32_t port, bool client) {
-  std::string cmd = x.tool + (client ? " -s QPO_ADDRESS" : "");
-  return x.tool == "udaddy" ? cmd : cmd + " -p " + std::to_string(port);
+// How to start an rdmacm-utils tool for this end (`client`: the tool dials qpo), with the size
+// and count of the QP's workload `w` (null: none): udaddy has no port option (its -p is the
+// port space; its port is 7174); rping says its role (-s serves, -c -a ADDRESS dials), -S, -C.
+std::string tool_command(const scenario::External& x, uint32_t port, bool client, const scenario::Workload* w) {
+  std::string p = " -p " + std::to_string(port);
+  std::string size = w ? " -S " + std::to_string(w->size) : "", count = w ? " -C " + std::to_string(w->iterations) : "";
+  if (x.tool == "rping") return client ? "rping -c -a QPO_ADDRESS" + p + size + count + " -V" : "rping -s" + p + size;
+  if (x.tool == "udaddy") return client ? "udaddy -s QPO_ADDRESS" + size + count : "udaddy" + size + count;
+  if (x.tool == "ucmatose") return (client ? "ucmatose -s QPO_ADDRESS" : "ucmatose") + p + size + count;
+  return x.tool + (client ? " -s QPO_ADDRESS" : "") + p;
 }
 
 std::string endpoint(const std::string& ip, uint32_t port) {
@@ -132,6 +137,12 @@ class CmPlanner {
 
  private:
   static std::string channel_name(const std::string& host) { return "qpo.cm." + host; }
+  // The QP's first workload (an external tool's conversation has one), or null.
+  const scenario::Workload* workload_on(const Qp& q) const {
+    for (const auto& w : s_.workloads)
+      if (w.qp.name == q.name) return &w;
+    return nullptr;
+  }
   static constexpr std::string_view kListener = ".listener";
   static std::string listener(const Qp& q) { return q.name + std::string(kListener); }
 
@@ -338,7 +349,7 @@ class CmPlanner {
     if (x && cm.expect_event.empty())
       c.args.push_back(arg("retries", ud ? "while nothing listens (UNREACHABLE, status 1), until the phase timeout"
                                          : "while nothing listens (REJECTED, reason 8), until the phase timeout",
-                           "external '" + x->name + "' may start after qpo: " + tool_command(*x, cm.port, false)));
+                           "external '" + x->name + "' may start after qpo: " + tool_command(*x, cm.port, false, workload_on(q))));
     if (ud) c.args.push_back(arg("peer", x ? "qp_num, qkey, address (external '" + x->name + "')" : std::string("qp_num, qkey"),
                                  "from the event: what the UD sends use", true));
     if (!cm.expect_event.empty()) return expect(c, q);
@@ -360,7 +371,7 @@ class CmPlanner {
       Arg from = arg("accepts", x->from.empty() ? "the first request (external '" + x->name + "': any address)"
                                                 : "only from " + x->from + "; any other request is rejected and named");
       from.runtime = true;
-      from.note = "waits for the tool: " + tool_command(*x, cm.port, true);
+      from.note = "waits for the tool: " + tool_command(*x, cm.port, true, workload_on(q));
       w.args.push_back(from);
     }
     if (cm.reject) {

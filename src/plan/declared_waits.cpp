@@ -29,6 +29,8 @@ uint64_t declared_wait_ms(const Plan& p, const Step& s, const WaitDefaults& d) {
       // whole run to end before its hand-shake comes.
       if (const auto* e = w.external.empty() ? nullptr : p.external(w.external); e && e->perftest() && e->qpo_listens())
         return d.phase_timeout_ms;
+      // op recv waits up to the phase timeout for a sender outside the scenario to begin.
+      if (w.spec.op == util::Op::Recv) return d.phase_timeout_ms;
       return script_duration_ms(w);
     }
     case StepKind::Pause:

@@ -41,11 +41,11 @@ struct ExternalPeer {
   // udaddy: each SEND carries the sender's QP number as immediate data; the side that answers
   // learns where to from the first message (its GRH's address, its immediate QPN).
   bool imm_qpn = false;
-  // rping: each ping moves through `buffer` (the workload's local_mr: start and sink halves as
-  // client, the READ's destination as server); the client disconnects, the server waits for it.
+  // rping: each ping moves through a buffer of qpo's (the workload's local_mr: start and sink
+  // halves as client, the READ's destination as server); the client disconnects, the server
+  // waits for it.
   bool buffers = false;
   bool client_disconnects = false;
-  std::string buffer;
 
   bool rdma_cm() const { return exchange == Exchange::RdmaCm; }
   bool qpo_listens() const { return rdma_cm() ? !qpo_active : server.empty(); }
@@ -56,10 +56,17 @@ struct ExternalPeer {
   // Messages each side sends before it waits for the other's: all of them (ucmatose) or one.
   uint64_t messages_per_turn() const { return burst && iterations ? iterations : 1; }
   bool perftest() const { return exchange == Exchange::Perftest; }
+  // ib_write_lat: each side RDMA WRITEs into the other's buffer and polls its last byte; the
+  // tool's SERVER writes first (write_lat's loop), unlike its other tests.
+  bool write_latency() const { return perftest() && latency && op == util::Op::Write; }
+  // The side whose message opens each round trip of a latency test.
+  bool qpo_writes_first() const { return write_latency() ? qpo_listens() : qpo_initiates(); }
+  // perftest's keys hand-shakes before RTR: ib_write_lat syncs once more than the others.
+  int keys_before_rtr() const { return write_latency() ? 2 : 1; }
   const char* tool() const {
     if (rdma_cm()) return cm_tool.c_str();
     if (!perftest()) return ud ? "ibv_ud_pingpong" : "ibv_rc_pingpong";
-    if (latency) return "ib_send_lat";
+    if (latency) return op == util::Op::Write ? "ib_write_lat" : "ib_send_lat";
     if (op == util::Op::Read) return "ib_read_bw";
     if (op == util::Op::Send) return "ib_send_bw";
     return "ib_write_bw";

@@ -360,7 +360,6 @@ class Planner {
       for (const auto& w : s_.workloads)
         if (w.qp.name == q.name) {
           x.workload = w.name;
-          x.buffer = w.local_mr.name;
           x.op = w.op;
           x.size = w.size;
           x.iterations = w.iterations;

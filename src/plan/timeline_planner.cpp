@@ -288,6 +288,16 @@ class TimelinePlanner {
     std::string n = std::to_string(w.iterations), size = std::to_string(w.size) + " B";
     std::string verb = w.op == util::Op::Read ? "RDMA READs" : send ? "SENDs" : "RDMA WRITEs";
     st.args.push_back(arg("peer", "external '" + e.name + "' (" + x->tool() + (client ? " server)" : " client)")));
+    if (x->write_latency()) {
+      st.args.push_back(arg("rhythm", x->qpo_writes_first()
+                                          ? "ping-pong: qpo writes first, then waits for the tool's write (the tool's client)"
+                                          : "ping-pong: qpo answers each write with one (the tool's server writes first)"));
+      st.args.push_back(arg("traffic", n + " RDMA WRITEs of " + size + " each way: qpo's from its last slot into the tool's "
+                                           "buffer, the tool's into qpo.slots." + w.qp.name + ", each side polling the last byte "
+                                           "(perftest's counter, 1..255, 0, ...)"));
+      st.args.push_back(arg("close", "none: the tool prints its figures and closes the connection"));
+      return;
+    }
     if (x->latency) {
       st.args.push_back(arg("sync", "keys once more, both sides' receives posted (qpo's at bring-up)"));
       st.args.push_back(arg("rhythm", client ? "ping-pong: qpo sends first, then waits for the answer (the tool's client)"
@@ -345,13 +355,13 @@ class TimelinePlanner {
   void rping_args(Step& st, const scenario::Workload& w, const ExternalPeer& x) {
     std::string n = std::to_string(w.iterations), size = std::to_string(w.size) + " B";
     if (!x.qpo_listens()) {
-      st.args.push_back(arg("per ping", "SEND {addr, rkey, size} of " + x.buffer + "'s first " + size +
+      st.args.push_back(arg("per ping", "SEND {addr, rkey, size} of " + w.local_mr.name + "'s first " + size +
                                             " (rping's text), the tool RDMA READs it; SEND {addr, rkey, size} of the next " +
                                             size + ", the tool RDMA WRITEs it back; a go-ahead SEND from the tool after each"));
       st.args.push_back(arg("check", "the bytes written back are the ones read (rping -V does the same)"));
       st.args.push_back(arg("then", "after " + n + " pings qpo disconnects (rdma_disconnect), as rping's client does"));
     } else {
-      st.args.push_back(arg("per ping", "receive the tool's {addr, rkey, size}, RDMA READ it into " + x.buffer +
+      st.args.push_back(arg("per ping", "receive the tool's {addr, rkey, size}, RDMA READ it into " + w.local_mr.name +
                                             ", SEND a go-ahead; receive the sink's, RDMA WRITE what was read there, SEND a go-ahead"));
       st.args.push_back(arg("then", "after " + n + " pings qpo waits for the tool's DREQ (rping's client disconnects)"));
     }

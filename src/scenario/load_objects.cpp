@@ -649,7 +649,7 @@ void check_external_tool(YamlReader& r, External& e, const std::string& path) {
   std::string names;
   if (e.exchange == External::Exchange::Perftest) {
     for (const auto& t : External::kPerftestTools) known |= e.tool == t.name;
-    names = "ib_write_bw, ib_read_bw, ib_send_bw or ib_send_lat";
+    names = "ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat or ib_write_lat";
   } else {
     known = External::cm_tool(e.tool) != nullptr;
     names = "ucmatose, rdma_server, rdma_client, udaddy or rping";
@@ -658,7 +658,7 @@ void check_external_tool(YamlReader& r, External& e, const std::string& path) {
   auto& d = r.sink().error("Q170", e.tool_loc, p, "unknown tool '" + util::printable(e.tool, 64) + "'");
   d.rule = "exchange " + std::string(External::exchange_name(e.exchange)) + " plays " + names;
   d.hint = e.exchange == External::Exchange::Perftest
-               ? "leave tool out for the bandwidth test of the workload's op, or write tool: ib_send_lat"
+               ? "leave tool out for the bandwidth test of the workload's op, or write tool: ib_send_lat (ib_write_lat)"
                : "write tool: ucmatose, rdma_server (the tool serves), rdma_client (qpo serves), udaddy (UD) or rping";
   e.tool.clear();
 }

@@ -372,7 +372,8 @@ struct External : Object {
   static constexpr PerftestTool kPerftestTools[] = {{"ib_write_bw", util::Op::Write, false},
                                                     {"ib_read_bw", util::Op::Read, false},
                                                     {"ib_send_bw", util::Op::Send, false},
-                                                    {"ib_send_lat", util::Op::Send, true}};
+                                                    {"ib_send_lat", util::Op::Send, true},
+                                                    {"ib_write_lat", util::Op::Write, true}};
   static const CmTool* cm_tool(std::string_view name) {
     for (const auto& t : kCmTools)
       if (t.name == name) return &t;

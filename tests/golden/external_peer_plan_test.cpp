@@ -100,11 +100,12 @@ TEST_CASE("perftest: the opening and first keys before RTR, two more keys after 
 
 TEST_CASE("perftest: the workload's op names the tool, and its step says every part of the conversation") {
   auto p = plan_of_file("tests/scenarios/interop/perftest-servers.yaml");
-  REQUIRE(p.externals.size() == 4);
+  REQUIRE(p.externals.size() == 5);
   CHECK(std::string(p.externals[0].tool()) == "ib_write_bw");
   CHECK(std::string(p.externals[1].tool()) == "ib_read_bw");
   CHECK(std::string(p.externals[2].tool()) == "ib_send_bw");
   CHECK(std::string(p.externals[3].tool()) == "ib_send_lat");  // tool: says so; its op alone would say ib_send_bw
+  CHECK(std::string(p.externals[4].tool()) == "ib_write_lat");
   CHECK(p.externals[1].out_reads == 16);  // the QP's max_dest_rd_atomic: the tool's max_rd_atomic
   std::vector<std::string> seen;
   for (const auto& s : p.hosts[0].steps) {
@@ -113,7 +114,7 @@ TEST_CASE("perftest: the workload's op names the tool, and its step says every p
     for (const auto& a : s.args) args += a.name + "=" + a.value + "\n";
     seen.push_back(args);
   }
-  REQUIRE(seen.size() == 4);
+  REQUIRE(seen.size() == 5);
   CHECK(seen[0].find("peer=external 'write_tool' (ib_write_bw client)\n") != std::string::npos);
   CHECK(seen[0].find("traffic=the tool's 200 RDMA WRITEs of 65536 B at qpo.slots.wq, unchecked\n") != std::string::npos);
   CHECK(seen[0].find("report=keys once the tool has run, then its figures, which qpo reports (qpo's five units back are zeros: the tool's client ignores them)\n") != std::string::npos);
@@ -131,9 +132,10 @@ TEST_CASE("perftest: qpo's slots are the buffer it advertises, at least the tool
   for (const auto& s : p.hosts[0].steps)
     if (s.kind == StepKind::RegSlots) {
       ++slots;
-      CHECK(s.count == (s.object == "qpo.slots.lq" ? 4096 : 65536) + 64);  // ib_send_lat's 2 B: the cycle buffer
+      bool latency = s.object == "qpo.slots.lq" || s.object == "qpo.slots.wlq";
+      CHECK(s.count == (latency ? 4096 : 65536) + 64);  // the latency tests' 2 B: the cycle buffer
     }
-  CHECK(slots == 4);
+  CHECK(slots == 5);
 }
 
 TEST_CASE("declared waits: serving a perftest client, the workload waits up to a phase timeout for the tool's run") {
@@ -149,7 +151,7 @@ TEST_CASE("declared waits: serving a perftest client, the workload waits up to a
         // qpo's own test (its client) is bounded by its completions' timeout, as any op workload.
         CHECK(qpo::plan::declared_wait_ms(p, s, d) == (serving ? 30000u : 0u));
       }
-    CHECK(workloads == 4);
+    CHECK(workloads == 5);
   }
 }
 
@@ -292,17 +294,36 @@ TEST_CASE("rdma_cm: rping's pings move through the workload's local_mr; its clie
   auto& x = p.externals;
   REQUIRE(x.size() == 8);
   CHECK(x[6].buffers);
-  CHECK(x[6].buffer == "pingbuf");
-  CHECK(x[7].buffer == "servebuf");
+  CHECK(x[7].client_disconnects);
   const auto& h = p.hosts[0];
   auto* pi = step_of(h, StepKind::Workload, "pi_talk");
   auto* po = step_of(h, StepKind::Workload, "po_talk");
   REQUIRE(pi);
   REQUIRE(po);
   CHECK(arg_of(*pi, "check") == "the bytes written back are the ones read (rping -V does the same)");
+  CHECK(arg_of(*pi, "per ping").starts_with("SEND {addr, rkey, size} of pingbuf's first 64 B"));
+  CHECK(arg_of(*po, "per ping").starts_with("receive the tool's {addr, rkey, size}, RDMA READ it into servebuf"));
   CHECK(arg_of(*pi, "then") == "after 5 pings qpo disconnects (rdma_disconnect), as rping's client does");
   CHECK(arg_of(*po, "then") == "after 5 pings qpo waits for the tool's DREQ (rping's client disconnects)");
   auto* bye = step_of(h, StepKind::CmDisconnect, "po");
   REQUIRE(bye);
   CHECK(arg_of(*bye, "after") == "the peer's DREQ");
+}
+
+TEST_CASE("perftest: ib_write_lat syncs twice before RTR, its server writes first, and nothing follows the test") {
+  auto clients = plan_of_file("tests/scenarios/interop/perftest-clients.yaml");
+  auto servers = plan_of_file("tests/scenarios/interop/perftest-servers.yaml");
+  const auto* c = clients.external("wlat_tool");
+  const auto* s = servers.external("wlat_tool");
+  REQUIRE(c);
+  REQUIRE(s);
+  CHECK(std::string(c->tool()) == "ib_write_lat");
+  CHECK(c->keys_before_rtr() == 2);
+  CHECK(clients.external("lat_tool")->keys_before_rtr() == 1);
+  CHECK_FALSE(c->qpo_writes_first());  // the tool serves: it writes first
+  CHECK(s->qpo_writes_first());        // qpo serves: qpo writes first
+  auto* w = step_of(servers.hosts[0], StepKind::Workload, "write_lat");
+  REQUIRE(w);
+  CHECK(arg_of(*w, "rhythm") == "ping-pong: qpo writes first, then waits for the tool's write (the tool's client)");
+  CHECK(arg_of(*w, "close") == "none: the tool prints its figures and closes the connection");
 }

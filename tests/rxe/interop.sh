@@ -9,10 +9,11 @@
 #      (1024 x 1000 x 2, UD), 1000 iters each;
 #   2. the tools are clients, qpo serves. Both guests boot together, so each tool's command tries
 #      again until qpo listens (its first tries are refused).
-#   3. perftest's ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat serve (ports 18515-18518), qpo is their
+#   3. perftest's ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat and ib_write_lat serve (ports 18515-18519;
+#      ib_write_lat's 1000 iterations take its counter byte through 0), qpo is their
 #      client: each tool prints its result row (for write and read: qpo's figures, which qpo sent
 #      it; the test checks they are the same numbers);
-#   4. the four perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
+#   4. the five perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
 #   5. rdmacm-utils over rdma_cm, eight at once (tests/scenarios/interop/rdmacm-tools.yaml): qpo
 #      dials ucmatose's, rdma_server's, udaddy's and rping's servers and accepts ucmatose's,
 #      rdma_client's, udaddy's and rping's clients (UD: RDMA_PS_UDP; rping -v -V: its own data check); a ucmatose request from guest b's IPv6 address comes first to a listener that
@@ -78,22 +79,24 @@ check "ibv_rc_pingpong and ibv_ud_pingpong dial qpo, qpo serves: all pass" 0 $rc
 t0=$(date +%s)
 servers='cd /tmp; pids=; for t in write:18515 read:18516 send:18517; do ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} >${t%:*}.out 2>&1 & pids="$pids $!"; done
 ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 >lat.out 2>&1 & pids="$pids $!"
+ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 >wlat.out 2>&1 & pids="$pids $!"
 rc=0; for j in $pids; do wait $j || rc=1; done
-for t in write read send lat; do sed "s/^/$t: /" $t.out; done; exit $rc'
+for t in write read send lat wlat; do sed "s/^/$t: /" $t.out; done; exit $rc'
 "$QPO" run --format json --lab-peer "$servers" tests/scenarios/interop/perftest-clients.yaml >"$tmp/out" 2>"$tmp/err"
 rc=$?
 echo "     run 3: $(($(date +%s) - t0)) s"
 row='65536 +200 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$'
 lat_row='2 +1000 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} '
-check "ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat serve, qpo is their client: each tool's result row, exit 0" 0 $rc \
+check "ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat and ib_write_lat serve, qpo is their client: each tool's result row, exit 0" 0 $rc \
   "$(cat "$tmp/err")" \
   "^\[peer\] write: +RDMA_Write BW Test$" "^\[peer\] write:  $row" \
   "^\[peer\] read: +RDMA_Read BW Test$" "^\[peer\] read:  $row" \
   "^\[peer\] send: +Send BW Test$" "^\[peer\] send:  $row" \
   "^\[peer\] lat: +Send Latency Test$" "^\[peer\] lat:  $lat_row" \
+  "^\[peer\] wlat: +RDMA_Write Latency Test$" "^\[peer\] wlat:  $lat_row" \
   "^\[peer\] write:  remote address: LID 0000 QPN 0x[0-9a-f]{4,6} PSN 0x[0-9a-f]{6} RKey 0x[0-9a-f]{6} VAddr 0x[0-9a-f]{14}$" \
   "^lab peer: exit 0: cd /tmp"
-check "qpo as perftest's client: PASS, four exchanges, the latency, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
+check "qpo as perftest's client: PASS, five exchanges, the latencies, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 print("verdict", r["verdict"])
@@ -109,7 +112,9 @@ for s in r["steps"]:
   "^workload rq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s" \
   "^workload sq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s" \
   "^external exchange lq ok connected to 10\.0\.1\.2:18518; ib_send_lat 6\.06" \
-  "^workload lq ok 1000 round trips: t_typical [0-9.]+ usec, t_min [0-9.]+, t_max [0-9.]+, p99 [0-9.]+ \(half a round trip, as the tool reports\)$"
+  "^workload lq ok 1000 round trips: t_typical [0-9.]+ usec, t_min [0-9.]+, t_max [0-9.]+, p99 [0-9.]+ \(half a round trip, as the tool reports\)$" \
+  "^external exchange wlq ok connected to 10\.0\.1\.2:18519; ib_write_lat 6\.06" \
+  "^workload wlq ok answered 1000 RDMA WRITEs in [0-9.]+ s$"
 # What qpo measured and sent: the row ib_write_bw printed carries the same peak and average.
 sent=$(python3 -c '
 import json, sys
@@ -125,13 +130,17 @@ t0=$(date +%s)
 clients='cd /tmp; pids=; r() { for i in $(seq 60); do "$@" && return 0; sleep 1; done; return 1; }
 for t in write:18515 read:18516 send:18517; do r ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}.out 2>&1 & pids="$pids $!"; done
 r ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 10.0.1.1 >lat.out 2>&1 & pids="$pids $!"
+r ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 10.0.1.1 >wlat.out 2>&1 & pids="$pids $!"
 rc=0; for j in $pids; do wait $j || rc=1; done
-for t in write read send lat; do sed "s/^/$t: /" $t.out; done; exit $rc'
+for t in write read send lat wlat; do sed "s/^/$t: /" $t.out; done; exit $rc'
 out=$("$QPO" run --lab-peer "$clients" tests/scenarios/interop/perftest-servers.yaml 2>&1)
 rc=$?
 echo "     run 4: $(($(date +%s) - t0)) s"
-check "ib_write_bw, ib_read_bw, ib_send_bw and ib_send_lat dial qpo, qpo serves: the tools' rows, qpo's report of them, PASS" 0 $rc "$out" \
+check "the five perftest tools dial qpo, qpo serves: the tools' rows, qpo's report of them, PASS" 0 $rc "$out" \
   "^\[peer\] write:  $row" "^\[peer\] read:  $row" "^\[peer\] send:  $row" "^\[peer\] lat:  $lat_row" \
+  "^\[peer\] wlat:  $lat_row" \
+  "^ +[0-9]+ traffic +workload +wlq +write_lat: ib_write_lat client, IBV_WR_RDMA_WRITE x1000, 2 B +ok" \
+  "^     1000 round trips: t_typical [0-9.]+ usec, t_min [0-9.]+, t_max [0-9.]+, p99 [0-9.]+ \(half a round trip, as the tool reports\)$" \
   "^ +[0-9]+ exchange +external exchange +wq +ok" \
   "^     accepted 10\.0\.1\.2:[0-9]+; ib_write_bw 6\.06, MTU 1024; the tool: QPN" \
   "^ +[0-9]+ exchange +external handshake +rq +ok" \
@@ -194,7 +203,8 @@ check "a ucmatose request from an address the listener does not take: rejected (
 
 # 6. mckey on two rdma_cm multicast groups: mckey's sender (outside the scenario) to qpo's member,
 # which expects 10 x 100 B; qpo's sender to mckey's receiver, which counts them. mckey's sender
-# waits 4 s before it joins (and 3 s more by itself): qpo's member must have joined first.
+# waits 4 s before it joins (and 3 s more by itself); qpo's member joined at bring-up and waits
+# for it (up to the phase timeout), then qpo sends to mckey's receiver.
 t0=$(date +%s)
 mckeys='cd /tmp; mckey -b 10.0.1.2 -m 239.1.1.6 >rx.out 2>&1 & p1=$!
 (sleep 4; mckey -b 10.0.1.2 -m 239.1.1.5 -s) >tx.out 2>&1 & p2=$!
