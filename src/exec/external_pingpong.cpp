@@ -32,10 +32,7 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
   if (cfg_.burst > 1) cfg_.keep_times = false;  // a turn of many messages is no latency
   cm_tool_ = e->rdma_cm() ? e->tool() : "";
   ep_ = own_endpoint(st, q, run_.external);
-  if (e->buffers) {  // rping: a conversation of its own through the workload's local_mr
-    rping_ = RpingSide{.client = !e->qpo_listens(), .buffer = w.local_mr.name, .timeout_ms = o.timeout_ms, .stop = halt};
-    rping_->rx_depth = std::max(1u, bringup_outstanding(st, q));
-  }
+  rping_ = e->buffers;  // rping: a conversation of its own through the workload's local_mr
   // One thread sends and receives: the QP's receives come to its send-side reader for now.
   access_ = access_for(st, q, Reader::Sends);
   if (q.recv_cq) st.router.assign_receives(q.recv_cq, ep_.qp->qp_num, access_.owner);
@@ -56,28 +53,21 @@ bool ExternalPingpong::finish(RunState& st) {
   r.phase = "traffic";
   r.verb = "workload";
   r.object = w.qp.name;
-  if (rping_) return finish_rping(st);
+  r.plan_step = step_.index;
+  if (rping_) return finish_rping(st, std::move(r));
   bool burst = cfg_.burst > 1;
   std::string verb = cfg_.imm ? "IBV_WR_SEND_WITH_IMM" : "IBV_WR_SEND";
   r.detail = w.name + (burst ? ": " + verb + " x" + std::to_string(w.iterations) + " each way, all at once, "
                              : ": ping-pong of " + verb + " x" + std::to_string(w.iterations) + ", ") +
              std::to_string(w.size) + " B with external '" + run_.external + "'" + (cm_tool_.empty() ? "" : " (" + cm_tool_ + ")");
-  r.plan_step = step_.index;
   const auto& res = result_;
   std::string why = error;
   if (why.empty() && res.iterations < w.iterations)
     why = "stopped after " + std::to_string(res.iterations) + " of " + std::to_string(w.iterations) + " messages";
   else if (!why.empty() && q_)
     why += " (after " + std::to_string(res.iterations) + " of " + std::to_string(w.iterations) + ")";
-  if (!why.empty()) {
-    r.status = report::StepStatus::Failed;
-    r.message = why;
-    // Halted without an error of its own: the run's reason is whatever halted it.
-    bool halted = error.empty() && cfg_.stop && cfg_.stop->load();
-    if (!halted) st.report.fail("workload '" + w.name + "': " + why);
-    st.report.add(std::move(r));
-    return false;
-  }
+  // Halted without an error of its own: the run's reason is whatever halted it.
+  if (!why.empty()) return report_failure(st, w.name, std::move(r), why, error.empty() && cfg_.stop && cfg_.stop->load());
   char buf[200];
   if (burst)
     std::snprintf(buf, sizeof buf, "%llu messages each way (%llu bytes) in %.3f s", static_cast<unsigned long long>(res.iterations),
@@ -96,6 +86,15 @@ bool ExternalPingpong::finish(RunState& st) {
   r.workload = std::move(result);
   st.report.add(std::move(r));
   return true;
+}
+
+bool ExternalPingpong::report_failure(RunState& st, const std::string& workload, report::StepResult line,
+                                      const std::string& why, bool halted) {
+  line.status = report::StepStatus::Failed;
+  line.message = why;
+  if (!halted) st.report.fail("workload '" + workload + "': " + why);
+  st.report.add(std::move(line));
+  return false;
 }
 
 dataplane::PingPongConfig slot_pingpong(RunState& st, QpState& q, bool initiator, uint32_t size, uint64_t iterations,

@@ -9,7 +9,6 @@
 // own). It runs as one side of its stage's workloads (op_workloads.cpp): prepared and reported
 // on the session's thread, run on a worker.
 #include <atomic>
-#include <optional>
 #include <string>
 
 #include "dataplane/endpoint.h"
@@ -49,20 +48,20 @@ class ExternalPingpong {
   dataplane::PingPongResult result_;
   std::string cm_tool_;  // rdma_cm: the rdmacm-utils tool on the other side ("" otherwise)
 
-  // rping's pings (exec/external_rping.cpp): message-driven, one work request at a time.
-  struct RpingSide {
-    bool client = true;     // qpo sends the buffers' {addr, rkey, size}; else it READs and WRITEs them
-    std::string buffer;     // the workload's local_mr
-    int timeout_ms = 0;
-    const std::atomic<bool>* stop = nullptr;
-    uint32_t rx_depth = 1;
+  // rping's pings (exec/external_rping.cpp): message-driven, one work request at a time, with
+  // cfg_'s roles and limits (its initiator is rping's client) through the workload's local_mr.
+  struct RpingResult {
     uint64_t pings = 0;     // done
     double seconds = 0;
-    bool halted = false;
+    bool halted = false;    // the stop flag ended a wait
   };
-  std::optional<RpingSide> rping_;
+  bool rping_ = false;
+  RpingResult rping_result_;
   void run_rping();
-  bool finish_rping(RunState& st);
+  bool finish_rping(RunState& st, report::StepResult line);
+  // A failed step's line; the run's reason too unless another side or Ctrl-C halted it.
+  static bool report_failure(RunState& st, const std::string& workload, report::StepResult line, const std::string& why,
+                             bool halted);
 };
 
 }  // namespace qpo::exec

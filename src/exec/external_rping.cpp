@@ -23,14 +23,15 @@ using dataplane::DataplaneError;
 }  // namespace
 
 void ExternalPingpong::run_rping() {
-  auto& r = *rping_;
+  auto& r = rping_result_;
   const auto& w = run_.spec;
-  const auto& buf = dataplane::local_mr(ep_, r.buffer);
+  const bool client = cfg_.initiator;  // rping's client sends first
+  const auto& buf = dataplane::local_mr(ep_, w.local_mr.name);
   const auto& slots = dataplane::local_mr(ep_, slot_mr_name(*q_));
   const uint32_t size = static_cast<uint32_t>(w.size);
   // The messages go from the last slot (the executor's send buffer); receives land in the others.
   const uint64_t msg_at = uint64_t{q_->slot_count - 1} * q_->slot_size;
-  dataplane::Conversation talk(ep_, access_, r.rx_depth, r.timeout_ms, r.stop);
+  dataplane::Conversation talk(ep_, access_, cfg_.rx_depth, cfg_.timeout_ms, cfg_.stop);
   auto send_message = [&](const std::vector<uint8_t>& bytes, const std::string& what) {
     std::memcpy(slots.data + msg_at, bytes.data(), bytes.size());
     dataplane::SendRequest s;
@@ -51,7 +52,7 @@ void ExternalPingpong::run_rping() {
   for (uint64_t ping = 0; ping < w.iterations && !r.halted; ++ping) {
     std::string n = "ping " + std::to_string(ping + 1);
     std::string of_count = " (the tool's -C must be " + std::to_string(w.iterations) + ")";
-    if (r.client) {
+    if (client) {
       // As rping_test_client: advertise the start buffer, wait for the go-ahead, advertise the
       // sink, wait for the go-ahead, compare.
       std::span<uint8_t> first(buf.data, size), second(buf.data + size, size);
@@ -102,39 +103,23 @@ void ExternalPingpong::run_rping() {
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-bool ExternalPingpong::finish_rping(RunState& st) {
+bool ExternalPingpong::finish_rping(RunState& st, report::StepResult line) {
   const auto& w = run_.spec;
-  const auto& r = *rping_;
-  if (q_ && q_->recv_cq)
-    st.router.assign_receives(q_->recv_cq, ep_.qp->qp_num, access_for(st, *q_, Reader::Receives).owner);
-  report::StepResult line;
-  line.host = st.host;
-  line.phase = "traffic";
-  line.verb = "workload";
-  line.object = w.qp.name;
+  const auto& r = rping_result_;
+  bool client = cfg_.initiator;
   line.detail = w.name + ": rping x" + std::to_string(w.iterations) + ", " + std::to_string(w.size) + " B through " +
-                r.buffer + " with external '" + run_.external + "' (" + (r.client ? "its server" : "its client") + ")";
-  line.plan_step = step_.index;
+                w.local_mr.name + " with external '" + run_.external + "' (" + (client ? "its server" : "its client") + ")";
   std::string why = error;
   if (why.empty() && r.pings < w.iterations)
     why = "stopped after " + std::to_string(r.pings) + " of " + std::to_string(w.iterations) + " pings";
   else if (!why.empty())
     why += " (after " + std::to_string(r.pings) + " of " + std::to_string(w.iterations) + " pings)";
-  if (!why.empty()) {
-    line.status = report::StepStatus::Failed;
-    line.message = why;
-    if (error.empty() && r.halted) {  // halted by another side or Ctrl-C: the run's reason is that
-      st.report.add(std::move(line));
-      return false;
-    }
-    st.report.fail("workload '" + w.name + "': " + why);
-    st.report.add(std::move(line));
-    return false;
-  }
+  // Halted by another side or Ctrl-C: the run's reason is that.
+  if (!why.empty()) return report_failure(st, w.name, std::move(line), why, error.empty() && r.halted);
   char buf[200];
   std::snprintf(buf, sizeof buf, "%llu pings in %.3f s: %s", static_cast<unsigned long long>(r.pings), r.seconds,
-                r.client ? "the tool read each ping's bytes and wrote them back, the same (compared)"
-                         : "read each ping's bytes from the tool and wrote them back");
+                client ? "the tool read each ping's bytes and wrote them back, the same (compared)"
+                       : "read each ping's bytes from the tool and wrote them back");
   line.message = buf;
   line.micros = r.seconds * 1e6;
   st.report.add(std::move(line));

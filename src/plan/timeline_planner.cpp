@@ -502,8 +502,10 @@ class TimelinePlanner {
         st.edit_extra().workload = lowered(*w);
         st.edit_extra().data_seed = data[w->name].first;
         st.args.push_back(arg("qp", w->qp.name));
+        // The QP's external peer, as the scenario gives it and as the plan lowered it (once each).
+        const auto* e = external_of(*w);
+        const auto* ext = e ? p_.external(e->name) : nullptr;
         // udaddy's conversation: its SENDs carry the sender's QP number as immediate data.
-        const auto* ext = external_of(*w) ? p_.external(external_of(*w)->name) : nullptr;
         if (is_op(*w, util::Op::Recv)) receive_args(st, *w);
         else if (w->op && ext && ext->imm_qpn) st.args.push_back(arg("op", "IBV_WR_SEND_WITH_IMM"));
         else if (w->op) st.args.push_back(arg("op", "IBV_WR_" + util::to_upper(w->op_spelling())));
@@ -519,10 +521,10 @@ class TimelinePlanner {
           st.args.push_back(arg("check", "the receive completes with IBV_WC_WITH_INV, invalidated_rkey = " +
                                              w->invalidate.name + "'s rkey"));
         }
-        if (const auto* e = external_of(*w); e && e->exchange == scenario::External::Exchange::Perftest) {
+        if (e && e->exchange == scenario::External::Exchange::Perftest) {
           perftest_args(st, *w, *e);
-        } else if (const auto* x = e ? p_.external(e->name) : nullptr; x && x->rdma_cm()) {
-          cm_tool_args(st, *w, *x);
+        } else if (ext && ext->rdma_cm()) {
+          cm_tool_args(st, *w, *ext);
         } else if (e) {
           st.args.push_back(arg("peer", "external '" + e->name + "'"));
           st.args.push_back(arg("rhythm", e->server.empty()
