@@ -104,6 +104,43 @@ void check_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
   if (q.srq) refuse_srq(q, e, "the tool's messages land in the QP's own receive queue, posted before the connection", sink);
 }
 
+// perftest -R: the tool's test QP connects through rdma_cm on the exchange's port (-p), the
+// tool's server listening there; qpo's QP takes the other role, by its cm:.
+void check_perftest_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
+  std::string path = "qps." + q.name + ".cm";
+  bool qpo_serves = e.server.empty();
+  std::string want = qpo_serves ? "{role: passive, peer: " + e.name + ", port: " + std::to_string(e.port) + "}"
+                                : "{role: active, peer: " + e.name + ", address: " + e.server + ", port: " + std::to_string(e.port) + "}";
+  auto refuse = [&](const SourceLoc& at, const std::string& key, const std::string& what) {
+    auto& d = sink.error("Q561", at.given() ? at : (q.cm.given ? q.cm.loc : q.loc), key.empty() ? path : path + "." + key, what);
+    d.rule = "with rdma_cm: true (perftest's -R) the tool's server listens through rdma_cm on its -p, the port of the "
+             "TCP exchange, and its client connects there: the QP's cm: takes the other side";
+    d.hint = "write cm: " + want;
+  };
+  if (!q.cm.given) {
+    refuse(q.connect.loc, "", "QP '" + q.name + "' meets external peer '" + e.name + "' (perftest with rdma_cm: true) without 'cm:'");
+    return;
+  }
+  if (q.cm.exchange_only) refuse(q.cm.exchange_only_loc, "exchange_only", "QP '" + q.name + "' has exchange_only: the tool's keys come over TCP");
+  if (q.cm.active == qpo_serves)
+    refuse(q.cm.role_loc, "role", "QP '" + q.name + "' is the " + (q.cm.active ? "active" : "passive") + " side, but " +
+                                      (qpo_serves ? "qpo serves the tool (listen: true)" : "the tool serves (server: " + e.server + ")"));
+  if (q.cm.port != e.port)
+    refuse(q.cm.port_loc, "port", "QP '" + q.name + "' connects on port " + std::to_string(q.cm.port) + ", the tool on " +
+                                      std::to_string(e.port) + " (its -p, the exchange's port)");
+  if (q.cm.active && !qpo_serves && q.cm.address != e.server)
+    refuse(q.cm.address_loc, "address", "QP '" + q.name + "' connects to " + q.cm.address + ", the tool serves on " + e.server);
+  if (!e.from.empty()) {
+    unsigned char v4[4], v6[16];
+    if (inet_pton(AF_INET, e.from.c_str(), v4) != 1 && inet_pton(AF_INET6, e.from.c_str(), v6) != 1) {
+      auto& d = sink.error("Q170", e.from_loc, "externals." + e.name + ".from",
+                           "'" + util::printable(e.from, 64) + "' is not an IP address: with rdma_cm: true, 'from' is "
+                           "compared with the address the tool's connect request comes from too");
+      d.hint = "write the tool's IP address (10.0.1.2, fd00:1::2)";
+    }
+  }
+}
+
 void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
   if (rdma_cm(e)) return check_cm_qp(q, e, sink);
   std::string path = "qps." + q.name + ".connect";
@@ -135,12 +172,16 @@ void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
     d.rule = "the tool sends as many messages as qpo does: its answers need posted receives";
     d.hint = "give cap.max_recv_wr (e.g. 64)";
   }
-  if (q.cm.given) {
+  if (perftest(e) && e.rdma_cm) {
+    check_perftest_cm_qp(q, e, sink);
+  } else if (q.cm.given) {
     auto& d = sink.error("Q561", q.cm.loc, "qps." + q.name + ".cm",
                          "QP '" + q.name + "' has 'cm:' and connects to external peer '" + e.name + "'");
     d.rule = "an external peer's values come from its own exchange (" + std::string(exchange_name(e.exchange)) +
              "), not from rdma_cm";
-    d.hint = "remove 'cm:' (its states: bring it up with the peer's values)";
+    d.hint = perftest(e) ? "remove 'cm:' (its states: bring it up with the peer's values), or give the external "
+                           "rdma_cm: true when the tool runs with -R"
+                         : "remove 'cm:' (its states: bring it up with the peer's values)";
   }
 }
 
@@ -311,7 +352,8 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
 // let it), or sends into qpo's receives (the QP must have a receive queue).
 void serving_perftest(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
   const auto& op = util::op_info(*w.op);
-  if (op.remote_access) {
+  // Through rdma_cm (-R) the connection grants remote write, read and atomic itself.
+  if (op.remote_access && !q.cm.given) {
     const scenario::Attr* flags = nullptr;
     for (const auto& t : q.transitions)
       if (t.bring_up)
@@ -395,9 +437,11 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
                                : std::string("run ") + (cm_tool ? std::string(cm_tool->name) : std::string("the tool")) +
                                      " with the cm: port (-p PORT)" +
                                      (cm_tool && !cm_tool->qpo_active.value_or(true) ? " and -s QPO_ADDRESS" : ""))
-           : perftest(e) ? "run the tool with the workload's size and iterations (" + (e.tool.empty() ? std::string("ib_write_bw") : e.tool) + " -s SIZE -n ITERATIONS) "
-                           "and a GID index on RoCE (-x); the path MTU is the smaller of the tool's and " +
-                               std::to_string(e.mtu)
+           : perftest(e) ? "run the tool with the workload's size and iterations (" + (e.tool.empty() ? std::string("ib_write_bw") : e.tool) +
+                               (e.rdma_cm ? " -R" : "") + " -s SIZE -n ITERATIONS) "
+                           "and a GID index on RoCE (-x); " +
+                               (e.rdma_cm ? std::string("the CM chooses the path MTU")
+                                          : "the path MTU is the smaller of the tool's and " + std::to_string(e.mtu))
                          : "run the tool with the workload's size and iterations (ibv_rc_pingpong -s SIZE -n ITERATIONS) and "
                            "the path MTU given here (-m " + std::to_string(e.mtu) + ")";
   }

@@ -81,8 +81,14 @@ void ExternalExchanges::listen(const RunState& st, const plan::HostPlan& host) {
     const auto& e = st.plan->externals.at(static_cast<size_t>(index));
     if (!e.qpo_listens()) continue;
     std::string why;
-    if (auto l = interop::TcpListener::open(e.port, &why)) listening_.emplace(index, std::move(*l));
-    else not_listening_[index] = why;
+    if (e.test_over_cm) {  // -R: the tool's client connects its control QP through rdma_cm
+      if (auto l = cm::PerftestControlListener::open(e.port, &why)) cm_listening_.emplace(index, std::move(l));
+      else not_listening_[index] = why;
+    } else if (auto l = interop::TcpListener::open(e.port, &why)) {
+      listening_.emplace(index, std::move(*l));
+    } else {
+      not_listening_[index] = why;
+    }
   }
 }
 
@@ -97,6 +103,7 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   std::optional<interop::TcpPeer> tool;
   std::vector<std::string> refused;  // connections not from the tool's address (`from:`)
   int index = step.extra().external;
+  if (e.test_over_cm) return perftest_cm_exchange(st, step, e, deadline, std::move(r), timer);
   if (!e.qpo_listens()) {
     tool = interop::TcpPeer::dial(e.server, e.port, deadline, &why);
   } else if (auto l = listening_.find(index); l != listening_.end()) {
@@ -112,7 +119,8 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
     for (const auto& who : refused) r.message += " " + who;
     r.message += " (not from " + e.from + "); ";
   }
-  if (e.perftest()) return perftest_exchange(st, step, e, std::move(*tool), deadline, std::move(r), timer);
+  if (e.perftest())
+    return perftest_exchange(st, step, e, std::make_unique<interop::TcpPipe>(std::move(*tool)), deadline, std::move(r), timer);
   // The client writes first; the server answers once its QP is at RTR (reply()).
   if (!e.qpo_listens() && !tool->send(mine, &why)) return failed(st, std::move(r), e, why);
   auto theirs = tool->receive(interop::kPingpongMessageBytes, deadline, &why);
@@ -129,10 +137,34 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   return true;
 }
 
+bool ExternalExchanges::perftest_cm_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
+                                             interop::Deadline deadline, report::StepResult r, const StepTimer& timer) {
+  std::string why;
+  std::vector<std::string> refused;
+  int index = step.extra().external;
+  std::unique_ptr<cm::PerftestControl> tool;
+  if (!e.qpo_listens()) {
+    tool = cm::PerftestControl::dial(e.server, e.port, deadline, &why);
+  } else if (auto l = cm_listening_.find(index); l != cm_listening_.end()) {
+    tool = l->second->accept_one(deadline, &why, e.from, &refused);
+    cm_listening_.erase(l);  // the port goes to the test QPs' listener (the CM stage), as the tool's does
+  } else {
+    auto reason = not_listening_.find(index);
+    why = reason != not_listening_.end() ? reason->second : "no listener on port " + std::to_string(e.port);
+  }
+  if (!refused.empty()) {
+    r.message = "rejected";
+    for (const auto& who : refused) r.message += " " + who;
+    r.message += " (not from " + e.from + "); ";
+  }
+  if (!tool) return failed(st, std::move(r), e, why);
+  return perftest_exchange(st, step, e, std::move(tool), deadline, std::move(r), timer);
+}
+
 bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
-                                          interop::TcpPeer tool, interop::Deadline deadline, report::StepResult r,
-                                          const StepTimer& timer) {
-  std::string why, remote = tool.remote();
+                                          std::unique_ptr<interop::PerftestPipe> tool, interop::Deadline deadline,
+                                          report::StepResult r, const StepTimer& timer) {
+  std::string why, remote = tool->remote();
   auto slots = st.dir.mrs.find("qpo.slots." + e.qp);
   auto self = st.dir.qps.find(e.qp);
   if (slots == st.dir.mrs.end() || self == st.dir.qps.end())  // bring-up publishes both; a guard
@@ -161,8 +193,18 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   mine.vaddr = slots->second.addr;
   mine.rkey = slots->second.rkey;
   std::optional<interop::PerftestKeys> theirs;
-  for (int i = 0; i < e.keys_before_rtr(); ++i)  // write_lat: a sync, then the keys (the same values)
+  for (int i = 0; i < e.keys_in_exchange(); ++i)  // write_lat: a sync, then the keys (the same values)
     if (!(theirs = talk.keys(mine, deadline, &why))) return failed(st, std::move(r), e, why);
+  if (e.test_over_cm) {
+    // -R: that was the sync before the CM connects the test QPs; the tool's keys are zeros
+    // until then, its QP and buffer come in the hand-shakes after (the workload's start).
+    r.micros = timer.micros();
+    r.message += (e.qpo_listens() ? "accepted " : "connected to ") + remote + "; " + e.tool() + " " + opening->version +
+                 " over its rdma_cm control connection; synced before the test QPs connect on port " + std::to_string(e.port);
+    st.report.add(std::move(r));
+    perftest_.emplace(step.extra().external, Perftest{std::move(talk), mine});
+    return true;
+  }
   // qpo's READs at the tool: no more at once than the tool's QP accepts (its out_reads).
   if (e.qpo_initiates() && e.op == util::Op::Read && !e.latency && e.max_rd_atomic > theirs->out_reads)
     return failed(st, std::move(r), e,

@@ -1,12 +1,15 @@
 #pragma once
 // An external peer's own out-of-band exchange (plan/external_peer.h), spoken for the QP that
-// connects to it: ibv_rc_pingpong's or perftest's TCP messages. What the tool sends becomes its
+// connects to it: ibv_rc_pingpong's or perftest's TCP messages (perftest's over its own RDMA
+// connection when the tool runs with -R: cm/perftest_control.h). What the tool sends becomes its
 // entry in the directory (RemoteQp under the external's name, and for perftest its buffer as a
 // RemoteMr under the same name), which the QP's RTR reads as `peer` values, exactly as a qpo
 // peer's published entry would be.
 #include <map>
+#include <memory>
 #include <optional>
 
+#include "cm/perftest_control.h"
 #include "exec/run_state.h"
 #include "interop/perftest_talk.h"
 #include "interop/tcp_peer.h"
@@ -42,15 +45,21 @@ class ExternalExchanges {
   // A failed bring-up: the tools waiting on an accepted connection see it close now.
   void close_all() {
     listening_.clear();
+    cm_listening_.clear();
     accepted_.clear();
     perftest_.clear();
   }
 
  private:
-  bool perftest_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e, interop::TcpPeer tool,
+  // perftest -R: dials the tool's control connection, or accepts it, then perftest_exchange.
+  bool perftest_cm_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e, interop::Deadline deadline,
+                            report::StepResult r, const StepTimer& timer);
+  bool perftest_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
+                         std::unique_ptr<interop::PerftestPipe> tool,
                          interop::Deadline deadline, report::StepResult r,
                          const StepTimer& timer);
   std::map<int, interop::TcpListener> listening_;  // by Plan::externals index, until its exchange
+  std::map<int, std::unique_ptr<cm::PerftestControlListener>> cm_listening_;  // perftest -R: the same, over rdma_cm
   std::map<int, std::string> not_listening_;         // ... or why its port could not be opened
   std::map<int, interop::TcpPeer> accepted_;          // by Plan::externals index, from exchange to reply
   std::map<int, Perftest> perftest_;                  // by Plan::externals index, from exchange to workload

@@ -104,11 +104,30 @@ void ExternalPerftest::run() {
   }
 }
 
+void ExternalPerftest::keys_after_cm() {
+  const auto& w = run_.spec;
+  std::string why;
+  std::optional<interop::PerftestKeys> theirs;
+  for (int i = 0; i < peer_->keys_after_cm(); ++i)
+    if (!(theirs = talk_->talk.keys(talk_->mine, in_ms(wait_ms_), &why))) throw std::runtime_error(why);
+  // The first was a sync (the tool's keys still zero); the others carry its QP and buffer.
+  if (peer_->qpo_initiates() && w.op == util::Op::Read && !peer_->latency && peer_->max_rd_atomic > theirs->out_reads)
+    throw std::runtime_error("the tool accepts " + std::to_string(theirs->out_reads) + " RDMA READs at once (its out_reads), QP " +
+                             peer_->qp + "'s max_rd_atomic is " + std::to_string(peer_->max_rd_atomic) +
+                             ": run the tool with -o " + std::to_string(peer_->max_rd_atomic));
+  ep_.remote_mrs[peer_->name] = dataplane::RemoteMr{theirs->vaddr, theirs->rkey, w.size};
+  tool_keys_ = interop::describe(*theirs);
+}
+
 void ExternalPerftest::converse() {
   auto& talk = talk_->talk;
   bool client = peer_->qpo_initiates(), send = run_.spec.op == util::Op::Send;
   dataplane::StreamLane lane{&ep_, ep_.recv_pool.get()};
   std::string why;
+  if (peer_->test_over_cm) {
+    stage_ = "the hand-shakes after the rdma_cm connection";
+    keys_after_cm();
+  }
   if (peer_->write_latency()) {
     // ib_write_lat: no hand-shake before the test and none after it: the tool prints its
     // figures and exits, closing the connection.
@@ -221,6 +240,7 @@ bool ExternalPerftest::finish(RunState& st) {
     r.message = "the tool measured " + std::to_string(t.iterations) + " x " + std::to_string(t.size) + " B: " +
                 figures(t.bw_peak, t.bw_avg, t.msg_rate);
   }
+  if (!tool_keys_.empty()) r.message += "; the tool's keys after the CM connection: " + tool_keys_;
   r.workload = std::move(result);
   st.report.add(std::move(r));
   return true;

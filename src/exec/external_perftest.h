@@ -38,6 +38,9 @@ class ExternalPerftest {
   void converse();
   // One keys hand-shake; throws with the reason when the tool did not take part.
   void keys();
+  // perftest -R: the TCP exchange's hand-shakes after the CM connected the test QPs; the
+  // tool's buffer comes in them (into ep_'s remote MRs).
+  void keys_after_cm();
   const plan::Step& step_;
   const plan::WorkloadRun& run_;
   const plan::ExternalPeer* peer_ = nullptr;
@@ -53,6 +56,7 @@ class ExternalPerftest {
   bool streams_ = false;       // qpo moves the bytes (its client) or receives them (ib_send_bw's server)
   int wait_ms_ = 0;            // how long the server waits for the tool's client to finish its run
   std::optional<interop::PerftestReport> tool_report_;  // what the tool's client measured
+  std::string tool_keys_;  // -R: what the tool's keys said (its QPN, PSN, GID, buffer), for the line
   std::string stage_;  // where the conversation is, for a line that says how far it got ("": not started)
 };
 

@@ -1,6 +1,7 @@
 #include "interop/perftest_message.h"
 
 #include <arpa/inet.h>
+#include <algorithm>
 
 #include <bit>
 #include <cstdio>
@@ -129,6 +130,53 @@ std::optional<PerftestKeys> parse_perftest_keys(std::string_view bytes, std::str
   auto srqn = hex_field(f[22], 8);
   if (!srqn) return fail("SRQ number '" + std::string(f[22]) + "' is not up to 8 hex digits");
   k.srqn = static_cast<uint32_t>(*srqn);
+  return k;
+}
+
+namespace {
+
+void put_be(std::string& out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+uint64_t get_be(std::string_view bytes, size_t at, int n) {
+  uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[at + static_cast<size_t>(i)]);
+  return v;
+}
+
+}  // namespace
+
+std::string format_perftest_dest(const PerftestKeys& k) {
+  std::string out;
+  out.reserve(kPerftestDestBytes);
+  put_be(out, k.lid, 4);
+  put_be(out, k.out_reads, 4);
+  put_be(out, k.qpn, 4);
+  put_be(out, k.psn, 4);
+  put_be(out, k.rkey, 4);
+  out.append(4, '\0');  // vaddr is 8-aligned in the struct
+  put_be(out, k.vaddr, 8);
+  out.append(reinterpret_cast<const char*>(k.gid.data()), k.gid.size());
+  put_be(out, k.srqn, 4);
+  put_be(out, 0, 4);  // gid_index: the tool does not read it back
+  return out;
+}
+
+std::optional<PerftestKeys> parse_perftest_dest(std::string_view bytes, std::string* why) {
+  if (bytes.size() != kPerftestDestBytes) {
+    *why = std::to_string(bytes.size()) + " bytes, not perftest's " + std::to_string(kPerftestDestBytes);
+    return std::nullopt;
+  }
+  PerftestKeys k;
+  k.lid = static_cast<uint16_t>(get_be(bytes, 0, 4));
+  k.out_reads = static_cast<uint16_t>(get_be(bytes, 4, 4));
+  k.qpn = static_cast<uint32_t>(get_be(bytes, 8, 4)) & 0xFFFFFF;
+  k.psn = static_cast<uint32_t>(get_be(bytes, 12, 4)) & 0xFFFFFF;
+  k.rkey = static_cast<uint32_t>(get_be(bytes, 16, 4));
+  k.vaddr = get_be(bytes, 24, 8);
+  std::copy(bytes.begin() + 32, bytes.begin() + 48, k.gid.begin());
+  k.srqn = static_cast<uint32_t>(get_be(bytes, 48, 4));
   return k;
 }
 

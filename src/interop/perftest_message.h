@@ -60,6 +60,12 @@ std::optional<int> parse_perftest_mtu(std::string_view bytes);
 
 std::string format_perftest_keys(const PerftestKeys& k);
 std::optional<PerftestKeys> parse_perftest_keys(std::string_view bytes, std::string* why);
+// Over the tool's RDMA connection (-R) the keys are its struct pingpong_dest itself, each field
+// big-endian (rdma_write_keys): lid, out_reads, qpn, psn, rkey (4 bytes each), 4 bytes of
+// padding, vaddr (8), the GID (16), srqn, gid_index (4 each): 56 bytes.
+constexpr size_t kPerftestDestBytes = 56;
+std::string format_perftest_dest(const PerftestKeys& k);
+std::optional<PerftestKeys> parse_perftest_dest(std::string_view bytes, std::string* why);
 // "QPN 0x000011, PSN 0x4d3639, RKey 0x0000021c, VAddr 0x000055dbd3344000, GID ::ffff:10.0.1.2".
 std::string describe(const PerftestKeys& k);
 

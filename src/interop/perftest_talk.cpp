@@ -5,16 +5,16 @@ namespace qpo::interop {
 std::optional<std::string> PerftestTalk::swap(const std::string& mine, size_t theirs_bytes, Deadline deadline,
                                               const char* what, std::string* why) {
   std::string err;
-  if (client_ && !peer_.send(mine, &err)) {
+  if (client_ && !pipe_->send(mine, deadline, &err)) {
     *why = std::string("sending ") + what + ": " + err;
     return std::nullopt;
   }
-  auto theirs = peer_.receive(theirs_bytes, deadline, &err, stop_);
+  auto theirs = pipe_->receive(theirs_bytes, deadline, &err, stop_);
   if (!theirs) {
     *why = std::string("waiting for the tool's ") + what + ": " + err;
     return std::nullopt;
   }
-  if (!client_ && !peer_.send(mine, &err)) {
+  if (!client_ && !pipe_->send(mine, deadline, &err)) {
     *why = std::string("sending ") + what + ": " + err;
     return std::nullopt;
   }
@@ -41,10 +41,12 @@ std::optional<PerftestOpening> PerftestTalk::opening(int mtu_enum, Deadline dead
 }
 
 std::optional<PerftestKeys> PerftestTalk::keys(const PerftestKeys& mine, Deadline deadline, std::string* why) {
-  auto theirs = swap(format_perftest_keys(mine), kPerftestKeysBytes, deadline, "keys", why);
+  bool rdma = pipe_->rdma();
+  auto theirs = swap(rdma ? format_perftest_dest(mine) : format_perftest_keys(mine),
+                     rdma ? kPerftestDestBytes : kPerftestKeysBytes, deadline, "keys", why);
   if (!theirs) return std::nullopt;
   std::string err;
-  auto k = parse_perftest_keys(*theirs, &err);
+  auto k = rdma ? parse_perftest_dest(*theirs, &err) : parse_perftest_keys(*theirs, &err);
   if (!k) *why = remote() + " sent no perftest keys: " + err;
   return k;
 }
@@ -64,8 +66,9 @@ std::optional<PerftestReport> PerftestTalk::reports(const PerftestReport& mine, 
 
 bool PerftestTalk::close(const PerftestKeys& mine, Deadline deadline, std::string* why) {
   if (!keys(mine, deadline, why)) return false;
+  if (pipe_->rdma()) return true;  // ctx_close_connection writes "done" on its socket only
   std::string err;
-  if (!peer_.send(kPerftestDone, &err)) {
+  if (!pipe_->send(kPerftestDone, deadline, &err)) {
     *why = "sending done: " + err;
     return false;
   }

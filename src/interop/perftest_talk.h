@@ -1,5 +1,6 @@
 #pragma once
-// One perftest conversation over its TCP connection (perftest_message.h has the units): qpo
+// One perftest conversation over its TCP connection, or its RDMA one with -R (perftest_pipe.h;
+// perftest_message.h has the units): qpo
 // plays either side of ib_write_bw, ib_read_bw or ib_send_bw. Every exchange is symmetric: the
 // client writes its unit first and then reads the server's; the server reads, then writes.
 // What each tool does between the units (its QP to RTR, its receives, its data phase) is the
@@ -9,8 +10,10 @@
 #include <optional>
 #include <string>
 
+#include <memory>
+
 #include "interop/perftest_message.h"
-#include "interop/tcp_peer.h"
+#include "interop/perftest_pipe.h"
 
 namespace qpo::interop {
 
@@ -24,7 +27,7 @@ struct PerftestOpening {
 class PerftestTalk {
  public:
   // `client`: qpo dialled the tool (the tool serves); false: the tool dialled qpo.
-  PerftestTalk(TcpPeer peer, bool client) : peer_(std::move(peer)), client_(client) {}
+  PerftestTalk(std::unique_ptr<PerftestPipe> pipe, bool client) : pipe_(std::move(pipe)), client_(client) {}
 
   // Versions, cycle buffer, cache line, MTU (qpo's ibv_mtu enum), in the tool's order.
   std::optional<PerftestOpening> opening(int mtu_enum, Deadline deadline, std::string* why);
@@ -32,19 +35,19 @@ class PerftestTalk {
   std::optional<PerftestKeys> keys(const PerftestKeys& mine, Deadline deadline, std::string* why);
   // The bandwidth report exchange after the client's run (five units).
   std::optional<PerftestReport> reports(const PerftestReport& mine, Deadline deadline, std::string* why);
-  // The end (ctx_close_connection): a last keys hand-shake, then "done" (which nobody reads).
+  // The end (ctx_close_connection): a last keys hand-shake, then over TCP "done" (which nobody reads).
   bool close(const PerftestKeys& mine, Deadline deadline, std::string* why);
 
   // Reads wait in slices so that this flag (Ctrl-C, another side failed) ends them early.
   void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
-  const std::string& remote() const { return peer_.remote(); }
+  const std::string& remote() const { return pipe_->remote(); }
   bool client() const { return client_; }
 
  private:
   // One unit each way, in the role's order; `what` names it in errors ("the tool's keys").
   std::optional<std::string> swap(const std::string& mine, size_t theirs_bytes, Deadline deadline, const char* what,
                                   std::string* why);
-  TcpPeer peer_;
+  std::unique_ptr<PerftestPipe> pipe_;
   bool client_;
   const std::atomic<bool>* stop_ = nullptr;
 };

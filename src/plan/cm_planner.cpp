@@ -44,6 +44,14 @@ std::string wildcard_of(const std::string& ip) { return ip.find(':') != std::str
 std::string tool_command(const scenario::External& x, uint32_t port, bool client, const scenario::Workload* w) {
   std::string p = " -p " + std::to_string(port);
   std::string size = w ? " -S " + std::to_string(w->size) : "", count = w ? " -C " + std::to_string(w->iterations) : "";
+  if (x.exchange == scenario::External::Exchange::Perftest) {  // -R: the test QP's connection, -p the exchange's too
+    std::string tool = !x.tool.empty()                              ? x.tool
+                       : w && w->op == util::Op::Read               ? std::string("ib_read_bw")
+                       : w && w->op == util::Op::Send               ? std::string("ib_send_bw")
+                                                                    : std::string("ib_write_bw");
+    std::string options = " -d DEVICE -x GID_INDEX -R" + (w ? " -s " + std::to_string(w->size) + " -n " + std::to_string(w->iterations) : "") + p;
+    return tool + options + (client ? " QPO_ADDRESS" : "");
+  }
   if (x.tool == "rping") return client ? "rping -c -a QPO_ADDRESS" + p + size + count + " -V" : "rping -s" + p + size;
   if (x.tool == "udaddy") return client ? "udaddy -s QPO_ADDRESS" + size + count : "udaddy" + size + count;
   if (x.tool == "ucmatose") return (client ? "ucmatose -s QPO_ADDRESS" : "ucmatose") + p + size + count;

@@ -26,8 +26,10 @@ uint64_t declared_wait_ms(const Plan& p, const Step& s, const WaitDefaults& d) {
       if (s.extra().workload < 0) return 0;
       const auto& w = p.workload_of(s);
       // Serving a perftest bandwidth client, qpo waits (up to the phase timeout) for the tool's
-      // whole run to end before its hand-shake comes.
-      if (const auto* e = w.external.empty() ? nullptr : p.external(w.external); e && e->perftest() && e->qpo_listens())
+      // whole run to end before its hand-shake comes; with -R any side starts with the keys
+      // hand-shakes after the CM connection, which wait for the tool.
+      if (const auto* e = w.external.empty() ? nullptr : p.external(w.external);
+          e && e->perftest() && (e->qpo_listens() || e->test_over_cm))
         return d.phase_timeout_ms;
       // op recv waits up to the phase timeout for a sender outside the scenario to begin.
       if (w.spec.op == util::Op::Recv) return d.phase_timeout_ms;

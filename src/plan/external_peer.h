@@ -31,6 +31,11 @@ struct ExternalPeer {
   uint32_t out_reads = 1;
   uint32_t max_rd_atomic = 1;  // the QP's RTS max_rd_atomic: its READs at once, at most the tool's out_reads
   bool latency = false;   // perftest: ib_send_lat (a ping-pong of SENDs), not a bandwidth test
+  // perftest's -R: the tool's test QP connects through rdma_cm (the QP's cm:, on `port`). The
+  // TCP exchange goes on around the connection: its opening and one keys hand-shake before it
+  // (ExternalExchange), one more after it, then the keys hand-shakes the TCP test has around
+  // its RTR and RTS (the workload's start: the tool's buffer comes in them).
+  bool test_over_cm = false;
   // rdma_cm: the QP's cm: connects to the tool (qpo_active) or accepts it; the tool's
   // conversation (scenario::External::kCmTools): which side sends first, and whether each side
   // sends all its messages before it waits for the other's (ucmatose) or one at a time.
@@ -63,6 +68,11 @@ struct ExternalPeer {
   bool qpo_writes_first() const { return write_latency() ? qpo_listens() : qpo_initiates(); }
   // perftest's keys hand-shakes before RTR: ib_write_lat syncs once more than the others.
   int keys_before_rtr() const { return write_latency() ? 2 : 1; }
+  // The keys hand-shakes of the exchange step (before the test QP's RTR, or before its CM
+  // connection with -R), and those after its CM connection (-R: a sync, then all the tool's
+  // hand-shakes around a TCP test's RTR and RTS).
+  int keys_in_exchange() const { return test_over_cm ? 1 : keys_before_rtr(); }
+  int keys_after_cm() const { return test_over_cm ? 1 + keys_before_rtr() + 2 : 0; }
   const char* tool() const {
     if (rdma_cm()) return cm_tool.c_str();
     if (!perftest()) return ud ? "ibv_ud_pingpong" : "ibv_rc_pingpong";

@@ -345,7 +345,8 @@ class Planner {
       const auto* e = q.connect ? s_.external(q.connect.name) : nullptr;
       if (!e) continue;
       ExternalPeer x{.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .ud = q.qp_type == spec::QpType::UD,
-                     .exchange = e->exchange, .server = e->server, .from = e->from, .port = e->port, .mtu = e->mtu};
+                     .exchange = e->exchange, .server = e->server, .from = e->from, .port = e->port, .mtu = e->mtu,
+                     .test_over_cm = e->rdma_cm};
       for (const auto& t : scenario::External::kPerftestTools)
         if (t.name == e->tool) x.latency = t.latency;
       if (const auto* t = e->exchange == scenario::External::Exchange::RdmaCm ? scenario::External::cm_tool(e->tool) : nullptr) {
@@ -426,6 +427,7 @@ class Planner {
     std::string keys = "QP " + e.qp + "'s QPN, PSN, GID and its buffer qpo.slots." + e.qp +
                        " (vaddr, rkey), out_reads " + std::to_string(e.out_reads) + " (108 bytes)";
     if (kind == StepKind::ExternalReply) {
+      if (e.test_over_cm) return;  // the hand-shakes after the CM connection open the workload (timeline_planner.cpp)
       auto& st = add(kind, Phase::Exchange, "external handshake", e.qp);
       st.edit_extra().external = static_cast<int>(i);
       st.args.push_back(arg("peer", "external '" + e.name + "' (" + e.tool() + ")"));
@@ -434,20 +436,29 @@ class Planner {
     }
     auto& st = add(kind, Phase::Exchange, "external exchange", e.qp);
     st.edit_extra().external = static_cast<int>(i);
-    st.args.push_back(arg("peer", "external '" + e.name + "' (perftest: " + e.tool() + "'s TCP exchange)"));
+    st.args.push_back(arg("peer", "external '" + e.name + "' (perftest: " + e.tool() + "'s TCP exchange" +
+                                      (e.test_over_cm ? ", its test QP over rdma_cm: -R)" : ")")));
     std::string where = std::to_string(e.port);
+    std::string options = std::string(e.test_over_cm ? " -R" : "") + " -s " + std::to_string(e.size) + " -n " +
+                          std::to_string(e.iterations) + " -p " + where;
     if (e.qpo_listens()) {
       Arg tcp = arg("tcp", "listen on port " + where);
       tcp.runtime = true;
-      tcp.note = std::string("waits for the tool: ") + e.tool() + " -d DEVICE -x GID_INDEX -s " + std::to_string(e.size) +
-                 " -n " + std::to_string(e.iterations) + " -p " + where + " QPO_ADDRESS";
+      tcp.note = std::string("waits for the tool: ") + e.tool() + " -d DEVICE -x GID_INDEX" + options + " QPO_ADDRESS";
       st.args.push_back(tcp);
       if (!e.from.empty()) st.args.push_back(arg("accepts", "only from " + e.from + "; any other connection is closed and named"));
     } else {
       Arg tcp = arg("tcp", "connect to " + e.server + ":" + where);
       tcp.note = std::string("retried until the phase timeout while the tool is not listening yet: ") + e.tool() +
-                 " -d DEVICE -x GID_INDEX -s " + std::to_string(e.size) + " -n " + std::to_string(e.iterations) + " -p " + where;
+                 " -d DEVICE -x GID_INDEX" + options;
       st.args.push_back(tcp);
+    }
+    if (e.test_over_cm) {
+      st.args.push_back(arg("sends", "version 6.06 (16 bytes), cycle buffer 4096, cache line 64, MTU " + std::to_string(e.mtu) +
+                                         " (its enum), then " + keys + " once: the sync before the tool's rdma_cm connection"));
+      st.args.push_back(arg("then", "the CM connects the test QPs on port " + where + " (stage cm connect); the keys that "
+                                    "carry the tool's buffer come after it, as the workload starts"));
+      return;
     }
     st.args.push_back(arg("sends", "version 6.06 (16 bytes), cycle buffer 4096, cache line 64, MTU " +
                                        std::to_string(e.mtu) + " (its enum), then " + keys));

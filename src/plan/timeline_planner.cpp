@@ -287,7 +287,12 @@ class TimelinePlanner {
     bool client = x->qpo_initiates(), send = w.op == util::Op::Send;
     std::string n = std::to_string(w.iterations), size = std::to_string(w.size) + " B";
     std::string verb = w.op == util::Op::Read ? "RDMA READs" : send ? "SENDs" : "RDMA WRITEs";
-    st.args.push_back(arg("peer", "external '" + e.name + "' (" + x->tool() + (client ? " server)" : " client)")));
+    st.args.push_back(arg("peer", "external '" + e.name + "' (" + x->tool() + (client ? " server" : " client") +
+                                      (x->test_over_cm ? ", -R)" : ")")));
+    if (x->test_over_cm)
+      st.args.push_back(arg("keys", "first the TCP exchange's hand-shakes after the rdma_cm connection: a sync, then the keys " +
+                                        std::to_string(x->keys_after_cm() - 1) + " times each way (QP " + w.qp.name +
+                                        "'s QPN, PSN, GID, qpo.slots." + w.qp.name + "; the tool's buffer from them)"));
     if (x->write_latency()) {
       st.args.push_back(arg("rhythm", x->qpo_writes_first()
                                           ? "ping-pong: qpo writes first, then waits for the tool's write (the tool's client)"

@@ -699,7 +699,7 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
             auto& d = r.sink().error("Q170", e.exchange_loc, p, "unknown exchange '" + *x + "'");
             d.rule = "qpo speaks these tools' out-of-band exchanges: ibv_pingpong (ibv_rc_pingpong's and "
                      "ibv_ud_pingpong's TCP exchange of LID:QPN:PSN:GID), perftest (ib_write_bw, ib_read_bw, "
-                     "ib_send_bw and ib_send_lat without -R), rdma_cm (the connection manager: ucmatose, "
+                     "ib_send_bw, ib_send_lat, ib_write_lat; with rdma_cm: true their -R), rdma_cm (the connection manager: ucmatose, "
                      "rdma_server, rdma_client, udaddy, rping)";
             d.hint = "write exchange: ibv_pingpong, exchange: perftest or exchange: rdma_cm";
           }
@@ -726,6 +726,9 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
             e.port = static_cast<uint16_t>(*x);
           }
         }
+      } else if (key == "rdma_cm") {
+        e.rdma_cm_loc = r.loc(value);
+        if (auto b = r.boolean(value, p)) e.rdma_cm = *b;
       } else if (key == "mtu") {
         e.mtu_loc = r.loc(value);
         if (auto x = r.uint(value, p)) {
@@ -748,6 +751,16 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
       d.hint = "remove from, or write listen: true instead of server:";
     }
     check_external_tool(r, e, path);
+    if (e.rdma_cm && e.exchange != External::Exchange::Perftest) {
+      auto& d = r.sink().error("Q170", e.rdma_cm_loc, path + ".rdma_cm",
+                               "'rdma_cm' is perftest's -R; external peer '" + name + "' has exchange " +
+                                   std::string(External::exchange_name(e.exchange)));
+      d.rule = "with exchange perftest, rdma_cm: true connects the tool's test QP through rdma_cm (its -R) while the "
+               "TCP exchange goes on; exchange rdma_cm is the connection manager alone (rdmacm-utils' tools)";
+      d.hint = e.exchange == External::Exchange::RdmaCm ? "remove rdma_cm (exchange rdma_cm says it already)"
+                                                        : "remove rdma_cm, or write exchange: perftest";
+      e.rdma_cm = false;
+    }
     if (e.exchange == External::Exchange::RdmaCm) {
       refuse_tcp_keys_with_cm(r, e, path);
     } else if (e.server.empty() == !e.listen) {

@@ -350,7 +350,9 @@ inline constexpr CmTool kCmTools[] = {
 // own out-of-band exchange and checks nothing on its side.
 struct External : Object {
   // IbvPingpong: ibv_rc_pingpong's and ibv_ud_pingpong's TCP exchange ("LID:QPN:PSN:GID").
-  // Perftest: perftest's TCP exchange (ib_write_bw, ib_read_bw, ib_send_bw without -R).
+  // Perftest: perftest's TCP exchange (ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat,
+  // ib_write_lat); with `rdma_cm: true` the tool runs with -R and its test QP connects through
+  // the CM (the QP's `cm:`), the TCP exchange going on around that connection.
   // RdmaCm: the connection manager carries it (the QP's `cm:` names the external as its peer):
   // rdmacm-utils' ucmatose, rdma_server, rdma_client and udaddy.
   enum class Exchange { IbvPingpong, Perftest, RdmaCm };
@@ -393,6 +395,8 @@ struct External : Object {
   SourceLoc port_loc;
   uint32_t mtu = 1024;    // the path MTU the tool uses (its -m; its default is 1024)
   SourceLoc mtu_loc;
+  bool rdma_cm = false;   // perftest's -R: the test QP connects through rdma_cm on `port`
+  SourceLoc rdma_cm_loc;
 };
 
 // One step of the run after bring-up. The scenario's `timeline:` lists them in order; without

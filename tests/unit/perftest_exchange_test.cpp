@@ -61,6 +61,21 @@ TEST_CASE("keys that are not the tool's are refused with what is wrong") {
   CHECK(why == "QPN 'z00011' is not up to 6 hex digits");
 }
 
+TEST_CASE("over the tool's RDMA connection (-R) the keys are its struct pingpong_dest: 56 bytes, big-endian fields") {
+  std::string m = format_perftest_dest(sample_keys());
+  REQUIRE(m.size() == kPerftestDestBytes);
+  const std::string want = std::string("\0\0\0\0" "\0\0\0\x01" "\0\0\0\x11" "\0\x4d\x36\x39" "\0\0\x02\x1c", 20) +
+                           std::string(4, '\0') + std::string("\0\0\x55\xdb\xd3\x34\x40\0", 8) +
+                           std::string("\0\0\0\0\0\0\0\0\0\0\xff\xff\x0a\0\x01\x02", 16) + std::string(8, '\0');
+  CHECK(m == want);
+  std::string why;
+  auto back = parse_perftest_dest(m, &why);
+  REQUIRE_MESSAGE(back, why);
+  CHECK(describe(*back) == describe(sample_keys()));
+  CHECK_FALSE(parse_perftest_dest(m.substr(0, 55), &why));
+  CHECK(why == "55 bytes, not perftest's 56");
+}
+
 TEST_CASE("the version unit is 16 NUL-padded bytes; a tool older than 5.70 is refused") {
   CHECK(format_perftest_version("6.06") == std::string("6.06") + std::string(12, '\0'));
   std::string why;
@@ -109,7 +124,7 @@ TEST_CASE("a whole bandwidth conversation: opening, keys, report and close, the 
         server_error = e;
         return;
       }
-      PerftestTalk talk(std::move(*peer), /*client=*/false);
+      PerftestTalk talk(std::make_unique<TcpPipe>(std::move(*peer)), /*client=*/false);
       server_saw = talk.opening(5, in_ms(10000), &e);
       if (server_saw) server_got = talk.keys(server_keys, in_ms(10000), &e);
       if (server_got) server_report = talk.reports(PerftestReport{}, in_ms(10000), &e);
@@ -125,7 +140,7 @@ TEST_CASE("a whole bandwidth conversation: opening, keys, report and close, the 
   std::optional<PerftestKeys> theirs;
   bool closed = false;
   if (peer) {
-    PerftestTalk talk(std::move(*peer), /*client=*/true);
+    PerftestTalk talk(std::make_unique<TcpPipe>(std::move(*peer)), /*client=*/true);
     opening = talk.opening(3, in_ms(10000), &why);
     if (opening) theirs = talk.keys(sample_keys(), in_ms(10000), &why);
     if (theirs && talk.reports(PerftestReport{65536, 200, 21.93, 15.9, 0.000254}, in_ms(10000), &why))
@@ -158,7 +173,7 @@ TEST_CASE("a server waiting for the tool's run stops soon after its stop flag is
   auto peer = listener->accept_one(in_ms(5000), &why);
   REQUIRE_MESSAGE(peer, why);
   std::atomic<bool> stop{true};
-  PerftestTalk talk(std::move(*peer), /*client=*/false);
+  PerftestTalk talk(std::make_unique<TcpPipe>(std::move(*peer)), /*client=*/false);
   talk.set_stop(&stop);
   CHECK_FALSE(talk.keys(sample_keys(), in_ms(60000), &why));
   CHECK(why.rfind("waiting for the tool's keys: stopped while waiting for 127.0.0.1:", 0) == 0);
@@ -183,7 +198,7 @@ TEST_CASE("a tool that is not perftest (ibv_rc_pingpong's server answers) is ref
   auto peer = TcpPeer::dial("127.0.0.1", listener->port(), in_ms(10000), &why);
   std::optional<PerftestOpening> opening;
   if (peer) {
-    PerftestTalk talk(std::move(*peer), /*client=*/true);
+    PerftestTalk talk(std::make_unique<TcpPipe>(std::move(*peer)), /*client=*/true);
     opening = talk.opening(3, in_ms(10000), &why);
   }
   server.join();
