@@ -500,6 +500,11 @@ class CmRunner {
   void wait_request() {
     const auto peer = expected_peer();
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms());
+    if (end().perftest_sync >= 0) {  // perftest -R: the tool connects its test QP once it has qpo's keys
+      std::string why;
+      if (!st_.externals || !st_.externals->answer_sync(end().perftest_sync, deadline, &why))
+        throw std::runtime_error("answering the tool's sync: " + (why.empty() ? std::string("no exchange with the tool") : why));
+    }
     std::vector<std::string> strangers;
     auto rejected = [&] {
       std::string out = "rejected " + std::to_string(strangers.size()) + " connect request" +

@@ -193,16 +193,22 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   mine.vaddr = slots->second.addr;
   mine.rkey = slots->second.rkey;
   std::optional<interop::PerftestKeys> theirs;
-  for (int i = 0; i < e.keys_in_exchange(); ++i)  // write_lat: a sync, then the keys (the same values)
+  // -R as server: the tool's test QP connects as soon as qpo answers this sync, and its client
+  // does not survive a refusal: qpo answers once its listener is up (answer_sync).
+  bool hold = e.test_over_cm && e.qpo_listens();
+  for (int i = 0; i < e.keys_in_exchange() && !hold; ++i)  // write_lat: a sync, then the keys (the same values)
     if (!(theirs = talk.keys(mine, deadline, &why))) return failed(st, std::move(r), e, why);
+  if (hold && !talk.read_keys(deadline, &why)) return failed(st, std::move(r), e, why);
   if (e.test_over_cm) {
     // -R: that was the sync before the CM connects the test QPs; the tool's keys are zeros
     // until then, its QP and buffer come in the hand-shakes after (the workload's start).
     r.micros = timer.micros();
     r.message += (e.qpo_listens() ? "accepted " : "connected to ") + remote + "; " + e.tool() + " " + opening->version +
-                 " over its rdma_cm control connection; synced before the test QPs connect on port " + std::to_string(e.port);
+                 " over its rdma_cm control connection; " +
+                 (hold ? "its sync read, qpo answers once it listens for the test QP on port "
+                       : "synced before the test QPs connect on port ") + std::to_string(e.port);
     st.report.add(std::move(r));
-    perftest_.emplace(step.extra().external, Perftest{std::move(talk), mine});
+    perftest_.emplace(step.extra().external, Perftest{std::move(talk), mine, hold});
     return true;
   }
   // qpo's READs at the tool: no more at once than the tool's QP accepts (its out_reads).
@@ -231,6 +237,17 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   st.report.add(std::move(r));
   perftest_.emplace(step.extra().external, Perftest{std::move(talk), mine});
   return true;
+}
+
+bool ExternalExchanges::answer_sync(int index, interop::Deadline deadline, std::string* why) {
+  auto it = perftest_.find(index);
+  if (it == perftest_.end()) {
+    *why = "no perftest conversation with the tool to answer";
+    return false;
+  }
+  if (!it->second.sync_held) return true;
+  it->second.sync_held = false;
+  return it->second.talk.answer_keys(it->second.mine, deadline, why);
 }
 
 std::optional<ExternalExchanges::Perftest> ExternalExchanges::take_perftest(int index) {

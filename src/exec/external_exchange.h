@@ -37,7 +37,12 @@ class ExternalExchanges {
   struct Perftest {
     interop::PerftestTalk talk;
     interop::PerftestKeys mine;
+    bool sync_held = false;  // -R as server: the tool's sync read, qpo's answer not sent yet
   };
+  // -R as server: qpo's half of the sync before the test QPs connect, sent once its listener
+  // is up (the CM step that waits for the tool's request calls it first). True when there was
+  // nothing held.
+  bool answer_sync(int index, interop::Deadline deadline, std::string* why);
   // The workload takes the conversation on from the bring-up (exec/external_perftest.h);
   // nullopt when there is none (its exchange failed).
   std::optional<Perftest> take_perftest(int index);

@@ -40,15 +40,36 @@ std::optional<PerftestOpening> PerftestTalk::opening(int mtu_enum, Deadline dead
   return o;
 }
 
+std::optional<PerftestKeys> PerftestTalk::parse_keys(const std::string& bytes, std::string* why) const {
+  std::string err;
+  auto k = pipe_->rdma() ? parse_perftest_dest(bytes, &err) : parse_perftest_keys(bytes, &err);
+  if (!k) *why = remote() + " sent no perftest keys: " + err;
+  return k;
+}
+
 std::optional<PerftestKeys> PerftestTalk::keys(const PerftestKeys& mine, Deadline deadline, std::string* why) {
   bool rdma = pipe_->rdma();
   auto theirs = swap(rdma ? format_perftest_dest(mine) : format_perftest_keys(mine),
                      rdma ? kPerftestDestBytes : kPerftestKeysBytes, deadline, "keys", why);
   if (!theirs) return std::nullopt;
+  return parse_keys(*theirs, why);
+}
+
+std::optional<PerftestKeys> PerftestTalk::read_keys(Deadline deadline, std::string* why) {
   std::string err;
-  auto k = rdma ? parse_perftest_dest(*theirs, &err) : parse_perftest_keys(*theirs, &err);
-  if (!k) *why = remote() + " sent no perftest keys: " + err;
-  return k;
+  auto theirs = pipe_->receive(pipe_->rdma() ? kPerftestDestBytes : kPerftestKeysBytes, deadline, &err, stop_);
+  if (!theirs) {
+    *why = "waiting for the tool's keys: " + err;
+    return std::nullopt;
+  }
+  return parse_keys(*theirs, why);
+}
+
+bool PerftestTalk::answer_keys(const PerftestKeys& mine, Deadline deadline, std::string* why) {
+  std::string err;
+  if (pipe_->send(pipe_->rdma() ? format_perftest_dest(mine) : format_perftest_keys(mine), deadline, &err)) return true;
+  *why = "sending keys: " + err;
+  return false;
 }
 
 std::optional<PerftestReport> PerftestTalk::reports(const PerftestReport& mine, Deadline deadline, std::string* why) {

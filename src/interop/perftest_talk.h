@@ -33,6 +33,11 @@ class PerftestTalk {
   std::optional<PerftestOpening> opening(int mtu_enum, Deadline deadline, std::string* why);
   // One keys hand-shake: qpo's keys out, the tool's back.
   std::optional<PerftestKeys> keys(const PerftestKeys& mine, Deadline deadline, std::string* why);
+  // A server's hand-shake in two halves, for a server that must do something between reading
+  // the tool's keys and answering (perftest -R: listen for the tool's test QP, which connects
+  // as soon as the answer comes). keys() is the two in a row.
+  std::optional<PerftestKeys> read_keys(Deadline deadline, std::string* why);
+  bool answer_keys(const PerftestKeys& mine, Deadline deadline, std::string* why);
   // The bandwidth report exchange after the client's run (five units).
   std::optional<PerftestReport> reports(const PerftestReport& mine, Deadline deadline, std::string* why);
   // The end (ctx_close_connection): a last keys hand-shake, then over TCP "done" (which nobody reads).
@@ -44,6 +49,7 @@ class PerftestTalk {
   bool client() const { return client_; }
 
  private:
+  std::optional<PerftestKeys> parse_keys(const std::string& bytes, std::string* why) const;
   // One unit each way, in the role's order; `what` names it in errors ("the tool's keys").
   std::optional<std::string> swap(const std::string& mine, size_t theirs_bytes, Deadline deadline, const char* what,
                                   std::string* why);

@@ -36,6 +36,9 @@ struct CmEnd {
   bool external = false;
   bool external_client_disconnects = false;  // rping: its client sends the DREQ; qpo as server waits for it
   std::string peer_from;
+  // perftest -R with qpo serving (Plan::externals index, -1 none): the tool's test QP connects
+  // only after qpo answers the sync its exchange step read; the wait for its request sends it.
+  int perftest_sync = -1;
   bool disconnects_first() const { return active || (external && !external_client_disconnects); }
   std::string peer_private_data;  // what the peer's connect request carries ("" none)
   size_t peer_exchange_bytes = 0; // exchange_only: the size of the peer's exchange

@@ -222,6 +222,9 @@ class CmPlanner {
         e.external = true;
         e.peer_from = x->from;
         if (const auto* t = scenario::External::cm_tool(x->tool)) e.external_client_disconnects = t->client_disconnects;
+        if (x->rdma_cm && !cm.active)
+          for (size_t i = 0; i < p_.externals.size(); ++i)
+            if (p_.externals[i].name == x->name) e.perftest_sync = static_cast<int>(i);
       } else if (!cm.peer) {
         // An active side with no peer (an expected failure) still means the link between the
         // hosts: its address is on that link.
@@ -380,6 +383,9 @@ class CmPlanner {
                                                 : "only from " + x->from + "; any other request is rejected and named");
       from.runtime = true;
       from.note = "waits for the tool: " + tool_command(*x, cm.port, true, workload_on(q));
+      if (x->rdma_cm)  // perftest -R: its client connects the test QP once the sync is answered
+        w.args.push_back(arg("first", "qpo's keys: the answer to the sync the external exchange read",
+                             "the tool connects its test QP as soon as it has them, so qpo listens first"));
       w.args.push_back(from);
     }
     if (cm.reject) {
