@@ -187,6 +187,17 @@ void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
 
 void serving_perftest(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink);
 
+// The perftest tool on the other side: the external's `tool:`, else the bandwidth test of the
+// QP's workload's op.
+std::string perftest_tool_name(const External& e, const Qp& q, const scenario::Scenario& s) {
+  if (!e.tool.empty()) return e.tool;
+  for (const auto& w : s.workloads)
+    if (w.qp.name == q.name && w.op)
+      for (const auto& t : External::kPerftestTools)
+        if (!t.latency && t.op == *w.op) return std::string(t.name);
+  return "ib_write_bw";
+}
+
 // rping: the pings move through the workload's local_mr. As client, its first `size` bytes are
 // what the tool RDMA READs and the next `size` where it RDMA WRITEs them back; as server, the
 // READ's destination and the WRITE's source. rping's -S is 26 .. 65536.
@@ -437,7 +448,7 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
                                : std::string("run ") + (cm_tool ? std::string(cm_tool->name) : std::string("the tool")) +
                                      " with the cm: port (-p PORT)" +
                                      (cm_tool && !cm_tool->qpo_active.value_or(true) ? " and -s QPO_ADDRESS" : ""))
-           : perftest(e) ? "run the tool with the workload's size and iterations (" + (e.tool.empty() ? std::string("ib_write_bw") : e.tool) +
+           : perftest(e) ? "run the tool with the workload's size and iterations (" + perftest_tool_name(e, *qps[0], s) +
                                (e.rdma_cm ? " -R" : "") + " -s SIZE -n ITERATIONS) "
                            "and a GID index on RoCE (-x); " +
                                (e.rdma_cm ? std::string("the CM chooses the path MTU")

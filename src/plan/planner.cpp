@@ -424,10 +424,11 @@ class Planner {
   // perftest's TCP exchange: the opening units and the first keys before RTR, two more keys
   // hand-shakes once the QP is at RTS (the tool's own check that both sides are connected).
   void perftest_steps(const ExternalPeer& e, size_t i, StepKind kind) {
-    std::string keys = "QP " + e.qp + "'s QPN, PSN, GID and its buffer qpo.slots." + e.qp +
-                       " (vaddr, rkey), out_reads " + std::to_string(e.out_reads) + " (108 bytes)";
+    bool r = e.test_over_cm;  // -R: the units over an RDMA connection of their own (cm/perftest_control.h)
+    std::string keys = "QP " + e.qp + "'s QPN, PSN, GID and its buffer qpo.slots." + e.qp + " (vaddr, rkey), out_reads " +
+                       std::to_string(e.out_reads) + (r ? " (56 bytes: the tool's struct pingpong_dest)" : " (108 bytes)");
     if (kind == StepKind::ExternalReply) {
-      if (e.test_over_cm) return;  // the hand-shakes after the CM connection open the workload (timeline_planner.cpp)
+      if (r) return;  // the hand-shakes after the CM connection open the workload (timeline_planner.cpp)
       auto& st = add(kind, Phase::Exchange, "external handshake", e.qp);
       st.edit_extra().external = static_cast<int>(i);
       st.args.push_back(arg("peer", "external '" + e.name + "' (" + e.tool() + ")"));
@@ -436,32 +437,40 @@ class Planner {
     }
     auto& st = add(kind, Phase::Exchange, "external exchange", e.qp);
     st.edit_extra().external = static_cast<int>(i);
-    st.args.push_back(arg("peer", "external '" + e.name + "' (perftest: " + e.tool() + "'s TCP exchange" +
-                                      (e.test_over_cm ? ", its test QP over rdma_cm: -R)" : ")")));
+    st.args.push_back(arg("peer", "external '" + e.name + "' (perftest: " + e.tool() +
+                                      (r ? " -R's exchange over rdma_cm; its test QP connects through the CM too)"
+                                         : "'s TCP exchange)")));
     std::string where = std::to_string(e.port);
-    std::string options = std::string(e.test_over_cm ? " -R" : "") + " -s " + std::to_string(e.size) + " -n " +
+    std::string options = std::string(r ? " -R" : "") + " -s " + std::to_string(e.size) + " -n " +
                           std::to_string(e.iterations) + " -p " + where;
+    const char* carrier = r ? "rdma_cm" : "tcp";
     if (e.qpo_listens()) {
-      Arg tcp = arg("tcp", "listen on port " + where);
-      tcp.runtime = true;
-      tcp.note = std::string("waits for the tool: ") + e.tool() + " -d DEVICE -x GID_INDEX" + options + " QPO_ADDRESS";
-      st.args.push_back(tcp);
-      if (!e.from.empty()) st.args.push_back(arg("accepts", "only from " + e.from + "; any other connection is closed and named"));
+      Arg listen = arg(carrier, r ? "listen on port " + where + " (RDMA_PS_TCP, from the run's start; a QP of its own)"
+                                  : "listen on port " + where);
+      listen.runtime = true;
+      listen.note = std::string("waits for the tool: ") + e.tool() + " -d DEVICE -x GID_INDEX" + options + " QPO_ADDRESS";
+      st.args.push_back(listen);
+      if (!e.from.empty())
+        st.args.push_back(arg("accepts", "only from " + e.from + (r ? "; any other request is rejected and named"
+                                                                    : "; any other connection is closed and named")));
     } else {
-      Arg tcp = arg("tcp", "connect to " + e.server + ":" + where);
-      tcp.note = std::string("retried until the phase timeout while the tool is not listening yet: ") + e.tool() +
-                 " -d DEVICE -x GID_INDEX" + options;
-      st.args.push_back(tcp);
+      Arg dial = arg(carrier, "connect to " + e.server + ":" + where + (r ? " (RDMA_PS_TCP; a QP of its own)" : ""));
+      dial.note = std::string("retried until the phase timeout while the tool is not listening yet: ") + e.tool() +
+                  " -d DEVICE -x GID_INDEX" + options;
+      st.args.push_back(dial);
     }
-    if (e.test_over_cm) {
-      st.args.push_back(arg("sends", "version 6.06 (16 bytes), cycle buffer 4096, cache line 64, MTU " + std::to_string(e.mtu) +
-                                         " (its enum), then " + keys + " once: the sync before the tool's rdma_cm connection"));
-      st.args.push_back(arg("then", "the CM connects the test QPs on port " + where + " (stage cm connect); the keys that "
-                                    "carry the tool's buffer come after it, as the workload starts"));
+    std::string opening = "version 6.06 (16 bytes), cycle buffer 4096, cache line 64, MTU " + std::to_string(e.mtu) + " (its enum)";
+    if (r) {
+      st.args.push_back(arg("sends", opening + (e.qpo_listens() ? "; reads the tool's keys (the sync before its test QP "
+                                                                  "connects) and answers with " + keys +
+                                                                  " once qpo listens (stage cm connect)"
+                                                                : ", then " + keys + " once: the sync before the test QPs "
+                                                                  "connect")));
+      st.args.push_back(arg("then", "the CM connects the test QPs on port " + where + "; the keys that carry the tool's "
+                                    "buffer come after it, as the workload starts"));
       return;
     }
-    st.args.push_back(arg("sends", "version 6.06 (16 bytes), cycle buffer 4096, cache line 64, MTU " +
-                                       std::to_string(e.mtu) + " (its enum), then " + keys));
+    st.args.push_back(arg("sends", opening + ", then " + keys));
     Arg peer_values = arg("peer values", "dest_qp_num, rq_psn, ah_attr.grh.dgid, path_mtu (the smaller MTU), the tool's buffer");
     peer_values.runtime = true;
     peer_values.note = "from the tool's keys";

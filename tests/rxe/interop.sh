@@ -14,6 +14,8 @@
 #      client: each tool prints its result row (for write and read: qpo's figures, which qpo sent
 #      it; the test checks they are the same numbers);
 #   4. the five perftest tools dial qpo: their rows, and qpo's report of ib_write_bw's figures.
+#   Runs 3 and 4 also run ib_write_bw -R and ib_send_bw -R (ports 18520, 18521): the exchange over
+#   the tool's own rdma_cm control connection, the test QPs connected through the CM.
 #   5. rdmacm-utils over rdma_cm, eight at once (tests/scenarios/interop/rdmacm-tools.yaml): qpo
 #      dials ucmatose's, rdma_server's, udaddy's and rping's servers and accepts ucmatose's,
 #      rdma_client's, udaddy's and rping's clients (UD: RDMA_PS_UDP; rping -v -V: its own data check); a ucmatose request from guest b's IPv6 address comes first to a listener that
@@ -80,23 +82,27 @@ t0=$(date +%s)
 servers='cd /tmp; pids=; for t in write:18515 read:18516 send:18517; do ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} >${t%:*}.out 2>&1 & pids="$pids $!"; done
 ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 >lat.out 2>&1 & pids="$pids $!"
 ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 >wlat.out 2>&1 & pids="$pids $!"
+for t in write:18520 send:18521; do ib_${t%:*}_bw -d rxe0 -x 1 -R -s 65536 -n 200 -p ${t#*:} >${t%:*}R.out 2>&1 & pids="$pids $!"; done
 rc=0; for j in $pids; do wait $j || rc=1; done
-for t in write read send lat wlat; do sed "s/^/$t: /" $t.out; done; exit $rc'
+for t in write read send lat wlat writeR sendR; do sed "s/^/$t: /" $t.out; done; exit $rc'
 "$QPO" run --format json --lab-peer "$servers" tests/scenarios/interop/perftest-clients.yaml >"$tmp/out" 2>"$tmp/err"
 rc=$?
 echo "     run 3: $(($(date +%s) - t0)) s"
 row='65536 +200 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$'
 lat_row='2 +1000 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} '
-check "ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat and ib_write_lat serve, qpo is their client: each tool's result row, exit 0" 0 $rc \
+check "ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat, ib_write_lat, ib_write_bw -R and ib_send_bw -R serve, qpo is their client: each tool's result row, exit 0" 0 $rc \
   "$(cat "$tmp/err")" \
   "^\[peer\] write: +RDMA_Write BW Test$" "^\[peer\] write:  $row" \
   "^\[peer\] read: +RDMA_Read BW Test$" "^\[peer\] read:  $row" \
   "^\[peer\] send: +Send BW Test$" "^\[peer\] send:  $row" \
   "^\[peer\] lat: +Send Latency Test$" "^\[peer\] lat:  $lat_row" \
   "^\[peer\] wlat: +RDMA_Write Latency Test$" "^\[peer\] wlat:  $lat_row" \
+  "^\[peer\] writeR: +RDMA_Write BW Test$" "^\[peer\] writeR:  rdma_cm QPs[[:space:]]+: ON$" "^\[peer\] writeR:  Data ex\. method : rdma_cm$" \
+  "^\[peer\] writeR:  $row" \
+  "^\[peer\] sendR: +Send BW Test$" "^\[peer\] sendR:  Data ex\. method : rdma_cm$" "^\[peer\] sendR:  $row" \
   "^\[peer\] write:  remote address: LID 0000 QPN 0x[0-9a-f]{4,6} PSN 0x[0-9a-f]{6} RKey 0x[0-9a-f]{6} VAddr 0x[0-9a-f]{14}$" \
   "^lab peer: exit 0: cd /tmp"
-check "qpo as perftest's client: PASS, five exchanges, the latencies, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
+check "qpo as perftest's client: PASS, seven exchanges (two over rdma_cm), the latencies, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 print("verdict", r["verdict"])
@@ -114,15 +120,24 @@ for s in r["steps"]:
   "^external exchange lq ok connected to 10\.0\.1\.2:18518; ib_send_lat 6\.06" \
   "^workload lq ok 1000 round trips: t_typical [0-9.]+ usec, t_min [0-9.]+, t_max [0-9.]+, p99 [0-9.]+ \(half a round trip, as the tool reports\)$" \
   "^external exchange wlq ok connected to 10\.0\.1\.2:18519; ib_write_lat 6\.06" \
-  "^workload wlq ok answered 1000 RDMA WRITEs in [0-9.]+ s$"
+  "^workload wlq ok answered 1000 RDMA WRITEs in [0-9.]+ s$" \
+  "^external exchange wRq ok connected to 10\.0\.1\.2:18520; ib_write_bw 6\.06 over its rdma_cm control connection; synced before the test QPs connect on port 18520$" \
+  "^workload wRq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s, [0-9.]+ Mpps \(sent to the tool, which prints them\); the tool's keys after the CM connection: QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, RKey 0x[0-9a-f]{8}, VAddr 0x[0-9a-f]{16}, GID ::ffff:10\.0\.1\.2$" \
+  "^external exchange sRq ok connected to 10\.0\.1\.2:18521; ib_send_bw 6\.06 over its rdma_cm control connection" \
+  "^workload sRq ok BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s"
 # What qpo measured and sent: the row ib_write_bw printed carries the same peak and average.
 sent=$(python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 f = next(w for w in r["workloads"] if w["name"] == "write_bw")["summary"]
 print("%.2f +%.2f" % (f["bw_peak"], f["bw_avg"]))' "$tmp/out" 2>&1)
-check "ib_write_bw's server printed the figures qpo measured and sent it" 0 0 "$(cat "$tmp/err")" \
-  "^\[peer\] write:  65536 +200 +$sent "
+sentR=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = next(w for w in r["workloads"] if w["name"] == "write_bw_R")["summary"]
+print("%.2f +%.2f" % (f["bw_peak"], f["bw_avg"]))' "$tmp/out" 2>&1)
+check "ib_write_bw's servers (TCP and -R) printed the figures qpo measured and sent them" 0 0 "$(cat "$tmp/err")" \
+  "^\[peer\] write:  65536 +200 +$sent " "^\[peer\] writeR:  65536 +200 +$sentR "
 
 # 4. The three tools dial qpo: qpo serves its buffer to ib_write_bw and ib_read_bw and reports
 # their figures, and receives ib_send_bw's SENDs.
@@ -131,12 +146,13 @@ clients='cd /tmp; pids=; r() { for i in $(seq 60); do "$@" && return 0; sleep 1;
 for t in write:18515 read:18516 send:18517; do r ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}.out 2>&1 & pids="$pids $!"; done
 r ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 10.0.1.1 >lat.out 2>&1 & pids="$pids $!"
 r ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 10.0.1.1 >wlat.out 2>&1 & pids="$pids $!"
+for t in write:18520 send:18521; do r ib_${t%:*}_bw -d rxe0 -x 1 -R -s 65536 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}R.out 2>&1 & pids="$pids $!"; done
 rc=0; for j in $pids; do wait $j || rc=1; done
-for t in write read send lat wlat; do sed "s/^/$t: /" $t.out; done; exit $rc'
+for t in write read send lat wlat writeR sendR; do sed "s/^/$t: /" $t.out; done; exit $rc'
 out=$("$QPO" run --lab-peer "$clients" tests/scenarios/interop/perftest-servers.yaml 2>&1)
 rc=$?
 echo "     run 4: $(($(date +%s) - t0)) s"
-check "the five perftest tools dial qpo, qpo serves: the tools' rows, qpo's report of them, PASS" 0 $rc "$out" \
+check "the seven perftest tools (two with -R) dial qpo, qpo serves: the tools' rows, qpo's report of them, PASS" 0 $rc "$out" \
   "^\[peer\] write:  $row" "^\[peer\] read:  $row" "^\[peer\] send:  $row" "^\[peer\] lat:  $lat_row" \
   "^\[peer\] wlat:  $lat_row" \
   "^ +[0-9]+ traffic +workload +wlq +write_lat: ib_write_lat client, IBV_WR_RDMA_WRITE x1000, 2 B +ok" \
@@ -147,6 +163,13 @@ check "the five perftest tools dial qpo, qpo serves: the tools' rows, qpo's repo
   "^     the tool measured 200 x 65536 B: BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
   "^     received: BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
   "^     answered 1000 SENDs in [0-9.]+ s$" \
+  "^\[peer\] writeR:  Data ex\. method : rdma_cm$" "^\[peer\] writeR:  $row" \
+  "^\[peer\] sendR:  Data ex\. method : rdma_cm$" "^\[peer\] sendR:  $row" \
+  "^ +[0-9]+ exchange +external exchange +wRq +ok" \
+  "^     accepted 10\.0\.1\.2; ib_write_bw 6\.06 over its rdma_cm control connection; its sync read, qpo answers once it listens for the test QP on port 18520$" \
+  "^ +[0-9]+ bring-up +rdma_get_cm_event +wRq +ok" \
+  "^     RDMA_CM_EVENT_CONNECT_REQUEST from 10\.0\.1\.2 \(external 'wR_tool'\)$" \
+  "^ +[0-9]+ traffic +workload +sRq +send_bw_R: ib_send_bw client, IBV_WR_SEND x200, 65536 B +ok" \
   "^PASS perftest-servers on rxe0$" \
   "^lab peer: exit 0: cd /tmp"
 wrote=$(printf '%s\n' "$out" | sed -n 's/^\[peer\] write:  65536 \+200 \+\([0-9.]*\) \+\([0-9.]*\) .*/\1 \2/p')
