@@ -112,7 +112,8 @@ void check_perftest_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) 
   std::string want = qpo_serves ? "{role: passive, peer: " + e.name + ", port: " + std::to_string(e.port) + "}"
                                 : "{role: active, peer: " + e.name + ", address: " + e.server + ", port: " + std::to_string(e.port) + "}";
   auto refuse = [&](const SourceLoc& at, const std::string& key, const std::string& what) {
-    auto& d = sink.error("Q561", at.given() ? at : (q.cm.given ? q.cm.loc : q.loc), key.empty() ? path : path + "." + key, what);
+    auto& d = sink.error("Q561", at.given() ? at : (q.cm.given ? q.cm.loc : q.loc),
+                         key.empty() ? "qps." + q.name + ".connect" : path + "." + key, what);
     d.rule = "with rdma_cm: true (perftest's -R) the tool's server listens through rdma_cm on its -p, the port of the "
              "TCP exchange, and its client connects there: the QP's cm: takes the other side";
     d.hint = "write cm: " + want;

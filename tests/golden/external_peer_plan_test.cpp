@@ -100,7 +100,7 @@ TEST_CASE("perftest: the opening and first keys before RTR, two more keys after 
 
 TEST_CASE("perftest: the workload's op names the tool, and its step says every part of the conversation") {
   auto p = plan_of_file("tests/scenarios/interop/perftest-servers.yaml");
-  REQUIRE(p.externals.size() == 5);
+  REQUIRE(p.externals.size() == 7);
   CHECK(std::string(p.externals[0].tool()) == "ib_write_bw");
   CHECK(std::string(p.externals[1].tool()) == "ib_read_bw");
   CHECK(std::string(p.externals[2].tool()) == "ib_send_bw");
@@ -114,7 +114,7 @@ TEST_CASE("perftest: the workload's op names the tool, and its step says every p
     for (const auto& a : s.args) args += a.name + "=" + a.value + "\n";
     seen.push_back(args);
   }
-  REQUIRE(seen.size() == 5);
+  REQUIRE(seen.size() == 7);
   CHECK(seen[0].find("peer=external 'write_tool' (ib_write_bw client)\n") != std::string::npos);
   CHECK(seen[0].find("traffic=the tool's 200 RDMA WRITEs of 65536 B at qpo.slots.wq, unchecked\n") != std::string::npos);
   CHECK(seen[0].find("report=keys once the tool has run, then its figures, which qpo reports (qpo's five units back are zeros: the tool's client ignores them)\n") != std::string::npos);
@@ -135,7 +135,7 @@ TEST_CASE("perftest: qpo's slots are the buffer it advertises, at least the tool
       bool latency = s.object == "qpo.slots.lq" || s.object == "qpo.slots.wlq";
       CHECK(s.count == (latency ? 4096 : 65536) + 64);  // the latency tests' 2 B: the cycle buffer
     }
-  CHECK(slots == 5);
+  CHECK(slots == 7);
 }
 
 TEST_CASE("declared waits: serving a perftest client, the workload waits up to a phase timeout for the tool's run") {
@@ -148,10 +148,13 @@ TEST_CASE("declared waits: serving a perftest client, the workload waits up to a
     for (const auto& s : p.hosts[0].steps)
       if (s.kind == StepKind::Workload) {
         ++workloads;
-        // qpo's own test (its client) is bounded by its completions' timeout, as any op workload.
-        CHECK(qpo::plan::declared_wait_ms(p, s, d) == (serving ? 30000u : 0u));
+        // qpo's own test (its client) is bounded by its completions' timeout, as any op workload;
+        // with -R any side first waits for the tool's keys after the CM connection.
+        bool over_cm = s.object == "write_bw_R" || s.object == "send_bw_R";
+        CAPTURE(s.object);
+        CHECK(qpo::plan::declared_wait_ms(p, s, d) == (serving || over_cm ? 30000u : 0u));
       }
-    CHECK(workloads == 5);
+    CHECK(workloads == 7);
   }
 }
 
@@ -326,4 +329,45 @@ TEST_CASE("perftest: ib_write_lat syncs twice before RTR, its server writes firs
   REQUIRE(w);
   CHECK(arg_of(*w, "rhythm") == "ping-pong: qpo writes first, then waits for the tool's write (the tool's client)");
   CHECK(arg_of(*w, "close") == "none: the tool prints its figures and closes the connection");
+}
+
+TEST_CASE("perftest -R: one sync in the exchange step, the test QP through the CM, the keys after it open the workload") {
+  for (const char* file : {"tests/scenarios/interop/perftest-clients.yaml", "tests/scenarios/interop/perftest-servers.yaml"}) {
+    CAPTURE(file);
+    auto p = plan_of_file(file);
+    bool serving = std::string(file).find("servers") != std::string::npos;
+    const auto& h = p.hosts[0];
+    REQUIRE(p.externals.size() == 7);
+    const auto& x = p.externals[5];
+    CHECK(x.name == "wR_tool");
+    CHECK(x.test_over_cm);
+    CHECK(x.keys_in_exchange() == 1);
+    CHECK(x.keys_after_cm() == 4);  // a sync, then the three hand-shakes of a TCP bandwidth test
+    CHECK(step_of(h, StepKind::ExternalReply, "wRq") == nullptr);  // no RTR/RTS of qpo's to hand-shake around
+    const auto* exchange = step_of(h, StepKind::ExternalExchange, "wRq");
+    REQUIRE(exchange);
+    CHECK(arg_of(*exchange, "rdma_cm") == (serving ? "listen on port 18520 (RDMA_PS_TCP, from the run's start; a QP of its own)"
+                                                   : "connect to 10.0.1.2:18520 (RDMA_PS_TCP; a QP of its own)"));
+    CHECK(arg_of(*exchange, "tcp").empty());
+    const auto* workload = step_of(h, StepKind::Workload, "write_bw_R");
+    REQUIRE(workload);
+    CHECK(arg_of(*workload, "keys") ==
+          "first the TCP exchange's hand-shakes after the rdma_cm connection: a sync, then the keys 3 times each way (QP wRq's "
+          "QPN, PSN, GID, qpo.slots.wRq; the tool's buffer from them)");
+    // Serving, qpo answers the tool's sync from the step that waits for its test QP's request:
+    // the tool connects as soon as it has the answer, so qpo listens by then.
+    const qpo::plan::CmEnd* end = nullptr;
+    for (const auto& e : p.cm_ends)
+      if (e.qp == "wRq") end = &e;
+    REQUIRE(end);
+    CHECK(end->external);
+    CHECK(end->perftest_sync == (serving ? 5 : -1));
+    CHECK(end->port == 18520);
+    if (serving) {
+      const auto* wait = step_of(h, StepKind::CmWaitRequest, "wRq");
+      REQUIRE(wait);
+      CHECK(arg_of(*wait, "first") == "qpo's keys: the answer to the sync the external exchange read");
+      CHECK(arg_of(*wait, "accepts") == "only from 10.0.1.2; any other request is rejected and named");
+    }
+  }
 }
