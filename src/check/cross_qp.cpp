@@ -157,8 +157,12 @@ class CrossChecker {
     }
     if (w.mcast) return;  // a send to a multicast group (check/multicast.cpp)
     if (op->op == util::Op::Recv) {
+      // A peer of given values (exchange values) sends from outside the scenario too.
+      if (const auto* e = q->connect ? s_.external(q->connect.name) : nullptr; e && e->exchange == scenario::External::Exchange::Values)
+        return;
       auto& d = sink_.error("Q556", w.op_loc, path + ".op", "workload '" + w.name + "' only receives (op recv) but names no multicast group");
-      d.rule = "op recv counts datagrams a sender outside the scenario sends to a multicast group the QP is a member of";
+      d.rule = "op recv counts what a sender outside the scenario sends: to a multicast group the QP is a member of, or "
+               "to a QP connected to an external peer of given values (exchange values)";
       d.hint = "add 'mcast: <group>' (with this QP among its members), or send with op: send";
       return;
     }

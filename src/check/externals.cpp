@@ -21,6 +21,7 @@ using util::SourceLoc;
 std::string exchange_name(External::Exchange x) { return std::string(External::exchange_name(x)); }
 bool perftest(const External& e) { return e.exchange == External::Exchange::Perftest; }
 bool rdma_cm(const External& e) { return e.exchange == External::Exchange::RdmaCm; }
+bool given(const External& e) { return e.exchange == External::Exchange::Values; }
 
 // ibv_ud_pingpong's qkey, fixed in the tool (ud_pingpong.c): its sends carry it, and it drops
 // datagrams with any other.
@@ -142,8 +143,26 @@ void check_perftest_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) 
   }
 }
 
+// exchange values: any connected or UD QP the scenario brings up with `peer` values; nothing is
+// sent to the peer that the scenario does not declare.
+void check_given_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
+  std::string path = "qps." + q.name;
+  if (q.type >= 0 && q.qp_type != spec::QpType::RC && q.qp_type != spec::QpType::UC && q.qp_type != spec::QpType::UD) {
+    auto& d = sink.error("Q561", q.type_loc.given() ? q.type_loc : q.loc, path + ".type",
+                         q.type_name + " QP '" + q.name + "' cannot take external peer '" + e.name + "'s given values");
+    d.rule = "exchange values gives one peer QP's values: an RC, UC or UD QP's dest_qp_num, rq_psn and address";
+    d.hint = "write type: RC, UC or UD";
+  }
+  if (q.cm.given) {
+    auto& d = sink.error("Q561", q.cm.loc, path + ".cm", "QP '" + q.name + "' has 'cm:' and takes external peer '" + e.name + "'s given values");
+    d.rule = "with exchange values nothing connects: the QP comes up by its states: with the given values as `peer`";
+    d.hint = "remove 'cm:'";
+  }
+}
+
 void check_qp(const Qp& q, const External& e, diag::DiagSink& sink) {
   if (rdma_cm(e)) return check_cm_qp(q, e, sink);
+  if (given(e)) return check_given_qp(q, e, sink);
   std::string path = "qps." + q.name + ".connect";
   bool ud = q.qp_type == spec::QpType::UD;
   if (perftest(e) && q.type >= 0 && q.qp_type != spec::QpType::RC) {
@@ -294,6 +313,33 @@ void check_cm_workload(const scenario::Workload& w, const Qp& q, const External&
   }
 }
 
+// exchange values: qpo's own op loop aims at the peer (SENDs into its receives, RDMA WRITEs and
+// READs at the buffer its values give), or counts what it sends (op recv); nothing else.
+void check_given_workload(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
+  std::string path = "workloads." + w.name;
+  auto refuse = [&](const SourceLoc& at, const std::string& key, const std::string& what) {
+    auto& d = sink.error("Q563", at.given() ? at : w.loc, key.empty() ? path : path + "." + key,
+                         "workload '" + w.name + "' on QP '" + q.name + "' aims at external peer '" + e.name + "' (given values): " + what);
+    d.rule = "with exchange values qpo SENDs into the peer's receives, RDMA WRITEs or READs the buffer its values give "
+             "(mr: {addr, rkey, length}), or counts the peer's SENDs (op recv)";
+    return &d;
+  };
+  if (!w.script.empty()) {
+    refuse(w.script_loc, "script", "scripts cannot run against an external peer yet")->hint = "write 'op: send' (write, read, recv)";
+    return;
+  }
+  if (w.op && *w.op != util::Op::Send && *w.op != util::Op::SendImm && *w.op != util::Op::Write &&
+      *w.op != util::Op::WriteImm && *w.op != util::Op::Read && *w.op != util::Op::Recv)
+    refuse(w.op_loc, "op", std::string(w.op_spelling()) + " is not supported against given values")->hint =
+        "write op: send, send_with_imm, write, write_with_imm, read or recv";
+  if (w.remote_mr) refuse(w.remote_mr.loc, "remote_mr", "the peer's buffer is its values' mr (no remote_mr)")->hint = "remove remote_mr";
+  if (w.mcast) refuse(w.mcast.loc, "mcast", "a multicast send has no external receiver");
+  bool remote = w.op && (*w.op == util::Op::Write || *w.op == util::Op::WriteImm || *w.op == util::Op::Read);
+  if (remote && e.values && !e.values->has_mr)
+    refuse(e.values->loc, "", std::string(w.op_spelling()) + " needs the peer's buffer, and its values give no mr")->hint =
+        "add mr: { addr: ..., rkey: ..., length: ... } to externals." + e.name + ".values";
+}
+
 // ibv_rc_pingpong sends SENDs of its -s size and answers each one: the workload must be the
 // same conversation (qpo sends `iterations` messages of `size` and receives as many).
 void check_workload(const scenario::Workload& w, const Qp& q, const External& e, const scenario::Scenario& s,
@@ -313,6 +359,10 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
   bool pt = perftest(e);
   if (rdma_cm(e)) {
     check_cm_workload(w, q, e, s, sink);
+    return;
+  }
+  if (given(e)) {
+    check_given_workload(w, q, e, sink);
     return;
   }
   if (!w.script.empty()) {
@@ -437,7 +487,12 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
                         "external peer '" + e.name + "': qpo checks nothing on its side (its path MTU, PSNs, access "
                         "flags, message size and count come from the tool's own options)");
     const auto* cm_tool = External::cm_tool(e.tool);
-    n.hint = rdma_cm(e) && cm_tool && cm_tool->buffers
+    n.hint = given(e) ? (e.own_values.empty() ? std::string("qpo takes the peer's values as given; give own_values: FILE "
+                                                             "(or -) to hand the peer's setup qpo's QP number, PSN, GID and buffer")
+                                              : std::string("qpo writes its QP's values to ") +
+                                                    (e.own_values == "-" ? "stdout" : e.own_values) +
+                                                    " for the peer's setup; the peer's QP must be at RTR before qpo sends")
+             : rdma_cm(e) && cm_tool && cm_tool->buffers
                  ? std::string("run rping with the workload's size and iterations: rping -s -p PORT -S SIZE when it "
                                "serves, rping -c -a QPO_ADDRESS -p PORT -S SIZE -C ITERATIONS -V when it dials")
              : rdma_cm(e) ? (cm_tool && cm_tool->burst
@@ -476,6 +531,7 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
   for (const auto& [name, qps] : users) {
     if (qps.size() != 1 || talked_to[name]) continue;
     const auto* e = s.external(name);
+    if (given(*e)) continue;  // a DUT's QP brought up and left alone is a scenario too
     if (perftest(*e)) {
       auto& d = sink.error("Q564", e->loc, "externals." + name,
                            "external peer '" + name + "' has no workload on QP '" + qps[0]->name +

@@ -2,12 +2,24 @@
 
 #include <infiniband/verbs.h>
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 #include "exec/steps.h"
 #include "interop/pingpong_message.h"
 #include "report/step_line.h"
+#include "util/input_file.h"
+#include "util/json_reader.h"
+#include "util/json_writer.h"
+#include "util/output_file.h"
+#include "util/strings.h"
+#include "verbs/device.h"
 
 namespace qpo::exec {
 
@@ -72,6 +84,138 @@ bool failed(RunState& st, report::StepResult r, const plan::ExternalPeer& e, con
   return false;
 }
 
+// exchange values: the QP's own values as JSON, the keys the peer's are read with.
+std::string own_values_json(const RunState& st, const plan::ExternalPeer& e) {
+  util::JsonWriter j;
+  j.begin_object();
+  if (auto it = st.dir.qps.find(e.qp); it != st.dir.qps.end()) {
+    const auto& q = it->second;
+    ibv_gid g;
+    std::copy(q.gid.begin(), q.gid.end(), g.raw);
+    j.field("qp", e.qp).field("qpn", uint64_t{q.qpn}).field("psn", uint64_t{q.sq_psn}).field("lid", uint64_t{q.lid});
+    j.field("gid", verbs::gid_text(g)).field("qkey", uint64_t{q.qkey}).field("mtu", uint64_t{128u << q.active_mtu});
+  }
+  if (auto m = st.dir.mrs.find("qpo.slots." + e.qp); m != st.dir.mrs.end()) {
+    j.key("mr").begin_object();
+    j.field("addr", m->second.addr).field("rkey", uint64_t{m->second.rkey}).field("length", m->second.length);
+    j.end_object();
+  }
+  j.end_object();
+  return j.str();
+}
+
+// A number of the peer's values file: a JSON number, or a string in C notation ("0x11").
+std::optional<uint64_t> json_uint(const util::json::Value* v) {
+  if (!v) return std::nullopt;
+  std::string text = v->is(util::json::Kind::Number) ? v->text : v->is(util::json::Kind::String) ? v->text : "";
+  if (text.empty() || text[0] == '-') return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long n = std::strtoull(text.c_str(), &end, 0);
+  if (errno || !end || *end) return std::nullopt;
+  return n;
+}
+
+// The peer's values from the file its setup wrote; nullopt with `why` when they are not there.
+std::optional<scenario::External::GivenValues> parse_values(const std::string& text, std::string* why) {
+  std::string err;
+  auto doc = util::json::parse(text, &err);
+  if (!doc || !doc->is(util::json::Kind::Object)) {
+    *why = doc ? "not a JSON object" : err;
+    return std::nullopt;
+  }
+  scenario::External::GivenValues g;
+  auto qpn = json_uint(doc->find("qpn"));
+  if (!qpn || *qpn > 0xFFFFFF) {
+    *why = "no qpn (a QP number up to 0xffffff)";
+    return std::nullopt;
+  }
+  g.qpn = static_cast<uint32_t>(*qpn);
+  g.psn = static_cast<uint32_t>(json_uint(doc->find("psn")).value_or(0) & 0xFFFFFF);
+  g.lid = static_cast<uint16_t>(json_uint(doc->find("lid")).value_or(0));
+  g.qkey = static_cast<uint32_t>(json_uint(doc->find("qkey")).value_or(0x11111111));
+  g.mtu = static_cast<uint32_t>(json_uint(doc->find("mtu")).value_or(1024));
+  if (const auto* gid = doc->find("gid"); gid && gid->is(util::json::Kind::String)) g.gid = gid->text;
+  if (const auto* mr = doc->find("mr"); mr && mr->is(util::json::Kind::Object)) {
+    auto addr = json_uint(mr->find("addr")), rkey = json_uint(mr->find("rkey")), length = json_uint(mr->find("length"));
+    if (!addr || !rkey || !length) {
+      *why = "its mr needs addr, rkey and length";
+      return std::nullopt;
+    }
+    g.has_mr = true;
+    g.mr_addr = *addr;
+    g.mr_rkey = static_cast<uint32_t>(*rkey);
+    g.mr_length = *length;
+  }
+  return g;
+}
+
+bool gid_of(const std::string& text, std::array<uint8_t, 16>* out) {
+  unsigned char raw[16] = {};
+  if (inet_pton(AF_INET6, text.c_str(), raw) == 1) {
+    std::copy(raw, raw + 16, out->begin());
+    return true;
+  }
+  unsigned char v4[4];
+  if (inet_pton(AF_INET, text.c_str(), v4) != 1) return false;
+  out->fill(0);
+  (*out)[10] = (*out)[11] = 0xFF;
+  std::copy(v4, v4 + 4, out->begin() + 12);
+  return true;
+}
+
+}  // namespace
+
+bool ExternalExchanges::given_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
+                                       interop::Deadline deadline, report::StepResult r, const StepTimer& timer) {
+  std::string why;
+  if (!e.own_values.empty()) {
+    std::string json = own_values_json(st, e);
+    if (e.own_values == "-") {
+      std::printf("qpo values %s: %s\n", e.qp.c_str(), json.c_str());  // one line a setup script can read
+      std::fflush(stdout);
+    } else if (!util::write_output_file(e.own_values, json + "\n", &why)) {
+      return failed(st, std::move(r), e, "writing QP " + e.qp + "'s values: " + why);
+    }
+    r.message = "wrote QP " + e.qp + "'s values to " + (e.own_values == "-" ? std::string("stdout") : e.own_values) + "; ";
+  }
+  std::optional<scenario::External::GivenValues> v = e.values;
+  if (!v) {
+    // The peer's setup may write its file only after reading qpo's: wait for it to appear whole.
+    for (;;) {
+      auto file = util::read_input_file(e.values_file, util::InputKind{"values file", 1 << 16});
+      if (file) {
+        v = parse_values(file.text, &why);
+        if (v) break;
+        why = e.values_file + ": " + why;
+      } else {
+        why = file.error;
+      }
+      if (std::chrono::steady_clock::now() >= deadline || stop_flag().load())
+        return failed(st, std::move(r), e, "no peer values: " + why);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  RemoteQp q;
+  q.host = "external " + e.name;
+  q.type = e.ud ? "UD" : "RC";
+  q.qpn = v->qpn;
+  q.sq_psn = v->psn;
+  q.lid = v->lid;
+  q.qkey = v->qkey;
+  if (!v->gid.empty() && !gid_of(v->gid, &q.gid)) return failed(st, std::move(r), e, "'" + v->gid + "' is not a GID");
+  q.active_mtu = mtu_enum(v->mtu);
+  st.dir.qps[e.name] = q;
+  if (v->has_mr) st.dir.mrs[e.name] = RemoteMr{"external " + e.name, v->mr_addr, v->mr_length, v->mr_rkey};
+  r.micros = timer.micros();
+  r.message += std::string(e.values ? "the peer's values as given: " : "the peer's values from " + e.values_file + ": ") +
+               "qpn " + util::hex(v->qpn) + ", psn " + util::hex(v->psn) + (v->gid.empty() ? "" : ", gid " + v->gid) +
+               (v->has_mr ? ", buffer rkey " + util::hex(v->mr_rkey) : "");
+  st.report.add(std::move(r));
+  return true;
+}
+
+namespace {
 }  // namespace
 
 void ExternalExchanges::listen(const RunState& st, const plan::HostPlan& host) {
@@ -103,6 +247,7 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   std::optional<interop::TcpPeer> tool;
   std::vector<std::string> refused;  // connections not from the tool's address (`from:`)
   int index = step.extra().external;
+  if (e.given()) return given_exchange(st, step, e, deadline, std::move(r), timer);
   if (e.test_over_cm) return perftest_cm_exchange(st, step, e, deadline, std::move(r), timer);
   if (!e.qpo_listens()) {
     tool = interop::TcpPeer::dial(e.server, e.port, deadline, &why);

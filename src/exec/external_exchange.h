@@ -56,6 +56,9 @@ class ExternalExchanges {
   }
 
  private:
+  // exchange values: writes the QP's own values, takes the peer's (given, or from its file).
+  bool given_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e, interop::Deadline deadline,
+                      report::StepResult r, const StepTimer& timer);
   // perftest -R: dials the tool's control connection, or accepts it, then perftest_exchange.
   bool perftest_cm_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e, interop::Deadline deadline,
                             report::StepResult r, const StepTimer& timer);

@@ -240,6 +240,8 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   c.local_offset = w.local_mr ? w.offset : 0;
   if (info.remote) {
     c.remote_mr = w.remote_mr.name;
+    // A peer of given values (exchange values): its buffer goes by the external's name.
+    if (const auto& run = st.plan->workload_of(step); c.remote_mr.empty() && !run.external.empty()) c.remote_mr = run.external;
     c.remote_offset = w.offset;
     // A deliberate access past a memory window's end: the responder is to refuse it
     // (IBV_WC_REM_ACCESS_ERR), so the data path's own range check must let it through.
@@ -683,8 +685,9 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
     const auto& w = run.spec;
-    if (!run.external.empty()) {  // the tool's conversation, on its QP alone: a side of its own
-      const auto* e = st.plan->external(run.external);
+    const auto* given = run.external.empty() ? nullptr : st.plan->external(run.external);
+    if (given && !given->given()) {  // the tool's conversation, on its QP alone: a side of its own
+      const auto* e = given;
       if (e && e->perftest()) perftests.push_back(std::make_unique<ExternalPerftest>(st, o, *step, &halt));
       else externals.push_back(std::make_unique<ExternalPingpong>(st, o, *step, &halt));
       continue;

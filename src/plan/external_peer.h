@@ -36,6 +36,10 @@ struct ExternalPeer {
   // (ExternalExchange), one more after it, then the keys hand-shakes the TCP test has around
   // its RTR and RTS (the workload's start: the tool's buffer comes in them).
   bool test_over_cm = false;
+  // exchange values: the peer's values as the scenario gives them (or nullopt: read from
+  // values_file when the exchange step runs), and where qpo writes its QP's own ("-": stdout).
+  std::optional<scenario::External::GivenValues> values;
+  std::string values_file, own_values;
   // rdma_cm: the QP's cm: connects to the tool (qpo_active) or accepts it; the tool's
   // conversation (scenario::External::kCmTools): which side sends first, and whether each side
   // sends all its messages before it waits for the other's (ucmatose) or one at a time.
@@ -61,6 +65,7 @@ struct ExternalPeer {
   // Messages each side sends before it waits for the other's: all of them (ucmatose) or one.
   uint64_t messages_per_turn() const { return burst && iterations ? iterations : 1; }
   bool perftest() const { return exchange == Exchange::Perftest; }
+  bool given() const { return exchange == Exchange::Values; }
   // ib_write_lat: each side RDMA WRITEs into the other's buffer and polls its last byte; the
   // tool's SERVER writes first (write_lat's loop), unlike its other tests.
   bool write_latency() const { return perftest() && latency && op == util::Op::Write; }
@@ -74,6 +79,7 @@ struct ExternalPeer {
   int keys_in_exchange() const { return test_over_cm ? 1 : keys_before_rtr(); }
   int keys_after_cm() const { return test_over_cm ? 1 + keys_before_rtr() + 2 : 0; }
   const char* tool() const {
+    if (given()) return "the peer of the given values";
     if (rdma_cm()) return cm_tool.c_str();
     if (!perftest()) return ud ? "ibv_ud_pingpong" : "ibv_rc_pingpong";
     if (latency) return op == util::Op::Write ? "ib_write_lat" : "ib_send_lat";

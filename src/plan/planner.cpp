@@ -346,7 +346,8 @@ class Planner {
       if (!e) continue;
       ExternalPeer x{.name = e->name, .qp = q.name, .host = s_.host_of_qp(q), .ud = q.qp_type == spec::QpType::UD,
                      .exchange = e->exchange, .server = e->server, .from = e->from, .port = e->port, .mtu = e->mtu,
-                     .test_over_cm = e->rdma_cm};
+                     .test_over_cm = e->rdma_cm, .values = e->values, .values_file = e->values_file,
+                     .own_values = e->own_values};
       for (const auto& t : scenario::External::kPerftestTools)
         if (t.name == e->tool) x.latency = t.latency;
       if (const auto* t = e->exchange == scenario::External::Exchange::RdmaCm ? scenario::External::cm_tool(e->tool) : nullptr) {
@@ -385,6 +386,10 @@ class Planner {
       if (e.host != host || e.rdma_cm()) continue;  // rdma_cm: the CM's steps are the exchange (cm_planner.cpp)
       if (e.perftest()) {
         perftest_steps(e, i, kind);
+        continue;
+      }
+      if (e.given()) {
+        if (kind == StepKind::ExternalExchange) values_step(e, i);
         continue;
       }
       if (kind == StepKind::ExternalReply && !e.qpo_listens()) continue;
@@ -475,6 +480,29 @@ class Planner {
     peer_values.runtime = true;
     peer_values.note = "from the tool's keys";
     st.args.push_back(peer_values);
+  }
+
+  // exchange values: qpo writes its QP's values, then takes the peer's as given or from a file.
+  void values_step(const ExternalPeer& e, size_t i) {
+    auto& st = add(StepKind::ExternalExchange, Phase::Exchange, "external values", e.qp);
+    st.edit_extra().external = static_cast<int>(i);
+    st.args.push_back(arg("peer", "external '" + e.name + "' (values given: nothing connects to it)"));
+    if (!e.own_values.empty())
+      st.args.push_back(arg("writes", "QP " + e.qp + "'s qpn, psn, lid, gid, qkey, mtu and its buffer qpo.slots." + e.qp +
+                                          " (addr, rkey, length) as JSON to " +
+                                          (e.own_values == "-" ? std::string("stdout") : e.own_values) + ", first"));
+    if (e.values) {
+      const auto& v = *e.values;
+      std::string text = "qpn " + util::hex(v.qpn) + ", psn " + util::hex(v.psn) + ", lid " + std::to_string(v.lid) +
+                         (v.gid.empty() ? "" : ", gid " + v.gid) + ", qkey " + util::hex(v.qkey) + ", mtu " + std::to_string(v.mtu);
+      if (v.has_mr) text += ", buffer " + util::hex(v.mr_addr) + " rkey " + util::hex(v.mr_rkey) + " length " + std::to_string(v.mr_length);
+      st.args.push_back(arg("peer values", text));
+    } else {
+      Arg from = arg("peer values", "read from " + e.values_file + " (JSON: qpn, psn, lid, gid, qkey, mtu, mr {addr, rkey, length})");
+      from.runtime = true;
+      from.note = "waits for the file up to the phase timeout: the peer's setup may write it after qpo's own";
+      st.args.push_back(from);
+    }
   }
 
   // Faults for the whole run (`during: all`); the timeline plans those of the traffic.

@@ -530,6 +530,14 @@ class TimelinePlanner {
           perftest_args(st, *w, *e);
         } else if (ext && ext->rdma_cm()) {
           cm_tool_args(st, *w, *ext);
+        } else if (ext && ext->given()) {
+          st.args.push_back(arg("peer", "external '" + e->name + "' (given values)"));
+          if (!is_op(*w, util::Op::Recv))
+            st.args.push_back(arg("traffic", std::to_string(w->iterations) + " " + (w->op ? "IBV_WR_" + util::to_upper(w->op_spelling()) : std::string("?")) +
+                                                 " of " + std::to_string(w->size) + " B" +
+                                                 (w->op && util::op_info(*w->op).remote ? " at the buffer the peer's values give" : "") +
+                                                 ", from " + (w->local_mr ? w->local_mr.name : "qpo.slots." + w->qp.name) +
+                                                 "; the peer's side is not the scenario's (nothing checked there)"));
         } else if (e) {
           st.args.push_back(arg("peer", "external '" + e->name + "'"));
           st.args.push_back(arg("rhythm", e->server.empty()
@@ -714,8 +722,9 @@ class TimelinePlanner {
   void receive_args(Step& st, const scenario::Workload& w) {
     st.args.push_back(arg("op", "receive only (posts nothing)"));
     if (w.mcast) st.args.push_back(arg("mcast", w.mcast.name, "joined at bring-up"));
-    st.args.push_back(arg("expects", std::to_string(w.iterations) + " datagrams of " + std::to_string(w.size) +
-                                         " B from a sender outside the scenario (any QP), into the receives posted at bring-up"));
+    st.args.push_back(arg("expects", std::to_string(w.iterations) + (w.mcast ? " datagrams" : " messages") + " of " +
+                                         std::to_string(w.size) + " B from a sender outside the scenario" +
+                                         (w.mcast ? " (any QP)" : "") + ", into the receives posted at bring-up"));
     st.args.push_back(arg("check", "count and size of each (the sender's bytes are not known here)"));
   }
 

@@ -35,7 +35,10 @@ QPO_KEYS(capability_names, "xrc", "raw_packet", "odp", "srq", "atomic", "ud", "u
 // What a host's `launcher:` template may name (cluster/launch.cpp gives each its value).
 QPO_KEYS(launcher_placeholders, "host", "address", "command")
 QPO_KEYS(mw, "pd", "type", "mr", "offset", "length", "access", "bind_qp")
-QPO_KEYS(external, "exchange", "tool", "server", "listen", "from", "port", "mtu", "rdma_cm")
+QPO_KEYS(external, "exchange", "tool", "server", "listen", "from", "port", "mtu", "rdma_cm", "values", "values_file",
+         "own_values")
+QPO_KEYS(given_values, "qpn", "psn", "lid", "gid", "qkey", "mtu", "mr")
+QPO_KEYS(given_mr, "addr", "rkey", "length")
 QPO_KEYS(mcast_group, "gid", "qkey", "mlid", "members", "join")
 
 #undef QPO_KEYS

@@ -28,6 +28,8 @@ const std::vector<std::string>& workload_ops();
 const std::vector<std::string>& capability_names();
 const std::vector<std::string>& mw();  // a memory window
 const std::vector<std::string>& external();  // a peer outside the scenario
+const std::vector<std::string>& given_values();  // an external's `values:` (exchange values)
+const std::vector<std::string>& given_mr();      // ... and its `mr:`
 const std::vector<std::string>& mcast_group();  // a multicast group
 const std::vector<std::string>& launcher_placeholders();  // {host} ... in a host's launcher:
 

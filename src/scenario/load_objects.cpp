@@ -663,6 +663,37 @@ void check_external_tool(YamlReader& r, External& e, const std::string& path) {
   e.tool.clear();
 }
 
+// exchange values: the peer's values given (exactly one of values and values_file), no tool and
+// no connection; the values keys belong to that exchange alone.
+void check_values_keys(YamlReader& r, const External& e, const std::string& path) {
+  bool given = e.exchange == External::Exchange::Values;
+  auto refuse = [&](const SourceLoc& at, const char* key, const std::string& why, const std::string& hint) {
+    if (!at.given()) return;
+    auto& d = r.sink().error("Q170", at, path + "." + key, why);
+    d.hint = hint;
+  };
+  if (!given) {
+    std::string x = std::string(External::exchange_name(e.exchange));
+    if (e.values) refuse(e.values->loc, "values", "'values' gives the peer's values by hand; exchange " + x + " receives them", "remove values, or write exchange: values");
+    refuse(e.values_file_loc, "values_file", "'values_file' is for exchange values; exchange " + x + " receives the peer's values", "remove values_file, or write exchange: values");
+    refuse(e.own_values_loc, "own_values", "'own_values' is for exchange values; exchange " + x + " sends qpo's values itself", "remove own_values");
+    return;
+  }
+  for (const auto& [at, key] : {std::pair{e.tool_loc, "tool"}, {e.server_loc, "server"}, {e.listen_loc, "listen"},
+                               {e.from_loc, "from"}, {e.port_loc, "port"}, {e.mtu_loc, "mtu"}, {e.rdma_cm_loc, "rdma_cm"}})
+    refuse(at, key, std::string("'") + key + "' is a key of the tools' exchanges; with exchange values nothing connects: the peer's values are given",
+           std::string("remove ") + key + (std::string(key) == "mtu" ? " (write it in values: {mtu: ...})" : ""));
+  if (e.values && !e.values_file.empty()) {
+    auto& d = r.sink().error("Q170", e.values_file_loc, path + ".values_file", "both 'values' and 'values_file' give the peer's values");
+    d.hint = "keep one of them";
+  } else if (!e.values && e.values_file.empty()) {
+    auto& d = r.sink().error("Q104", e.loc, path, "external peer '" + e.name + "' (exchange values) needs 'values' or 'values_file'");
+    d.rule = "with exchange values nothing connects to the peer: its QP number, PSN, GID (or LID) and buffer are given "
+             "in the scenario, or read from a file its setup writes";
+    d.hint = "add values: { qpn: 0x11, psn: 0, gid: 10.0.1.2 } or values_file: dut-values.json";
+  }
+}
+
 // With rdma_cm the QP's `cm:` says the address, the port and who listens: the TCP exchange's
 // keys have nothing to say.
 void refuse_tcp_keys_with_cm(YamlReader& r, const External& e, const std::string& path) {
@@ -676,6 +707,69 @@ void refuse_tcp_keys_with_cm(YamlReader& r, const External& e, const std::string
   refuse(e.listen_loc, "listen", "the QP's cm: role says who listens (cm: {role: passive})");
   refuse(e.port_loc, "port", "the QP's cm: port is the tool's -p");
   refuse(e.mtu_loc, "mtu", "the CM chooses the path MTU");
+}
+
+// exchange values: `values: {qpn, psn, lid, gid, qkey, mtu, mr: {addr, rkey, length}}`.
+External::GivenValues load_given_values(YamlReader& r, const yaml::Node& v, const std::string& path) {
+  External::GivenValues g;
+  g.loc = r.loc(v);
+  for (auto& [key, value] : fields(r, v, path, keys::given_values(), "the peer's values")) {
+    std::string p = join_path(path, key);
+    if (key == "qpn") {
+      g.qpn_loc = r.loc(value);
+      if (auto x = r.uint(value, p, 0xFFFFFF)) g.qpn = static_cast<uint32_t>(*x);
+    } else if (key == "psn") {
+      if (auto x = r.uint(value, p, 0xFFFFFF)) g.psn = static_cast<uint32_t>(*x);
+    } else if (key == "lid") {
+      if (auto x = r.uint(value, p, 0xFFFF)) g.lid = static_cast<uint16_t>(*x);
+    } else if (key == "qkey") {
+      if (auto x = r.uint(value, p, 0xFFFFFFFF)) g.qkey = static_cast<uint32_t>(*x);
+    } else if (key == "gid") {
+      g.gid_loc = r.loc(value);
+      if (auto x = r.string(value, p)) {
+        unsigned char raw[16];
+        if (inet_pton(AF_INET6, x->c_str(), raw) == 1 || inet_pton(AF_INET, x->c_str(), raw) == 1) {
+          g.gid = *x;
+        } else {
+          auto& d = r.sink().error("Q170", g.gid_loc, p, "'" + util::printable(*x, 64) + "' is not a GID");
+          d.rule = "a RoCEv2 GID is an IP address: IPv6 (fe80::1) or IPv4 (10.0.1.2, taken as ::ffff:10.0.1.2)";
+        }
+      }
+    } else if (key == "mtu") {
+      if (auto x = r.uint(value, p)) {
+        if (*x == 256 || *x == 512 || *x == 1024 || *x == 2048 || *x == 4096) {
+          g.mtu = static_cast<uint32_t>(*x);
+        } else {
+          auto& d = r.sink().error("Q170", r.loc(value), p, "mtu " + std::to_string(*x) + " is not a path MTU");
+          d.rule = "enum ibv_mtu: 256, 512, 1024, 2048 or 4096 bytes";
+        }
+      }
+    } else if (key == "mr") {
+      g.mr_loc = r.loc(value);
+      g.has_mr = true;
+      bool addr = false, rkey = false;
+      for (auto& [mk, mv] : fields(r, value, p, keys::given_mr(), "the peer's buffer")) {
+        std::string mp = join_path(p, mk);
+        if (mk == "addr") {
+          if (auto x = r.uint(mv, mp)) g.mr_addr = *x, addr = true;
+        } else if (mk == "rkey") {
+          if (auto x = r.uint(mv, mp, 0xFFFFFFFF)) g.mr_rkey = static_cast<uint32_t>(*x), rkey = true;
+        } else if (mk == "length") {
+          if (auto x = r.size(mv, mp)) g.mr_length = *x;
+        }
+      }
+      if (!addr || !rkey || g.mr_length == 0) {
+        auto& d = r.sink().error("Q104", g.mr_loc, p, "the peer's mr needs addr, rkey and length");
+        d.rule = "qpo's RDMA WRITEs and READs aim at [addr, addr + length) with rkey";
+        d.hint = "write mr: { addr: 0x7f0000000000, rkey: 0x1234, length: 65536 }";
+      }
+    }
+  }
+  if (!g.qpn_loc.given()) {
+    auto& d = r.sink().error("Q104", g.loc, path, "the peer's values need 'qpn'");
+    d.hint = "add qpn: the peer QP's number (dest_qp_num at RTR)";
+  }
+  return g;
 }
 
 }  // namespace
@@ -726,6 +820,14 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
             e.port = static_cast<uint16_t>(*x);
           }
         }
+      } else if (key == "values") {
+        e.values = load_given_values(r, value, p);
+      } else if (key == "values_file") {
+        e.values_file_loc = r.loc(value);
+        if (auto x = r.string(value, p)) e.values_file = *x;
+      } else if (key == "own_values") {
+        e.own_values_loc = r.loc(value);
+        if (auto x = r.string(value, p)) e.own_values = *x;
       } else if (key == "rdma_cm") {
         e.rdma_cm_loc = r.loc(value);
         if (auto b = r.boolean(value, p)) e.rdma_cm = *b;
@@ -761,8 +863,11 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
                                                         : "remove rdma_cm, or write exchange: perftest";
       e.rdma_cm = false;
     }
+    check_values_keys(r, e, path);
     if (e.exchange == External::Exchange::RdmaCm) {
       refuse_tcp_keys_with_cm(r, e, path);
+    } else if (e.exchange == External::Exchange::Values) {
+      // no tool, no connection: the values are given
     } else if (e.server.empty() == !e.listen) {
       auto& d = r.sink().error("Q170", loc, path,
                                "external peer '" + name + "' needs exactly one of 'server' and 'listen: true'");

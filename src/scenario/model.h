@@ -355,10 +355,27 @@ struct External : Object {
   // the CM (the QP's `cm:`), the TCP exchange going on around that connection.
   // RdmaCm: the connection manager carries it (the QP's `cm:` names the external as its peer):
   // rdmacm-utils' ucmatose, rdma_server, rdma_client and udaddy.
-  enum class Exchange { IbvPingpong, Perftest, RdmaCm };
+  // Values: no exchange of a tool's: the peer's verbs values are written in the scenario
+  // (`values:`) or read from a file (`values_file:`), and qpo writes its QP's own (`own_values:`)
+  // for whoever sets the peer up (a DUT's script).
+  enum class Exchange { IbvPingpong, Perftest, RdmaCm, Values };
   // The one table of their names, as a scenario spells them.
-  static constexpr std::pair<Exchange, std::string_view> kExchangeNames[] = {
-      {Exchange::IbvPingpong, "ibv_pingpong"}, {Exchange::Perftest, "perftest"}, {Exchange::RdmaCm, "rdma_cm"}};
+  static constexpr std::pair<Exchange, std::string_view> kExchangeNames[] = {{Exchange::IbvPingpong, "ibv_pingpong"},
+                                                                             {Exchange::Perftest, "perftest"},
+                                                                             {Exchange::RdmaCm, "rdma_cm"},
+                                                                             {Exchange::Values, "values"}};
+  // exchange values: the peer's QP (and the buffer qpo's RDMA WRITEs and READs aim at).
+  struct GivenValues {
+    uint32_t qpn = 0, psn = 0;
+    uint16_t lid = 0;
+    std::string gid;           // an IPv6 or IPv4 address (a RoCEv2 GID; IPv4 is mapped), "" = none (IB: lid)
+    uint32_t qkey = 0x11111111;
+    uint32_t mtu = 1024;       // the peer's path MTU, bytes: what `path_mtu: auto` takes as the peer's
+    bool has_mr = false;
+    uint64_t mr_addr = 0, mr_length = 0;
+    uint32_t mr_rkey = 0;
+    SourceLoc loc, qpn_loc, gid_loc, mr_loc;
+  };
   static std::string_view exchange_name(Exchange x) {
     for (const auto& [e, name] : kExchangeNames)
       if (e == x) return name;
@@ -397,6 +414,12 @@ struct External : Object {
   SourceLoc mtu_loc;
   bool rdma_cm = false;   // perftest's -R: the test QP connects through rdma_cm on `port`
   SourceLoc rdma_cm_loc;
+  // exchange values: the peer's values written here, or the file qpo reads them from (JSON with
+  // the same keys, waited for up to the phase timeout), and where qpo writes its QP's own
+  // ("-": stdout), before it reads the peer's.
+  std::optional<GivenValues> values;
+  std::string values_file, own_values;
+  SourceLoc values_file_loc, own_values_loc;
 };
 
 // One step of the run after bring-up. The scenario's `timeline:` lists them in order; without
