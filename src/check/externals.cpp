@@ -115,31 +115,49 @@ void check_perftest_cm_qp(const Qp& q, const External& e, diag::DiagSink& sink) 
   auto refuse = [&](const SourceLoc& at, const std::string& key, const std::string& what) {
     auto& d = sink.error("Q561", at.given() ? at : (q.cm.given ? q.cm.loc : q.loc),
                          key.empty() ? "qps." + q.name + ".connect" : path + "." + key, what);
-    d.rule = "with rdma_cm: true (perftest's -R) the tool's server listens through rdma_cm on its -p, the port of the "
-             "TCP exchange, and its client connects there: the QP's cm: takes the other side";
+    d.rule = "with rdma_cm: true (perftest's -R) the tool's server listens through rdma_cm on its -p, where its exchange's "
+             "control connection came too, and its client connects there: the QP's cm: takes the other side";
     d.hint = "write cm: " + want;
   };
   if (!q.cm.given) {
     refuse(q.connect.loc, "", "QP '" + q.name + "' meets external peer '" + e.name + "' (perftest with rdma_cm: true) without 'cm:'");
     return;
   }
-  if (q.cm.exchange_only) refuse(q.cm.exchange_only_loc, "exchange_only", "QP '" + q.name + "' has exchange_only: the tool's keys come over TCP");
+  if (q.cm.exchange_only)
+    refuse(q.cm.exchange_only_loc, "exchange_only", "QP '" + q.name + "' has exchange_only: the tool's keys come over its own control connection");
+  // The tool's client connects its test QP once and does not survive a refusal; the workload
+  // needs the connection.
+  if (q.cm.reject) refuse(q.cm.reject_loc, "reject", "QP '" + q.name + "' rejects the tool's test QP (reject:): the tool's test needs the connection");
+  if (!q.cm.expect_event.empty())
+    refuse(q.cm.expect_loc, "expect", "QP '" + q.name + "' expects a failed connection (expect:): the tool's test needs the connection");
+  if (q.type >= 0 && q.qp_type != spec::QpType::RC)
+    refuse(q.type_loc, "", q.type_name + " QP '" + q.name + "' meets perftest -R: qpo plays its RC tests only");
   if (q.cm.active == qpo_serves)
     refuse(q.cm.role_loc, "role", "QP '" + q.name + "' is the " + (q.cm.active ? "active" : "passive") + " side, but " +
                                       (qpo_serves ? "qpo serves the tool (listen: true)" : "the tool serves (server: " + e.server + ")"));
   if (q.cm.port != e.port)
     refuse(q.cm.port_loc, "port", "QP '" + q.name + "' connects on port " + std::to_string(q.cm.port) + ", the tool on " +
                                       std::to_string(e.port) + " (its -p, the exchange's port)");
-  if (q.cm.active && !qpo_serves && q.cm.address != e.server)
+  if (q.cm.active && !qpo_serves && !q.cm.address.empty() && q.cm.address != e.server)
     refuse(q.cm.address_loc, "address", "QP '" + q.name + "' connects to " + q.cm.address + ", the tool serves on " + e.server);
-  if (!e.from.empty()) {
-    unsigned char v4[4], v6[16];
-    if (inet_pton(AF_INET, e.from.c_str(), v4) != 1 && inet_pton(AF_INET6, e.from.c_str(), v6) != 1) {
-      auto& d = sink.error("Q170", e.from_loc, "externals." + e.name + ".from",
-                           "'" + util::printable(e.from, 64) + "' is not an IP address: with rdma_cm: true, 'from' is "
-                           "compared with the address the tool's connect request comes from too");
-      d.hint = "write the tool's IP address (10.0.1.2, fd00:1::2)";
-    }
+  // perftest's rdma_cm side is IPv4 only (its addresses are AF_INET): so is qpo's listener.
+  unsigned char v4[4];
+  auto ipv4_only = [&](const std::string& value, const SourceLoc& at, const std::string& key) {
+    if (value.empty() || inet_pton(AF_INET, value.c_str(), v4) == 1) return;
+    auto& d = sink.error("Q170", at, "externals." + e.name + "." + key,
+                         "'" + util::printable(value, 64) + "' is not an IPv4 address: perftest -R resolves and binds IPv4 "
+                         "addresses only (AF_INET)");
+    d.rule = "with rdma_cm: true the tool's control and test connections go through rdma_cm over IPv4; qpo compares "
+             "`from` with the address the tool's requests come from";
+    d.hint = "write the tool's IPv4 address (10.0.1.2)";
+  };
+  ipv4_only(e.server, e.server_loc, "server");
+  ipv4_only(e.from, e.from_loc, "from");
+  if (e.mtu_loc.given()) {
+    auto& d = sink.warning("Q562", e.mtu_loc, "externals." + e.name + ".mtu",
+                           "'mtu' of external peer '" + e.name + "' is offered to the tool, but with rdma_cm: true the CM "
+                           "sets the test QPs' path MTU from the route");
+    d.hint = "remove mtu";
   }
 }
 
@@ -336,7 +354,7 @@ void check_given_workload(const scenario::Workload& w, const Qp& q, const Extern
   if (w.mcast) refuse(w.mcast.loc, "mcast", "a multicast send has no external receiver");
   bool remote = w.op && (*w.op == util::Op::Write || *w.op == util::Op::WriteImm || *w.op == util::Op::Read);
   if (remote && e.values && !e.values->has_mr)
-    refuse(e.values->loc, "", std::string(w.op_spelling()) + " needs the peer's buffer, and its values give no mr")->hint =
+    refuse(e.values->loc, "", std::string("op ") + util::op_info(*w.op).scenario + " needs the peer's buffer, and its values give no mr")->hint =
         "add mr: { addr: ..., rkey: ..., length: ... } to externals." + e.name + ".values";
 }
 
@@ -414,8 +432,9 @@ void check_workload(const scenario::Workload& w, const Qp& q, const External& e,
 // let it), or sends into qpo's receives (the QP must have a receive queue).
 void serving_perftest(const scenario::Workload& w, const Qp& q, const External& e, diag::DiagSink& sink) {
   const auto& op = util::op_info(*w.op);
-  // Through rdma_cm (-R) the connection grants remote write, read and atomic itself.
-  if (op.remote_access && !q.cm.given) {
+  if (op.remote_access) {
+    // Through rdma_cm (-R) the connection sets the access flags and the READs it accepts itself.
+    if (q.cm.given) return;
     const scenario::Attr* flags = nullptr;
     for (const auto& t : q.transitions)
       if (t.bring_up)
@@ -484,8 +503,11 @@ void check_externals(const scenario::Scenario& s, diag::DiagSink& sink) {
     }
     check_qp(*qps[0], e, sink);
     auto& n = sink.note("Q562", e.loc, path,
-                        "external peer '" + e.name + "': qpo checks nothing on its side (its path MTU, PSNs, access "
-                        "flags, message size and count come from the tool's own options)");
+                        "external peer '" + e.name + "': qpo checks nothing on its side (" +
+                            (given(e) ? std::string("its QP's state, path MTU, PSNs and access are its setup's; qpo takes its "
+                                                    "values as given")
+                                      : std::string("its path MTU, PSNs, access flags, message size and count come from the "
+                                                    "tool's own options")) + ")");
     const auto* cm_tool = External::cm_tool(e.tool);
     n.hint = given(e) ? (e.own_values.empty() ? std::string("qpo takes the peer's values as given; give own_values: FILE "
                                                              "(or -) to hand the peer's setup qpo's QP number, PSN, GID and buffer")

@@ -1,5 +1,7 @@
 #include "cm/perftest_control.h"
 
+#include <poll.h>
+
 #include <cstring>
 #include <thread>
 
@@ -32,28 +34,6 @@ std::string endpoint_text(const std::string& ip, uint16_t port) {
   return (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" + std::to_string(port);
 }
 
-// One completion from `cq` before the deadline (or the stop): 1, 0 when none came, -1 on a
-// polling error (with `why`).
-int poll_one(ibv_cq* cq, ibv_wc* wc, interop::Deadline deadline, const std::atomic<bool>* stop, std::string* why) {
-  for (;;) {
-    int n = ibv_poll_cq(cq, 1, wc);
-    if (n < 0) {
-      *why = "ibv_poll_cq failed";
-      return -1;
-    }
-    if (n == 1) return 1;
-    if (stop && stop->load(std::memory_order_relaxed)) {
-      *why = "stopped";
-      return 0;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      *why = "timed out";
-      return 0;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(100));  // a unit is rare; no need to spin a core
-  }
-}
-
 bool post_receive(rdma_cm_id* id, verbs::Mr& buf, std::string* why) {
   ibv_sge sge{reinterpret_cast<uintptr_t>(buf.data()), kUnitMax, buf.get()->lkey};
   ibv_recv_wr wr{};
@@ -69,6 +49,42 @@ bool post_receive(rdma_cm_id* id, verbs::Mr& buf, std::string* why) {
 }
 
 }  // namespace
+
+int PerftestControl::wait_completion(ibv_cq* cq, ibv_wc* wc, interop::Deadline deadline, const std::atomic<bool>* stop,
+                                     std::string* why) {
+  for (unsigned spins = 0;; ++spins) {
+    int n = ibv_poll_cq(cq, 1, wc);
+    if (n < 0) {
+      *why = "ibv_poll_cq failed";
+      return -1;
+    }
+    if (n == 1) return 1;
+    if (stop && stop->load(std::memory_order_relaxed)) {
+      *why = "stopped";
+      return 0;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      *why = "timed out";
+      return 0;
+    }
+    // A tool that exits closes the connection: its DREQ ends the wait now, not at the deadline.
+    if (spins % 64 == 0 && closed(why)) return -1;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));  // a unit is rare; no need to spin a core
+  }
+}
+
+bool PerftestControl::closed(std::string* why) {
+  pollfd p{channel_->get()->fd, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0) return false;
+  int err = 0;
+  auto ev = next_event(*channel_, 0, &err);
+  if (!ev) return false;
+  if (ev->type != RDMA_CM_EVENT_DISCONNECTED && ev->type != RDMA_CM_EVENT_DEVICE_REMOVAL &&
+      ev->type != RDMA_CM_EVENT_TIMEWAIT_EXIT)
+    return false;
+  *why = remote_ + " closed its control connection (" + ev->name() + ")";
+  return true;
+}
 
 PerftestControl::~PerftestControl() {
   if (qp_) rdma_destroy_qp(id_.get());  // before the buffer, CQs and PD it uses (members, in reverse)
@@ -94,14 +110,15 @@ void PerftestControl::make_qp() {
   if (!post_receive(id_.get(), *buf_, &why)) throw std::runtime_error(why);
 }
 
-bool PerftestControl::wait_for(rdma_cm_event_type want, interop::Deadline deadline, std::string* why, int* status) {
+bool PerftestControl::wait_for(rdma_cm_event_type want, interop::Deadline deadline, std::string* why,
+                               std::optional<rdma_cm_event_type>* got) {
   int err = 0;
   auto ev = next_event(*channel_, ms_until(deadline), &err);
   if (!ev) {
     *why = err == ETIMEDOUT ? "no " + event_name(want) + " before the deadline" : "rdma_get_cm_event: " + std::string(strerror(err));
     return false;
   }
-  if (status) *status = ev->status;
+  if (got) *got = ev->type;
   if (ev->type == want) return true;
   *why = ev->name() + " (status " + std::to_string(ev->status) + "), not " + event_name(want);
   return false;
@@ -120,17 +137,28 @@ std::unique_ptr<PerftestControl> PerftestControl::dial(const std::string& ip, ui
       auto channel = std::make_unique<EventChannel>(kObject);
       Id id(*channel, RDMA_PS_TCP, kObject);
       std::unique_ptr<PerftestControl> c(new PerftestControl(std::move(channel), std::move(id), where));
+      // Until the deadline, any failure of a try that a tool not up yet explains is tried again:
+      // nothing listens (REJECTED), or the peer's address does not answer yet.
+      std::optional<rdma_cm_event_type> got;
+      auto again = [&] {
+        return got && (*got == RDMA_CM_EVENT_REJECTED || *got == RDMA_CM_EVENT_UNREACHABLE || *got == RDMA_CM_EVENT_ADDR_ERROR ||
+                       *got == RDMA_CM_EVENT_ROUTE_ERROR || *got == RDMA_CM_EVENT_CONNECT_ERROR);
+      };
+      bool connected = false;
       if (rdma_resolve_addr(c->id_.get(), nullptr, reinterpret_cast<sockaddr*>(&dst), 2000))
         throw verbs::VerbsError("rdma_resolve_addr", kObject, errno);
-      if (!c->wait_for(RDMA_CM_EVENT_ADDR_RESOLVED, deadline, why)) return nullptr;
-      if (rdma_resolve_route(c->id_.get(), 2000)) throw verbs::VerbsError("rdma_resolve_route", kObject, errno);
-      if (!c->wait_for(RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, why)) return nullptr;
-      c->make_qp();
-      rdma_conn_param p = control_param();
-      if (rdma_connect(c->id_.get(), &p)) throw verbs::VerbsError("rdma_connect", kObject, errno);
-      // librdmacm takes the QP to RTR and RTS on the response (the QP is the id's own).
-      if (c->wait_for(RDMA_CM_EVENT_ESTABLISHED, deadline, &last)) return c;
-      if (last.rfind("RDMA_CM_EVENT_REJECTED", 0) != 0) {
+      if (c->wait_for(RDMA_CM_EVENT_ADDR_RESOLVED, deadline, &last, &got)) {
+        if (rdma_resolve_route(c->id_.get(), 2000)) throw verbs::VerbsError("rdma_resolve_route", kObject, errno);
+        if (c->wait_for(RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, &last, &got)) {
+          c->make_qp();
+          rdma_conn_param p = control_param();
+          if (rdma_connect(c->id_.get(), &p)) throw verbs::VerbsError("rdma_connect", kObject, errno);
+          // librdmacm takes the QP to RTR and RTS on the response (the QP is the id's own).
+          connected = c->wait_for(RDMA_CM_EVENT_ESTABLISHED, deadline, &last, &got);
+        }
+      }
+      if (connected) return c;
+      if (!again()) {
         *why = "connecting to " + where + ": " + last;
         return nullptr;
       }
@@ -166,7 +194,7 @@ bool PerftestControl::send(std::string_view bytes, interop::Deadline deadline, s
     return false;
   }
   ibv_wc wc{};
-  int got = poll_one(send_cq_->get(), &wc, deadline, nullptr, why);
+  int got = wait_completion(send_cq_->get(), &wc, deadline, stop_, why);
   if (got <= 0) {
     *why = "the SEND to " + remote_ + " did not complete: " + *why;
     return false;
@@ -181,7 +209,7 @@ bool PerftestControl::send(std::string_view bytes, interop::Deadline deadline, s
 std::optional<std::string> PerftestControl::receive(size_t n, interop::Deadline deadline, std::string* why,
                                                     const std::atomic<bool>* stop) {
   ibv_wc wc{};
-  int got = poll_one(recv_cq_->get(), &wc, deadline, stop, why);
+  int got = wait_completion(recv_cq_->get(), &wc, deadline, stop, why);
   if (got <= 0) return std::nullopt;
   if (wc.status != IBV_WC_SUCCESS) {
     *why = "the receive from " + remote_ + " completed with " + ibv_wc_status_str(wc.status);

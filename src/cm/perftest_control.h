@@ -8,6 +8,7 @@
 // destroyed once it has accepted (as the tool's is), leaving the port to the test QPs'.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,8 @@ class PerftestControl final : public interop::PerftestPipe {
                                      const std::atomic<bool>* stop) override;
   const std::string& remote() const override { return remote_; }
   bool rdma() const override { return true; }
+  // A send waits for the tool's receive without end (rnr_retry 7): this flag ends it early.
+  void set_stop(const std::atomic<bool>* stop) override { stop_ = stop; }
 
  private:
   friend class PerftestControlListener;
@@ -39,8 +42,15 @@ class PerftestControl final : public interop::PerftestPipe {
       : channel_(std::move(channel)), id_(std::move(id)), remote_(std::move(remote)) {}
   // PD, CQs, buffer and QP on the id's device, and the first receive; throws VerbsError.
   void make_qp();
-  // Waits for `want` on the connection's channel; false with `why` on another event or none.
-  bool wait_for(rdma_cm_event_type want, interop::Deadline deadline, std::string* why, int* status = nullptr);
+  // Waits for `want` on the connection's channel; false with `why` on another event (its type
+  // into `got`) or none.
+  bool wait_for(rdma_cm_event_type want, interop::Deadline deadline, std::string* why,
+                std::optional<rdma_cm_event_type>* got = nullptr);
+  // One completion from `cq` before the deadline or the stop: 1; 0 when none came (timed out,
+  // stopped); -1 on a polling error or when the tool closed the connection (with `why`).
+  int wait_completion(ibv_cq* cq, ibv_wc* wc, interop::Deadline deadline, const std::atomic<bool>* stop, std::string* why);
+  // Whether the tool's side went away (its DREQ, the device): read from the CM channel.
+  bool closed(std::string* why);
   std::unique_ptr<EventChannel> channel_;  // declared first: destroyed after the id
   Id id_;
   std::string remote_;
@@ -48,6 +58,7 @@ class PerftestControl final : public interop::PerftestPipe {
   std::unique_ptr<verbs::Cq> send_cq_, recv_cq_;
   std::unique_ptr<verbs::Mr> buf_;  // [0, 64): the receive; [64, 128): the send
   bool qp_ = false;                 // rdma_create_qp made the id's QP (rdma_destroy_qp first)
+  const std::atomic<bool>* stop_ = nullptr;
 };
 
 // The listener for a tool's client (qpo serves): opened when the run starts, so a tool that

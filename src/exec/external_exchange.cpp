@@ -166,7 +166,7 @@ bool gid_of(const std::string& text, std::array<uint8_t, 16>* out) {
 
 }  // namespace
 
-bool ExternalExchanges::given_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
+bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const plan::ExternalPeer& e,
                                        interop::Deadline deadline, report::StepResult r, const StepTimer& timer) {
   std::string why;
   if (!e.own_values.empty()) {

@@ -25,6 +25,8 @@ class PerftestPipe {
   virtual const std::string& remote() const = 0;
   // The tool's -R: keys as struct pingpong_dest, no "done".
   virtual bool rdma() const = 0;
+  // A flag (Ctrl-C, another side failed) that ends a send's wait early, where a send waits.
+  virtual void set_stop(const std::atomic<bool>*) {}
 };
 
 class TcpPipe final : public PerftestPipe {

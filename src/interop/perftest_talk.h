@@ -44,7 +44,10 @@ class PerftestTalk {
   bool close(const PerftestKeys& mine, Deadline deadline, std::string* why);
 
   // Reads wait in slices so that this flag (Ctrl-C, another side failed) ends them early.
-  void set_stop(const std::atomic<bool>* stop) { stop_ = stop; }
+  void set_stop(const std::atomic<bool>* stop) {
+    stop_ = stop;
+    pipe_->set_stop(stop);
+  }
   const std::string& remote() const { return pipe_->remote(); }
   bool client() const { return client_; }
 

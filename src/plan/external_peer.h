@@ -31,10 +31,11 @@ struct ExternalPeer {
   uint32_t out_reads = 1;
   uint32_t max_rd_atomic = 1;  // the QP's RTS max_rd_atomic: its READs at once, at most the tool's out_reads
   bool latency = false;   // perftest: ib_send_lat (a ping-pong of SENDs), not a bandwidth test
-  // perftest's -R: the tool's test QP connects through rdma_cm (the QP's cm:, on `port`). The
-  // TCP exchange goes on around the connection: its opening and one keys hand-shake before it
-  // (ExternalExchange), one more after it, then the keys hand-shakes the TCP test has around
-  // its RTR and RTS (the workload's start: the tool's buffer comes in them).
+  // perftest's -R: the exchange goes over the tool's own RDMA control connection
+  // (cm/perftest_control.h) and its test QP connects through rdma_cm (the QP's cm:, on `port`):
+  // the opening and one keys hand-shake before the test QPs connect (ExternalExchange), one
+  // more after, then the hand-shakes a TCP test has around its RTR and RTS (the workload's
+  // start: the tool's buffer comes in them).
   bool test_over_cm = false;
   // exchange values: the peer's values as the scenario gives them (or nullopt: read from
   // values_file when the exchange step runs), and where qpo writes its QP's own ("-": stdout).

@@ -290,7 +290,8 @@ class TimelinePlanner {
     st.args.push_back(arg("peer", "external '" + e.name + "' (" + x->tool() + (client ? " server" : " client") +
                                       (x->test_over_cm ? ", -R)" : ")")));
     if (x->test_over_cm)
-      st.args.push_back(arg("keys", "first the TCP exchange's hand-shakes after the rdma_cm connection: a sync, then the keys " +
+      st.args.push_back(arg("keys", "first the exchange's hand-shakes after the test QPs' rdma_cm connection (over the tool's "
+                                    "control connection): a sync, then the keys " +
                                         std::to_string(x->keys_after_cm() - 1) + " times each way (QP " + w.qp.name +
                                         "'s QPN, PSN, GID, qpo.slots." + w.qp.name + "; the tool's buffer from them)"));
     if (x->write_latency()) {
@@ -308,7 +309,7 @@ class TimelinePlanner {
       st.args.push_back(arg("rhythm", client ? "ping-pong: qpo sends first, then waits for the answer (the tool's client)"
                                              : "ping-pong: qpo answers each SEND with one (the tool's server)"));
       st.args.push_back(arg("traffic", n + " SENDs of " + size + " each way, from and into qpo.slots." + w.qp.name));
-      st.args.push_back(arg("close", "keys, then \"done\""));
+      st.args.push_back(arg("close", x->test_over_cm ? "keys (no \"done\" over RDMA)" : "keys, then \"done\""));
       return;
     }
     if (send) st.args.push_back(arg("sync", client ? "keys once more, after the tool posted its receives"
@@ -326,7 +327,7 @@ class TimelinePlanner {
                                                "message rate), which it prints"
                                              : "keys once the tool has run, then its figures, which qpo reports "
                                                "(qpo's five units back are zeros: the tool's client ignores them)"));
-    st.args.push_back(arg("close", "keys, then \"done\""));
+    st.args.push_back(arg("close", x->test_over_cm ? "keys (no \"done\" over RDMA)" : "keys, then \"done\""));
   }
 
   // What qpo and an rdmacm-utils tool send over their rdma_cm connection, in order.

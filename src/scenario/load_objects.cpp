@@ -857,8 +857,8 @@ void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s) {
       auto& d = r.sink().error("Q170", e.rdma_cm_loc, path + ".rdma_cm",
                                "'rdma_cm' is perftest's -R; external peer '" + name + "' has exchange " +
                                    std::string(External::exchange_name(e.exchange)));
-      d.rule = "with exchange perftest, rdma_cm: true connects the tool's test QP through rdma_cm (its -R) while the "
-               "TCP exchange goes on; exchange rdma_cm is the connection manager alone (rdmacm-utils' tools)";
+      d.rule = "with exchange perftest, rdma_cm: true is the tool's -R: its exchange and its test QP connect through rdma_cm; "
+               "exchange rdma_cm is the connection manager alone (rdmacm-utils' tools)";
       d.hint = e.exchange == External::Exchange::RdmaCm ? "remove rdma_cm (exchange rdma_cm says it already)"
                                                         : "remove rdma_cm, or write exchange: perftest";
       e.rdma_cm = false;

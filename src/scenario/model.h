@@ -351,8 +351,8 @@ inline constexpr CmTool kCmTools[] = {
 struct External : Object {
   // IbvPingpong: ibv_rc_pingpong's and ibv_ud_pingpong's TCP exchange ("LID:QPN:PSN:GID").
   // Perftest: perftest's TCP exchange (ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat,
-  // ib_write_lat); with `rdma_cm: true` the tool runs with -R and its test QP connects through
-  // the CM (the QP's `cm:`), the TCP exchange going on around that connection.
+  // ib_write_lat); with `rdma_cm: true` the tool runs with -R: its exchange goes over an RDMA
+  // connection of its own and its test QP connects through the CM (the QP's `cm:`).
   // RdmaCm: the connection manager carries it (the QP's `cm:` names the external as its peer):
   // rdmacm-utils' ucmatose, rdma_server, rdma_client and udaddy.
   // Values: no exchange of a tool's: the peer's verbs values are written in the scenario

@@ -2,6 +2,8 @@
 // workload on it carries, and that no smoke aims at it (scenarios/interop/).
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include <string>
 #include <vector>
 
@@ -343,6 +345,20 @@ TEST_CASE("perftest -R: one sync in the exchange step, the test QP through the C
     CHECK(x.test_over_cm);
     CHECK(x.keys_in_exchange() == 1);
     CHECK(x.keys_after_cm() == 4);  // a sync, then the three hand-shakes of a TCP bandwidth test
+    // Per tool (perftest's mains after create_rdma_cm_connection): write_lat hand-shakes once
+    // more; read_bw, send_bw and send_lat as write_bw.
+    for (const auto& [tool, op, latency, after] : {std::tuple{"ib_read_bw", qpo::util::Op::Read, false, 4},
+                                                   {"ib_send_bw", qpo::util::Op::Send, false, 4},
+                                                   {"ib_send_lat", qpo::util::Op::Send, true, 4},
+                                                   {"ib_write_lat", qpo::util::Op::Write, true, 5}}) {
+      qpo::plan::ExternalPeer peer = x;
+      peer.op = op;
+      peer.latency = latency;
+      CAPTURE(tool);
+      CHECK(std::string(peer.tool()) == tool);
+      CHECK(peer.keys_in_exchange() == 1);
+      CHECK(peer.keys_after_cm() == after);
+    }
     CHECK(step_of(h, StepKind::ExternalReply, "wRq") == nullptr);  // no RTR/RTS of qpo's to hand-shake around
     const auto* exchange = step_of(h, StepKind::ExternalExchange, "wRq");
     REQUIRE(exchange);
@@ -352,8 +368,9 @@ TEST_CASE("perftest -R: one sync in the exchange step, the test QP through the C
     const auto* workload = step_of(h, StepKind::Workload, "write_bw_R");
     REQUIRE(workload);
     CHECK(arg_of(*workload, "keys") ==
-          "first the TCP exchange's hand-shakes after the rdma_cm connection: a sync, then the keys 3 times each way (QP wRq's "
-          "QPN, PSN, GID, qpo.slots.wRq; the tool's buffer from them)");
+          "first the exchange's hand-shakes after the test QPs' rdma_cm connection (over the tool's control connection): a "
+          "sync, then the keys 3 times each way (QP wRq's QPN, PSN, GID, qpo.slots.wRq; the tool's buffer from them)");
+    CHECK(arg_of(*workload, "close") == "keys (no \"done\" over RDMA)");
     // Serving, qpo answers the tool's sync from the step that waits for its test QP's request:
     // the tool connects as soon as it has the answer, so qpo listens by then.
     const qpo::plan::CmEnd* end = nullptr;
@@ -370,4 +387,34 @@ TEST_CASE("perftest -R: one sync in the exchange step, the test QP through the C
       CHECK(arg_of(*wait, "accepts") == "only from 10.0.1.2; any other request is rejected and named");
     }
   }
+}
+
+TEST_CASE("exchange values: one step writes qpo's values and takes the peer's, as given or from a file; no tool's steps") {
+  auto given = plan_of_file("scenarios/interop/dut-given-values.yaml");
+  REQUIRE(given.externals.size() == 1);
+  const auto& x = given.externals[0];
+  CHECK(x.given());
+  REQUIRE(x.values);
+  CHECK(x.values->qpn == 0x11);
+  CHECK(x.values->mr_length == 1048576);
+  CHECK(x.own_values == "-");
+  const auto& h = given.hosts[0];
+  const auto* step = step_of(h, StepKind::ExternalExchange, "qa");
+  REQUIRE(step);
+  CHECK(step->verb.str() == "external values");
+  CHECK(arg_of(*step, "writes") == "QP qa's qpn, psn, lid, gid, qkey, mtu and its buffer qpo.slots.qa (addr, rkey, length) as JSON to stdout, first");
+  CHECK(arg_of(*step, "peer values") ==
+        "qpn 0x11, psn 0x0, lid 0, gid 10.0.1.2, qkey 0x11111111, mtu 1024, buffer 0x7f0000000000 rkey 0x1234 length 1048576");
+  CHECK(step_of(h, StepKind::ExternalReply, "qa") == nullptr);
+  const auto* writes = step_of(h, StepKind::Workload, "writes");
+  REQUIRE(writes);
+  CHECK(arg_of(*writes, "traffic") == "100 IBV_WR_RDMA_WRITE of 4096 B at the buffer the peer's values give, from qpo.slots.qa; "
+                                      "the peer's side is not the scenario's (nothing checked there)");
+  auto receiver = plan_of_file("tests/scenarios/interop/values-receiver.yaml");
+  const auto* read = step_of(receiver.hosts[0], StepKind::ExternalExchange, "qb");
+  REQUIRE(read);
+  CHECK(arg_of(*read, "peer values") == "read from /tmp/qv/sender.json (JSON: qpn, psn, lid, gid, qkey, mtu, mr {addr, rkey, length})");
+  const auto* count = step_of(receiver.hosts[0], StepKind::Workload, "count");
+  REQUIRE(count);
+  CHECK(arg_of(*count, "expects") == "100 messages of 4096 B from a sender outside the scenario, into the receives posted at bring-up");
 }

@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <deque>
+#include <memory>
+#include <vector>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -74,6 +77,72 @@ TEST_CASE("over the tool's RDMA connection (-R) the keys are its struct pingpong
   CHECK(describe(*back) == describe(sample_keys()));
   CHECK_FALSE(parse_perftest_dest(m.substr(0, 55), &why));
   CHECK(why == "55 bytes, not perftest's 56");
+}
+
+namespace {
+
+// perftest -R's carrier in memory: what qpo sends is kept, what the tool sends is queued, and
+// the order of both is written down.
+class FakeRdmaPipe final : public PerftestPipe {
+ public:
+  std::deque<std::string> incoming;
+  std::vector<std::string> sent, order;
+  bool send(std::string_view bytes, Deadline, std::string*) override {
+    sent.emplace_back(bytes);
+    order.push_back("send " + std::to_string(bytes.size()));
+    return true;
+  }
+  std::optional<std::string> receive(size_t n, Deadline, std::string* why, const std::atomic<bool>*) override {
+    order.push_back("receive " + std::to_string(n));
+    if (incoming.empty()) {
+      *why = "nothing came";
+      return std::nullopt;
+    }
+    std::string unit = incoming.front();
+    incoming.pop_front();
+    return unit;
+  }
+  const std::string& remote() const override { return remote_; }
+  bool rdma() const override { return true; }
+
+ private:
+  std::string remote_ = "10.0.1.2";
+};
+
+}  // namespace
+
+TEST_CASE("with -R a server's hand-shake comes in two halves: the tool's 56-byte keys read, qpo's answer sent later") {
+  auto pipe = std::make_unique<FakeRdmaPipe>();
+  FakeRdmaPipe* fake = pipe.get();
+  PerftestKeys tool = sample_keys();
+  tool.qpn = 0x22;
+  fake->incoming = {format_perftest_dest(tool), format_perftest_dest(tool)};
+  PerftestTalk talk(std::move(pipe), /*client=*/false);
+  std::string why;
+  auto theirs = talk.read_keys(in_ms(1000), &why);
+  REQUIRE_MESSAGE(theirs, why);
+  CHECK(theirs->qpn == 0x22);
+  CHECK(fake->sent.empty());  // nothing answered until qpo says so (it listens first)
+  REQUIRE(talk.answer_keys(sample_keys(), in_ms(1000), &why));
+  REQUIRE(fake->sent.size() == 1);
+  CHECK(fake->sent[0] == format_perftest_dest(sample_keys()));
+  // The close is one more hand-shake and no "done": the tool reads nothing after it.
+  REQUIRE(talk.close(sample_keys(), in_ms(1000), &why));
+  CHECK(fake->order == std::vector<std::string>{"receive 56", "send 56", "receive 56", "send 56"});
+}
+
+TEST_CASE("with -R a client's keys go out first, as perftest's struct, and the tool's come back the same way") {
+  auto pipe = std::make_unique<FakeRdmaPipe>();
+  FakeRdmaPipe* fake = pipe.get();
+  fake->incoming = {format_perftest_dest(sample_keys())};
+  PerftestTalk talk(std::move(pipe), /*client=*/true);
+  std::string why;
+  auto theirs = talk.keys(sample_keys(), in_ms(1000), &why);
+  REQUIRE_MESSAGE(theirs, why);
+  CHECK(describe(*theirs) == describe(sample_keys()));
+  CHECK(fake->order == std::vector<std::string>{"send 56", "receive 56"});
+  CHECK_FALSE(talk.keys(sample_keys(), in_ms(1000), &why));  // the tool sent nothing more
+  CHECK(why == "waiting for the tool's keys: nothing came");
 }
 
 TEST_CASE("the version unit is 16 NUL-padded bytes; a tool older than 5.70 is refused") {
