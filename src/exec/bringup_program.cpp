@@ -45,7 +45,7 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
     if (step.phase != plan::Phase::Setup || !is_create(step)) continue;
     ibv_qp_init_attr init{};
     auto slots = slot_step.find("qpo.slots." + step.object);
-    QpState qs = prepare_qp(st, step.object, &init, slots != slot_step.end() ? slots->second->count : 0);
+    QpState qs = prepare_qp(st, step, &init, slots != slot_step.end() ? slots->second->count : 0);
     qs.ordinal = static_cast<uint32_t>(st.qps.size());
     QpState* q = &st.qps.insert_or_assign(step.object, std::move(qs)).first->second;
     try {

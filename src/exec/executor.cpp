@@ -45,7 +45,6 @@ using plan::Phase;
 HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std::string host, const RunOptions& o)
     : s_(checked.model()), p_(p), o_(o) {
   const scenario::Scenario& s = s_;
-  st_.scenario = &s;
   st_.plan = &p;
   st_.host = std::move(host);
   st_.externals = &externals_;
@@ -100,7 +99,7 @@ void HostSession::for_setup_steps(Fn fn) {
 void HostSession::setup() {
   for_setup_steps([&](const plan::Step& step) {
     if (step.kind == plan::StepKind::OpenDevice) {
-      const auto* d = s_.device(step.object);
+      const auto* d = p_.setup_of(step).device;
       auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st_, *d); });
       if (r.status == report::StepStatus::Ok) {
         auto& ds = st_.devices.at(d->name);
@@ -118,8 +117,8 @@ void HostSession::setup() {
     }
     if (step.kind == plan::StepKind::Fault) return;  // faults are applied by the session (faults.cpp)
     if (step.kind == plan::StepKind::CreateQp) return;  // the bring-up program's (open_window)
-    if (step.kind == plan::StepKind::RegSlots && !s_.srq(step.object.substr(std::string("qpo.slots.").size())))
-      return;  // a QP's: registered with the QP (BringUpProgram::compile)
+    if (step.kind == plan::StepKind::RegSlots && step.setup == plan::Step::kNoSetup)
+      return;  // a QP's (an SRQ's carries its SRQ): registered with the QP (BringUpProgram::compile)
     if (!check_capabilities()) return;
     auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
     if (r.status == report::StepStatus::Failed) note_unsupported(st_, r.err, r.message);

@@ -83,8 +83,7 @@ struct McastCm;  // rdma_cm multicast joins (multicast_cm.h)
 // One host's session: only the objects on `host` live here; everything about other hosts'
 // objects comes from `dir`, filled by the exchange.
 struct RunState {
-  const scenario::Scenario* scenario = nullptr;
-  const plan::Plan* plan = nullptr;  // what this run runs: its lowered facts (workloads, groups)
+  const plan::Plan* plan = nullptr;  // what this run runs: its lowered facts (objects, workloads, groups)
   std::string host;
   Directory dir;
   std::vector<std::unique_ptr<verbs::Resource>> owned;  // creation order

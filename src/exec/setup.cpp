@@ -51,68 +51,53 @@ void open_device(RunState& st, const scenario::Device& d) {
 }
 
 void create_object(RunState& st, const plan::Step& step) {
-  const auto& s = *st.scenario;
+  if (step.kind == plan::StepKind::AllocMw) return alloc_mw(st, step);  // the plan's lowered window
+  const auto& o = st.plan->setup_of(step);
   const std::string& name = step.object;
   switch (step.kind) {
-    case plan::StepKind::AllocPd: {
-      const auto* pd = s.pd(name);
-      st.pds[name] = st.own<verbs::Pd>(name, st.devices.at(pd->device.name).ctx().get());
+    case plan::StepKind::AllocPd:
+      st.pds[name] = st.own<verbs::Pd>(name, st.devices.at(o.on).ctx().get());
       break;
-    }
-    case plan::StepKind::OpenXrcd: {
-      const auto* x = s.xrcd(name);
-      st.xrcds[name] = st.own<verbs::Xrcd>(name, st.devices.at(x->device.name).ctx().get());
+    case plan::StepKind::OpenXrcd:
+      st.xrcds[name] = st.own<verbs::Xrcd>(name, st.devices.at(o.on).ctx().get());
       break;
-    }
-    case plan::StepKind::RegMr: {
-      const auto* m = s.mr(name);
-      st.mrs[name] = st.own<verbs::Mr>(name, st.pds.at(m->pd.name)->get(), m->size, static_cast<int>(m->access));
+    case plan::StepKind::RegMr:
+      st.mrs[name] = st.own<verbs::Mr>(name, st.pds.at(o.on)->get(), o.size, o.access);
       break;
-    }
-    case plan::StepKind::CreateCompChannel: {
-      const auto* c = s.cq(name.substr(0, name.size() - std::string(".channel").size()));
-      st.channels[c->name] = st.own<verbs::CompChannel>(name, st.devices.at(c->device.name).ctx().get());
+    case plan::StepKind::CreateCompChannel:
+      st.channels[o.owner] = st.own<verbs::CompChannel>(name, st.devices.at(o.on).ctx().get());
       break;
-    }
     case plan::StepKind::CreateCq: {
-      const auto* c = s.cq(name);
-      ibv_comp_channel* ch = c->channel ? st.channels.at(name)->get() : nullptr;
-      st.cqs[name] = st.own<verbs::Cq>(name, st.devices.at(c->device.name).ctx().get(), static_cast<int>(c->depth), ch,
-                                       c->timestamps);
+      ibv_comp_channel* ch = o.channel.empty() ? nullptr : st.channels.at(o.channel)->get();
+      st.cqs[name] = st.own<verbs::Cq>(name, st.devices.at(o.on).ctx().get(), static_cast<int>(o.depth), ch, o.timestamps);
       break;
     }
     case plan::StepKind::CreateSrq: {
-      const auto* sr = s.srq(name);
       SrqState ss;
-      ss.srq = st.own<verbs::Srq>(name, st.pds.at(sr->pd.name)->get(), sr->max_wr, sr->max_sge);
+      ss.srq = st.own<verbs::Srq>(name, st.pds.at(o.on)->get(), o.max_wr, o.max_sge);
       st.srqs[name] = ss;
       break;
     }
     case plan::StepKind::RegSlots: {  // an SRQ's receive buffers (a QP's are made with the QP)
-      const std::string srq = name.substr(std::string("qpo.slots.").size());
-      const auto* sr = s.srq(srq);
-      auto& ss = st.srqs.at(srq);
+      auto& ss = st.srqs.at(o.owner);
       ss.slot_size = 4096 + 64;
-      ss.slot_count = sr->max_wr;
-      ss.slots = st.own<verbs::Mr>(name, st.pds.at(sr->pd.name)->get(), static_cast<size_t>(ss.slot_size) * ss.slot_count,
+      ss.slot_count = o.max_wr;
+      ss.slots = st.own<verbs::Mr>(name, st.pds.at(o.on)->get(), static_cast<size_t>(ss.slot_size) * ss.slot_count,
                                    IBV_ACCESS_LOCAL_WRITE);
       break;
     }
-    case plan::StepKind::AllocMw:
-      alloc_mw(st, step);
-      break;
     default:
       throw std::logic_error("plan step " + std::to_string(step.index) + " (" + step.verb + ") creates nothing");
   }
 }
 
-QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init, uint32_t slot_bytes) {
-  const auto& s = *st.scenario;
-  const auto* q = s.qp(name);
+QpState prepare_qp(RunState& st, const plan::Step& create, ibv_qp_init_attr* init, uint32_t slot_bytes) {
+  const auto& made = st.plan->qp_create_of(create);
+  const auto* q = made.qp;
   QpState qs;
   qs.spec = q;
-  qs.host = s.host_of_qp(*q);
-  qs.device = &st.devices.at(s.device_of_qp(*q)->name);
+  qs.host = made.device->host.name;
+  qs.device = &st.devices.at(made.device->name);
   qs.pd = q->qp_type == spec::QpType::XRC_RECV ? nullptr : st.pds.at(q->pd.name)->get();
   *init = {};
   init->qp_type = verbs::to_ibv(q->qp_type);

@@ -78,7 +78,7 @@ void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, 
 // create needs is resolved before the bring-up window (the PDs, CQs, SRQs, XRCDs exist).
 // `slot_bytes`: the plan registers a slot buffer for it (plan::StepKind::RegSlots), of slots this
 // big; 0: none.
-QpState prepare_qp(RunState& st, const std::string& name, ibv_qp_init_attr* init, uint32_t slot_bytes);
+QpState prepare_qp(RunState& st, const plan::Step& create, ibv_qp_init_attr* init, uint32_t slot_bytes);
 // A prepared QP's owner, still without a QP (verbs::Qp::create makes it in the bring-up
 // window), and its receive/send slot buffer when it needs one (ibv_reg_mr now: the window
 // holds QP verbs only). Throws VerbsError when the registration fails.

@@ -13,6 +13,7 @@
 #include "plan/attr_template.h"
 #include "plan/cm_end.h"
 #include "plan/external_peer.h"
+#include "plan/setup_object.h"
 #include "plan/device_needs.h"
 #include "plan/text.h"
 #include "plan/workload_run.h"
@@ -144,6 +145,10 @@ struct Step {
   // ibv_modify_qp only:
   uint32_t attrs = kNoAttrs;  // its lowered ibv_qp_attr: Plan::attr_templates[attrs]
   static constexpr uint32_t kNoAttrs = ~0u;
+  // A setup step that makes an object: what it makes, Plan::setup_objects[setup] (CreateQp:
+  // Plan::qp_creates[setup]). In the padding before `mask`: no bigger a step.
+  uint32_t setup = kNoSetup;
+  static constexpr uint32_t kNoSetup = ~0u;
   spec::Mask mask = 0;
   Text from_state, to_state;
   Text prediction;          // "ok", "EINVAL (expected)", "EINVAL"
@@ -197,6 +202,11 @@ struct Plan {
   }
   // Every `externals:` entry that a QP connects to, lowered (plan/external_peer.h).
   std::vector<ExternalPeer> externals;
+  // What each setup step makes (Step::setup), so exec creates it without the scenario.
+  std::vector<SetupObject> setup_objects;
+  const SetupObject& setup_of(const Step& s) const { return setup_objects.at(s.setup); }
+  std::vector<QpCreate> qp_creates;  // CreateQp steps' (Step::setup)
+  const QpCreate& qp_create_of(const Step& s) const { return qp_creates.at(s.setup); }
   const ExternalPeer* external(const std::string& name) const;
   // Every workload the timeline runs, lowered (plan/workload_run.h), in the order first run.
   std::vector<WorkloadRun> workloads;

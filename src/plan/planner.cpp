@@ -113,6 +113,9 @@ class Planner {
     p.file = s_.file;
     p.externals = lower_externals();
     externals_ = &p.externals;
+    setup_objects_ = &p.setup_objects;
+    qp_creates_ = &p.qp_creates;
+    p.qp_creates.reserve(s_.qps.size());
     for (const auto& h : s_.hosts) {
       HostPlan hp;
       hp.host = h.name;
@@ -194,7 +197,7 @@ class Planner {
   void setup(const std::string& host) {
     for (const auto& d : s_.devices) {
       if (d.host.name != host) continue;
-      auto& st = add(StepKind::OpenDevice, Phase::Setup, "ibv_open_device", d.name);
+      auto& st = makes(add(StepKind::OpenDevice, Phase::Setup, "ibv_open_device", d.name), {.device = &d});
       st.args.push_back(arg("name", d.dev_name == "auto" ? "auto (first active device)" : d.dev_name));
       auto& port = add(StepKind::QueryPort, Phase::Setup, "ibv_query_port", d.name);
       port.args.push_back(arg("port_num", std::to_string(d.port)));
@@ -212,12 +215,17 @@ class Planner {
       gid.args.push_back(gi);
     }
     for (const auto& pd : s_.pds)
-      if (on_host(pd.device.name, host)) add(StepKind::AllocPd, Phase::Setup, "ibv_alloc_pd", pd.name).args.push_back(arg("device", pd.device.name));
+      if (on_host(pd.device.name, host))
+        makes(add(StepKind::AllocPd, Phase::Setup, "ibv_alloc_pd", pd.name), {.on = pd.device.name})
+            .args.push_back(arg("device", pd.device.name));
     for (const auto& x : s_.xrcds)
-      if (on_host(x.device.name, host)) add(StepKind::OpenXrcd, Phase::Setup, "ibv_open_xrcd", x.name).args.push_back(arg("device", x.device.name));
+      if (on_host(x.device.name, host))
+        makes(add(StepKind::OpenXrcd, Phase::Setup, "ibv_open_xrcd", x.name), {.on = x.device.name})
+            .args.push_back(arg("device", x.device.name));
     for (const auto& m : s_.mrs) {
       if (!on_host(device_of_pd(m.pd.name), host)) continue;
-      auto& st = add(StepKind::RegMr, Phase::Setup, "ibv_reg_mr", m.name);
+      auto& st = makes(add(StepKind::RegMr, Phase::Setup, "ibv_reg_mr", m.name),
+                       {.on = m.pd.name, .size = m.size, .access = static_cast<int>(m.access)});
       st.args.push_back(arg("pd", m.pd.name));
       st.args.push_back(arg("length", std::to_string(m.size)));
       Arg access = describe_attr(scenario::Attr{"qp_access_flags", {}, {}, "", "", scenario::Symbol::None, m.access});
@@ -232,19 +240,25 @@ class Planner {
     }
     for (const auto& c : s_.cqs) {
       if (!on_host(c.device.name, host)) continue;
-      if (c.channel) add(StepKind::CreateCompChannel, Phase::Setup, "ibv_create_comp_channel", c.name + ".channel");
-      auto& st = add(StepKind::CreateCq, Phase::Setup, c.timestamps ? Text("ibv_create_cq_ex") : Text("ibv_create_cq"), c.name);
+      if (c.channel)
+        makes(add(StepKind::CreateCompChannel, Phase::Setup, "ibv_create_comp_channel", c.name + ".channel"),
+              {.on = c.device.name, .owner = c.name});
+      auto& st = makes(add(StepKind::CreateCq, Phase::Setup, c.timestamps ? Text("ibv_create_cq_ex") : Text("ibv_create_cq"), c.name),
+                       {.on = c.device.name, .channel = c.channel ? c.name : "", .depth = static_cast<uint32_t>(c.depth),
+                        .timestamps = c.timestamps});
       st.args.push_back(arg("cqe", std::to_string(c.depth)));
       if (c.channel) st.args.push_back(arg("channel", c.name + ".channel"));
       if (c.timestamps) st.args.push_back(arg("wc_flags", "IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP"));
     }
     for (const auto& sr : s_.srqs) {
       if (!on_host(device_of_pd(sr.pd.name), host)) continue;
-      auto& st = add(StepKind::CreateSrq, Phase::Setup, "ibv_create_srq", sr.name);
+      auto& st = makes(add(StepKind::CreateSrq, Phase::Setup, "ibv_create_srq", sr.name),
+                       {.on = sr.pd.name, .max_wr = sr.max_wr, .max_sge = sr.max_sge});
       st.args.push_back(arg("pd", sr.pd.name));
       st.args.push_back(arg("max_wr", std::to_string(sr.max_wr)));
       st.args.push_back(arg("max_sge", std::to_string(sr.max_sge)));
-      add(StepKind::RegSlots, Phase::Setup, "ibv_reg_mr", "qpo.slots." + sr.name)
+      makes(add(StepKind::RegSlots, Phase::Setup, "ibv_reg_mr", "qpo.slots." + sr.name),
+            {.on = sr.pd.name, .owner = sr.name, .max_wr = sr.max_wr})
           .args.push_back(arg("slots", std::to_string(sr.max_wr) + " receives"));
     }
   }
@@ -266,6 +280,8 @@ class Planner {
     prev = nullptr;
     for (const auto* q : qps_on(host)) {
       auto& st = add(StepKind::CreateQp, Phase::Setup, spec::is_xrc(q->qp_type) ? Text("ibv_create_qp_ex") : Text("ibv_create_qp"), q->name);
+      st.setup = static_cast<uint32_t>(qp_creates_->size());
+      qp_creates_->push_back({q, s_.device_of_qp(*q)});
       if (!prev || create_inputs(*prev) != create_inputs(*q)) prev_args = args_.intern(create_args(create_inputs(*q)));
       st.args = prev_args;
       prev = q;
@@ -566,6 +582,15 @@ class Planner {
 
   const Scenario& s_;
   const std::vector<ExternalPeer>* externals_ = nullptr;  // the plan's (build sets it)
+  std::vector<SetupObject>* setup_objects_ = nullptr;      // the plan's (build sets it)
+  std::vector<QpCreate>* qp_creates_ = nullptr;
+
+  // `st` makes `o`: exec/setup.cpp reads it there (Step::setup).
+  Step& makes(Step& st, SetupObject o) {
+    st.setup = static_cast<uint32_t>(setup_objects_->size());
+    setup_objects_->push_back(std::move(o));
+    return st;
+  }
   scenario::BringupReceives receives_;  // every QP's and SRQ's bring-up receive count
   std::unordered_map<std::string, uint64_t> biggest_send_;  // QP -> the largest message workloads send it
   // The bytes of one of a QP's receive slots: at least the smoke's 256, plus room for the 40-byte

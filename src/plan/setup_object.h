@@ -1,0 +1,38 @@
+#pragma once
+// What a setup step makes, lowered from the checked model, so that exec's setup
+// (exec/setup.cpp) never looks the scenario up by name: Plan::setup_objects[Step::setup].
+#include <cstdint>
+#include <string>
+
+namespace qpo::scenario {
+struct Device;
+struct Qp;
+}  // namespace qpo::scenario
+
+namespace qpo::plan {
+
+struct SetupObject {
+  // OpenDevice: the device entry (its name, port, GID choice).
+  const scenario::Device* device = nullptr;
+  // What it is made on: the device (PD, XRCD, completion channel, CQ) or the PD (MR, SRQ, an
+  // SRQ's slots).
+  std::string on;
+  // What it belongs to: CreateCompChannel: the CQ it serves; RegSlots of an SRQ: the SRQ.
+  std::string owner;
+  // CreateCq: the CQ whose completion channel it uses (its own name; "" none).
+  std::string channel;
+  uint64_t size = 0;       // RegMr: bytes
+  int access = 0;          // RegMr: IBV_ACCESS_* bits
+  uint32_t depth = 0;      // CreateCq: cqe
+  bool timestamps = false; // CreateCq: ibv_create_cq_ex with completion timestamps
+  uint32_t max_wr = 0, max_sge = 0;  // CreateSrq; an SRQ's slots (max_wr of them)
+};
+
+// A CreateQp step's QP (type, caps, transitions: the checked model's own, immutable for the
+// run) and its device: 16 bytes each, a plan may hold 100,000 (Plan::qp_creates[Step::setup]).
+struct QpCreate {
+  const scenario::Qp* qp = nullptr;
+  const scenario::Device* device = nullptr;
+};
+
+}  // namespace qpo::plan
