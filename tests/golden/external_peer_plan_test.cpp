@@ -347,17 +347,22 @@ TEST_CASE("perftest -R: one sync in the exchange step, the test QP through the C
     CHECK(x.keys_after_cm() == 4);  // a sync, then the three hand-shakes of a TCP bandwidth test
     // Per tool (perftest's mains after create_rdma_cm_connection): write_lat hand-shakes once
     // more; read_bw, send_bw and send_lat as write_bw.
-    for (const auto& [tool, op, latency, after] : {std::tuple{"ib_read_bw", qpo::util::Op::Read, false, 4},
-                                                   {"ib_send_bw", qpo::util::Op::Send, false, 4},
-                                                   {"ib_send_lat", qpo::util::Op::Send, true, 4},
-                                                   {"ib_write_lat", qpo::util::Op::Write, true, 5}}) {
+    struct Tool {
+      const char* name;
+      qpo::util::Op op;
+      bool latency;
+      int after;
+    };
+    // (No structured bindings: clang 14 cannot capture one in CAPTURE's lambda.)
+    for (const Tool& t : {Tool{"ib_read_bw", qpo::util::Op::Read, false, 4}, Tool{"ib_send_bw", qpo::util::Op::Send, false, 4},
+                          Tool{"ib_send_lat", qpo::util::Op::Send, true, 4}, Tool{"ib_write_lat", qpo::util::Op::Write, true, 5}}) {
       qpo::plan::ExternalPeer peer = x;
-      peer.op = op;
-      peer.latency = latency;
-      CAPTURE(tool);
-      CHECK(std::string(peer.tool()) == tool);
+      peer.op = t.op;
+      peer.latency = t.latency;
+      CAPTURE(t.name);
+      CHECK(std::string(peer.tool()) == t.name);
       CHECK(peer.keys_in_exchange() == 1);
-      CHECK(peer.keys_after_cm() == after);
+      CHECK(peer.keys_after_cm() == t.after);
     }
     CHECK(step_of(h, StepKind::ExternalReply, "wRq") == nullptr);  // no RTR/RTS of qpo's to hand-shake around
     const auto* exchange = step_of(h, StepKind::ExternalExchange, "wRq");
