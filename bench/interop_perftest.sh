@@ -7,6 +7,8 @@
 # paths as the tool itself sees them. Prints each round and the median ratio.
 #
 #   bench/interop_perftest.sh [ROUNDS] [ITERATIONS]     (boots the two lab guests itself)
+#   RDMA_CM=1 bench/interop_perftest.sh ...   the same with -R on both tools and qpo's
+#                                             scenarios/interop/ib-write-bw-cm-client.yaml
 # Everything is CPU-bound emulation under TCG: compare ratios, never absolute numbers; a
 # 9-round series resolves about 3%.
 set -eu
@@ -15,9 +17,13 @@ ROUNDS=${1:-9}
 ITERS=${2:-400}
 QPO=${QPO:-build/qpo}
 PORT=18515
+RDMA_CM=${RDMA_CM:-}
+R=${RDMA_CM:+-R}
+SCENARIO=scenarios/interop/ib-write-bw-client.yaml
+[ -n "$RDMA_CM" ] && SCENARIO=scenarios/interop/ib-write-bw-cm-client.yaml
 if [ -z "${QPO_IN_LAB:-}" ]; then
-  serve="for i in \$(seq $((2 * ROUNDS))); do ib_write_bw -d rxe0 -x 1 -s 65536 -n $ITERS -p $PORT >/dev/null 2>&1 || exit 1; done"
-  exec scripts/lab/lab.sh run2 --timeout 3600 --plain-a --env QPO_IN_LAB=1 --env QPO="$QPO" \
+  serve="for i in \$(seq $((2 * ROUNDS))); do ib_write_bw -d rxe0 -x 1 $R -s 65536 -n $ITERS -p $PORT >/dev/null 2>&1 || exit 1; done"
+  exec scripts/lab/lab.sh run2 --timeout 3600 --plain-a --env QPO_IN_LAB=1 --env QPO="$QPO" --env RDMA_CM="$RDMA_CM" \
     --cmd-a "bench/interop_perftest.sh $ROUNDS $ITERS" --cmd-b "$serve"
 fi
 
@@ -25,7 +31,7 @@ OUT=$(mktemp -d /tmp/interop-perftest.XXXXXX)
 # The stock client: retried while the server of this round is not listening yet.
 tool_bw() {
   for _ in $(seq 30); do
-    if ib_write_bw -d rxe0 -x 1 -s 65536 -n "$ITERS" -p $PORT 10.0.1.2 >"$OUT/tool" 2>&1; then
+    if ib_write_bw -d rxe0 -x 1 $R -s 65536 -n "$ITERS" -p $PORT 10.0.1.2 >"$OUT/tool" 2>&1; then
       # " 65536      400              21.93              15.90  		   0.000254"
       awk '$1 == 65536 && $2 == '"$ITERS"' { print $4, $5 }' "$OUT/tool"
       return 0
@@ -39,7 +45,7 @@ tool_bw() {
 # qpo as the client (it retries the dial itself).
 qpo_bw() {
   "$QPO" run --format json --set "workloads.write_bw.iterations=$ITERS" --set "externals.tool.port=$PORT" \
-    scenarios/interop/ib-write-bw-client.yaml >"$OUT/qpo" 2>"$OUT/qpo.err" || {
+    "$SCENARIO" >"$OUT/qpo" 2>"$OUT/qpo.err" || {
     echo "qpo failed:" >&2
     cat "$OUT/qpo.err" >&2
     return 1
