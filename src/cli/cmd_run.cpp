@@ -249,6 +249,7 @@ Action add_run(CLI::App& app) {
     ro.phase_timeout_ms = opts->phase_timeout_s * 1000;
     ro.meeting_timeout_ms = static_cast<int>(meeting_timeout_ms);
     ro.bringup_threads = opts->bringup_threads;
+    ro.stdout_is_log = opts->out.format != "json" && opts->events_file != "-";
     struct sigaction sa {};
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, nullptr);

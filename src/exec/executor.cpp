@@ -48,6 +48,7 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
   st_.plan = &p;
   st_.host = std::move(host);
   st_.externals = &externals_;
+  externals_.values_to_stdout(o.stdout_is_log);
   st_.report.scenario = s.name;
   st_.report.file = s.file;
   for (const auto& h : p.hosts)

@@ -33,6 +33,10 @@ struct RunOptions {
   static constexpr unsigned kDefaultBringupThreads = 2;
   // Where each host's lines go once final (`qpo run`'s terminal and --events), or nowhere.
   report::LineSink* live = nullptr;
+  // Standard output carries the run's text log (`qpo run` in process, not --format json): an
+  // external's `own_values: -` line goes there. Else (JSON on stdout, an agent's stdio
+  // protocol) it goes to standard error.
+  bool stdout_is_log = false;
 };
 
 report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o);

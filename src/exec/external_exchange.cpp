@@ -86,7 +86,7 @@ bool failed(RunState& st, report::StepResult r, const plan::ExternalPeer& e, con
 
 // exchange values: the QP's own values as JSON, the keys the peer's are read with.
 std::string own_values_json(const RunState& st, const plan::ExternalPeer& e) {
-  util::JsonWriter j;
+  util::JsonWriter j(/*pretty=*/false);  // one line: what a setup script reads from stdout
   j.begin_object();
   if (auto it = st.dir.qps.find(e.qp); it != st.dir.qps.end()) {
     const auto& q = it->second;
@@ -172,12 +172,14 @@ bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const pl
   if (!e.own_values.empty()) {
     std::string json = own_values_json(st, e);
     if (e.own_values == "-") {
-      std::printf("qpo values %s: %s\n", e.qp.c_str(), json.c_str());  // one line a setup script can read
-      std::fflush(stdout);
+      FILE* out = values_to_stdout_ ? stdout : stderr;  // never into --format json or an agent's protocol
+      std::fprintf(out, "qpo values %s: %s\n", e.qp.c_str(), json.c_str());  // one line a setup script can read
+      std::fflush(out);
     } else if (!util::write_output_file(e.own_values, json + "\n", &why)) {
       return failed(st, std::move(r), e, "writing QP " + e.qp + "'s values: " + why);
     }
-    r.message = "wrote QP " + e.qp + "'s values to " + (e.own_values == "-" ? std::string("stdout") : e.own_values) + "; ";
+    r.message = "wrote QP " + e.qp + "'s values to " +
+                (e.own_values != "-" ? e.own_values : values_to_stdout_ ? std::string("stdout") : std::string("stderr")) + "; ";
   }
   std::optional<scenario::External::GivenValues> v = e.values;
   if (!v) {

@@ -47,6 +47,9 @@ class ExternalExchanges {
   // nullopt when there is none (its exchange failed).
   std::optional<Perftest> take_perftest(int index);
 
+  // Where an `own_values: -` line goes: stdout when it carries the run's text log, else stderr.
+  void values_to_stdout(bool yes) { values_to_stdout_ = yes; }
+
   // A failed bring-up: the tools waiting on an accepted connection see it close now.
   void close_all() {
     listening_.clear();
@@ -71,6 +74,7 @@ class ExternalExchanges {
   std::map<int, std::string> not_listening_;         // ... or why its port could not be opened
   std::map<int, interop::TcpPeer> accepted_;          // by Plan::externals index, from exchange to reply
   std::map<int, Perftest> perftest_;                  // by Plan::externals index, from exchange to workload
+  bool values_to_stdout_ = false;
 };
 
 }  // namespace qpo::exec

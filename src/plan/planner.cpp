@@ -506,7 +506,8 @@ class Planner {
     if (!e.own_values.empty())
       st.args.push_back(arg("writes", "QP " + e.qp + "'s qpn, psn, lid, gid, qkey, mtu and its buffer qpo.slots." + e.qp +
                                           " (addr, rkey, length) as JSON to " +
-                                          (e.own_values == "-" ? std::string("stdout") : e.own_values) + ", first"));
+                                          (e.own_values == "-" ? std::string("stdout (stderr when stdout carries JSON)")
+                                                               : e.own_values) + ", first"));
     if (e.values) {
       const auto& v = *e.values;
       std::string text = "qpn " + util::hex(v.qpn) + ", psn " + util::hex(v.psn) + ", lid " + std::to_string(v.lid) +

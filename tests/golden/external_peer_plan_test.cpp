@@ -407,7 +407,7 @@ TEST_CASE("exchange values: one step writes qpo's values and takes the peer's, a
   const auto* step = step_of(h, StepKind::ExternalExchange, "qa");
   REQUIRE(step);
   CHECK(step->verb.str() == "external values");
-  CHECK(arg_of(*step, "writes") == "QP qa's qpn, psn, lid, gid, qkey, mtu and its buffer qpo.slots.qa (addr, rkey, length) as JSON to stdout, first");
+  CHECK(arg_of(*step, "writes") == "QP qa's qpn, psn, lid, gid, qkey, mtu and its buffer qpo.slots.qa (addr, rkey, length) as JSON to stdout (stderr when stdout carries JSON), first");
   CHECK(arg_of(*step, "peer values") ==
         "qpn 0x11, psn 0x0, lid 0, gid 10.0.1.2, qkey 0x11111111, mtu 1024, buffer 0x7f0000000000 rkey 0x1234 length 1048576");
   CHECK(step_of(h, StepKind::ExternalReply, "qa") == nullptr);

@@ -41,5 +41,32 @@ check "the receiver's file holds the QP number the sender read" 0 0 "$(cat "$tmp
 $(python3 -c 'import json; d = json.load(open("/tmp/qv/sender.json")); print("file:", sorted(d), sorted(d["mr"]))' 2>&1)" \
   "the peer's values from /tmp/qv/receiver\.json: qpn $rq," \
   "^file: \['gid', 'lid', 'mr', 'mtu', 'psn', 'qkey', 'qp', 'qpn'\] \['addr', 'length', 'rkey'\]$"
+
+# own_values: - as a DUT's script reads it: one line "qpo values QP: {json}". With --format json
+# the report owns stdout, so the line goes to stderr; a shell loop (the "script") turns it into
+# the file the sender waits for. stdout must stay one JSON document.
+rm -f /tmp/qv/sender.json /tmp/qv/receiver.json
+( "$QPO" run --no-lab --format json --set 'externals.sender.own_values="-"' tests/scenarios/interop/values-receiver.yaml \
+    >"$tmp/receiver.json" 2>"$tmp/receiver.err"; echo $? >"$tmp/receiver.rc" ) &
+receiver=$!
+for _ in $(seq 100); do  # the script: wait for qpo's line, write what it says where the sender reads it
+  line=$(grep -m1 '^qpo values qb: ' "$tmp/receiver.err" 2>/dev/null) && break
+  sleep 0.2
+done
+printf '%s\n' "${line#qpo values qb: }" >/tmp/qv/receiver.json.tmp && mv /tmp/qv/receiver.json.tmp /tmp/qv/receiver.json
+"$QPO" run --no-lab tests/scenarios/interop/values-sender.yaml >"$tmp/sender2" 2>&1
+src=$?
+wait $receiver
+check "own_values: - with --format json: the line on stderr, a script hands it to the sender, stdout one JSON report, PASS both" 0 $src \
+  "$(cat "$tmp/sender2"; echo; python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("receiver", r["verdict"])
+for s in r["steps"]:
+    if s["verb"] == "external values": print("step", s["message"])' "$tmp/receiver.json" 2>&1; echo "rc $(cat "$tmp/receiver.rc")"; cat "$tmp/receiver.err")" \
+  "^PASS values-sender on rxe0$" \
+  "^receiver PASS$" \
+  "^step wrote QP qb's values to stderr; the peer's values from /tmp/qv/sender\.json: qpn 0x[0-9a-f]+" \
+  "^rc 0$"
 echo "$failures given-values checks failed"
 [ "$failures" -eq 0 ]
