@@ -14,6 +14,7 @@ Action add_plan(CLI::App& app) {
     std::string file;
     OutputOptions out;
     std::vector<std::string> overrides;
+    bool capture = false;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("plan", "Show the verbs calls a scenario will make, per host, without running them");
@@ -27,10 +28,11 @@ Action add_plan(CLI::App& app) {
   cmd->add_option("file", opts->file, "Scenario file")->required();
   add_output_options(*cmd, opts->out);
   add_set_option(*cmd, opts->overrides);
+  cmd->add_flag("--capture", opts->capture, "With the capture steps `qpo run --capture DIR` adds (before the first QP, first in teardown)");
   return [opts]() {
     std::unique_ptr<LoadedScenario> l;
     if (int code = load_valid(opts->file, opts->out, "fix the errors above to see the plan", &l, opts->overrides)) return code;
-    auto p = plan::build_plan(*l->checked);
+    auto p = plan::build_plan(*l->checked, {.capture = opts->capture});
     if (opts->out.format == "json") {
       util::JsonWriter w;
       plan::render_json(w, p);

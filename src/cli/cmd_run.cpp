@@ -71,6 +71,7 @@ Action add_run(CLI::App& app) {
     std::string agent_command = "qpo", token_file;
     std::vector<std::string> overrides;
     std::string report_file, results_file, events_file;  // --report, --results, --events
+    std::string capture_dir;  // --capture
     std::string lab_peer;  // --lab-peer: a shell command in the lab's guest b (cli/lab_peer.h)
     bool skip_externals = false;  // --skip-externals (qpo test's)
     int lab_peer_grace_s = kLabPeerGraceSeconds;
@@ -161,6 +162,11 @@ Action add_run(CLI::App& app) {
   cmd->add_option("--results", opts->results_file,
                   "Also write the JSON results (what --format json prints) to this file, whatever --format prints: "
                   "for qpo compare, qpo report, and qpo test's baselines and report");
+  cmd->add_option("--capture", opts->capture_dir,
+                  "Record each host's RoCEv2 packets (UDP 4791) on its devices' netdevs into pcap files in this "
+                  "directory (SCENARIO.HOST.NETDEV.pcap, with the run's QPs in FILE.qps.json beside each), from before "
+                  "the first QP to teardown; `qpo packets FILE` lists them, Wireshark and tshark read them. Two QPs on "
+                  "one device never reach a netdev (Soft-RoCE loops them back): capture two hosts");
   cmd->add_option("--events", opts->events_file,
                   "Also write the run as it goes as JSON lines: one per step (as the JSON report lists it, "
                   "\"event\": \"step\") when it is final, then {\"event\": \"end\", \"verdict\", ...}; "
@@ -215,6 +221,19 @@ Action add_run(CLI::App& app) {
         }
         lab_args = report_lab_args(file);
       }
+      if (!opts->capture_dir.empty()) {
+        std::string dir = absolute_report_path(opts->capture_dir);
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        args.insert(args.end(), {"--capture", dir});
+        std::vector<std::string> out{"--out", dir};
+        if (!lab_args.empty() && lab_args != out) {
+          std::cerr << "qpo: in the lab, --report, --results and --events go in the --capture directory (the one "
+                       "folder the guests write)\n";
+          return static_cast<int>(kSystemError);
+        }
+        lab_args = out;
+      }
       auto hosts = exec::active_hosts(*l->scenario());
       if (!opts->lab_peer.empty())
         return run_with_lab_peer({opts->lab_peer, opts->lab_peer_grace_s, hosts, opts->local, opts->agents, args,
@@ -236,7 +255,16 @@ Action add_run(CLI::App& app) {
       args.push_back(opts->file);
       return run_in_lab(args, lab_args);
     }
-    auto p = plan::build_plan(*l->checked, {!opts->no_smoke});
+    if (!opts->capture_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(opts->capture_dir, ec);
+      if (!std::filesystem::is_directory(opts->capture_dir)) {
+        std::cerr << "qpo: --capture: " << util::printable(opts->capture_dir, 1000) << " is not a directory qpo can make"
+                  << (ec ? " (" + ec.message() + ")" : "") << "\n";
+        return static_cast<int>(kSystemError);
+      }
+    }
+    auto p = plan::build_plan(*l->checked, {.smoke = !opts->no_smoke, .capture = !opts->capture_dir.empty()});
     // A host inside a wait the scenario declares (an expected CM event's `within: 150s`) is on
     // time: the phase timeout counts beyond the longest of them.
     plan::WaitDefaults waits{static_cast<uint64_t>(opts->phase_timeout_s) * 1000, static_cast<uint64_t>(opts->timeout_ms)};
@@ -249,6 +277,7 @@ Action add_run(CLI::App& app) {
     ro.phase_timeout_ms = opts->phase_timeout_s * 1000;
     ro.meeting_timeout_ms = static_cast<int>(meeting_timeout_ms);
     ro.bringup_threads = opts->bringup_threads;
+    ro.capture_dir = opts->capture_dir.empty() ? "" : std::filesystem::absolute(opts->capture_dir).string();
     ro.stdout_is_log = opts->out.format != "json" && opts->events_file != "-";
     struct sigaction sa {};
     sa.sa_handler = on_sigint;

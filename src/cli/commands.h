@@ -21,6 +21,7 @@ Action add_devices(CLI::App& app);
 Action add_compare(CLI::App& app);
 Action add_probe(CLI::App& app);
 Action add_report(CLI::App& app);
+Action add_packets(CLI::App& app);
 
 // Shared output switches.
 struct OutputOptions {

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   auto compare = qpo::cli::add_compare(app);
   auto probe = qpo::cli::add_probe(app);
   auto report = qpo::cli::add_report(app);
+  auto packets = qpo::cli::add_packets(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
       if (name == "compare") return compare();
       if (name == "probe") return probe();
       if (name == "report") return report();
+      if (name == "packets") return packets();
     }
   } catch (const std::exception& e) {
     // A bug, not a user error: say where, so the report can be acted on.

@@ -420,6 +420,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   ro.smoke = field_or<bool>(*run, "smoke", true);
   ro.bringup_threads = static_cast<unsigned>(
       std::clamp(field_or<int>(*run, "bringup_threads", exec::RunOptions::kDefaultBringupThreads), 1, 64));
+  ro.capture_dir = field_or<std::string>(*run, "capture_dir", "");
   util::SourceText source(file, scenario_text);
   diag::DiagSink diags;
   auto s = scenario::load_scenario(source, diags, overrides);
@@ -439,7 +440,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
     return 1;
   }
   ro.all_hosts_local = true;
-  auto p = plan::build_plan(*checked, {ro.smoke});
+  auto p = plan::build_plan(*checked, {.smoke = ro.smoke, .capture = !ro.capture_dir.empty()});
   PipeChannel channel(in, out, host, reply_timeout_ms);
   LinesToController live(channel, s->name);
   ro.live = &live;

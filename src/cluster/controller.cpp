@@ -199,6 +199,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       w.begin_object().field("type", "run").field("host", a.host).field("file", s.file).field("scenario", text);
       w.field("timeout_ms", o.run.timeout_ms).field("smoke", o.run.smoke);
       w.field("bringup_threads", static_cast<int>(o.run.bringup_threads));
+      if (!o.run.capture_dir.empty()) w.field("capture_dir", o.run.capture_dir);
       // The agent's own waits: a CM event without `within` (the phase timeout), and how long it
       // waits for a meeting's answer (at least as long as this controller waits for a round).
       w.field("phase_timeout_ms", o.run.phase_timeout_ms).field("meeting_timeout_ms", o.phase_timeout_ms);

@@ -117,6 +117,7 @@ void HostSession::setup() {
       return;
     }
     if (step.kind == plan::StepKind::Fault) return;  // faults are applied by the session (faults.cpp)
+    if (step.kind == plan::StepKind::Capture) return captures_.start(st_, step, o_.capture_dir);
     if (step.kind == plan::StepKind::CreateQp) return;  // the bring-up program's (open_window)
     if (step.kind == plan::StepKind::RegSlots && step.setup == plan::Step::kNoSetup)
       return;  // a QP's (an SRQ's carries its SRQ): registered with the QP (BringUpProgram::compile)
@@ -511,6 +512,9 @@ report::RunReport HostSession::run(Channel& ch) {
   whole_run_faults.reset();  // before the devices close: it reads their counters
   links_.reset();            // a link a step took down is up again before the objects go
   record_counter_deltas();
+  if (plan_)
+    for (const auto& step : plan_->steps)
+      if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, step.index);
   teardown();
   publish_lines();
   if (o_.live) o_.live->host_done(st_.host);

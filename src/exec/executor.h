@@ -37,6 +37,8 @@ struct RunOptions {
   // external's `own_values: -` line goes there. Else (JSON on stdout, an agent's stdio
   // protocol) it goes to standard error.
   bool stdout_is_log = false;
+  // qpo run --capture DIR: where each host's pcap files go (the plan has its Capture steps).
+  std::string capture_dir;
 };
 
 report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o);

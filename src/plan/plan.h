@@ -93,6 +93,8 @@ enum class StepKind : uint8_t {
   CmMcastChannel,  // rdma_create_event_channel ("qpo.cm.HOST.mcast")
   CmJoinMcast,     // the join, and its event
   SetLink,         // `ip link set dev NETDEV down|up` under a device (object); args[0] "state"
+  Capture,         // the host's RoCEv2 packets into a pcap per netdev of its devices (qpo run --capture)
+  CaptureEnd,      // the capture stops (first teardown step): files closed, packets counted
   // An external peer's own out-of-band exchange (plan/external_peer.h), for the QP (object)
   // that connects to it: its values fill the directory entry the QP's RTR reads. qpo connects:
   // the whole exchange, before RTR. qpo listens: the tool's message before RTR (ExternalExchange),
@@ -228,6 +230,7 @@ struct Plan {
 
 struct PlanOptions {
   bool smoke = true;  // the smoke exchanges of the default order (`qpo run --no-smoke` drops them)
+  bool capture = false;  // each host records its RoCEv2 packets (`qpo run --capture DIR`)
 };
 // The planner consumes only a checked model (check::validate made it).
 Plan build_plan(const check::Checked& checked, const PlanOptions& o = {});

@@ -124,6 +124,7 @@ class Planner {
       host_ = &hp;
       setup(h.name);
       faults(h.name);  // before the QPs: the bring-up window holds nothing but QP verbs
+      if (o.capture) capture(h.name);
       qp_creates(h.name);
       bring_up(h.name);
       p.hosts.push_back(std::move(hp));
@@ -150,6 +151,9 @@ class Planner {
     plan_cm_disconnect(s_, p);
     for (auto& hp : p.hosts) {
       host_ = &hp;
+      if (o.capture && has_device(hp.host))
+        add(StepKind::CaptureEnd, Phase::Teardown, "capture stop", hp.host)
+            .args.push_back(arg("files", "closed; packets counted, the run's QPs written beside each (FILE.qps.json)"));
       plan_cm_teardown(s_, hp);  // ids before the QPs and AHs, the channel after its ids
       const auto& ahs = p.address_handles[hp.host];
       for (auto it = ahs.rbegin(); it != ahs.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_ah", *it);
@@ -522,6 +526,24 @@ class Planner {
     }
   }
 
+  bool has_device(const std::string& host) const {
+    for (const auto& d : s_.devices)
+      if (d.host.name == host) return true;
+    return false;
+  }
+
+  // Before the QPs, so the capture holds every packet they send: one file per netdev of the
+  // host's devices (known when they are open), only UDP 4791.
+  void capture(const std::string& host) {
+    std::string devices;
+    for (const auto& d : s_.devices)
+      if (d.host.name == host) devices += (devices.empty() ? "" : ", ") + d.name;
+    if (devices.empty()) return;
+    auto& st = add(StepKind::Capture, Phase::Setup, "capture", host);
+    st.args.push_back(arg("netdevs", "of " + devices, "the GID's netdev of each device, found when it is open", true));
+    st.args.push_back(arg("filter", std::string("udp dst port ") + util::kRoceV2UdpPort));
+  }
+
   // Faults for the whole run (`during: all`); the timeline plans those of the traffic.
   void faults(const std::string& host) {
     for (const auto& f : s_.faults)
@@ -677,6 +699,8 @@ const char* step_kind_name(StepKind k) {
     case StepKind::CmMcastChannel: return "cm_mcast_channel";
     case StepKind::CmJoinMcast: return "cm_join_mcast";
     case StepKind::SetLink: return "set_link";
+    case StepKind::Capture: return "capture";
+    case StepKind::CaptureEnd: return "capture_end";
   }
   return "?";
 }
