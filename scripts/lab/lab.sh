@@ -32,8 +32,9 @@ readonly EXIT_USAGE=2 EXIT_TIMEOUT=124 EXIT_LAB=125
 #    RoCEv2 packets (UDP port 4791) of the netdev under rxe, and a veth pair for two rxe devices
 #    whose packets really cross a netdev (rxe short-cuts traffic between QPs of one device:
 #    RXE_LOOPBACK_MASK)
+#  - sch_ingress (clsact), cls_bpf: packet events, qpo's tc BPF program on a netdev's ingress
 MODULES=(virtio_pci virtio_console virtio_net 9pnet_virtio 9p overlay crc32_generic rdma_rxe ib_uverbs
-    rdma_ucm sch_netem sch_prio cls_u32 veth)
+    rdma_ucm sch_netem sch_prio cls_u32 veth sch_ingress cls_bpf)
 
 # Host environment that reaches the guest command, besides QPO_* and --env.
 ENV_NAMES=(PATH HOME USER LOGNAME LANG LANGUAGE TZ TERM LD_LIBRARY_PATH

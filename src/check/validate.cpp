@@ -21,6 +21,7 @@ Checked validate(scenario::Scenario&& s, diag::DiagSink& sink) {
   check_multicast(s, sink);
   check_workers(s, sink);
   check_faults(s, sink);
+  check_packet_events(s, sink);
   return Checked(std::move(s));
 }
 

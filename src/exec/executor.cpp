@@ -298,6 +298,9 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
         if (!traffic_faults_->ok()) st_.report.fail("fault injection failed");
       }
       return ok();
+    case StepKind::PacketEvents:
+      events_.arm(st_, p_, step);
+      return ok();
     case StepKind::Pause: {
       run_step(st_, st_.host, "traffic", "pause", step.object, "", [&] {
         auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.extra().pause_ms);
@@ -514,7 +517,8 @@ report::RunReport HostSession::run(Channel& ch) {
   record_counter_deltas();
   if (plan_)
     for (const auto& step : plan_->steps)
-      if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, step.index);
+      if (step.kind == plan::StepKind::PacketEventsEnd) events_.disarm(st_, step.index);
+      else if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, step.index);
   teardown();
   publish_lines();
   if (o_.live) o_.live->host_done(st_.host);

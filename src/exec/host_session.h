@@ -15,6 +15,7 @@
 #include "exec/link_state.h"
 #include "exec/executor.h"
 #include "exec/run_state.h"
+#include "exec/packet_events.h"
 #include "exec/wire_capture.h"
 
 namespace qpo::exec {
@@ -72,6 +73,7 @@ class HostSession {
   std::chrono::steady_clock::time_point first_create_;
   std::unique_ptr<Faults> traffic_faults_;  // on from the first workload stage to the last
   std::unique_ptr<LinkStates> links_;       // the timeline's link steps; up again before teardown
+  HostPacketEvents events_;                 // wire: events: armed with the first workload stage, off first in teardown
   WireCaptures captures_;                   // qpo run --capture: on from its setup step to its teardown step
   ExternalExchanges externals_;             // stock tools' exchanges: listeners, then between their two steps
   std::map<std::string, Counters> counters_at_open_;  // per scenario device: its hw_counters when opened

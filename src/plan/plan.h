@@ -11,6 +11,7 @@
 
 #include "check/checked.h"
 #include "plan/attr_template.h"
+#include "util/packet_event_names.h"
 #include "plan/cm_end.h"
 #include "plan/external_peer.h"
 #include "plan/setup_object.h"
@@ -93,6 +94,8 @@ enum class StepKind : uint8_t {
   CmMcastChannel,  // rdma_create_event_channel ("qpo.cm.HOST.mcast")
   CmJoinMcast,     // the join, and its event
   SetLink,         // `ip link set dev NETDEV down|up` under a device (object); args[0] "state"
+  PacketEvents,    // a host's packet events armed on its netdevs' ingress (tc BPF), with the first workload stage
+  PacketEventsEnd, // removed (first teardown step), each event's matches reported
   Capture,         // the host's RoCEv2 packets into a pcap per netdev of its devices (qpo run --capture)
   CaptureEnd,      // the capture stops (first teardown step): files closed, packets counted
   // An external peer's own out-of-band exchange (plan/external_peer.h), for the QP (object)
@@ -179,6 +182,21 @@ struct NetemFault {
   uint64_t delay_us = 0;
 };
 
+// A `wire: events:` entry, lowered: the rule qpo's BPF program gets on the receiving host
+// (exec/packet_events.cpp fills in the receiving QP's number and netdev at run time).
+struct PacketEventPlan {
+  std::string name;
+  std::string qp, receiver, host;  // the sending QP, its peer that receives, the peer's host
+  std::string receiver_device;
+  util::EventPackets packets = util::EventPackets::Requests;
+  bool by_psn = true;              // psn: value is the relative PSN; else nth: the Nth counted packet
+  uint32_t value = 0;
+  uint32_t transmission = 1;       // by_psn: 0 every, k the kth
+  util::EventAction action = util::EventAction::Drop;
+};
+// "drop the first transmission of the request at relative PSN 4 from qa to qb"
+std::string describe(const PacketEventPlan& e);
+
 struct HostPlan {
   std::string host, address;
   std::vector<Step> steps;
@@ -196,6 +214,7 @@ struct Plan {
   const AttrTemplate& attrs_of(const Step& s) const { return attr_templates.at(s.attrs); }
   DeviceNeeds needs;  // what the devices must be able to do (plan/device_needs.h)
   std::vector<NetemFault> faults;  // every host's; a host applies those on its devices
+  std::vector<PacketEventPlan> packet_events;  // every host's; a host arms those it receives
   // Every QP's `cm:`, lowered (plan/cm_end.h), in file order.
   std::vector<CmEnd> cm_ends;
   const CmEnd* cm_end_of(const Step& s) const {

@@ -146,11 +146,33 @@ class Planner {
                           .duplicate = f.duplicate,
                           .reorder = f.reorder,
                           .delay_us = f.delay_us});
+    for (const auto& e : s_.packet_events) {
+      const auto* q = s_.qp(e.qp.name);
+      const auto* peer = q ? s_.qp(q->connect.name) : nullptr;
+      if (!peer) continue;
+      const auto* pd = s_.pd(peer->pd.name);
+      p.packet_events.push_back({.name = e.name,
+                                 .qp = e.qp.name,
+                                 .receiver = peer->name,
+                                 .host = s_.host_of_qp(*peer),
+                                 .receiver_device = pd ? pd->device.name : "",
+                                 .packets = e.packets,
+                                 .by_psn = e.psn.has_value(),
+                                 .value = e.psn ? *e.psn : e.nth.value_or(1),
+                                 .transmission = e.transmission,
+                                 .action = e.action});
+    }
     plan_cm_connect(s_, receives_, p);  // rdma_cm connections: the first stages after bring-up
     plan_timeline(s_, o, receives_, p);
     plan_cm_disconnect(s_, p);
     for (auto& hp : p.hosts) {
       host_ = &hp;
+      std::string events;
+      for (const auto& e : p.packet_events)
+        if (e.host == hp.host) events += (events.empty() ? "" : ", ") + e.name;
+      if (!events.empty())
+        add(StepKind::PacketEventsEnd, Phase::Teardown, "tc ingress bpf off", "wire.events")
+            .args.push_back(arg("events", events, "each one's matches reported, then the program is detached"));
       if (o.capture && has_device(hp.host))
         add(StepKind::CaptureEnd, Phase::Teardown, "capture stop", hp.host)
             .args.push_back(arg("files", "closed; packets counted, the run's QPs written beside each (FILE.qps.json)"));
@@ -699,10 +721,26 @@ const char* step_kind_name(StepKind k) {
     case StepKind::CmMcastChannel: return "cm_mcast_channel";
     case StepKind::CmJoinMcast: return "cm_join_mcast";
     case StepKind::SetLink: return "set_link";
+    case StepKind::PacketEvents: return "packet_events";
+    case StepKind::PacketEventsEnd: return "packet_events_end";
     case StepKind::Capture: return "capture";
     case StepKind::CaptureEnd: return "capture_end";
   }
   return "?";
+}
+
+std::string describe(const PacketEventPlan& e) {
+  std::string what = util::event_packets_name(e.packets);
+  if (!what.empty() && what.back() == 's') what.pop_back();  // "request", "ack", "read_response"
+  std::string which;
+  if (e.by_psn) {
+    std::string tx = e.transmission == 0 ? "every transmission" : e.transmission == 1 ? "the first transmission"
+                     : e.transmission == 2 ? "the first retransmission" : "transmission " + std::to_string(e.transmission);
+    which = tx + " of the " + what + " at relative PSN " + std::to_string(e.value);
+  } else {
+    which = "the " + what + " number " + std::to_string(e.value);
+  }
+  return std::string(util::event_action_name(e.action)) + " " + which + " from " + e.qp + " to " + e.receiver;
 }
 
 StepExtra& Step::edit_extra() {

@@ -467,6 +467,7 @@ class TimelinePlanner {
     }
     drop_empty_stage(k);
 
+    if (!events_planned_ && !p_.packet_events.empty()) packet_events(stage("packet events"));
     k = stage("workload " + names);
     if (!faults_planned_) traffic_faults(k);
     // A group's members in this stage, in order (its threads share them as exec does).
@@ -778,6 +779,21 @@ class TimelinePlanner {
 
   // Faults `during: traffic` go on with the first workload and come off after the last
   // (the smoke before proved the path clean).
+  // Packet events are armed on each receiving host in a stage of their own before the first
+  // workload's (the stages meet: every rule is in place before any host sends), so the
+  // smoke's packets before do not count and every workload's do.
+  void packet_events(int k) {
+    events_planned_ = true;
+    std::map<std::string, std::string> events;  // host -> event names
+    for (const auto& e : p_.packet_events) events[e.host] += (events[e.host].empty() ? "" : ", ") + e.name;
+    for (const auto& [host, names] : events) {
+      auto& st = add(host, StepKind::PacketEvents, Phase::Traffic, "tc ingress bpf", "wire.events", k);
+      st.args.push_back(arg("events", names));
+      for (const auto& e : p_.packet_events)
+        if (e.host == host) st.args.push_back(arg(e.name, describe(e), "on the netdev of " + e.receiver_device + "; QP number known at run time", true));
+    }
+  }
+
   void traffic_faults(int k) {
     faults_planned_ = true;
     for (const auto& f : s_.faults) {
@@ -848,6 +864,7 @@ class TimelinePlanner {
   std::vector<QpModel> qps_;          // as s_.qps
   std::vector<HostPlan*> qp_hosts_;   // as s_.qps (plan_of)
   std::unordered_map<std::string, std::map<uint64_t, Content>> content_;
+  bool events_planned_ = false;
   bool faults_planned_ = false;
   int newest_used_stage_ = -1;  // the newest stage a host has a step in
   HostPlan nowhere_;

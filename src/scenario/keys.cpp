@@ -14,7 +14,7 @@ namespace qpo::scenario::keys {
 
 QPO_KEYS(top_level, "version", "name", "description", "tags", "requires", "hosts", "devices", "pds", "mrs",
          "cqs", "srqs", "xrcds", "qps", "workloads", "faults", "timeline", "mws",
-         "mcast_groups", "externals", "matrix")
+         "mcast_groups", "externals", "matrix", "wire")
 QPO_KEYS(host, "address", "launcher")
 QPO_KEYS(device, "host", "name", "port", "gid_index")
 QPO_KEYS(pd, "device")
@@ -27,6 +27,8 @@ QPO_KEYS(qp, "pd", "type", "send_cq", "recv_cq", "srq", "xrcd", "cap", "sq_sig_a
 QPO_KEYS(cap, "max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data")
 QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "offset", "iterations", "script", "args",
          "thresholds", "expect", "mcast", "workers", "pin", "cpus", "invalidate")
+QPO_KEYS(wire, "events")
+QPO_KEYS(packet_event, "qp", "packets", "psn", "nth", "transmission", "action")
 QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "during")
 QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")

@@ -20,6 +20,8 @@ const std::vector<std::string>& qp();
 const std::vector<std::string>& cap();
 const std::vector<std::string>& workload();
 const std::vector<std::string>& fault();
+const std::vector<std::string>& wire();          // events
+const std::vector<std::string>& packet_event();  // qp, packets, psn, nth, transmission, action
 const std::vector<std::string>& threshold();  // threshold names (scenario/thresholds.h)
 // Keys a transition accepts besides ibv_qp_attr fields.
 const std::vector<std::string>& transition_control();  // expect, defaults (+ to in lists)

@@ -574,6 +574,56 @@ void load_faults(YamlReader& r, const yaml::Node& n, Scenario& s) {
   });
 }
 
+// `wire: {events: {NAME: {qp, packets, psn | nth, transmission, action}}}`.
+void load_wire(YamlReader& r, const yaml::Node& n, Scenario& s) {
+  for (auto& [key, value] : fields(r, n, "wire", keys::wire(), "the wire section")) {
+    if (key != "events") continue;
+    for_each_named(r, value, "wire.events", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
+      if (!check_unique(r, s.packet_event(name), name, loc, path)) return;
+      PacketEvent e;
+      e.name = name;
+      e.loc = loc;
+      for (auto& [k, x] : fields(r, v, path, keys::packet_event(), "a packet event")) {
+        std::string p = join_path(path, k);
+        if (k == "qp") {
+          e.qp = r.ref(x, p);
+        } else if (k == "psn") {
+          if (auto u = r.uint(x, p, 0x7fffff)) e.psn = static_cast<uint32_t>(*u);
+        } else if (k == "nth") {
+          if (auto u = r.uint(x, p, 0xffffffff)) {
+            if (*u == 0) r.sink().error("Q401", r.loc(x), p, "nth counts from 1 (the first packet)");
+            else e.nth = static_cast<uint32_t>(*u);
+          }
+        } else if (k == "transmission") {
+          // first | every | N: the Nth transmission of the PSN (1: the first, 2: its first retransmission)
+          if (x.IsScalar() && (x.Scalar() == "first" || x.Scalar() == "every")) {
+            e.transmission = x.Scalar() == "first" ? 1 : 0;
+          } else if (auto u = r.uint(x, p, 255)) {
+            if (*u == 0) r.sink().error("Q401", r.loc(x), p, "transmission counts from 1 (the first)").hint = "first, every, or N (2: the first retransmission)";
+            else e.transmission = static_cast<uint32_t>(*u);
+          }
+        } else if (k == "packets" || k == "action") {
+          auto t = r.string(x, p);
+          if (!t) continue;
+          if (k == "packets") {
+            if (auto pk = util::parse_event_packets(*t)) e.packets = *pk;
+            else r.sink().error("Q106", r.loc(x), p, "unknown packets '" + *t + "'").hint = util::event_packets_names();
+          } else {
+            if (auto a = util::parse_event_action(*t)) e.action = *a;
+            else r.sink().error("Q106", r.loc(x), p, "unknown action '" + *t + "'").hint = util::event_action_names();
+          }
+        }
+      }
+      if (!e.qp) r.sink().error("Q104", loc, path, "packet event '" + name + "' needs 'qp' (the QP whose packets it acts on)");
+      if (e.psn.has_value() == e.nth.has_value()) {
+        auto& d = r.sink().error("Q104", loc, path, "packet event '" + name + "' needs exactly one of 'psn' and 'nth'");
+        d.hint = "psn: N (the packet N PSNs after the first it counts), nth: N (the Nth packet it counts)";
+      }
+      s.packet_events.push_back(std::move(e));
+    });
+  }
+}
+
 void load_mws(YamlReader& r, const yaml::Node& n, Scenario& s) {
   for_each_named(r, n, "mws", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
     if (!check_unique(r, s.mw(name), name, loc, path)) return;

@@ -186,6 +186,8 @@ std::optional<Scenario> load_scenario(const util::SourceText& source, diag::Diag
       detail::load_workloads(r, value, s);
     } else if (key == "faults") {
       detail::load_faults(r, value, s);
+    } else if (key == "wire") {
+      detail::load_wire(r, value, s);
     } else if (key == "mws") {
       detail::load_mws(r, value, s);
     } else if (key == "externals") {

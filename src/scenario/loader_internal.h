@@ -15,6 +15,8 @@ void load_xrcds(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_qps(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_workloads(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_faults(YamlReader& r, const yaml::Node& n, Scenario& s);
+// `wire:` (load_wire.cpp): its packet events.
+void load_wire(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_mws(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s);
 // After every section: a window without `pd:` takes its MR's, `length: 0` runs to the MR's end.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "spec/rules.h"
+#include "util/packet_event_names.h"
 #include "util/ops.h"
 #include "util/shared_list.h"
 #include "util/source_text.h"
@@ -317,6 +318,19 @@ struct Fault : Object {
   std::string during = "traffic";
 };
 
+// `wire: events:` - a deterministic packet event on the packets one QP sends. They arrive at
+// its connected peer's host, whose netdev's ingress runs qpo's tc BPF program (src/wire):
+// among the packets it counts (`packets:`), the one at a PSN relative to the first counted
+// one (`psn:`) and which transmission of it, or the Nth counted one (`nth:`), gets `action`.
+// Armed with the first workload stage, removed after the last.
+struct PacketEvent : Object {
+  Ref qp;
+  util::EventPackets packets = util::EventPackets::Requests;
+  std::optional<uint32_t> psn, nth;  // exactly one
+  uint32_t transmission = 1;         // psn: 0 every transmission, k the kth (1: the first)
+  util::EventAction action = util::EventAction::Drop;
+};
+
 // rdmacm-utils' tools qpo talks to over an rdma_cm connection, and their conversation (read
 // from librdmacm/examples): cmatose.c's server sends its -C messages of -S bytes at once, the
 // client receives them all, then sends as many back, and the server disconnects (the client
@@ -491,6 +505,7 @@ struct Scenario {
   std::vector<Qp> qps;
   std::vector<Workload> workloads;
   std::vector<Fault> faults;
+  std::vector<PacketEvent> packet_events;  // wire: events:
   std::vector<Mw> mws;
   std::vector<McastGroup> mcast_groups;
   std::vector<External> externals;
@@ -533,6 +548,11 @@ struct Scenario {
   const Qp* qp(std::string_view n) const { return index_.qps.find(qps, n); }
   const Workload* workload(std::string_view n) const { return index_.workloads.find(workloads, n); }
   const Fault* fault(std::string_view n) const { return index_.faults.find(faults, n); }
+  const PacketEvent* packet_event(std::string_view n) const {
+    for (const auto& e : packet_events)
+      if (e.name == n) return &e;
+    return nullptr;
+  }
   const Mw* mw(std::string_view n) const { return index_.mws.find(mws, n); }
   const McastGroup* mcast_group(std::string_view n) const {  // few groups: no index
     for (const auto& g : mcast_groups)
