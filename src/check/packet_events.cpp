@@ -2,47 +2,78 @@
 // sends where they arrive: its connected peer's netdev, through qpo's tc BPF program there
 // (src/wire). So the QP needs a peer (RC or UC with connect:), the peer must be on another
 // device (rxe carries packets between QPs of one device inside it, hardware inside the NIC:
-// no netdev sees them), and the program holds 16 rules per receiving host.
+// no netdev sees them), and the program holds 32 rules per receiving host. Wire expectations read a QP with its peer: the same rules.
 #include <map>
+#include <vector>
 
 #include "check/validate.h"
 
 namespace qpo::check {
 
+// QPO_MAX_RULES of src/wire/bpf/packet_events.h (check sits below wire: the number is repeated
+// here and held equal by a unit test).
+constexpr int kMaxEventsPerHost = 32;
+
+namespace {
+
+// The QPs `ref` names (a QP or a counted group's members), or a Q201 and none.
+std::vector<const scenario::Qp*> named_qps(const scenario::Scenario& s, const scenario::Ref& ref, const std::string& path,
+                                           diag::DiagSink& sink) {
+  std::vector<const scenario::Qp*> out;
+  if (!ref) return out;
+  for (const auto& name : s.qp_or_members(ref.name))
+    if (const auto* q = s.qp(name)) out.push_back(q);
+  if (out.empty()) {
+    auto& d = sink.error("Q201", ref.loc, path, "'" + ref.name + "' is not defined in qps (nor a counted QP group)");
+    d.rule = "references must name an object of the right kind";
+  }
+  return out;
+}
+
+// Q570/Q571 for one QP a wire entry names; false when it cannot be used.
+bool check_requester(const scenario::Scenario& s, const scenario::Qp& q, const scenario::Ref& ref, const std::string& what,
+                     const std::string& path, diag::DiagSink& sink) {
+  if ((q.qp_type != spec::QpType::RC && q.qp_type != spec::QpType::UC) || !q.connect) {
+    auto& d = sink.error("Q570", ref.loc, path, what + " reads " + q.name + "'s packets to and from its connected peer: " +
+                                                    q.name + " must be an RC or UC QP with connect:");
+    d.rule = "packet events are armed on the receiving QP's host, matching its QP number; the capture pairs a QP with its peer";
+    return false;
+  }
+  const scenario::Qp* peer = s.qp(q.connect.name);
+  if (!peer) return false;
+  const scenario::Pd* pa = s.pd(q.pd.name);
+  const scenario::Pd* pb = s.pd(peer->pd.name);
+  if (pa && pb && pa->device.name == pb->device.name) {
+    auto& d = sink.error("Q571", ref.loc, path,
+                         q.name + " and its peer " + peer->name + " are on one device ('" + pa->device.name +
+                             "'): their packets never reach a netdev, where packets are captured and events act");
+    d.rule = "Soft-RoCE carries packets between QPs of one device inside it (RXE_LOOPBACK_MASK), hardware inside the NIC";
+    d.hint = "put the two QPs on devices of two hosts (qpo run --lab gives each host a guest)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void check_packet_events(const scenario::Scenario& s, diag::DiagSink& sink) {
+  for (const auto& e : s.wire_expects)
+    for (const auto* q : named_qps(s, e.qp, e.path + ".qp", sink))
+      if (!check_requester(s, *q, e.qp, "a wire expectation", e.path + ".qp", sink)) break;
   std::map<std::string, int> per_host;
   for (const auto& e : s.packet_events) {
     std::string path = "wire.events." + e.name;
-    const scenario::Qp* q = s.qp(e.qp.name);
-    if (!q) continue;  // Q201 said so
     if (e.nth && e.transmission != 1) {
       auto& d = sink.error("Q570", e.loc, path + ".transmission", "transmission: applies to a 'psn:' event, not to 'nth:'");
       d.hint = "nth: N acts on the Nth packet counted, whichever transmission it is";
     }
-    if ((q->qp_type != spec::QpType::RC && q->qp_type != spec::QpType::UC) || !q->connect) {
-      auto& d = sink.error("Q570", e.qp.loc, path + ".qp",
-                           "packet event '" + e.name + "' acts on " + e.qp.name +
-                               "'s packets where they arrive, at its connected peer: " + e.qp.name +
-                               " must be an RC or UC QP with connect:");
-      d.rule = "the event is armed on the receiving QP's host, matching its QP number";
-      continue;
-    }
-    const scenario::Qp* peer = s.qp(q->connect.name);
-    if (!peer) continue;
-    const scenario::Pd* pa = s.pd(q->pd.name);
-    const scenario::Pd* pb = s.pd(peer->pd.name);
-    if (pa && pb && pa->device.name == pb->device.name) {
-      auto& d = sink.error("Q571", e.qp.loc, path + ".qp",
-                           e.qp.name + " and its peer " + peer->name + " are on one device ('" + pa->device.name +
-                               "'): their packets never reach a netdev, where packet events act");
-      d.rule = "Soft-RoCE carries packets between QPs of one device inside it (RXE_LOOPBACK_MASK), hardware inside the NIC";
-      d.hint = "put the two QPs on devices of two hosts (qpo run --lab gives each host a guest)";
-      continue;
-    }
-    std::string host = s.host_of_qp(*peer);
-    if (++per_host[host] == 17) {
-      auto& d = sink.error("Q572", e.loc, path, "more than 16 packet events arrive at host " + host);
-      d.rule = "qpo's BPF program holds 16 rules per netdev (QPO_MAX_RULES)";
+    for (const auto* q : named_qps(s, e.qp, path + ".qp", sink)) {
+      if (!check_requester(s, *q, e.qp, "packet event '" + e.name + "'", path + ".qp", sink)) break;
+      std::string host = s.host_of_qp(*s.qp(q->connect.name));
+      if (++per_host[host] == kMaxEventsPerHost + 1) {
+        auto& d = sink.error("Q572", e.loc, path, "more than " + std::to_string(kMaxEventsPerHost) + " packet events arrive at host " + host);
+        d.rule = "qpo's BPF program holds " + std::to_string(kMaxEventsPerHost) + " rules per netdev (QPO_MAX_RULES)";
+      }
     }
   }
 }

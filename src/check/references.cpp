@@ -140,7 +140,6 @@ class RefChecker {
     for (const auto& q : s_.qps) qp(q);
     for (const auto& w : s_.workloads) workload(w);
     for (const auto& f : s_.faults) resolve(f.device, s_.devices, "devices", "faults." + f.name + ".device");
-    for (const auto& e : s_.packet_events) resolve(e.qp, s_.qps, "qps", "wire.events." + e.name + ".qp");
     for (const auto& step : s_.timeline) {
       for (size_t i = 0; i < step.workloads.size(); ++i)
         resolve(step.workloads[i], s_.workloads, "workloads", step.path + ".workload", true);

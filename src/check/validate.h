@@ -47,7 +47,7 @@ void check_workers(const scenario::Scenario& s, diag::DiagSink& sink);
 // `qpo run --local` puts on one device (two hosts' devices with one name, or auto), for
 // check_local_faults.
 void check_faults(const scenario::Scenario& s, diag::DiagSink& sink, bool local = false);
-// Packet events (wire: events:): on an RC/UC QP with a peer on another device, 16 per receiving host (Q570-Q572).
+// Packet events (wire: events:): on an RC/UC QP with a peer on another device, 32 per receiving host (Q570-Q572); wire expectations: the same QPs.
 void check_packet_events(const scenario::Scenario& s, diag::DiagSink& sink);
 // `qpo run --local` only (not part of validate): a fault between hosts that --local puts on
 // one device cannot work (Q511 as an error), nor can two faults there (Q625).

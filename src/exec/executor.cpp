@@ -518,7 +518,7 @@ report::RunReport HostSession::run(Channel& ch) {
   if (plan_)
     for (const auto& step : plan_->steps)
       if (step.kind == plan::StepKind::PacketEventsEnd) events_.disarm(st_, step.index);
-      else if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, step.index);
+      else if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, p_, step.index);
   teardown();
   publish_lines();
   if (o_.live) o_.live->host_done(st_.host);

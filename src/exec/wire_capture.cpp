@@ -1,10 +1,19 @@
 #include "exec/wire_capture.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <set>
 
 #include "exec/device_counters.h"
 #include "exec/steps.h"
 #include "report/step_line.h"
+#include "verbs/qp_control.h"
+#include "wire/analyze.h"
 #include "wire/listing.h"
 
 namespace qpo::exec {
@@ -14,21 +23,32 @@ std::string capture_path(const std::string& dir, const std::string& scenario, co
 }
 
 void WireCaptures::start(RunState& st, const plan::Step& step, const std::string& dir) {
+  dir_ = dir;
+  if (dir_.empty()) {
+    char tmp[] = "/tmp/qpo-capture.XXXXXX";
+    if (!mkdtemp(tmp)) {
+      st.report.fail("capture: cannot make a temporary directory: " + std::string(std::strerror(errno)));
+      return;
+    }
+    dir_ = tmp;
+    temporary_ = true;
+  }
   std::set<std::string> netdevs;
   for (const auto& [name, d] : st.devices) netdevs.insert(netdev_of(d));
   for (const auto& netdev : netdevs) {
-    std::string path = capture_path(dir, st.report.scenario, st.host, netdev);
+    std::string path = capture_path(dir_, st.report.scenario, st.host, netdev);
+    files_.push_back(path);
     auto& r = run_step(st, st.host, "setup", step.verb, netdev, "", [&] {
       if (netdev.empty()) throw std::runtime_error("a device's GID has no netdev (sysfs gid_attrs/ndevs)");
       live_.push_back(std::make_unique<wire::LiveCapture>(netdev, path));
     });
     r.plan_step = step.index;
     if (r.status != report::StepStatus::Ok) return;
-    r.message = "udp dst port 4791 -> " + path;
+    r.message = "udp dst port 4791 -> " + (temporary_ ? "a temporary file (give --capture DIR to keep it)" : path);
   }
 }
 
-void WireCaptures::stop(RunState& st, int end_step) {
+void WireCaptures::stop(RunState& st, const plan::Plan& plan, int end_step) {
   // Every QP the run knows by address and number, this host's and the others' (the directory).
   std::vector<wire::KnownQp> known;
   for (const auto& [name, q] : st.dir.qps) known.push_back({name, q.gid, q.qpn});
@@ -37,7 +57,7 @@ void WireCaptures::stop(RunState& st, int end_step) {
     std::string why;
     bool named = wire::write_known_qps(c->path(), known, &why);
     auto status = s.error.empty() && named ? report::StepStatus::Ok : report::StepStatus::Failed;
-    std::string message = std::to_string(s.packets) + " packets in " + c->path();
+    std::string message = std::to_string(s.packets) + " packets" + (temporary_ ? "" : " in " + c->path());
     if (s.dropped) message += ", " + std::to_string(s.dropped) + " missed by the kernel (its buffer was full)";
     if (!s.error.empty()) message += "; " + s.error;
     if (!named) message += "; " + why;
@@ -53,10 +73,125 @@ void WireCaptures::stop(RunState& st, int end_step) {
     if (status == report::StepStatus::Failed) st.report.fail("capture on " + c->netdev() + ": " + message);
   }
   live_.clear();
+  check_expectations(st, plan, end_step);
 }
 
 WireCaptures::~WireCaptures() {
   for (auto& c : live_) c->stop();  // a run that never reached its CaptureEnd: the files are still closed
+  live_.clear();
+  if (temporary_) {
+    for (const auto& f : files_) {
+      std::remove(f.c_str());
+      std::remove((f + ".qps.json").c_str());
+    }
+    rmdir(dir_.c_str());
+  }
+}
+
+namespace {
+
+std::string us_text(double us) {
+  char buf[32];
+  if (us >= 1000) std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000);
+  else std::snprintf(buf, sizeof buf, "%.1f us", us);
+  return buf;
+}
+
+// Whether every measured time is within `factor` of its reference, and the times as text.
+bool within_factor(const std::vector<double>& measured, const std::vector<double>& reference, double factor, std::string* text) {
+  bool ok = !measured.empty();
+  for (size_t i = 0; i < measured.size() && i < reference.size(); ++i) {
+    ok &= measured[i] >= reference[i] / factor && measured[i] <= reference[i] * factor;
+    if (i < 8) *text += (i ? ", " : "") + us_text(measured[i]);
+  }
+  if (measured.size() > 8) *text += ", ... (" + std::to_string(measured.size()) + ")";
+  if (measured.empty()) *text = "none measured";
+  return ok;
+}
+
+}  // namespace
+
+void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int end_step) {
+  std::map<std::string, wire::PcapRead> reads;
+  for (const auto& e : plan.wire_expects) {
+    if (e.host != st.host) continue;
+    const auto& x = *e.expect;
+    const auto& info = util::wire_fact_info(x.fact);
+    auto line = report::step_line(st.host, "teardown", "wire expect", e.qp, plan::describe(e), report::StepStatus::Ok, "");
+    line.plan_step = end_step;
+    auto fail = [&](const std::string& why) {
+      line.status = report::StepStatus::Failed;
+      line.message = why;
+      st.report.fail("wire expectation of " + e.qp + ": " + plan::describe(e) + ": " + why);
+    };
+    if (st.report.verdict != report::Verdict::Pass) {  // the reason is elsewhere: not judged
+      line.status = report::StepStatus::Skipped;
+      line.message = "not judged: the run did not pass";
+      st.report.add(std::move(line));
+      continue;
+    }
+    auto device = st.devices.find(e.device);
+    auto self = st.dir.qps.find(e.qp), peer = st.dir.qps.find(e.peer);
+    auto q = st.qps.find(e.qp);
+    if (device == st.devices.end() || self == st.dir.qps.end() || peer == st.dir.qps.end() || q == st.qps.end()) {
+      fail("the run did not get as far as " + e.qp + " and " + e.peer + " being up");
+      st.report.add(std::move(line));
+      continue;
+    }
+    std::string path = capture_path(dir_, st.report.scenario, st.host, netdev_of(device->second));
+    auto it = reads.find(path);
+    if (it == reads.end()) it = reads.emplace(path, wire::read_pcap(path)).first;
+    if (!it->second.error.empty()) {
+      fail("cannot read the capture: " + it->second.error);
+      st.report.add(std::move(line));
+      continue;
+    }
+    wire::QpWireFacts f = wire::analyze_requester(it->second.packets, {self->second.gid, self->second.qpn},
+                                                  {peer->second.gid, peer->second.qpn});
+    uint64_t count = 0;
+    switch (x.fact) {
+      case util::WireFact::Requests: count = f.requests; break;
+      case util::WireFact::Retransmissions: count = f.retransmissions; break;
+      case util::WireFact::MaxTransmissions: count = f.max_transmissions; break;
+      case util::WireFact::Acks: count = f.acks; break;
+      case util::WireFact::Naks: count = f.naks; break;
+      case util::WireFact::RnrNaks: count = f.rnr_naks; break;
+      case util::WireFact::OtherNaks: count = f.other_naks; break;
+      case util::WireFact::PacketsPerMessage: count = f.packets_per_message; break;
+      case util::WireFact::EcnMarked: count = f.ecn_marked; break;
+      case util::WireFact::Cnps: count = f.cnps; break;
+      default: break;
+    }
+    if (info.kind == util::WireFactKind::Count) {
+      line.message = "measured " + std::to_string(count);
+      if (count < x.min || count > x.max) fail("measured " + std::to_string(count) + ", expected " + x.text);
+    } else if (x.fact == util::WireFact::GoBackN) {
+      bool kept = f.go_back_n_violation.empty();
+      line.message = kept ? "kept (" + std::to_string(f.retransmissions) + " retransmitted, " + std::to_string(f.naks) + " NAKs)"
+                          : f.go_back_n_violation;
+      if (kept != (x.min == 1)) fail(kept ? "go-back-N was kept, expected a violation" : f.go_back_n_violation);
+    } else if (x.fact == util::WireFact::RetransmitTimeout) {
+      ibv_qp_attr attr{};
+      int err = q->second.qp && q->second.qp->get() ? verbs::query_qp(q->second.qp->get(), attr, IBV_QP_TIMEOUT) : ENODEV;
+      double t = err ? 0 : wire::ack_timeout_us(attr.timeout);
+      std::string text;
+      bool ok = t > 0 && within_factor(f.timeout_gaps_us, std::vector<double>(f.timeout_gaps_us.size(), t), x.factor, &text);
+      line.message = "measured " + text + "; timeout " + std::to_string(attr.timeout) + ": 4.096 us x 2^" +
+                     std::to_string(attr.timeout) + " = " + us_text(t);
+      if (err) fail("ibv_query_qp(" + e.qp + ", IBV_QP_TIMEOUT): " + std::strerror(err));
+      else if (t == 0) fail("timeout 0 (infinite): no retransmission timer to measure");
+      else if (!ok) fail(line.message + ", expected within " + x.text);
+    } else if (x.fact == util::WireFact::RnrDelay) {
+      std::vector<double> ref;
+      for (size_t i = 0; i < f.rnr_gaps_us.size() && i < f.rnr_timers.size(); ++i) ref.push_back(wire::rnr_timer_us(f.rnr_timers[i]));
+      std::string text;
+      bool ok = within_factor(f.rnr_gaps_us, ref, x.factor, &text);
+      line.message = "measured " + text + (f.rnr_timers.empty() ? "" : "; RNR NAK timer " + std::to_string(f.rnr_timers[0]) + " = " +
+                                                                         us_text(wire::rnr_timer_us(f.rnr_timers[0])));
+      if (!ok) fail(line.message + ", expected within " + x.text);
+    }
+    st.report.add(std::move(line));
+  }
 }
 
 }  // namespace qpo::exec

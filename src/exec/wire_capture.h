@@ -17,13 +17,20 @@ class WireCaptures {
  public:
   // Starts the captures of `step` (plan::StepKind::Capture) into `dir`, a line per netdev.
   // A capture that cannot start fails the run (its line says why: no permission, no netdev).
+  // An empty `dir`: a temporary directory, removed with this object (the run only reads them).
   void start(RunState& st, const plan::Step& step, const std::string& dir);
-  // Stops them (plan step `end_step`, CaptureEnd), a line per file with its packet count.
-  void stop(RunState& st, int end_step);
+  // Stops them (plan step `end_step`, CaptureEnd), a line per file with its packet count,
+  // then checks this host's `wire: expect:` entries against the files, a line each; a fact
+  // that is not as expected fails the run with the measured and the expected value.
+  void stop(RunState& st, const plan::Plan& plan, int end_step);
   ~WireCaptures();
 
  private:
+  void check_expectations(RunState& st, const plan::Plan& plan, int end_step);
   std::vector<std::unique_ptr<wire::LiveCapture>> live_;
+  std::string dir_;
+  bool temporary_ = false;  // no --capture: the files live in a directory of qpo's until the run ends
+  std::vector<std::string> files_;
 };
 
 // DIR/SCENARIO.HOST.NETDEV.pcap

@@ -197,6 +197,15 @@ struct PacketEventPlan {
 // "drop the first transmission of the request at relative PSN 4 from qa to qb"
 std::string describe(const PacketEventPlan& e);
 
+// A `wire: expect:` entry for one QP (a group's entry gives one per member): read from the
+// capture of the QP's host at its CaptureEnd step (exec/wire_capture.cpp).
+struct WireExpectPlan {
+  const scenario::WireExpect* expect = nullptr;
+  std::string qp, peer, host, device;
+};
+// "naks 1", "retransmissions >= 1", "go_back_n true", "retransmit_timeout within 4x"
+std::string describe(const WireExpectPlan& e);
+
 struct HostPlan {
   std::string host, address;
   std::vector<Step> steps;
@@ -215,6 +224,7 @@ struct Plan {
   DeviceNeeds needs;  // what the devices must be able to do (plan/device_needs.h)
   std::vector<NetemFault> faults;  // every host's; a host applies those on its devices
   std::vector<PacketEventPlan> packet_events;  // every host's; a host arms those it receives
+  std::vector<WireExpectPlan> wire_expects;    // every host's; a host checks its own QPs'
   // Every QP's `cm:`, lowered (plan/cm_end.h), in file order.
   std::vector<CmEnd> cm_ends;
   const CmEnd* cm_end_of(const Step& s) const {

@@ -124,7 +124,7 @@ class Planner {
       host_ = &hp;
       setup(h.name);
       faults(h.name);  // before the QPs: the bring-up window holds nothing but QP verbs
-      if (o.capture) capture(h.name);
+      if (o.capture || !s_.wire_expects.empty()) capture(h.name);
       qp_creates(h.name);
       bring_up(h.name);
       p.hosts.push_back(std::move(hp));
@@ -146,22 +146,7 @@ class Planner {
                           .duplicate = f.duplicate,
                           .reorder = f.reorder,
                           .delay_us = f.delay_us});
-    for (const auto& e : s_.packet_events) {
-      const auto* q = s_.qp(e.qp.name);
-      const auto* peer = q ? s_.qp(q->connect.name) : nullptr;
-      if (!peer) continue;
-      const auto* pd = s_.pd(peer->pd.name);
-      p.packet_events.push_back({.name = e.name,
-                                 .qp = e.qp.name,
-                                 .receiver = peer->name,
-                                 .host = s_.host_of_qp(*peer),
-                                 .receiver_device = pd ? pd->device.name : "",
-                                 .packets = e.packets,
-                                 .by_psn = e.psn.has_value(),
-                                 .value = e.psn ? *e.psn : e.nth.value_or(1),
-                                 .transmission = e.transmission,
-                                 .action = e.action});
-    }
+    lower_wire(p);
     plan_cm_connect(s_, receives_, p);  // rdma_cm connections: the first stages after bring-up
     plan_timeline(s_, o, receives_, p);
     plan_cm_disconnect(s_, p);
@@ -173,9 +158,12 @@ class Planner {
       if (!events.empty())
         add(StepKind::PacketEventsEnd, Phase::Teardown, "tc ingress bpf off", "wire.events")
             .args.push_back(arg("events", events, "each one's matches reported, then the program is detached"));
-      if (o.capture && has_device(hp.host))
-        add(StepKind::CaptureEnd, Phase::Teardown, "capture stop", hp.host)
-            .args.push_back(arg("files", "closed; packets counted, the run's QPs written beside each (FILE.qps.json)"));
+      if ((o.capture || !s_.wire_expects.empty()) && has_device(hp.host)) {
+        auto& st = add(StepKind::CaptureEnd, Phase::Teardown, "capture stop", hp.host);
+        st.args.push_back(arg("files", "closed; packets counted, the run's QPs written beside each (FILE.qps.json)"));
+        for (const auto& e : p.wire_expects)
+          if (e.host == hp.host) st.args.push_back(arg("expect " + e.qp, describe(e), "read from this host's capture", true));
+      }
       plan_cm_teardown(s_, hp);  // ids before the QPs and AHs, the channel after its ids
       const auto& ahs = p.address_handles[hp.host];
       for (auto it = ahs.rbegin(); it != ahs.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_ah", *it);
@@ -548,6 +536,35 @@ class Planner {
     }
   }
 
+  // `wire:` lowered, one entry per QP (a group's entry per member).
+  void lower_wire(Plan& p) {
+    for (const auto& e : s_.packet_events) {
+      auto qps = s_.qp_or_members(e.qp.name);
+      for (const auto& name : qps) {
+        const auto* q = s_.qp(name);
+        const auto* peer = q ? s_.qp(q->connect.name) : nullptr;
+        if (!peer) continue;
+        const auto* pd = s_.pd(peer->pd.name);
+        p.packet_events.push_back({.name = name == e.qp.name ? e.name : e.name + "[" + name + "]",
+                                   .qp = name,
+                                   .receiver = peer->name,
+                                   .host = s_.host_of_qp(*peer),
+                                   .receiver_device = pd ? pd->device.name : "",
+                                   .packets = e.packets,
+                                   .by_psn = e.psn.has_value(),
+                                   .value = e.psn ? *e.psn : e.nth.value_or(1),
+                                   .transmission = e.transmission,
+                                   .action = e.action});
+      }
+    }
+    for (const auto& e : s_.wire_expects)
+      for (const auto& name : s_.qp_or_members(e.qp.name)) {
+        const auto* q = s_.qp(name);
+        const auto* pd = q ? s_.pd(q->pd.name) : nullptr;
+        if (q && pd) p.wire_expects.push_back({&e, name, q->connect.name, s_.host_of_qp(*q), pd->device.name});
+      }
+  }
+
   bool has_device(const std::string& host) const {
     for (const auto& d : s_.devices)
       if (d.host.name == host) return true;
@@ -741,6 +758,13 @@ std::string describe(const PacketEventPlan& e) {
     which = "the " + what + " number " + std::to_string(e.value);
   }
   return std::string(util::event_action_name(e.action)) + " " + which + " from " + e.qp + " to " + e.receiver;
+}
+
+std::string describe(const WireExpectPlan& e) {
+  const auto& info = util::wire_fact_info(e.expect->fact);
+  std::string what = e.expect->text;
+  if (info.kind == util::WireFactKind::Factor) what = "within " + what + (what.back() == 'x' ? "" : "x");
+  return std::string(info.name) + " " + what;
 }
 
 StepExtra& Step::edit_extra() {

@@ -27,7 +27,7 @@ QPO_KEYS(qp, "pd", "type", "send_cq", "recv_cq", "srq", "xrcd", "cap", "sq_sig_a
 QPO_KEYS(cap, "max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max_inline_data")
 QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "offset", "iterations", "script", "args",
          "thresholds", "expect", "mcast", "workers", "pin", "cpus", "invalidate")
-QPO_KEYS(wire, "events")
+QPO_KEYS(wire, "events", "expect")
 QPO_KEYS(packet_event, "qp", "packets", "psn", "nth", "transmission", "action")
 QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "during")
 QPO_KEYS(transition_control, "expect", "defaults")

@@ -575,8 +575,104 @@ void load_faults(YamlReader& r, const yaml::Node& n, Scenario& s) {
 }
 
 // `wire: {events: {NAME: {qp, packets, psn | nth, transmission, action}}}`.
+namespace {
+
+// A count as `wire: expect:` writes it: 3, ">= 1", "<= 2", "> 0", "< 5", "2..4".
+bool parse_count_range(const std::string& text, uint64_t* min, uint64_t* max) {
+  auto trim = [](std::string t) {
+    while (!t.empty() && t.front() == ' ') t.erase(t.begin());
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    return t;
+  };
+  std::string t = trim(text);
+  auto num = [&](const std::string& x) { return util::parse_uint(trim(x)); };
+  if (auto dots = t.find(".."); dots != std::string::npos) {
+    auto a = num(t.substr(0, dots)), b = num(t.substr(dots + 2));
+    if (!a || !b || *a > *b) return false;
+    *min = *a, *max = *b;
+    return true;
+  }
+  for (const char* op : {">=", "<=", ">", "<"}) {
+    std::string o(op);
+    if (t.rfind(o, 0) != 0) continue;
+    auto v = num(t.substr(o.size()));
+    if (!v) return false;
+    if (o == ">=") *min = *v, *max = UINT64_MAX;
+    else if (o == "<=") *min = 0, *max = *v;
+    else if (o == ">") *min = *v + 1, *max = UINT64_MAX;
+    else if (*v == 0) return false;
+    else *min = 0, *max = *v - 1;
+    return true;
+  }
+  auto v = num(t);
+  if (!v) return false;
+  *min = *max = *v;
+  return true;
+}
+
+void load_wire_expect(YamlReader& r, const yaml::Node& list, Scenario& s) {
+  if (!list.IsSequence()) {
+    r.wrong_type(list, "wire.expect", "a list of {qp: NAME, FACT: VALUE}");
+    return;
+  }
+  size_t i = 0;
+  for (const auto& item : list) {
+    std::string path = "wire.expect[" + std::to_string(i++) + "]";
+    if (!item.IsMap()) {
+      r.wrong_type(item, path, "a map {qp: NAME, FACT: VALUE}");
+      continue;
+    }
+    WireExpect e;
+    e.loc = r.loc(item);
+    e.path = path;
+    int facts = 0;
+    for (auto& [key, value] : r.entries(item, path, nullptr, "a wire expectation")) {
+      std::string p = join_path(path, key);
+      if (key == "qp") {
+        e.qp = r.ref(value, p);
+        continue;
+      }
+      auto fact = util::parse_wire_fact(key);
+      if (!fact) {
+        auto& d = r.sink().error("Q101", r.loc(value), p, "unknown wire fact '" + key + "'");
+        d.hint = "qp and one of: " + util::wire_fact_names();
+        continue;
+      }
+      ++facts;
+      e.fact = *fact;
+      e.text = value.IsScalar() ? value.Scalar() : "";
+      switch (util::wire_fact_info(*fact).kind) {
+        case util::WireFactKind::Count:
+          if (!value.IsScalar() || !parse_count_range(value.Scalar(), &e.min, &e.max))
+            r.sink().error("Q103", r.loc(value), p, "'" + e.text + "' is not a count").hint = "write 3, \">= 1\", \"<= 2\" or \"2..4\"";
+          break;
+        case util::WireFactKind::Flag:
+          if (auto b = r.boolean(value, p)) e.min = e.max = *b ? 1 : 0;
+          break;
+        case util::WireFactKind::Factor: {
+          std::string t = e.text;
+          if (!t.empty() && (t.back() == 'x' || t.back() == 'X')) t.pop_back();
+          char* end = nullptr;
+          double f = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+          if (!end || *end || !(f >= 1) || f > 1000)
+            r.sink().error("Q103", r.loc(value), p, "'" + e.text + "' is not a factor from 1 to 1000").hint = "write e.g. 2x (half to twice the attribute's time)";
+          else
+            e.factor = f;
+          break;
+        }
+      }
+    }
+    if (!e.qp) r.sink().error("Q104", e.loc, path, "a wire expectation needs 'qp' (the requester whose packets it reads)");
+    if (facts != 1) r.sink().error("Q104", e.loc, path, "a wire expectation names exactly one fact").hint = util::wire_fact_names();
+    s.wire_expects.push_back(std::move(e));
+  }
+}
+
+}  // namespace
+
 void load_wire(YamlReader& r, const yaml::Node& n, Scenario& s) {
   for (auto& [key, value] : fields(r, n, "wire", keys::wire(), "the wire section")) {
+    if (key == "expect") load_wire_expect(r, value, s);
     if (key != "events") continue;
     for_each_named(r, value, "wire.events", [&](const std::string& name, SourceLoc loc, const std::string& path, const yaml::Node& v) {
       if (!check_unique(r, s.packet_event(name), name, loc, path)) return;

@@ -14,6 +14,7 @@
 
 #include "spec/rules.h"
 #include "util/packet_event_names.h"
+#include "util/wire_facts.h"
 #include "util/ops.h"
 #include "util/shared_list.h"
 #include "util/source_text.h"
@@ -331,6 +332,19 @@ struct PacketEvent : Object {
   util::EventAction action = util::EventAction::Drop;
 };
 
+// `wire: expect:` - a fact of a QP's packets, read from its host's capture after the run's
+// traffic (the run captures when the scenario expects anything of the wire): a count in
+// [min, max], go-back-N kept, or timings within `factor` of what the attributes say.
+struct WireExpect {
+  SourceLoc loc;
+  std::string path;  // wire.expect[2]
+  Ref qp;            // a QP, or a counted group (each member)
+  util::WireFact fact = util::WireFact::Requests;
+  uint64_t min = 0, max = UINT64_MAX;
+  double factor = 0;
+  std::string text;  // the expectation as written: "1", ">= 1", "2..4", "true", "4x"
+};
+
 // rdmacm-utils' tools qpo talks to over an rdma_cm connection, and their conversation (read
 // from librdmacm/examples): cmatose.c's server sends its -C messages of -S bytes at once, the
 // client receives them all, then sends as many back, and the server disconnects (the client
@@ -506,6 +520,7 @@ struct Scenario {
   std::vector<Workload> workloads;
   std::vector<Fault> faults;
   std::vector<PacketEvent> packet_events;  // wire: events:
+  std::vector<WireExpect> wire_expects;    // wire: expect:
   std::vector<Mw> mws;
   std::vector<McastGroup> mcast_groups;
   std::vector<External> externals;
@@ -548,6 +563,15 @@ struct Scenario {
   const Qp* qp(std::string_view n) const { return index_.qps.find(qps, n); }
   const Workload* workload(std::string_view n) const { return index_.workloads.find(workloads, n); }
   const Fault* fault(std::string_view n) const { return index_.faults.find(faults, n); }
+  // The QPs a `wire:` entry names: the QP, or each member of a counted QP group; empty when
+  // the name is neither.
+  std::vector<std::string> qp_or_members(std::string_view n) const {
+    if (qp(n)) return {std::string(n)};
+    std::vector<std::string> out;
+    if (const Group* g = group(n, Group::Kind::Qp))
+      for (uint32_t i = g->first; i < g->first + g->count; ++i) out.push_back(g->member(i));
+    return out;
+  }
   const PacketEvent* packet_event(std::string_view n) const {
     for (const auto& e : packet_events)
       if (e.name == n) return &e;

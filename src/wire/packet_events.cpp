@@ -77,7 +77,7 @@ PacketEvents::PacketEvents(const std::string& netdev, const std::vector<EventRul
     if (!log.empty()) why += " (libbpf: " + last_lines(end == std::string::npos ? log : log.substr(0, end), 3) + ")";
     throw std::runtime_error(why);
   };
-  if (rules.size() > kMaxRules) throw std::runtime_error("packet events on " + netdev + ": more than 16 rules");
+  if (rules.size() > kMaxRules) throw std::runtime_error("packet events on " + netdev + ": more than 32 rules");
   unsigned ifindex = if_nametoindex(netdev.c_str());
   if (!ifindex) throw std::runtime_error("packet events: no netdev " + netdev);
   impl_ = new Impl;

@@ -39,7 +39,7 @@ class PacketEvents {
   ~PacketEvents();
   PacketEvents(const PacketEvents&) = delete;
   PacketEvents& operator=(const PacketEvents&) = delete;
-  static constexpr size_t kMaxRules = 16;
+  static constexpr size_t kMaxRules = 32;
 
   // Packets each rule acted on, and the first kMaxHits of them in order.
   std::vector<uint32_t> hits_per_rule() const;

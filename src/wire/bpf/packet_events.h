@@ -6,7 +6,7 @@
 
 #include <linux/types.h>
 
-#define QPO_MAX_RULES 16
+#define QPO_MAX_RULES 32
 #define QPO_MAX_HITS 1024
 /* A duplicate's clone carries this mark through the hook again and passes untouched. */
 #define QPO_CLONE_MARK 0x51504f31u
