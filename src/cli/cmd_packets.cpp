@@ -24,7 +24,7 @@ Action add_packets(CLI::App& app) {
       "Flows are named by the run's QPs when FILE.pcap.qps.json (written by qpo run --capture) is there.\n"
       "Wireshark and tshark read the same files.\n"
       "Exit status: 0 listed, 2 a file cannot be read.\n\n"
-      "Example:\n  qpo run --lab --capture cap scenarios/wire/rc-write-drop-psn.yaml\n  qpo packets cap/*.pcap");
+      "Example:\n  qpo run --lab --capture cap scenarios/wire/rc-write-drop-psn4.yaml\n  qpo packets cap/*.pcap");
   cmd->add_option("pcap", opts->files, "pcap files")->required()->check(CLI::ExistingFile);
   add_output_options(*cmd, opts->out);
   return [opts]() {

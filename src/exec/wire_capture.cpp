@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +55,7 @@ void WireCaptures::stop(RunState& st, const plan::Plan& plan, int end_step) {
   for (const auto& [name, q] : st.dir.qps) known.push_back({name, q.gid, q.qpn});
   for (auto& c : live_) {
     wire::CaptureStats s = c->stop();
+    missed_[c->path()] = s.dropped;
     std::string why;
     bool named = wire::write_known_qps(c->path(), known, &why);
     auto status = s.error.empty() && named ? report::StepStatus::Ok : report::StepStatus::Failed;
@@ -97,16 +99,22 @@ std::string us_text(double us) {
   return buf;
 }
 
-// Whether every measured time is within `factor` of its reference, and the times as text.
-bool within_factor(const std::vector<double>& measured, const std::vector<double>& reference, double factor, std::string* text) {
-  bool ok = !measured.empty();
-  for (size_t i = 0; i < measured.size() && i < reference.size(); ++i) {
-    ok &= measured[i] >= reference[i] / factor && measured[i] <= reference[i] * factor;
-    if (i < 8) *text += (i ? ", " : "") + us_text(measured[i]);
-  }
+// Whether the median of the measured times is within `factor` of the reference, and the
+// times as text. The median, not each: under emulation one send can sit in the guest for
+// milliseconds after the device's timer started (seen: a 0.66 ms gap for a 16.8 ms timeout,
+// its neighbours 20 ms), and one outlier is the lab's noise, not the device's timer.
+bool median_within_factor(std::vector<double> measured, double reference, double factor, std::string* text) {
+  for (size_t i = 0; i < measured.size() && i < 8; ++i) *text += (i ? ", " : "") + us_text(measured[i]);
   if (measured.size() > 8) *text += ", ... (" + std::to_string(measured.size()) + ")";
-  if (measured.empty()) *text = "none measured";
-  return ok;
+  if (measured.empty()) {
+    *text = "none measured";
+    return false;
+  }
+  std::sort(measured.begin(), measured.end());
+  double median = measured[measured.size() / 2];
+  if (measured.size() % 2 == 0) median = (median + measured[measured.size() / 2 - 1]) / 2;
+  *text += " (median " + us_text(median) + ")";
+  return median >= reference / factor && median <= reference * factor;
 }
 
 }  // namespace
@@ -139,6 +147,11 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
       continue;
     }
     std::string path = capture_path(dir_, st.report.scenario, st.host, netdev_of(device->second));
+    if (uint64_t missed = missed_[path]) {  // a fact from a capture with holes is no fact
+      fail("not judged: the capture missed " + std::to_string(missed) + " packets (the kernel's buffer was full)");
+      st.report.add(std::move(line));
+      continue;
+    }
     auto it = reads.find(path);
     if (it == reads.end()) it = reads.emplace(path, wire::read_pcap(path)).first;
     if (!it->second.error.empty()) {
@@ -175,17 +188,15 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
       int err = q->second.qp && q->second.qp->get() ? verbs::query_qp(q->second.qp->get(), attr, IBV_QP_TIMEOUT) : ENODEV;
       double t = err ? 0 : wire::ack_timeout_us(attr.timeout);
       std::string text;
-      bool ok = t > 0 && within_factor(f.timeout_gaps_us, std::vector<double>(f.timeout_gaps_us.size(), t), x.factor, &text);
+      bool ok = t > 0 && median_within_factor(f.timeout_gaps_us, t, x.factor, &text);
       line.message = "measured " + text + "; timeout " + std::to_string(attr.timeout) + ": 4.096 us x 2^" +
                      std::to_string(attr.timeout) + " = " + us_text(t);
       if (err) fail("ibv_query_qp(" + e.qp + ", IBV_QP_TIMEOUT): " + std::strerror(err));
       else if (t == 0) fail("timeout 0 (infinite): no retransmission timer to measure");
       else if (!ok) fail(line.message + ", expected within " + x.text);
     } else if (x.fact == util::WireFact::RnrDelay) {
-      std::vector<double> ref;
-      for (size_t i = 0; i < f.rnr_gaps_us.size() && i < f.rnr_timers.size(); ++i) ref.push_back(wire::rnr_timer_us(f.rnr_timers[i]));
       std::string text;
-      bool ok = within_factor(f.rnr_gaps_us, ref, x.factor, &text);
+      bool ok = !f.rnr_timers.empty() && median_within_factor(f.rnr_gaps_us, wire::rnr_timer_us(f.rnr_timers[0]), x.factor, &text);
       line.message = "measured " + text + (f.rnr_timers.empty() ? "" : "; RNR NAK timer " + std::to_string(f.rnr_timers[0]) + " = " +
                                                                          us_text(wire::rnr_timer_us(f.rnr_timers[0])));
       if (!ok) fail(line.message + ", expected within " + x.text);

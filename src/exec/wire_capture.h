@@ -3,6 +3,8 @@
 // wire::LiveCapture per netdev its devices send through, started before the first QP is made
 // and stopped before the first object is destroyed; at the stop the run's QPs (names, numbers,
 // GIDs, every host's from the directory) go beside each file for `qpo packets`.
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +33,7 @@ class WireCaptures {
   std::string dir_;
   bool temporary_ = false;  // no --capture: the files live in a directory of qpo's until the run ends
   std::vector<std::string> files_;
+  std::map<std::string, uint64_t> missed_;  // by file: packets the kernel dropped before the capture read them
 };
 
 // DIR/SCENARIO.HOST.NETDEV.pcap

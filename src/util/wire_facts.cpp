@@ -19,8 +19,8 @@ constexpr WireFactInfo kFacts[] = {
     {WireFact::GoBackN, "go_back_n", K::Flag,
      "after a NAK the next request is the NAK's PSN, after a timeout the oldest unacknowledged one, and no PSN is skipped"},
     {WireFact::RetransmitTimeout, "retransmit_timeout", K::Factor,
-     "each retransmission no NAK asked for comes within this factor of 4.096 us x 2^timeout after the last request"},
-    {WireFact::RnrDelay, "rnr_delay", K::Factor, "each request after an RNR NAK comes within this factor of the NAK's timer"},
+     "the median gap before a retransmission no NAK asked for is within this factor of 4.096 us x 2^timeout"},
+    {WireFact::RnrDelay, "rnr_delay", K::Factor, "the median gap from an RNR NAK to the next request is within this factor of the NAK's timer"},
 };
 
 }  // namespace

@@ -300,6 +300,19 @@ TEST_CASE("every scenarios/interop/*.yaml and tests/scenarios/interop/*.yaml val
   }
 }
 
+TEST_CASE("every scenarios/wire/*.yaml and tests/scenarios/wire/*.yaml validates with zero errors and zero warnings") {
+  auto files = yaml_files(kRoot / "scenarios" / "wire");
+  REQUIRE_MESSAGE(!files.empty(), "no scenarios/wire/*.yaml");
+  auto tests = yaml_files(kRoot / "tests" / "scenarios" / "wire");
+  files.insert(files.end(), tests.begin(), tests.end());
+  for (const auto& f : files) {
+    CAPTURE(f.filename().string());
+    auto l = load_file(f);
+    CHECK_MESSAGE(l.scenario.has_value(), l.dump());
+    CHECK_MESSAGE(l.sink.all().empty(), l.dump());
+  }
+}
+
 TEST_CASE("tests/scenarios/bad/ holds bad scenarios, each with '# expect: Qnnn line N' headers") {
   auto files = yaml_files(kRoot / "tests" / "scenarios" / "bad");
   REQUIRE_MESSAGE(!files.empty(), "tests/scenarios/bad/ has no *.yaml files");
