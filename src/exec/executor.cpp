@@ -483,6 +483,12 @@ report::RunReport HostSession::run(Channel& ch) {
   bool exchanged = alive_;
   size_t published_at = program_.lines_so_far(st_);
   stage(ch, "bring-up", [&] {
+    if (std::string why = wire_unsupported_reason(st_, p_); !why.empty()) {
+      st_.report.add(report::step_line(st_.host, "bring-up", "wire", st_.host, report::StepStatus::Skipped, why));
+      st_.report.verdict = report::Verdict::Unsupported;
+      st_.report.reason = why;
+      return;
+    }
     // An external peer's values come from its own exchange, before the RTR that reads them.
     if (!run_external_steps(plan::StepKind::ExternalExchange)) return;
     close_window();

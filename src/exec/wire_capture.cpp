@@ -23,6 +23,23 @@ std::string capture_path(const std::string& dir, const std::string& scenario, co
   return (dir.empty() ? std::string(".") : dir) + "/" + scenario + "." + host + "." + netdev + ".pcap";
 }
 
+std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan) {
+  auto one_device = [&](const std::string& qp, const std::string& peer) -> std::string {
+    auto a = st.dir.qps.find(qp), b = st.dir.qps.find(peer);
+    if (a == st.dir.qps.end() || b == st.dir.qps.end() || a->second.gid != b->second.gid) return "";
+    return qp + " and " + peer + " are on one device (" + st.report.device +
+           "): their packets never reach a netdev, where qpo captures them and packet events act (--local runs every "
+           "host on this machine's one device; run without --local: in the lab each host gets its own guest)";
+  };
+  for (const auto& e : plan.packet_events)
+    if (e.host == st.host)
+      if (auto why = one_device(e.qp, e.receiver); !why.empty()) return why;
+  for (const auto& e : plan.wire_expects)
+    if (e.host == st.host)
+      if (auto why = one_device(e.qp, e.peer); !why.empty()) return why;
+  return "";
+}
+
 void WireCaptures::start(RunState& st, const plan::Step& step, const std::string& dir) {
   dir_ = dir;
   if (dir_.empty()) {

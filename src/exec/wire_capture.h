@@ -36,6 +36,11 @@ class WireCaptures {
   std::map<std::string, uint64_t> missed_;  // by file: packets the kernel dropped before the capture read them
 };
 
+// Why this host's packet events or wire expectations cannot work, after the exchange: a QP
+// and its peer on one device (the same GID: `--local` put both hosts on this machine's one
+// device), whose packets never reach a netdev. "" when they can.
+std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan);
+
 // DIR/SCENARIO.HOST.NETDEV.pcap
 std::string capture_path(const std::string& dir, const std::string& scenario, const std::string& host, const std::string& netdev);
 
