@@ -11,7 +11,7 @@
 namespace qpo::check {
 
 // QPO_MAX_RULES of src/wire/bpf/packet_events.h (check sits below wire: the number is repeated
-// here and held equal by a unit test).
+// here; tests/scenarios/bad/q572-too-many-events.yaml holds 33 to it, the lab runs 20).
 constexpr int kMaxEventsPerHost = 32;
 
 namespace {
@@ -34,7 +34,7 @@ std::vector<const scenario::Qp*> named_qps(const scenario::Scenario& s, const sc
 bool check_requester(const scenario::Scenario& s, const scenario::Qp& q, const scenario::Ref& ref, const std::string& what,
                      const std::string& path, diag::DiagSink& sink) {
   if ((q.qp_type != spec::QpType::RC && q.qp_type != spec::QpType::UC) || !q.connect) {
-    auto& d = sink.error("Q570", ref.loc, path, what + " reads " + q.name + "'s packets to and from its connected peer: " +
+    auto& d = sink.error("Q570", ref.loc, path, what + " needs " + q.name + "'s connected peer (packets go between the two): " +
                                                     q.name + " must be an RC or UC QP with connect:");
     d.rule = "packet events are armed on the receiving QP's host, matching its QP number; the capture pairs a QP with its peer";
     return false;

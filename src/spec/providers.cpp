@@ -25,7 +25,10 @@ const char kHeader[] =
     "#     device's ibv_modify_qp (and ibv_query_qp read-back) answered differently from the\n"
     "#     prediction. `qpo validate --provider NAME|FILE` warns (Q308) where a scenario's step\n"
     "#     is refused so; `qpo run` reports a transition refused with its minimal mask as\n"
-    "#     unsupported by the device. Regenerate an entry with a probe run, do not edit it.\n";
+    "#     unsupported by the device. Regenerate an entry with a probe run, do not edit it.\n"
+    "#   wire: what the provider does on the wire that the spec leaves open, each finding with the\n"
+    "#     scenario whose capture shows it (qpo run --lab --capture DIR scenarios/wire/...). Written\n"
+    "#     from such a run; a probe keeps them.\n";
 
 // YAML double-quoted scalar (a JSON string is one).
 std::string quoted(const std::string& s) {
@@ -77,6 +80,13 @@ ProviderEntry parse_entry(const std::string& name, const YAML::Node& p, const st
       for (const auto& np : n["not_probed"])
         r.not_probed[np.first.as<std::string>()] = scalar(np.second, where + ".not_probed");
       e.probed = r;
+    } else if (key == "wire") {
+      size_t i = 0;
+      for (const auto& w : kv.second) {
+        std::string at_w = where + "[" + std::to_string(i++) + "]";
+        e.wire.push_back({scalar(w["topic"], at_w + ".topic"), scalar(w["finding"], at_w + ".finding"),
+                          scalar(w["scenario"], at_w + ".scenario")});
+      }
     } else if (key == "deviations") {
       size_t i = 0;
       for (const auto& d : kv.second) {
@@ -94,7 +104,7 @@ ProviderEntry parse_entry(const std::string& name, const YAML::Node& p, const st
         e.deviations.push_back(std::move(dev));
       }
     } else {
-      throw std::runtime_error(where + ": unknown key (known: description, unsupported, probed, deviations)");
+      throw std::runtime_error(where + ": unknown key (known: description, unsupported, probed, deviations, wire)");
     }
   }
   return e;
@@ -221,6 +231,7 @@ void ProviderTable::merge_probe(const ProviderEntry& e) {
   for (const auto& [cap, why] : e.unsupported) slot.unsupported[cap] = why;
   slot.probed = e.probed;
   slot.deviations = e.deviations;
+  if (!e.wire.empty()) slot.wire = e.wire;
   index_transitions();
 }
 
@@ -246,6 +257,13 @@ std::string ProviderTable::to_yaml() const {
         o << "      not_probed:\n";
         for (const auto& [type, why] : r.not_probed) o << "        " << type << ": " << quoted(why) << "\n";
       }
+    }
+    if (!e.wire.empty()) {
+      o << "    wire:\n";
+      for (const auto& w : e.wire)
+        o << "      - topic: " << quoted(w.topic) << "\n"
+          << "        finding: " << quoted(w.finding) << "\n"
+          << "        scenario: " << quoted(w.scenario) << "\n";
     }
     if (!e.deviations.empty()) {
       o << "    deviations:\n";

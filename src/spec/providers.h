@@ -48,8 +48,16 @@ struct ProbeRecord {
   std::map<std::string, std::string> not_probed;  // QP type -> why
 };
 
+// What the provider does on the wire that the spec leaves open (timer granularity, whether
+// it sends CNPs, what it does with a corrupt packet), with the scenario whose capture shows it
+// (scenarios/wire/, `qpo run --lab --capture`). Written by hand from such a run, kept by probes.
+struct WireFinding {
+  std::string topic, finding, scenario;
+};
+
 struct ProviderEntry {
   std::string name, description;
+  std::vector<WireFinding> wire;
   std::map<std::string, std::string> unsupported;  // capability -> why
   std::optional<ProbeRecord> probed;
   std::vector<Deviation> deviations;

@@ -19,6 +19,8 @@ extern "C" {
 
 namespace qpo::wire {
 
+static_assert(PacketEvents::kMaxRules == QPO_MAX_RULES, "the loader's limit is the program's rule array");
+
 extern const unsigned char kPacketEventsObject[];
 extern const size_t kPacketEventsObjectSize;
 

@@ -103,7 +103,7 @@ TEST_CASE("a malformed providers document names the file and the key") {
     return std::string("no error");
   };
   CHECK(fails_with("providers: { x: { descripton: a } }") ==
-        "p.yaml: providers.x.descripton: unknown key (known: description, unsupported, probed, deviations)");
+        "p.yaml: providers.x.descripton: unknown key (known: description, unsupported, probed, deviations, wire)");
   CHECK(fails_with("providers: { x: { deviations: [ { case: often, predicted: ok, answered: ok, in: [] } ] } }")
             .find("p.yaml: providers.x.deviations[0].case: 'often' is none of") == 0);
   CHECK(fails_with("providers: { x: { deviations: [ { case: minimal mask, predicted: ok, answered: ok } ] } }") ==
@@ -271,4 +271,17 @@ TEST_CASE("--provider takes a known name, a file with one provider, or FILE:NAME
     CHECK(std::string(e.what()) == path + " has several providers (nic, other); name one: --provider " + path + ":NAME");
   }
   std::remove(path.c_str());
+}
+
+TEST_CASE("the built-in rxe entry carries its wire findings, each with the scenario that shows it, and a probe keeps them") {
+  const auto* rxe = qpo::spec::ProviderTable::builtin().entry("rxe");
+  REQUIRE(rxe);
+  REQUIRE(rxe->wire.size() >= 3);
+  for (const auto& w : rxe->wire) CHECK(w.scenario.rfind("scenarios/wire/", 0) == 0);
+  auto table = qpo::spec::ProviderTable::builtin();
+  qpo::spec::ProviderEntry probed;
+  probed.name = "rxe";
+  table.merge_probe(probed);
+  CHECK(table.entry("rxe")->wire.size() == rxe->wire.size());
+  CHECK(table.to_yaml().find("    wire:\n      - topic: \"retransmission timer\"") != std::string::npos);
 }
