@@ -284,6 +284,21 @@ report::RunReport read_report(const YAML::Node& n) {
   for (const auto& c : list_of(n, "counters"))
     r.counters.push_back({get<std::string>(c, "host", ""), get<std::string>(c, "device", ""),
                           get<std::string>(c, "name", ""), get<uint64_t>(c, "before", 0), get<uint64_t>(c, "after", 0)});
+  for (const auto& q : list_of(n, "wire")) {
+    report::WireSequence seq;
+    seq.host = get<std::string>(q, "host", "");
+    seq.qp = get<std::string>(q, "qp", "");
+    seq.peer = get<std::string>(q, "peer", "");
+    seq.total = get<uint64_t>(q, "total", 0);
+    for (const auto& e : list_of(q, "events"))
+      if (e.IsScalar()) seq.events.push_back(e.Scalar());
+    for (const auto& p : list_of(q, "packets")) {
+      if (seq.packets.size() >= report::WireSequence::kMaxPackets) break;
+      seq.packets.push_back({get<double>(p, "t_us", 0), get<bool>(p, "to_peer", true), get<std::string>(p, "what", ""),
+                             get<uint32_t>(p, "psn", 0), get<std::string>(p, "note", "")});
+    }
+    r.wire.push_back(std::move(seq));
+  }
   for (const auto& s : list_of(n, "steps")) {
     report::StepResult st;
     st.plan_step = get<int>(s, "step", 0);

@@ -601,6 +601,7 @@ report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report:
     for (auto& step : p.steps) all.steps.push_back(std::move(step));
     for (auto& d : p.disagreements) all.disagreements.push_back(std::move(d));
     for (auto& c : p.counters) all.counters.push_back(std::move(c));
+    for (auto& q : p.wire) all.wire.push_back(std::move(q));
     if (!p.device.empty() && all.device.find(p.device) == std::string::npos)
       all.device += (all.device.empty() ? "" : ", ") + p.device;
     all.qps_at_rts += p.qps_at_rts;

@@ -15,6 +15,7 @@
 #include "report/step_line.h"
 #include "verbs/qp_control.h"
 #include "wire/analyze.h"
+#include "wire/bth_opcodes.h"
 #include "wire/listing.h"
 
 namespace qpo::exec {
@@ -93,6 +94,58 @@ void WireCaptures::stop(RunState& st, const plan::Plan& plan, int end_step) {
   }
   live_.clear();
   check_expectations(st, plan, end_step);
+  record_sequences(st, plan);
+  reads_.clear();
+}
+
+const wire::PcapRead& WireCaptures::read(const std::string& path) {
+  auto it = reads_.find(path);
+  if (it == reads_.end()) it = reads_.emplace(path, wire::read_pcap(path)).first;
+  return it->second;
+}
+
+void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
+  struct Named {
+    std::string peer;
+    std::vector<std::string> events;
+  };
+  std::map<std::string, Named> qps;  // local QP -> its peer and the events on its packets
+  for (const auto& e : plan.wire_expects)
+    if (e.host == st.host) qps[e.qp].peer = e.peer;
+  for (const auto& e : plan.packet_events)
+    if (st.qps.count(e.qp)) {
+      qps[e.qp].peer = e.receiver;
+      qps[e.qp].events.push_back(plan::describe(e));
+    }
+  for (const auto& [name, named] : qps) {
+    auto q = st.qps.find(name);
+    if (q == st.qps.end() || !q->second.device) continue;
+    const std::string& peer = named.peer;
+    const auto& events = named.events;
+    auto self = st.dir.qps.find(name), other = st.dir.qps.find(peer);
+    if (self == st.dir.qps.end() || other == st.dir.qps.end()) continue;
+    const auto& packets = read(capture_path(dir_, st.report.scenario, st.host, netdev_of(*q->second.device))).packets;
+    report::WireSequence seq{st.host, name, peer, {}, 0, events};
+    auto to_peer = [&](const wire::RocePacket& p) { return p.dst == other->second.gid && p.dest_qpn == other->second.qpn; };
+    auto to_self = [&](const wire::RocePacket& p) { return p.dst == self->second.gid && p.dest_qpn == self->second.qpn; };
+    std::vector<wire::RocePacket> mine;
+    for (const auto& p : packets)
+      if (to_peer(p) || to_self(p)) mine.push_back(p);
+    for (const auto& flow : wire::group_flows(mine))
+      for (const auto& l : flow.packets) {
+        ++seq.total;
+        if (seq.packets.size() >= report::WireSequence::kMaxPackets) continue;
+        const auto& p = *l.packet;
+        const auto* o = wire::opcode_info(p.opcode);
+        std::string note = l.retransmission ? "RETX " + std::to_string(l.transmission - 1) : "";
+        if (p.syndrome) note += (note.empty() ? "" : ", ") + wire::syndrome_text(*p.syndrome) + " msn " + std::to_string(p.msn);
+        if (p.ecn == 3) note += (note.empty() ? "" : ", ") + std::string("ECN-CE");
+        seq.packets.push_back({l.t_us, to_peer(p), o ? std::string(o->name) : "opcode " + std::to_string(p.opcode), p.psn, note});
+      }
+    // group_flows lists flow by flow: the diagram reads in time.
+    std::stable_sort(seq.packets.begin(), seq.packets.end(), [](const auto& a, const auto& b) { return a.t_us < b.t_us; });
+    st.report.wire.push_back(std::move(seq));
+  }
 }
 
 WireCaptures::~WireCaptures() {
@@ -137,7 +190,6 @@ bool median_within_factor(std::vector<double> measured, double reference, double
 }  // namespace
 
 void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int end_step) {
-  std::map<std::string, wire::PcapRead> reads;
   for (const auto& e : plan.wire_expects) {
     if (e.host != st.host) continue;
     const auto& x = *e.expect;
@@ -169,14 +221,13 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
       st.report.add(std::move(line));
       continue;
     }
-    auto it = reads.find(path);
-    if (it == reads.end()) it = reads.emplace(path, wire::read_pcap(path)).first;
-    if (!it->second.error.empty()) {
-      fail("cannot read the capture: " + it->second.error);
+    const wire::PcapRead& pcap = read(path);
+    if (!pcap.error.empty()) {
+      fail("cannot read the capture: " + pcap.error);
       st.report.add(std::move(line));
       continue;
     }
-    wire::QpWireFacts f = wire::analyze_requester(it->second.packets, {self->second.gid, self->second.qpn},
+    wire::QpWireFacts f = wire::analyze_requester(pcap.packets, {self->second.gid, self->second.qpn},
                                                   {peer->second.gid, peer->second.qpn});
     uint64_t count = 0;
     switch (x.fact) {

@@ -29,6 +29,10 @@ class WireCaptures {
 
  private:
   void check_expectations(RunState& st, const plan::Plan& plan, int end_step);
+  // The packets of each local QP a `wire:` entry names, with its peer, into st.report.wire.
+  void record_sequences(RunState& st, const plan::Plan& plan);
+  const wire::PcapRead& read(const std::string& path);
+  std::map<std::string, wire::PcapRead> reads_;  // by file, read once after the stop
   std::vector<std::unique_ptr<wire::LiveCapture>> live_;
   std::string dir_;
   bool temporary_ = false;  // no --capture: the files live in a directory of qpo's until the run ends

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "report/html_escape.h"
+#include "report/html_wire.h"
 #include "report/html_svg.h"
 
 namespace qpo::report {
@@ -220,6 +221,7 @@ std::string run_body(const RunReport& r, const std::string& scenario_text, const
     }
   if (!any) s += "<p>No workload reported results.</p>\n";
   s += group_sections(r);
+  s += html::wire_section(r);
   s += "<h2>Device counters</h2>\n" + counters_table(r);
   s += "<h2>Plan and outcome</h2>\n<p>Every line the run reported, numbered as <code>qpo plan</code> numbers its steps.</p>\n";
   s += steps_table(r);

@@ -147,6 +147,19 @@ void render_json(util::JsonWriter& w, const RunReport& r) {
     w.end_object();
   }
   w.end_array();
+  if (!r.wire.empty()) {
+    w.key("wire").begin_array();
+    for (const auto& q : r.wire) {
+      w.begin_object().field("host", q.host).field("qp", q.qp).field("peer", q.peer).field("total", static_cast<uint64_t>(q.total));
+      w.key("events").begin_array();
+      for (const auto& e : q.events) w.value(e);
+      w.end_array().key("packets").begin_array();
+      for (const auto& p : q.packets)
+        w.begin_object().field("t_us", p.t_us).field("to_peer", p.to_peer).field("what", p.what).field("psn", p.psn).field("note", p.note).end_object();
+      w.end_array().end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
 }
 

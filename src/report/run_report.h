@@ -73,6 +73,23 @@ struct StepResult {
   std::shared_ptr<const WorkloadResult> workload;
 };
 
+// A QP's packets with its peer as its host's capture saw them (`wire:` in the scenario), for
+// the HTML report's sequence diagram: requests to the peer, responses back, in capture order.
+struct WirePacket {
+  double t_us = 0;         // since the sequence's first packet
+  bool to_peer = true;     // a request (or qpo's own ACK) the QP sent; false: what came back
+  std::string what;        // "RC RDMA Write Middle"
+  uint32_t psn = 0;
+  std::string note;        // "RETX 1", "NAK PSN sequence error", "ACK msn 1", "ECN-CE"
+};
+struct WireSequence {
+  std::string host, qp, peer;
+  std::vector<WirePacket> packets;  // the first kMaxPackets
+  size_t total = 0;                 // packets between the two in the capture
+  std::vector<std::string> events;  // the packet events on the QP, as the plan describes them
+  static constexpr size_t kMaxPackets = 200;
+};
+
 enum class Verdict { Pass, Fail, Unsupported, Error };
 const char* verdict_name(Verdict v);
 
@@ -88,6 +105,7 @@ struct RunReport {
   size_t qps_at_rts = 0;
   double bringup_seconds = 0;
   std::vector<CounterDelta> counters;      // every hw_counter of every device used, in name order
+  std::vector<WireSequence> wire;          // per QP a `wire:` entry names, its packets with its peer
 
   // The plan step the executor is on: lines added without one report on it.
   int current_step = 0;

@@ -235,3 +235,60 @@ TEST_CASE("qpo report input: YAML aliases are not JSON") {
   CHECK_FALSE(qpo::cli::read_run_results(f.path, &runs, &error));
   CHECK(error == f.path + ": not JSON: line 1, column 2: expected a value, found '&' (a YAML anchor or alias is not JSON)");
 }
+
+namespace {
+
+RunReport wire_report() {
+  RunReport r;
+  r.scenario = "rc-write-drop-psn4";
+  WireSequence q;
+  q.host = "a";
+  q.qp = "qa";
+  q.peer = kEvil;
+  q.total = 4;
+  q.events = {"drop the first transmission of the request at relative PSN 4 from qa to " + kEvil};
+  q.packets = {{0, true, "RC RDMA Write Middle", 0x104, ""},
+               {10, false, "RC Acknowledge", 0x104, "NAK PSN sequence error msn 0"},
+               {20, true, "RC RDMA Write Middle", 0x104, "RETX 1"},
+               {30, false, "RC Acknowledge", 0x104, "ACK msn 1"}};
+  r.wire.push_back(q);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the wire section draws each packet of a QP's sequence, coloured by what it is, names escaped") {
+  std::string html = render_html(wire_report(), "");
+  CHECK(html.find("<h2>On the wire</h2>") != std::string::npos);
+  CHECK(count(html, "<g class=\"") == 4);
+  CHECK(html.find("<g class=\"nak\" data-psn=\"260\" data-dir=\"in\">") != std::string::npos);
+  CHECK(html.find("<g class=\"retx\" data-psn=\"260\" data-dir=\"out\">") != std::string::npos);
+  CHECK(html.find("<g class=\"ack\" data-psn=\"260\" data-dir=\"in\">") != std::string::npos);
+  CHECK(html.find("data-packets=\"4\"") != std::string::npos);
+  CHECK(html.find("packet event: drop the first transmission") != std::string::npos);
+  CHECK(html.find("<script>alert(1)") == std::string::npos);
+}
+
+TEST_CASE("a run without wire: entries has no wire section") {
+  RunReport r;
+  r.scenario = "plain";
+  CHECK(render_html(r, "").find("On the wire") == std::string::npos);
+}
+
+TEST_CASE("the wire sequences survive the JSON results (qpo report, agents' reports)") {
+  qpo::util::JsonWriter w;
+  render_json(w, wire_report());
+  std::vector<RunReport> back;
+  std::string error;
+  REQUIRE(qpo::cli::parse_run_results(w.str(), "r.json", &back, &error));
+  REQUIRE(back.size() == 1);
+  REQUIRE(back[0].wire.size() == 1);
+  const auto& q = back[0].wire[0];
+  CHECK(q.peer == kEvil);
+  CHECK(q.total == 4);
+  REQUIRE(q.packets.size() == 4);
+  CHECK(q.packets[1].note == "NAK PSN sequence error msn 0");
+  CHECK_FALSE(q.packets[1].to_peer);
+  CHECK(q.packets[2].psn == 0x104);
+  CHECK(q.events.size() == 1);
+}

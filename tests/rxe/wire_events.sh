@@ -4,7 +4,7 @@
 # what the wire did:
 #   1. drop the first transmission of relative PSN 4 of a 16-packet RC WRITE: the event acts
 #      on one packet, one NAK (PSN sequence error), go-back-N from it, 12 resent, the data
-#      checks; tshark decodes the same NAK from the same capture;
+#      checks; tshark decodes the same NAK from the same capture; the HTML report draws it;
 #   2. the same for 20 pairs in one run: 20 of 20 each with one NAK and go-back-N;
 #   3. every transmission of one packet dropped, timeouts 12 and 15: RETRY_EXC_ERR after
 #      retry_cnt + 1 transmissions, the median gap within 2x of 4.096 us x 2^timeout;
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.." || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-out=$("$QPO" run --lab --no-smoke --capture "$tmp" scenarios/wire/rc-write-drop-psn4.yaml 2>&1)
+out=$("$QPO" run --lab --no-smoke --capture "$tmp" --report "$tmp/drop.html" scenarios/wire/rc-write-drop-psn4.yaml 2>&1)
 check "drop relative PSN 4 once: one NAK, go-back-N, 12 resent, data checked" 0 $? "$out" \
   "packet event +lose-psn4 +ok" \
   "drop the first transmission of the request at relative PSN 4 from qa to qb \(QP 0x[0-9a-f]+\)" \
@@ -35,6 +35,12 @@ check "qpo packets: the NAK and the resent PSNs" 0 $? "$list" \
   "RC Acknowledge +psn 0x[0-9a-f]{6} +0 B  NAK PSN sequence error msn 0$" \
   "RC RDMA Write Middle +psn 0x[0-9a-f]{6} +1024 B  RETX 1$" \
   "-> qb \(QP 0x[0-9a-f]+ at 10\.0\.1\.2\): 28 packets, 12 retransmitted$"
+html=$(cat "$tmp/drop.html" 2>&1)
+retx=$(printf '%s\n' "$html" | grep -o '<g class="retx"' | wc -l)
+naks=$(printf '%s\n' "$html" | grep -o '<g class="nak"' | wc -l)
+check "the HTML report draws qa's sequence: 12 retransmissions, one NAK" 0 0 "$html
+retx=$retx naks=$naks" "<h2>On the wire</h2>" "data-qp=\"qa\" data-peer=\"qb\" data-packets=\"30\"" "^retx=12 naks=1$" \
+  "packet event: drop the first transmission of the request at relative PSN 4 from qa to qb"
 oracle=$(python3 tests/rxe/wire_oracle.py "$QPO" "$tmp"/*.pcap 2>&1)
 check "tshark decodes the same packets, the NAK's syndrome included" 0 $? "$oracle" \
   "rc-write-drop-psn4\.a\.eth0\.pcap: tshark agrees: 30 packets in 2 flows$"
