@@ -60,6 +60,12 @@ void check_packet_events(const scenario::Scenario& s, diag::DiagSink& sink) {
   for (const auto& e : s.wire_expects)
     for (const auto* q : named_qps(s, e.qp, e.path + ".qp", sink))
       if (!check_requester(s, *q, e.qp, "a wire expectation", e.path + ".qp", sink)) break;
+  if (!s.packet_events.empty() && s.workloads.empty()) {
+    const auto& e = s.packet_events.front();
+    auto& d = sink.warning("Q573", e.loc, "wire.events." + e.name,
+                           "packet events are armed before the first workload, and this scenario has none: they never act");
+    d.hint = "add the workload whose packets they should act on";
+  }
   std::map<std::string, int> per_host;
   for (const auto& e : s.packet_events) {
     std::string path = "wire.events." + e.name;

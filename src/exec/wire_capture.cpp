@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -44,12 +45,15 @@ std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan) 
 void WireCaptures::start(RunState& st, const plan::Step& step, const std::string& dir) {
   dir_ = dir;
   if (dir_.empty()) {
-    char tmp[] = "/tmp/qpo-capture.XXXXXX";
-    if (!mkdtemp(tmp)) {
-      st.report.fail("capture: cannot make a temporary directory: " + std::string(std::strerror(errno)));
+    std::error_code ec;
+    std::string pattern = (std::filesystem::temp_directory_path(ec) / "qpo-capture.XXXXXX").string();
+    std::vector<char> tmp(pattern.begin(), pattern.end());
+    tmp.push_back('\0');
+    if (!mkdtemp(tmp.data())) {
+      st.report.fail("capture: cannot make a temporary directory " + pattern + ": " + std::string(std::strerror(errno)));
       return;
     }
-    dir_ = tmp;
+    dir_ = tmp.data();
     temporary_ = true;
   }
   std::set<std::string> netdevs;
@@ -133,8 +137,6 @@ void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
       if (to_peer(p) || to_self(p)) mine.push_back(p);
     for (const auto& flow : wire::group_flows(mine))
       for (const auto& l : flow.packets) {
-        ++seq.total;
-        if (seq.packets.size() >= report::WireSequence::kMaxPackets) continue;
         const auto& p = *l.packet;
         const auto* o = wire::opcode_info(p.opcode);
         std::string note = l.retransmission ? "RETX " + std::to_string(l.transmission - 1) : "";
@@ -142,8 +144,11 @@ void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
         if (p.ecn == 3) note += (note.empty() ? "" : ", ") + std::string("ECN-CE");
         seq.packets.push_back({l.t_us, to_peer(p), o ? std::string(o->name) : "opcode " + std::to_string(p.opcode), p.psn, note});
       }
-    // group_flows lists flow by flow: the diagram reads in time.
+    // group_flows lists flow by flow: the diagram reads in time, and keeps its first packets
+    // of both directions (cut after sorting, or a long run would show requests and no ACK).
     std::stable_sort(seq.packets.begin(), seq.packets.end(), [](const auto& a, const auto& b) { return a.t_us < b.t_us; });
+    seq.total = seq.packets.size();
+    if (seq.packets.size() > report::WireSequence::kMaxPackets) seq.packets.resize(report::WireSequence::kMaxPackets);
     st.report.wire.push_back(std::move(seq));
   }
 }
@@ -217,7 +222,7 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
     }
     std::string path = capture_path(dir_, st.report.scenario, st.host, netdev_of(device->second));
     if (uint64_t missed = missed_[path]) {  // a fact from a capture with holes is no fact
-      fail("not judged: the capture missed " + std::to_string(missed) + " packets (the kernel's buffer was full)");
+      fail("cannot be judged: the capture missed " + std::to_string(missed) + " packets (the kernel's buffer was full)");
       st.report.add(std::move(line));
       continue;
     }
@@ -241,6 +246,7 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
       case util::WireFact::PacketsPerMessage: count = f.packets_per_message; break;
       case util::WireFact::EcnMarked: count = f.ecn_marked; break;
       case util::WireFact::Cnps: count = f.cnps; break;
+      case util::WireFact::MaxReadsInFlight: count = f.max_reads_in_flight; break;
       default: break;
     }
     if (info.kind == util::WireFactKind::Count) {
@@ -248,9 +254,17 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
       if (count < x.min || count > x.max) fail("measured " + std::to_string(count) + ", expected " + x.text);
     } else if (x.fact == util::WireFact::GoBackN) {
       bool kept = f.go_back_n_violation.empty();
-      line.message = kept ? "kept (" + std::to_string(f.retransmissions) + " retransmitted, " + std::to_string(f.naks) + " NAKs)"
-                          : f.go_back_n_violation;
-      if (kept != (x.min == 1)) fail(kept ? "go-back-N was kept, expected a violation" : f.go_back_n_violation);
+      std::string naks = std::to_string(f.naks) + " NAKs";
+      if (!f.nak_delays_us.empty()) {
+        naks += ", each ";
+        for (size_t i = 0; i < f.nak_delays_us.size() && i < 4; ++i) naks += (i ? ", " : "") + us_text(f.nak_delays_us[i]);
+        naks += " after the lost PSN was first sent";
+      }
+      line.message = kept ? "kept (" + std::to_string(f.retransmissions) + " retransmitted, " + naks + ")" : f.go_back_n_violation;
+      if (kept && x.min == 1 && f.retransmissions == 0)
+        fail("not exercised: nothing was retransmitted, so go-back-N had nothing to keep");
+      else if (kept != (x.min == 1))
+        fail(kept ? "go-back-N was kept, expected a violation" : f.go_back_n_violation);
     } else if (x.fact == util::WireFact::RetransmitTimeout) {
       ibv_qp_attr attr{};
       int err = q->second.qp && q->second.qp->get() ? verbs::query_qp(q->second.qp->get(), attr, IBV_QP_TIMEOUT) : ENODEV;

@@ -15,7 +15,7 @@ void load_xrcds(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_qps(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_workloads(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_faults(YamlReader& r, const yaml::Node& n, Scenario& s);
-// `wire:` (load_wire.cpp): its packet events.
+// `wire:` (load_objects.cpp): its packet events and expectations.
 void load_wire(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_mws(YamlReader& r, const yaml::Node& n, Scenario& s);
 void load_externals(YamlReader& r, const yaml::Node& n, Scenario& s);

@@ -16,6 +16,8 @@ constexpr WireFactInfo kFacts[] = {
     {WireFact::PacketsPerMessage, "packets_per_message", K::Count, "request packets of the QP's largest message"},
     {WireFact::EcnMarked, "ecn_marked", K::Count, "responses that reached the QP marked ECN CE"},
     {WireFact::Cnps, "cnps", K::Count, "congestion notification packets the QP received"},
+    {WireFact::MaxReadsInFlight, "max_reads_in_flight", K::Count,
+     "RDMA READ requests outstanding at once (sent, their last response not back): at most max_rd_atomic"},
     {WireFact::GoBackN, "go_back_n", K::Flag,
      "after a NAK the next request is the NAK's PSN, after a timeout the oldest unacknowledged one, and no PSN is skipped"},
     {WireFact::RetransmitTimeout, "retransmit_timeout", K::Factor,

@@ -10,9 +10,10 @@ namespace qpo::util {
 
 enum class WireFact {
   Requests, Retransmissions, MaxTransmissions, Acks, Naks, RnrNaks, OtherNaks, PacketsPerMessage, EcnMarked, Cnps,
+  MaxReadsInFlight,
   GoBackN,           // true: the sender kept go-back-N
-  RetransmitTimeout, // every timeout-driven retransmission within a factor of 4.096 us x 2^timeout
-  RnrDelay,          // every request after an RNR NAK within a factor of the NAK's timer
+  RetransmitTimeout, // the median gap before a timeout-driven retransmission within a factor of 4.096 us x 2^timeout
+  RnrDelay,          // the median gap from an RNR NAK to the resend within a factor of the NAK's timer
 };
 enum class WireFactKind { Count, Flag, Factor };
 

@@ -15,6 +15,18 @@ std::string psn_hex(uint32_t psn) {
   return buf;
 }
 
+bool is_first_or_only(uint8_t opcode) {
+  switch (opcode & 0x1f) {
+    case 0x00: case 0x04: case 0x05:             // send first/only
+    case 0x06: case 0x0A: case 0x0B:             // write first/only
+    case 0x0C: case 0x13: case 0x14:             // read request, atomics
+    case 0x17:                                   // send only with invalidate
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool is_last_or_only(uint8_t opcode) {
   switch (opcode & 0x1f) {
     case 0x02: case 0x03: case 0x04: case 0x05:  // send last/only
@@ -43,6 +55,7 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
   QpWireFacts f;
   bool any = false;
   uint32_t highest = 0;               // the highest request PSN sent
+  bool highest_is_read = false;       // it was a READ request, which uses one PSN per response packet
   std::map<uint32_t, uint64_t> sent;  // PSN -> transmissions
   bool have_ack = false;
   uint32_t acked = 0;                 // the PSN the latest ACK acknowledged up to
@@ -51,22 +64,33 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
   double last_request_t = 0, rnr_t = 0;
   uint32_t last_psn = 0;
   uint64_t in_message = 0;
+  std::map<uint32_t, double> first_sent;  // PSN -> its first transmission's time
+  uint64_t reads_out = 0;
   for (const auto& p : packets) {
     const OpcodeInfo* o = opcode_info(p.opcode);
     if (!o) continue;
     if (p.dst == peer.gid && p.dest_qpn == peer.qpn && o->role == Role::Request) {
       ++f.requests;
       uint64_t times = ++sent[p.psn];
+      if (times == 1) {
+        first_sent.emplace(p.psn, p.time);
+        if (p.opcode == 0x0C) f.max_reads_in_flight = std::max(f.max_reads_in_flight, ++reads_out);
+      }
       f.max_transmissions = std::max(f.max_transmissions, times);
       if (!any) {
         any = true;
         highest = p.psn;
+        highest_is_read = p.opcode == 0x0C;
       } else {
         int32_t ahead = psn_diff(p.psn, highest);
-        if (ahead > 1 && f.go_back_n_violation.empty())
+        // A READ of n response packets takes n PSNs: the next request may be that far ahead.
+        if (ahead > 1 && !highest_is_read && f.go_back_n_violation.empty())
           f.go_back_n_violation = "PSN " + psn_hex(p.psn) + " sent after " + psn_hex(highest) + ": " +
                                   std::to_string(ahead - 1) + " PSN(s) skipped";
-        if (ahead > 0) highest = p.psn;
+        if (ahead > 0) {
+          highest = p.psn;
+          highest_is_read = p.opcode == 0x0C;
+        }
       }
       if (times > 1) {
         ++f.retransmissions;
@@ -83,12 +107,17 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
           }
         }
       }
-      if (rnr_pending) f.rnr_gaps_us.push_back((p.time - rnr_t) * 1e6);
-      nak_pending = rnr_pending = false;
+      // A new packet queued before the NAK or RNR NAK came does not answer it: the resend does.
+      if (times > 1) {
+        if (rnr_pending) f.rnr_gaps_us.push_back((p.time - rnr_t) * 1e6);
+        nak_pending = rnr_pending = false;
+      }
       last_request_t = p.time;
       last_psn = p.psn;
-      ++in_message;
-      if (is_last_or_only(p.opcode)) {
+      // A message's packets: the fresh PSNs from its First (or Only) to its Last.
+      if (is_first_or_only(p.opcode)) in_message = 0;
+      if (times == 1) ++in_message;
+      if (times == 1 && is_last_or_only(p.opcode)) {
         f.packets_per_message = std::max(f.packets_per_message, in_message);
         in_message = 0;
       }
@@ -100,12 +129,14 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
       continue;
     }
     if (p.ecn == 3) ++f.ecn_marked;
+    if ((p.opcode == 0x0F || p.opcode == 0x10) && reads_out > 0) --reads_out;  // a read's last (or only) response
     if (!p.syndrome) continue;
     switch (ack_kind(*p.syndrome)) {
       case AckKind::Ack:
         ++f.acks;
+        // An ACK of a duplicate repeats an older PSN: what is acknowledged never goes back.
+        if (!have_ack || psn_diff(p.psn, acked) > 0) acked = p.psn;
         have_ack = true;
-        acked = p.psn;
         break;
       case AckKind::RnrNak:
         ++f.rnr_naks;
@@ -116,11 +147,12 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
       case AckKind::Nak:
         if (syndrome_value(*p.syndrome) == 0) {
           ++f.naks;
+          if (auto lost = first_sent.find(p.psn); lost != first_sent.end()) f.nak_delays_us.push_back((p.time - lost->second) * 1e6);
           nak_pending = true;
           nak_psn = p.psn;
           // A NAK acknowledges every PSN before its own.
+          if (!have_ack || psn_diff((p.psn - 1) & 0xffffff, acked) > 0) acked = (p.psn - 1) & 0xffffff;
           have_ack = true;
-          acked = (p.psn - 1) & 0xffffff;
         } else {
           ++f.other_naks;
         }

@@ -18,7 +18,9 @@ namespace qpo::wire {
 
 namespace {
 
-using Key = std::tuple<std::array<uint8_t, 16>, std::array<uint8_t, 16>, uint32_t>;
+// (source, destination, destination QP, responses): a QP receives requests in its peer's PSN
+// space and responses (to its own READs) in its own, so the two are flows apart.
+using Key = std::tuple<std::array<uint8_t, 16>, std::array<uint8_t, 16>, uint32_t, bool>;
 
 const KnownQp* find_qp(const std::vector<KnownQp>& known, const std::array<uint8_t, 16>& gid, uint32_t qpn) {
   for (const auto& k : known)
@@ -66,7 +68,8 @@ std::vector<Flow> group_flows(const std::vector<RocePacket>& packets, const std:
   std::vector<Seen> seen;
   double t0 = packets.empty() ? 0 : packets.front().time;
   for (const auto& p : packets) {
-    Key k{p.src, p.dst, p.dest_qpn};
+    const OpcodeInfo* info = opcode_info(p.opcode);
+    Key k{p.src, p.dst, p.dest_qpn, info && info->role == Role::Response};
     auto [it, fresh] = index.try_emplace(k, flows.size());
     if (fresh) {
       Flow f;
@@ -119,9 +122,9 @@ std::string listing_text(const std::vector<Flow>& flows) {
   return out;
 }
 
-std::string listing_json(const std::vector<Flow>& flows) {
+std::string listing_json(const std::vector<Flow>& flows, const std::string& file) {
   util::JsonWriter w;
-  w.begin_object().key("flows").begin_array();
+  w.begin_object().field("file", file).key("flows").begin_array();
   for (const auto& f : flows) {
     w.begin_object()
         .field("name", f.name)
@@ -145,7 +148,7 @@ std::string listing_json(const std::vector<Flow>& flows) {
     w.end_array().end_object();
   }
   w.end_array().end_object();
-  return w.str() + "\n";
+  return w.str();
 }
 
 }  // namespace qpo::wire

@@ -41,8 +41,8 @@ std::vector<Flow> group_flows(const std::vector<RocePacket>& packets, const std:
 
 // One line per packet: "   812.345 us  10.0.1.1 > 10.0.1.2  RC RDMA Write Middle  psn 0x00a104  1024 B  RETX 2".
 std::string listing_text(const std::vector<Flow>& flows);
-// The same as JSON (one object: flows[], each with its packets[]).
-std::string listing_json(const std::vector<Flow>& flows);
+// The same as JSON: one object {file, flows[], each with its packets[]}.
+std::string listing_json(const std::vector<Flow>& flows, const std::string& file);
 
 }  // namespace qpo::wire
 

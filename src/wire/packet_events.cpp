@@ -28,7 +28,8 @@ namespace {
 
 // libbpf's messages (the verifier's log among them) are kept for the error, not printed.
 std::mutex g_log_mutex;
-std::string* g_log = nullptr;
+// Per thread: two hosts' sessions may load programs at once, and libbpf's print callback is global.
+thread_local std::string* g_log = nullptr;
 int keep_log(enum libbpf_print_level level, const char* format, va_list args) {
   if (level == LIBBPF_DEBUG || !g_log) return 0;
   // The verifier's log comes as one argument of many kilobytes: sized first, then written.
@@ -132,7 +133,7 @@ PacketEvents::PacketEvents(const std::string& netdev, const std::vector<EventRul
   impl_->opts.prog_fd = bpf_program__fd(prog);
   err = bpf_tc_attach(&impl_->hook, &impl_->opts);
   if (err) {
-    if (impl_->hook_made) bpf_tc_hook_destroy(&impl_->hook);
+    destroy_hook();
     fail("bpf_tc_attach (ingress)", err);
   }
   impl_->attached = true;
@@ -150,14 +151,18 @@ std::string PacketEvents::remove() {
     if (err) why = "bpf_tc_detach on " + netdev_ + ": " + std::strerror(-err);
     impl_->attached = false;
   }
-  if (impl_->hook_made) {
-    // The clsact qdisc was made for this program: it goes (with whatever it holds now).
-    impl_->hook.attach_point = static_cast<bpf_tc_attach_point>(BPF_TC_INGRESS | BPF_TC_EGRESS);
-    int err = bpf_tc_hook_destroy(&impl_->hook);
-    if (err && why.empty()) why = "removing the clsact qdisc of " + netdev_ + ": " + std::strerror(-err);
-    impl_->hook_made = false;
-  }
-  return why;
+  std::string hook = destroy_hook();
+  return why.empty() ? hook : why;
+}
+
+std::string PacketEvents::destroy_hook() {
+  if (!impl_ || !impl_->hook_made) return "";
+  // The clsact qdisc was made for this program: it goes (with whatever it holds now). Both
+  // attach points: libbpf removes the qdisc only then (one alone flushes that hook's filters).
+  impl_->hook.attach_point = static_cast<bpf_tc_attach_point>(BPF_TC_INGRESS | BPF_TC_EGRESS);
+  int err = bpf_tc_hook_destroy(&impl_->hook);
+  impl_->hook_made = false;
+  return err ? "removing the clsact qdisc of " + netdev_ + ": " + std::strerror(-err) : "";
 }
 
 PacketEvents::~PacketEvents() {

@@ -49,6 +49,7 @@ class PacketEvents {
   const std::string& netdev() const { return netdev_; }
 
  private:
+  std::string destroy_hook();  // the clsact qdisc, when qpo made it; "" or why not
   std::string netdev_;
   struct Impl;
   Impl* impl_ = nullptr;

@@ -50,7 +50,7 @@ LiveCapture::LiveCapture(const std::string& netdev, const std::string& path)
   if (rc != 0) throw capture_error(netdev, "pcap_setfilter", pcap_geterr(h_->pcap));
   h_->dump = pcap_dump_open(h_->pcap, path.c_str());
   if (!h_->dump) throw capture_error(netdev, "cannot write " + path, pcap_geterr(h_->pcap));
-  thread_ = std::thread([this] { loop(); });
+  if (auto why = thread_.start([this] { loop(); })) throw capture_error(netdev, "no capture thread", *why);
 }
 
 LiveCapture::~LiveCapture() { stop(); }
@@ -73,7 +73,12 @@ void LiveCapture::loop() {
   // What the kernel holds already: the last packets before stop() must be in the file.
   char err[PCAP_ERRBUF_SIZE];
   pcap_setnonblock(h_->pcap, 1, err);
-  while (pcap_dispatch(h_->pcap, -1, on_packet, reinterpret_cast<u_char*>(this)) > 0) {
+  // A breakloop that came after libpcap's last check ends the first drain call instead: the
+  // flag is cleared by that return, so one more round reads what is left.
+  for (int breaks = 0;;) {
+    int n = pcap_dispatch(h_->pcap, -1, on_packet, reinterpret_cast<u_char*>(this));
+    if (n == PCAP_ERROR_BREAK && ++breaks < 3) continue;
+    if (n <= 0) break;
   }
 }
 
@@ -83,7 +88,8 @@ CaptureStats LiveCapture::stop() {
   stopping_ = true;
   // A blocked pcap_dispatch wakes up only for a packet or this (libpcap >= 1.10 wakes its poll).
   if (h_->pcap) pcap_breakloop(h_->pcap);
-  if (thread_.joinable()) thread_.join();
+  thread_.join();
+  if (error_.empty()) error_ = thread_.escaped();
   pcap_stat ps{};
   if (pcap_stats(h_->pcap, &ps) == 0) stats_.dropped = ps.ps_drop;
   stats_.packets = packets_.load();

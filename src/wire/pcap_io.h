@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "util/thread_group.h"
 #include "wire/roce_packet.h"
 
 namespace qpo::wire {
@@ -41,7 +41,7 @@ class LiveCapture {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> packets_{0};
   std::string error_;  // the thread's, reported by stop()
-  std::thread thread_;
+  util::ThreadGroup thread_;  // one: the writer
   bool stopped_ = false;
   CaptureStats stats_;
 };

@@ -25,7 +25,7 @@ check "drop relative PSN 4 once: one NAK, go-back-N, 12 resent, data checked" 0 
   "acted on 1 packet: psn 0x[0-9a-f]+$" \
   "wire expect +qa +naks 1  ok" \
   "wire expect +qa +go_back_n true  ok" \
-  "kept \(12 retransmitted, 1 NAKs\)" \
+  "kept \(12 retransmitted, 1 NAKs, each [0-9.]+ (us|ms) after the lost PSN was first sent\)" \
   "wire expect +qa +retransmissions 12  ok" \
   "wire expect +qa +max_transmissions 2  ok" \
   "verify +mb .* ok" \

@@ -24,11 +24,13 @@ def tshark_flows(path):
 
 def qpo_flows(qpo, path):
     out = subprocess.run([qpo, "packets", "--format", "json", path], check=True, capture_output=True, text=True).stdout
-    flows = {}
+    # qpo keeps a QP's requests and its READs' responses apart (two PSN spaces); tshark's
+    # key is (source, destination, QP): merge them back in capture order.
+    merged = {}
     for f in json.loads(out)["flows"]:
         key = (f["src"], f["dst"], f["dest_qpn"])
-        flows[key] = [(p["opcode"], p["psn"], p.get("syndrome")) for p in f["packets"]]
-    return flows
+        merged.setdefault(key, []).extend((p["t_us"], p["opcode"], p["psn"], p.get("syndrome")) for p in f["packets"])
+    return {key: [p[1:] for p in sorted(rows, key=lambda r: r[0])] for key, rows in merged.items()}
 
 
 def main():

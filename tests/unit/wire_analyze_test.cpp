@@ -61,6 +61,24 @@ TEST_CASE("a NAK for the lost PSN and the resend from it: one NAK, go-back-N kep
   CHECK(f.packets_per_message == 8);
   CHECK(f.go_back_n_violation.empty());
   CHECK(f.timeout_gaps_us.empty());
+  REQUIRE(f.nak_delays_us.size() == 1);
+  CHECK(f.nak_delays_us[0] == doctest::Approx(40).epsilon(0.01));  // 104 went out 40 us before the NAK came
+}
+
+TEST_CASE("RDMA READs in flight: counted from each request to its last response") {
+  Trace tr;
+  tr.request(1, 0x0C).request(2, 0x0C).request(3, 0x0C);  // three read requests out
+  RocePacket last;
+  last.src = kPeer.gid;
+  last.dst = kSelf.gid;
+  last.dest_qpn = kSelf.qpn;
+  last.opcode = 0x10;  // Read Response Only
+  last.syndrome = 0;
+  last.psn = 1;
+  tr.packets.push_back(last);
+  tr.request(4, 0x0C);
+  auto f = analyze_requester(tr.packets, kSelf, kPeer);
+  CHECK(f.max_reads_in_flight == 3);
 }
 
 TEST_CASE("a resend that does not start at the NAK's PSN breaks go-back-N, and says where") {
@@ -107,4 +125,51 @@ TEST_CASE("RNR NAKs: their timer field and the gap to the next request") {
 TEST_CASE("the local ACK timeout is 4.096 us x 2^timeout") {
   CHECK(ack_timeout_us(12) == doctest::Approx(16777.216));
   CHECK(ack_timeout_us(0) == 0);
+}
+
+TEST_CASE("a READ of several response packets takes that many PSNs: the next request after it skips nothing") {
+  Trace tr;
+  tr.request(0, 0x0C);  // 4 response packets: PSNs 0..3
+  RocePacket resp;
+  resp.src = kPeer.gid;
+  resp.dst = kSelf.gid;
+  resp.dest_qpn = kSelf.qpn;
+  for (uint8_t op : {0x0D, 0x0E, 0x0E, 0x0F}) {
+    resp.opcode = op;
+    tr.packets.push_back(resp);
+    ++resp.psn;
+  }
+  tr.request(4, 0x0A);
+  CHECK(analyze_requester(tr.packets, kSelf, kPeer).go_back_n_violation.empty());
+}
+
+TEST_CASE("a new packet queued before a NAK came does not answer it: the resend after it still must start at the NAK's PSN") {
+  Trace tr;
+  for (uint32_t psn = 0; psn <= 5; ++psn) tr.request(psn);
+  tr.response(2, 0x60);
+  tr.request(6);  // already on its way
+  tr.request(3);  // the resend: not the NAK's PSN
+  auto f = analyze_requester(tr.packets, kSelf, kPeer);
+  CHECK(f.go_back_n_violation == "after a NAK for PSN 0x000002 the sender resumed at 0x000003");
+  CHECK(f.timeout_gaps_us.empty());
+}
+
+TEST_CASE("an ACK of a duplicate (an older PSN) does not move the acknowledged PSN back") {
+  Trace tr;
+  for (uint32_t psn = 0; psn <= 3; ++psn) tr.request(psn);
+  tr.response(3, 0x1f);   // all acknowledged
+  tr.response(1, 0x1f);   // a duplicate's ACK
+  tr.request(4).request(5);
+  tr.request(4, 0x07, 20000);  // a timeout resend from the oldest unacknowledged: 4
+  CHECK(analyze_requester(tr.packets, kSelf, kPeer).go_back_n_violation.empty());
+}
+
+TEST_CASE("packets per message counts each PSN of the message once, resends mid-message included") {
+  Trace tr;
+  tr.request(0, 0x06);
+  for (uint32_t psn = 1; psn <= 8; ++psn) tr.request(psn);
+  tr.response(4, 0x60);
+  for (uint32_t psn = 4; psn <= 14; ++psn) tr.request(psn);
+  tr.request(15, 0x08);
+  CHECK(analyze_requester(tr.packets, kSelf, kPeer).packets_per_message == 16);
 }

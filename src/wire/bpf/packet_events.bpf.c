@@ -117,7 +117,7 @@ int qpo_packet_events(struct __sk_buff *skb) {
   if (opcode >= 0x0D && opcode <= 0x12) bpf_skb_load_bytes(skb, at + 12, &syndrome, 1);
 
   int action = -1;
-  /* Unrolled: the verifier then sees 16 straight blocks, not a loop it must prove finite. */
+  /* Unrolled: the verifier then sees QPO_MAX_RULES straight blocks, not a loop it must prove finite. */
 #pragma unroll
   for (__u32 i = 0; i < QPO_MAX_RULES; i++) {
     __u32 key = i;
