@@ -44,6 +44,11 @@ std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan) 
 
 void WireCaptures::start(RunState& st, const plan::Step& step, const std::string& dir) {
   dir_ = dir;
+  if (!dir_.empty()) {
+    // On an agent's host the directory is this machine's: made here when missing.
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+  }
   if (dir_.empty()) {
     std::error_code ec;
     std::string pattern = (std::filesystem::temp_directory_path(ec) / "qpo-capture.XXXXXX").string();
