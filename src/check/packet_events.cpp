@@ -66,6 +66,32 @@ void check_packet_events(const scenario::Scenario& s, diag::DiagSink& sink) {
                            "packet events are armed before the first workload, and this scenario has none: they never act");
     d.hint = "add the workload whose packets they should act on";
   }
+  // A delay takes its sending netdev's root qdisc (prio + one netem band), as a fault does.
+  std::map<std::string, const scenario::PacketEvent*> delay_on;  // sending device -> its first delay
+  for (const auto& e : s.packet_events) {
+    if (e.action != util::EventAction::Delay) continue;
+    for (const auto& name : s.qp_or_members(e.qp.name)) {
+      const auto* q = s.qp(name);
+      const auto* pd = q ? s.pd(q->pd.name) : nullptr;
+      if (!pd) continue;
+      auto [it, fresh] = delay_on.emplace(pd->device.name, &e);
+      if (!fresh && it->second->delay_us != e.delay_us) {
+        auto& d = sink.error("Q574", e.loc, "wire.events." + e.name + ".delay",
+                             "delays on device '" + pd->device.name + "' differ ('" + it->second->name + "' and '" + e.name +
+                                 "'): one netem band per sending netdev holds one delay");
+        d.related.push_back({it->second->loc, "'" + it->second->name + "' here"});
+        break;
+      }
+      for (const auto& f : s.faults)
+        if (f.device.name == pd->device.name && fresh) {
+          auto& d = sink.error("Q574", e.loc, "wire.events." + e.name,
+                               "delay event '" + e.name + "' and fault '" + f.name + "' both need device '" + pd->device.name +
+                                   "''s root qdisc");
+          d.rule = "a delay puts a prio qdisc with a netem band at the sending netdev's root, as a fault does";
+          d.hint = "drop the fault, or delay packets of a QP on another device";
+        }
+    }
+  }
   std::map<std::string, int> per_host;
   for (const auto& e : s.packet_events) {
     std::string path = "wire.events." + e.name;

@@ -186,8 +186,12 @@ struct NetemFault {
 // (exec/packet_events.cpp fills in the receiving QP's number and netdev at run time).
 struct PacketEventPlan {
   std::string name;
-  std::string qp, receiver, host;  // the sending QP, its peer that receives, the peer's host
-  std::string receiver_device;
+  std::string qp, receiver;        // the sending QP and its peer that receives
+  // Where it acts: the receiving host's device (its netdev's ingress), or for a delay the
+  // sending host's device (its netdev's egress, through a netem band).
+  std::string host, device;
+  bool at_sender = false;
+  uint64_t delay_us = 0;
   util::EventPackets packets = util::EventPackets::Requests;
   bool by_psn = true;              // psn: value is the relative PSN; else nth: the Nth counted packet
   uint32_t value = 0;

@@ -156,7 +156,7 @@ class Planner {
       for (const auto& e : p.packet_events)
         if (e.host == hp.host) events += (events.empty() ? "" : ", ") + e.name;
       if (!events.empty())
-        add(StepKind::PacketEventsEnd, Phase::Teardown, "tc ingress bpf off", "wire.events")
+        add(StepKind::PacketEventsEnd, Phase::Teardown, "tc bpf off", "wire.events")
             .args.push_back(arg("events", events, "each one's matches reported, then the program is detached"));
       if ((o.capture || !s_.wire_expects.empty()) && has_device(hp.host)) {
         auto& st = add(StepKind::CaptureEnd, Phase::Teardown, "capture stop", hp.host);
@@ -544,12 +544,15 @@ class Planner {
         const auto* q = s_.qp(name);
         const auto* peer = q ? s_.qp(q->connect.name) : nullptr;
         if (!peer) continue;
-        const auto* pd = s_.pd(peer->pd.name);
+        bool at_sender = e.action == util::EventAction::Delay;
+        const auto* pd = s_.pd(at_sender ? q->pd.name : peer->pd.name);
         p.packet_events.push_back({.name = name == e.qp.name ? e.name : e.name + "[" + name + "]",
                                    .qp = name,
                                    .receiver = peer->name,
-                                   .host = s_.host_of_qp(*peer),
-                                   .receiver_device = pd ? pd->device.name : "",
+                                   .host = s_.host_of_qp(at_sender ? *q : *peer),
+                                   .device = pd ? pd->device.name : "",
+                                   .at_sender = at_sender,
+                                   .delay_us = e.delay_us,
                                    .packets = e.packets,
                                    .by_psn = e.psn.has_value(),
                                    .value = e.psn ? *e.psn : e.nth.value_or(1),
@@ -757,7 +760,8 @@ std::string describe(const PacketEventPlan& e) {
   } else {
     which = "the " + what + " number " + std::to_string(e.value);
   }
-  return std::string(util::event_action_name(e.action)) + " " + which + " from " + e.qp + " to " + e.receiver;
+  std::string by = e.action == util::EventAction::Delay ? " by " + std::to_string(e.delay_us) + " us" : "";
+  return std::string(util::event_action_name(e.action)) + " " + which + " from " + e.qp + " to " + e.receiver + by;
 }
 
 std::string describe(const WireExpectPlan& e) {

@@ -787,10 +787,13 @@ class TimelinePlanner {
     std::map<std::string, std::string> events;  // host -> event names
     for (const auto& e : p_.packet_events) events[e.host] += (events[e.host].empty() ? "" : ", ") + e.name;
     for (const auto& [host, names] : events) {
-      auto& st = add(host, StepKind::PacketEvents, Phase::Traffic, "tc ingress bpf", "wire.events", k);
+      auto& st = add(host, StepKind::PacketEvents, Phase::Traffic, "tc bpf", "wire.events", k);
       st.args.push_back(arg("events", names));
       for (const auto& e : p_.packet_events)
-        if (e.host == host) st.args.push_back(arg(e.name, describe(e), "on the netdev of " + e.receiver_device + "; QP number known at run time", true));
+        if (e.host == host)
+          st.args.push_back(arg(e.name, describe(e),
+                                (e.at_sender ? "on the egress of " : "on the ingress of ") + e.device + "'s netdev; QP number known at run time",
+                                true));
     }
   }
 

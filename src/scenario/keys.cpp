@@ -28,7 +28,7 @@ QPO_KEYS(cap, "max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge", "max
 QPO_KEYS(workload, "qp", "op", "local_mr", "remote_mr", "size", "offset", "iterations", "script", "args",
          "thresholds", "expect", "mcast", "workers", "pin", "cpus", "invalidate")
 QPO_KEYS(wire, "events", "expect")
-QPO_KEYS(packet_event, "qp", "packets", "psn", "nth", "transmission", "action")
+QPO_KEYS(packet_event, "qp", "packets", "psn", "nth", "transmission", "action", "delay")
 QPO_KEYS(fault, "device", "loss", "delay", "corrupt", "duplicate", "reorder", "during")
 QPO_KEYS(transition_control, "expect", "defaults")
 QPO_KEYS(expect, "errno", "status")

@@ -698,6 +698,8 @@ void load_wire(YamlReader& r, const yaml::Node& n, Scenario& s) {
             if (*u == 0) r.sink().error("Q401", r.loc(x), p, "transmission counts from 1 (the first)").hint = "first, every, or N (2: the first retransmission)";
             else e.transmission = static_cast<uint32_t>(*u);
           }
+        } else if (k == "delay") {
+          e.delay_us = duration_us(r, x, p).value_or(0);
         } else if (k == "packets" || k == "action") {
           auto t = r.string(x, p);
           if (!t) continue;
@@ -711,6 +713,12 @@ void load_wire(YamlReader& r, const yaml::Node& n, Scenario& s) {
         }
       }
       if (!e.qp) r.sink().error("Q104", loc, path, "packet event '" + name + "' needs 'qp' (the QP whose packets it acts on)");
+      if ((e.action == util::EventAction::Delay) != (e.delay_us > 0)) {
+        auto& d = r.sink().error("Q104", loc, path,
+                                 e.action == util::EventAction::Delay ? "packet event '" + name + "' delays: it needs 'delay' (e.g. 5ms)"
+                                                                      : "packet event '" + name + "': 'delay' goes with action: delay");
+        d.hint = "action: delay, delay: 5ms (longer than the gap to the next packet, it reorders them)";
+      }
       if (e.psn.has_value() == e.nth.has_value()) {
         auto& d = r.sink().error("Q104", loc, path, "packet event '" + name + "' needs exactly one of 'psn' and 'nth'");
         d.hint = "psn: N (the packet N PSNs after the first it counts), nth: N (the Nth packet it counts)";

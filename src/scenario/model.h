@@ -330,6 +330,7 @@ struct PacketEvent : Object {
   std::optional<uint32_t> psn, nth;  // exactly one
   uint32_t transmission = 1;         // psn: 0 every transmission, k the kth (1: the first)
   util::EventAction action = util::EventAction::Drop;
+  uint64_t delay_us = 0;             // action delay: how long (a netem band on the sender's egress)
 };
 
 // `wire: expect:` - a fact of a QP's packets, read from its host's capture after the run's

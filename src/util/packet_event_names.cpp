@@ -11,7 +11,8 @@ struct ActionName {
 constexpr ActionName kActions[] = {{EventAction::Drop, "drop"},
                                    {EventAction::Corrupt, "corrupt"},
                                    {EventAction::EcnCe, "ecn"},
-                                   {EventAction::Duplicate, "duplicate"}};
+                                   {EventAction::Duplicate, "duplicate"},
+                                   {EventAction::Delay, "delay"}};
 
 struct PacketsName {
   EventPackets value;

@@ -65,6 +65,9 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
   uint32_t last_psn = 0;
   uint64_t in_message = 0;
   std::map<uint32_t, double> first_sent;  // PSN -> its first transmission's time
+  // PSNs passed over by a later one: a skip, unless they come late (reordered on the way, as
+  // a delay event on the sender's egress does: the capture there sees the packets after it).
+  std::map<uint32_t, std::string> passed_over;
   uint64_t reads_out = 0;
   for (const auto& p : packets) {
     const OpcodeInfo* o = opcode_info(p.opcode);
@@ -73,6 +76,7 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
       ++f.requests;
       uint64_t times = ++sent[p.psn];
       if (times == 1) {
+        passed_over.erase(p.psn);
         first_sent.emplace(p.psn, p.time);
         if (p.opcode == 0x0C) f.max_reads_in_flight = std::max(f.max_reads_in_flight, ++reads_out);
       }
@@ -84,9 +88,11 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
       } else {
         int32_t ahead = psn_diff(p.psn, highest);
         // A READ of n response packets takes n PSNs: the next request may be that far ahead.
-        if (ahead > 1 && !highest_is_read && f.go_back_n_violation.empty())
-          f.go_back_n_violation = "PSN " + psn_hex(p.psn) + " sent after " + psn_hex(highest) + ": " +
-                                  std::to_string(ahead - 1) + " PSN(s) skipped";
+        if (ahead > 1 && !highest_is_read)
+          for (int32_t k = 1; k < ahead && passed_over.size() < 4096; ++k)
+            passed_over.emplace((highest + static_cast<uint32_t>(k)) & 0xffffff,
+                                "PSN " + psn_hex(p.psn) + " sent after " + psn_hex(highest) + ": " + std::to_string(ahead - 1) +
+                                    " PSN(s) skipped");
         if (ahead > 0) {
           highest = p.psn;
           highest_is_read = p.opcode == 0x0C;
@@ -161,6 +167,7 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
         break;
     }
   }
+  if (!passed_over.empty() && f.go_back_n_violation.empty()) f.go_back_n_violation = passed_over.begin()->second;
   if (f.max_transmissions == 0 && any) f.max_transmissions = 1;
   return f;
 }

@@ -63,7 +63,7 @@ std::vector<Flow> group_flows(const std::vector<RocePacket>& packets, const std:
   struct Seen {
     bool any = false;
     uint32_t next = 0;                       // the PSN after the highest sent so far
-    std::map<uint32_t, uint32_t> times;      // PSN -> transmissions so far (only once a PSN repeats)
+    std::map<uint32_t, uint32_t> times;      // PSN -> transmissions so far
   };
   std::vector<Seen> seen;
   double t0 = packets.empty() ? 0 : packets.front().time;
@@ -84,14 +84,15 @@ std::vector<Flow> group_flows(const std::vector<RocePacket>& packets, const std:
     Seen& s = seen[it->second];
     ListedPacket l{&p, (p.time - t0) * 1e6, false, 1};
     if (sequenced(p)) {
-      if (s.any && psn_diff(p.psn, s.next) < 0) {
+      // Seen before on this flow: a retransmission. A PSN below the highest seen that is new
+      // came late (reordered), not again.
+      uint32_t n = ++s.times[p.psn];
+      if (n > 1) {
         l.retransmission = true;
-        auto& n = s.times[p.psn];
-        n = n ? n + 1 : 2;
         l.transmission = n;
         ++f.retransmissions;
-      } else {
-        s.times.erase(p.psn);
+      }
+      if (!s.any || psn_diff(p.psn, s.next) >= 0) {
         s.next = (p.psn + 1) & 0xffffff;
         s.any = true;
       }

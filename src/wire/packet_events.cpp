@@ -20,6 +20,7 @@ extern "C" {
 namespace qpo::wire {
 
 static_assert(PacketEvents::kMaxRules == QPO_MAX_RULES, "the loader's limit is the program's rule array");
+static_assert(kDelayPrioHandle == QPO_PRIO_HANDLE, "the program's delay class is under this qdisc");
 
 extern const unsigned char kPacketEventsObject[];
 extern const size_t kPacketEventsObjectSize;
@@ -70,7 +71,7 @@ struct PacketEvents::Impl {
   }
 };
 
-PacketEvents::PacketEvents(const std::string& netdev, const std::vector<EventRule>& rules) : netdev_(netdev) {
+PacketEvents::PacketEvents(const std::string& netdev, const std::vector<EventRule>& rules, EventHook hook) : netdev_(netdev) {
   auto fail = [&](const std::string& what, int err, const std::string& log = "") {
     delete impl_;
     impl_ = nullptr;
@@ -123,10 +124,16 @@ PacketEvents::PacketEvents(const std::string& netdev, const std::vector<EventRul
   if (!prog) fail("the program is missing", ENOENT);
   impl_->hook.sz = sizeof(bpf_tc_hook);
   impl_->hook.ifindex = static_cast<int>(ifindex);
-  impl_->hook.attach_point = BPF_TC_INGRESS;
-  int err = bpf_tc_hook_create(&impl_->hook);
-  if (err && err != -EEXIST) fail("bpf_tc_hook_create (clsact qdisc)", err);
-  impl_->hook_made = err == 0;
+  int err = 0;
+  if (hook == EventHook::Ingress) {
+    impl_->hook.attach_point = BPF_TC_INGRESS;
+    err = bpf_tc_hook_create(&impl_->hook);
+    if (err && err != -EEXIST) fail("bpf_tc_hook_create (clsact qdisc)", err);
+    impl_->hook_made = err == 0;
+  } else {
+    impl_->hook.attach_point = BPF_TC_CUSTOM;  // a filter of the caller's prio qdisc
+    impl_->hook.parent = QPO_PRIO_HANDLE << 16;
+  }
   impl_->opts.sz = sizeof(bpf_tc_opts);
   impl_->opts.handle = 0x5150;    // "QP": qpo's own filter among any others on the hook
   impl_->opts.priority = 0x5150;
@@ -134,7 +141,7 @@ PacketEvents::PacketEvents(const std::string& netdev, const std::vector<EventRul
   err = bpf_tc_attach(&impl_->hook, &impl_->opts);
   if (err) {
     destroy_hook();
-    fail("bpf_tc_attach (ingress)", err);
+    fail(hook == EventHook::Ingress ? "bpf_tc_attach (ingress)" : "bpf_tc_attach (egress prio qdisc)", err);
   }
   impl_->attached = true;
 }

@@ -30,12 +30,18 @@ struct EventHit {
   uint8_t opcode = 0;
 };
 
+// Where the program runs: the netdev's ingress (a clsact hook), or as a filter of the prio
+// qdisc QPO_PRIO_HANDLE on its egress (delays: the caller made that qdisc and its netem band).
+enum class EventHook { Ingress, EgressPrio };
+// The prio qdisc's handle a delay's caller makes (its band 3 holds the netem): QPO_PRIO_HANDLE.
+inline constexpr uint32_t kDelayPrioHandle = 0x5150;
+
 class PacketEvents {
  public:
-  // Loads the program with `rules` (at most kMaxRules) and attaches it to `netdev`'s ingress.
+  // Loads the program with `rules` (at most kMaxRules) and attaches it to `netdev` at `hook`.
   // Throws std::runtime_error naming the netdev, the libbpf call and its errno (and the
   // verifier's last words when it refused the program).
-  PacketEvents(const std::string& netdev, const std::vector<EventRule>& rules);
+  PacketEvents(const std::string& netdev, const std::vector<EventRule>& rules, EventHook hook = EventHook::Ingress);
   ~PacketEvents();
   PacketEvents(const PacketEvents&) = delete;
   PacketEvents& operator=(const PacketEvents&) = delete;

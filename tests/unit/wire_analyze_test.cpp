@@ -173,3 +173,12 @@ TEST_CASE("packets per message counts each PSN of the message once, resends mid-
   tr.request(15, 0x08);
   CHECK(analyze_requester(tr.packets, kSelf, kPeer).packets_per_message == 16);
 }
+
+TEST_CASE("a packet held back on the way (reordered) is no skip once it comes; one that never comes is") {
+  Trace tr;
+  tr.request(3).request(5).request(6).request(4);  // 4 late, as a delay on the sender's egress makes it
+  CHECK(analyze_requester(tr.packets, kSelf, kPeer).go_back_n_violation.empty());
+  Trace gap;
+  gap.request(3).request(5).request(6);
+  CHECK(analyze_requester(gap.packets, kSelf, kPeer).go_back_n_violation == "PSN 0x000005 sent after 0x000003: 1 PSN(s) skipped");
+}

@@ -105,7 +105,7 @@ TEST_CASE("PSN distance wraps at 2^24") {
   CHECK(psn_diff(5, 5) == 0);
 }
 
-TEST_CASE("a request PSN its flow carried before is a retransmission, counted per PSN") {
+TEST_CASE("a request PSN its flow carried before is a retransmission, counted per PSN; a new one late is not") {
   std::vector<RocePacket> ps;
   auto req = [&](uint32_t psn, double t) {
     RocePacket p;
@@ -115,8 +115,9 @@ TEST_CASE("a request PSN its flow carried before is a retransmission, counted pe
     p.time = t;
     ps.push_back(p);
   };
-  req(0xfffffe, 0), req(0xffffff, 1e-6), req(0x000001, 2e-6);  // 0x000000 lost; the next PSN wraps
-  req(0x000000, 3e-6), req(0x000001, 4e-6), req(0x000000, 5e-6);  // go back: resent, then once more
+  req(0xfffffe, 0), req(0xffffff, 1e-6), req(0x000001, 2e-6);  // 0x000000 held back; the next PSN wraps
+  req(0x000000, 3e-6);                                         // it comes late: new, not resent
+  req(0x000001, 4e-6), req(0x000000, 5e-6), req(0x000000, 6e-6);  // resent: once, then twice
   RocePacket ack;
   ack.opcode = 0x11;
   ack.dest_qpn = 0x12;
@@ -129,9 +130,10 @@ TEST_CASE("a request PSN its flow carried before is a retransmission, counted pe
   CHECK(flows[0].name == ":: -> qb (QP 0x11 at ::)");
   CHECK(flows[0].retransmissions == 3);
   CHECK_FALSE(flows[0].packets[2].retransmission);
-  CHECK(flows[0].packets[3].retransmission);
-  CHECK(flows[0].packets[3].transmission == 2);
-  CHECK(flows[0].packets[5].transmission == 3);
+  CHECK_FALSE(flows[0].packets[3].retransmission);
+  CHECK(flows[0].packets[4].transmission == 2);
+  CHECK(flows[0].packets[5].transmission == 2);
+  CHECK(flows[0].packets[6].transmission == 3);
   CHECK(flows[0].packets[3].t_us == doctest::Approx(3.0));
   CHECK(flows[1].retransmissions == 0);
 }

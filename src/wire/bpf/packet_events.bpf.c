@@ -4,7 +4,8 @@
  * packets it counts (requests, ACKs, NAKs, read responses, an opcode), the one it acts on (a
  * PSN relative to the first counted one and which transmission of it, or the Nth counted
  * packet) and the action: drop, corrupt the ICRC, mark ECN CE, or duplicate. Everything else
- * (the run's control connection, any non-RoCE packet, other QPs) passes untouched. */
+ * (the run's control connection, any non-RoCE packet, other QPs) passes untouched. A delay runs
+ * on the sending host's egress instead, under qpo's prio qdisc (see QPO_DELAY_CLASSID). */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
@@ -166,6 +167,10 @@ int qpo_packet_events(struct __sk_buff *skb) {
       __u8 tc_low = b[1] | 0x30; /* the traffic class's ECN bits sit in the second byte's high nibble */
       bpf_skb_store_bytes(skb, ip + 1, &tc_low, 1, 0);
     }
+    return TC_ACT_OK;
+  }
+  if (action == QPO_ACT_DELAY) {
+    skb->tc_classid = QPO_DELAY_CLASSID;
     return TC_ACT_OK;
   }
   if (action == QPO_ACT_DUPLICATE) {

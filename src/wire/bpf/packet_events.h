@@ -12,7 +12,11 @@
 #define QPO_CLONE_MARK 0x51504f31u
 
 enum qpo_match { QPO_MATCH_PSN = 0, QPO_MATCH_NTH = 1 };
-enum qpo_action { QPO_ACT_DROP = 0, QPO_ACT_CORRUPT = 1, QPO_ACT_ECN_CE = 2, QPO_ACT_DUPLICATE = 3 };
+enum qpo_action { QPO_ACT_DROP = 0, QPO_ACT_CORRUPT = 1, QPO_ACT_ECN_CE = 2, QPO_ACT_DUPLICATE = 3, QPO_ACT_DELAY = 4 };
+/* A delay runs on the sender's egress under a prio qdisc 5150: whose band 3 is a netem: the
+ * program sends the packet there by its class (direct action; 0 leaves the priomap's band). */
+#define QPO_PRIO_HANDLE 0x5150u
+#define QPO_DELAY_CLASSID ((QPO_PRIO_HANDLE << 16) | 3u)
 /* Which packets of the flow a rule counts (its relative PSNs and its Nth are among these). */
 enum qpo_packets {
   QPO_PKTS_ANY = 0,
