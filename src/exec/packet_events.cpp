@@ -132,15 +132,15 @@ void HostPacketEvents::disarm(RunState& st, int end_step) {
     line.plan_step = end_step;
     st.report.add(std::move(line));
   }
-  auto off = [&](const std::string& netdev, const std::string& why) {
-    auto line = report::step_line(st.host, "teardown", "tc bpf off", netdev,
+  auto off = [&](const char* verb, const std::string& netdev, const std::string& why) {
+    auto line = report::step_line(st.host, "teardown", verb, netdev,
                                   why.empty() ? report::StepStatus::Ok : report::StepStatus::Failed, why);
     line.plan_step = end_step;
     st.report.add(std::move(line));
     if (!why.empty()) st.report.fail(why);
   };
-  for (auto& p : programs_) off(p->netdev(), p->remove());
-  for (auto& q : qdiscs_) off(q->netdev, q->remove());
+  for (auto& p : programs_) off("tc bpf off", p->netdev(), p->remove());
+  for (auto& q : qdiscs_) off("tc qdisc del", q->netdev, q->remove());
   programs_.clear();
   qdiscs_.clear();
   armed_.clear();

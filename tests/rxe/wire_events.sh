@@ -10,7 +10,10 @@
 #      retry_cnt + 1 transmissions, the median gap within 2x of 4.096 us x 2^timeout;
 #   4. no receive posted: rnr_retry + 1 RNR NAKs, the delay against min_rnr_timer;
 #   5. one packet corrupted: no NAK, resent after the ACK timeout;
-#   6. path_mtu 256 vs 1024: 256 and 64 packets per 64 KiB message.
+#   6. path_mtu 256 vs 1024: 256 and 64 packets per 64 KiB message;
+#   7. one packet delayed 20 ms on the sender's egress: reordered, one NAK, go-back-N;
+#   8. an ECN CE mark (rxe sends no CNP) and a duplicate (nothing resent, data intact);
+#   9. RDMA READs in flight: 1 at max_rd_atomic 1, 2..4 at 4.
 set -u
 QPO=${1:?usage: wire_events.sh QPO_BINARY}
 cd "$(dirname "$0")/../.." || exit 2
@@ -86,6 +89,29 @@ check "path_mtu 256 vs 1024: packets per 64 KiB message" 0 $? "$out" \
   "wire expect +qa +packets_per_message 256  ok" \
   "wire expect +qc +packets_per_message 64  ok" \
   "^PASS rc-write-path-mtu"
+
+out=$("$QPO" run --lab --no-smoke scenarios/wire/rc-write-delay-reorder.yaml 2>&1)
+check "one packet delayed past the others: reordered, one NAK, go-back-N" 0 $? "$out" \
+  "tc bpf +eth0 +egress, netem delay 20000 us  ok" \
+  "delay the first transmission of the request at relative PSN 4 from qa to qb by 20000 us" \
+  "acted on 1 packet: psn 0x[0-9a-f]+$" \
+  "wire expect +qa +naks 1  ok" \
+  "wire expect +qa +go_back_n true  ok" \
+  "tc qdisc del +eth0 +ok" \
+  "^PASS rc-write-delay-reorder"
+
+out=$("$QPO" run --lab --no-smoke scenarios/wire/rc-write-ecn-duplicate.yaml 2>&1)
+check "ECN CE mark (no CNP from rxe) and a duplicate (nothing resent)" 0 $? "$out" \
+  "packet event +mark-first +ok" "packet event +double-psn2 +ok" \
+  "wire expect +qa +cnps 0  ok" \
+  "wire expect +qc +retransmissions 0  ok" \
+  "^PASS rc-write-ecn-duplicate"
+
+out=$("$QPO" run --lab --no-smoke scenarios/wire/rc-read-rd-atomic.yaml 2>&1)
+check "RDMA READs in flight against max_rd_atomic 1 and 4" 0 $? "$out" \
+  "wire expect +qa +max_reads_in_flight 1  ok" \
+  "wire expect +qc +max_reads_in_flight 2\.\.4  ok" \
+  "^PASS rc-read-rd-atomic"
 
 echo "$failures wire event checks failed"
 [ "$failures" -eq 0 ]
