@@ -12,7 +12,7 @@
 #   virtio ports qpo.stdout, qpo.stderr   the same streams otherwise (25x faster than a UART)
 #
 # Contract with the host, all files in the labctl share (mounted at /mnt/ctl):
-#   lab.conf  read here (sourced): LAB_NETDEV, LAB_IP6, LAB_IP4, LAB_GIDS, LAB_OUT,
+#   lab.conf  read here (sourced): LAB_NETDEV, LAB_MTU, LAB_IP6, LAB_IP4, LAB_GIDS, LAB_OUT,
 #             LAB_BARRIER, LAB_HOSTNAME, LAB_STDOUT_TTY, LAB_STDERR_TTY, LAB_COLS, LAB_ROWS
 #   cmd.sh    bash script that sets the environment, cd's and execs the command
 #   rc        written last: the command's exit status (125 when the lab itself failed)
@@ -116,6 +116,10 @@ if [ "$LAB_NETDEV" != lo ]; then
     for c in all default "$LAB_NETDEV"; do
         echo 0 >"/proc/sys/net/ipv6/conf/$c/accept_dad"
     done
+    # QPO_LAB_MTU (lab.sh): a jumbo link, so rxe's port offers path_mtu 4096 (1500 gives 1024).
+    if [ -n "${LAB_MTU:-}" ]; then
+        hostcmd ip link set "$LAB_NETDEV" mtu "$LAB_MTU" || fail "cannot set $LAB_NETDEV's MTU to $LAB_MTU"
+    fi
     hostcmd ip link set "$LAB_NETDEV" up || fail "cannot bring up $LAB_NETDEV"
     if [ -n "$LAB_IP6" ]; then
         hostcmd ip -6 addr add "$LAB_IP6" dev "$LAB_NETDEV" nodad ||

@@ -64,7 +64,8 @@ usage: lab.sh COMMAND ...
                a's command ended; --status-file: write 'a|b RC HOW' lines there at the end
 
 exit codes: CMD's own; 124 timeout; 125 the lab failed (boot, rxe, missing tools); 2 usage
-environment: QPO_LAB_CACHE (cache dir), QPO_LAB_OUT (host dir for results, also set in the guest)
+environment: QPO_LAB_CACHE (cache dir), QPO_LAB_OUT (host dir for results, also set in the guest),
+             QPO_LAB_MTU (run2: the link's MTU, e.g. 9000 so rxe offers path_mtu 4096; default 1500)
 EOF
 }
 
@@ -389,6 +390,7 @@ setup_guest() {
     if [[ -t 1 ]]; then read -r rows cols < <(stty size 0<&1 2>/dev/null) || true; fi
     {
         echo "LAB_NETDEV=$(shq "$netdev")"
+        echo "LAB_MTU=$(shq "${QPO_LAB_MTU:-}")"
         echo "LAB_IP6=$(shq "$ip6")"
         echo "LAB_IP4=$(shq "$ip4")"
         echo "LAB_GIDS=$gids"

@@ -10,7 +10,8 @@
 #      retry_cnt + 1 transmissions, the median gap within 2x of 4.096 us x 2^timeout;
 #   4. no receive posted: rnr_retry + 1 RNR NAKs, the delay against min_rnr_timer;
 #   5. one packet corrupted: no NAK, resent after the ACK timeout;
-#   6. path_mtu 256 vs 1024: 256 and 64 packets per 64 KiB message;
+#   6. path_mtu 256 vs 1024: 256 and 64 packets per 64 KiB message; on a jumbo lab link
+#      (QPO_LAB_MTU=9000) 1024 vs 4096: 64 and 16, and tshark reads the 4 KiB packets whole;
 #   7. one packet delayed 20 ms on the sender's egress: reordered, one NAK, go-back-N;
 #   8. an ECN CE mark (rxe sends no CNP) and a duplicate (nothing resent, data intact);
 #   9. RDMA READs in flight: 1 at max_rd_atomic 1, 2..4 at 4.
@@ -89,6 +90,17 @@ check "path_mtu 256 vs 1024: packets per 64 KiB message" 0 $? "$out" \
   "wire expect +qa +packets_per_message 256  ok" \
   "wire expect +qc +packets_per_message 64  ok" \
   "^PASS rc-write-path-mtu"
+
+mkdir -p "$tmp/jumbo"
+out=$(QPO_LAB_MTU=9000 "$QPO" run --lab --no-smoke --capture "$tmp/jumbo" scenarios/wire/rc-write-path-mtu-4096.yaml 2>&1)
+check "a jumbo lab link: path_mtu 1024 vs 4096, 64 and 16 packets per 64 KiB message" 0 $? "$out" \
+  "port 1 ACTIVE, active_mtu 4096" \
+  "wire expect +qa +packets_per_message 64  ok" \
+  "wire expect +qc +packets_per_message 16  ok" \
+  "^PASS rc-write-path-mtu-4096"
+oracle=$(python3 tests/rxe/wire_oracle.py "$QPO" "$tmp"/jumbo/*.pcap 2>&1)
+check "tshark decodes the 4 KiB packets of the jumbo capture as qpo lists them" 0 $? "$oracle" \
+  "rc-write-path-mtu-4096\.a\.eth0\.pcap: tshark agrees: [0-9]+ packets in [0-9]+ flows$"
 
 out=$("$QPO" run --lab --no-smoke scenarios/wire/rc-write-delay-reorder.yaml 2>&1)
 check "one packet delayed past the others: reordered, one NAK, go-back-N" 0 $? "$out" \
