@@ -100,7 +100,7 @@ check "ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat, ib_write_lat, ib_write_
   "^\[peer\] writeR: +RDMA_Write BW Test$" "^\[peer\] writeR:  rdma_cm QPs[[:space:]]+: ON$" "^\[peer\] writeR:  Data ex\. method : rdma_cm$" \
   "^\[peer\] writeR:  $row" \
   "^\[peer\] sendR: +Send BW Test$" "^\[peer\] sendR:  Data ex\. method : rdma_cm$" "^\[peer\] sendR:  $row" \
-  "^\[peer\] write:  remote address: LID 0000 QPN 0x[0-9a-f]{4,6} PSN 0x[0-9a-f]{6} RKey 0x[0-9a-f]{6} VAddr 0x[0-9a-f]{14}$" \
+  "^\[peer\] write:  remote address: LID 0000 QPN 0x[0-9a-f]{1,6} PSN 0x[0-9a-f]{1,6} RKey 0x[0-9a-f]{1,8} VAddr 0x[0-9a-f]{1,16}$" \
   "^lab peer: exit 0: cd /tmp"
 check "qpo as perftest's client: PASS, seven exchanges (two over rdma_cm), the latencies, and the figures qpo sent are the ones ib_write_bw printed" 0 0 "$(python3 -c '
 import json, re, sys
