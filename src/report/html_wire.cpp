@@ -1,3 +1,4 @@
+#include "util/roce.h"
 #include "report/html_wire.h"
 
 #include <cstdio>
@@ -9,12 +10,6 @@ namespace qpo::report::html {
 namespace {
 
 constexpr int kSeqWidth = 760, kSeqLeft = 170, kSeqRight = 590, kSeqRow = 15, kSeqTop = 38;
-
-std::string seq_psn_hex(uint32_t psn) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%06x", psn);
-  return buf;
-}
 
 std::string seq_fmt(double v, const char* f) {
   char buf[32];
@@ -52,13 +47,13 @@ std::string svg_sequence(const WireSequence& q) {
     int from = p.to_peer ? kSeqLeft : kSeqRight, to = p.to_peer ? kSeqRight : kSeqLeft;
     int head = p.to_peer ? to - 6 : to + 6;
     s += "<g class=\"" + std::string(k) + "\" data-psn=\"" + std::to_string(p.psn) + "\" data-dir=\"" +
-         (p.to_peer ? "out" : "in") + "\"><title>" + escape(p.what + " psn " + seq_psn_hex(p.psn) + (p.note.empty() ? "" : ", " + p.note)) +
+         (p.to_peer ? "out" : "in") + "\"><title>" + escape(p.what + " psn " + util::psn_hex(p.psn) + (p.note.empty() ? "" : ", " + p.note)) +
          "</title>";
     s += "<text x=\"4\" y=\"" + std::to_string(y + 4) + "\">" + seq_fmt(p.t_us, "%.1f us") + "</text>";
     s += "<line x1=\"" + std::to_string(from) + "\" y1=\"" + std::to_string(y) + "\" x2=\"" + std::to_string(to) + "\" y2=\"" +
          std::to_string(y) + "\"/><polygon points=\"" + std::to_string(to) + "," + std::to_string(y) + " " + std::to_string(head) +
          "," + std::to_string(y - 3) + " " + std::to_string(head) + "," + std::to_string(y + 3) + "\"/>";
-    std::string label = p.what.substr(p.what.find(' ') + 1) + " " + seq_psn_hex(p.psn) + (p.note.empty() ? "" : "  " + p.note);
+    std::string label = p.what.substr(p.what.find(' ') + 1) + " " + util::psn_hex(p.psn) + (p.note.empty() ? "" : "  " + p.note);
     s += "<text stroke=\"none\" x=\"" + std::to_string((kSeqLeft + kSeqRight) / 2) + "\" y=\"" + std::to_string(y - 2) +
          "\" text-anchor=\"middle\">" + escape(label) + "</text></g>";
     y += kSeqRow;

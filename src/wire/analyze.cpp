@@ -1,3 +1,4 @@
+#include "util/roce.h"
 #include "wire/analyze.h"
 
 #include <algorithm>
@@ -8,12 +9,6 @@
 namespace qpo::wire {
 
 namespace {
-
-std::string psn_hex(uint32_t psn) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%06x", psn);
-  return buf;
-}
 
 bool is_first_or_only(uint8_t opcode) {
   switch (opcode & 0x1f) {
@@ -91,7 +86,7 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
         if (ahead > 1 && !highest_is_read)
           for (int32_t k = 1; k < ahead && passed_over.size() < 4096; ++k)
             passed_over.emplace((highest + static_cast<uint32_t>(k)) & 0xffffff,
-                                "PSN " + psn_hex(p.psn) + " sent after " + psn_hex(highest) + ": " + std::to_string(ahead - 1) +
+                                "PSN " + util::psn_hex(p.psn) + " sent after " + util::psn_hex(highest) + ": " + std::to_string(ahead - 1) +
                                     " PSN(s) skipped");
         if (ahead > 0) {
           highest = p.psn;
@@ -103,13 +98,13 @@ QpWireFacts analyze_requester(const std::vector<RocePacket>& packets, const QpAd
         bool episode_start = psn_diff(p.psn, last_psn) != 1;
         if (episode_start) {
           if (nak_pending && p.psn != nak_psn && f.go_back_n_violation.empty())
-            f.go_back_n_violation = "after a NAK for PSN " + psn_hex(nak_psn) + " the sender resumed at " + psn_hex(p.psn);
+            f.go_back_n_violation = "after a NAK for PSN " + util::psn_hex(nak_psn) + " the sender resumed at " + util::psn_hex(p.psn);
           if (!nak_pending && !rnr_pending) {
             f.timeout_gaps_us.push_back((p.time - last_request_t) * 1e6);
             uint32_t oldest = have_ack ? (acked + 1) & 0xffffff : p.psn;
             if (have_ack && psn_diff(p.psn, oldest) > 0 && f.go_back_n_violation.empty())
-              f.go_back_n_violation = "after a timeout the sender resumed at " + psn_hex(p.psn) +
-                                      ", past the oldest unacknowledged PSN " + psn_hex(oldest);
+              f.go_back_n_violation = "after a timeout the sender resumed at " + util::psn_hex(p.psn) +
+                                      ", past the oldest unacknowledged PSN " + util::psn_hex(oldest);
           }
         }
       }

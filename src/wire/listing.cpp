@@ -1,3 +1,4 @@
+#include "util/roce.h"
 #include "wire/listing.h"
 
 #include <cstdio>
@@ -31,12 +32,6 @@ const KnownQp* find_qp(const std::vector<KnownQp>& known, const std::array<uint8
 std::string qpn_text(uint32_t qpn) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%x", qpn);
-  return buf;
-}
-
-std::string psn_text(uint32_t psn) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%06x", psn);
   return buf;
 }
 
@@ -115,7 +110,7 @@ std::string listing_text(const std::vector<Flow>& flows) {
       std::string aeth = p.syndrome ? "  " + syndrome_text(*p.syndrome) + " msn " + std::to_string(p.msn) : "";
       std::string mark = l.retransmission ? "  RETX " + std::to_string(l.transmission - 1) : "";
       std::string ecn = p.ecn == 3 ? "  ECN-CE" : "";
-      std::snprintf(line, sizeof line, "  %12.3f us  %-28s psn %s  %5u B%s%s%s\n", l.t_us, op.c_str(), psn_text(p.psn).c_str(),
+      std::snprintf(line, sizeof line, "  %12.3f us  %-28s psn %s  %5u B%s%s%s\n", l.t_us, op.c_str(), util::psn_hex(p.psn).c_str(),
                     p.payload, aeth.c_str(), mark.c_str(), ecn.c_str());
       out += line;
     }
