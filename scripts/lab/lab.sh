@@ -354,7 +354,7 @@ parse_options() {
     fi
 }
 
-WORK='' GUEST_PIDS=() PUMP_PIDS=() STOPPER_PID='' BARRIER_PID=
+WORK='' GUEST_WRAP=() GUEST_PIDS=() PUMP_PIDS=() STOPPER_PID='' BARRIER_PID=
 cleanup() {
     local p
     for p in "${GUEST_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
@@ -456,7 +456,7 @@ start_guest() {
         "$@"
     )
     # timeout: TERM at the deadline, KILL 5 s later; it exits 124 when the deadline hit.
-    timeout -k 5 "$OPT_TIMEOUT" "$QEMU" "${args[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
+    timeout -k 5 "$OPT_TIMEOUT" "${GUEST_WRAP[@]+"${GUEST_WRAP[@]}"}" "$QEMU" "${args[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
     GUEST_PIDS+=($!)
     if ((OPT_VERBOSE)); then
         tail -n +1 -f --pid=$! "$dir/console.log" | sed -u "s/^/[console${prefix:+ $name}] /" >&2 &
@@ -622,6 +622,19 @@ cmd_run() {
     return "$rc"
 }
 
+# Two free UDP ports on 127.0.0.1 (nothing bound to them right now).
+free_udp_ports() {
+    local used p found=()
+    used=$(ss -Hlun 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }' | sort -u)
+    while ((${#found[@]} < 2)); do
+        p=$((20000 + RANDOM % 40000))
+        grep -qx "$p" <<<"$used" && continue
+        [[ " ${found[*]-} " == *" $p "* ]] && continue
+        found+=("$p")
+    done
+    echo "${found[@]}"
+}
+
 # In the background (STOPPER_PID): after SECS s, creates MARK and stops the guest whose QEMU is
 # PID. Its sleep ends with it, and it holds none of our output: a caller that reads lab.sh's
 # output to its end (out=$(lab.sh ...)) would otherwise wait for a sleep that outlived lab.sh.
@@ -659,22 +672,23 @@ cmd_run2() {
     setup_guest b eth0 "$ip_b/64" "$ip4_b/24" 3 1 "$out" "${OPT_ENV[@]+"${OPT_ENV[@]}"}" \
         QPO_LAB_ROLE=b QPO_LAB_IP6=$ip_b QPO_LAB_PEER_IP6=$ip_a \
         QPO_LAB_IP4=$ip4_b QPO_LAB_PEER_IP4=$ip4_a -- /bin/bash -c "$cmd_b"
-    # A datagram link between the two QEMUs over Unix sockets: ~2 ms round trip (stream/socket
-    # netdevs add ~22 ms), and lossless like a RoCE fabric with PFC: a Unix datagram socket
-    # pushes back on a sender whose peer has not read (QEMU then holds the guest's transmit
-    # ring), where UDP over loopback dropped bursts that met a busy guest (the host's
-    # RcvbufErrors rose by 3-33 per 320-packet burst on a loaded box: losses no scenario asked
-    # for, which broke the one-NAK-per-drop checks of tests/rxe/wire_events.sh).
+    # A datagram link over host loopback: ~2 ms round trip (stream/socket netdevs add ~22 ms).
+    # udp_link.py opens each end with a 1 MiB receive buffer (why that size: its header) and
+    # QEMU takes the socket as its netdev's descriptor.
+    local pa pb
+    read -r pa pb < <(free_udp_ports)
     local -a net_a net_b
-    net_a=(-netdev "dgram,id=n0,local.type=unix,local.path=$WORK/link.a,remote.type=unix,remote.path=$WORK/link.b"
-        -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:01)
-    net_b=(-netdev "dgram,id=n0,local.type=unix,local.path=$WORK/link.b,remote.type=unix,remote.path=$WORK/link.a"
-        -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:02)
+    net_a=(-netdev "dgram,id=n0,local.type=fd,local.str={fd}" -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:01)
+    net_b=(-netdev "dgram,id=n0,local.type=fd,local.str={fd}" -device virtio-net-pci,netdev=n0,mac=52:54:00:12:34:02)
     # --plain-a: guest a's command speaks for the run (qpo run's report, JSON included), so its
     # lines keep their own form; guest b's stay prefixed.
     local prefix_a="[a] "
     ((OPT_PLAIN_A)) && prefix_a=""
+    local -a wrap_a=(python3 "$LAB_DIR/udp_link.py" "$pa" "$pb" $((512 << 10)) --)
+    local -a wrap_b=(python3 "$LAB_DIR/udp_link.py" "$pb" "$pa" $((512 << 10)) --)
+    GUEST_WRAP=("${wrap_a[@]}")
     start_guest a "$prefix_a" "$out" "${net_a[@]}"
+    GUEST_WRAP=("${wrap_b[@]}")
     start_guest b "$OPT_PREFIX_B" "$out" "${net_b[@]}"
     # Boot times differ by a second or more: release both commands together once both
     # guests have rxe0 up.
@@ -705,8 +719,10 @@ cmd_run2() {
             reset_guest_dir "$name" "${attempts[$name]}"
             attempts[$name]=$((attempts[$name] + 1))
             if [[ $name == a ]]; then
+                GUEST_WRAP=("${wrap_a[@]}")
                 start_guest a "$prefix_a" "$out" "${net_a[@]}"
             else
+                GUEST_WRAP=("${wrap_b[@]}")
                 start_guest b "$OPT_PREFIX_B" "$out" "${net_b[@]}"
             fi
             name_of[${GUEST_PIDS[-1]}]=$name
