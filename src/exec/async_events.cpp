@@ -39,10 +39,14 @@ std::pair<std::string, std::string> element_of(const RunState& st, const std::st
       return {d.spec && ev.element.port_num == static_cast<int>(d.spec->port) ? device : "", about};
     }
     case util::EventObject::Device: return {device, "device '" + device + "'"};
-    case util::EventObject::Qp:
-      for (const auto& [name, q] : st.qps)
-        if (q.qp && q.qp->get() == ev.element.qp) return {name, "QP '" + name + "'"};
+    case util::EventObject::Qp: {
+      const QpState* found = nullptr;
+      st.qps.for_each([&](plan::QpId, const QpState& q) {
+        if (!found && q.qp && q.qp->get() == ev.element.qp) found = &q;
+      });
+      if (found) return {found->spec->name, "QP '" + found->spec->name + "'"};
       return {"", "a QP of another owner"};
+    }
   }
   return {"", "?"};
 }

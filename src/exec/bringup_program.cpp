@@ -37,7 +37,7 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
   size_t steps = plan.steps.size();
   lines_.reserve(steps * 2);           // a create may add a "device granted" line
   st.owned.reserve(st.owned.size() + steps * 2);  // a QP and its slot buffer
-  std::map<std::string_view, uint32_t> index_of;  // QP name -> its index in creates_
+  std::vector<uint32_t> index_of(all.qp_count(), kNoQp);  // QP id -> its index in creates_
   std::map<std::string, const plan::Step*> slot_step;  // "qpo.slots.qa" -> its plan step
   for (const auto& step : plan.steps)
     if (step.kind == plan::StepKind::RegSlots) slot_step[step.object] = &step;
@@ -46,8 +46,9 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
     ibv_qp_init_attr init{};
     auto slots = slot_step.find("qpo.slots." + step.object);
     QpState qs = prepare_qp(st, step, &init, slots != slot_step.end() ? slots->second->count : 0);
-    qs.ordinal = static_cast<uint32_t>(st.qps.size());
-    QpState* q = &st.qps.insert_or_assign(step.object, std::move(qs)).first->second;
+    qs.ordinal = static_cast<uint32_t>(st.qps.made());
+    qs.id = step.qp;
+    QpState* q = &st.qps.put(step.qp, std::move(qs));
     try {
       StepTimer timer;
       make_qp_owner(st, *q);
@@ -80,7 +81,7 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
     if (q->slots) published_.mrs.insert_or_assign(q->slots->name(), published_mr(st.host, *q->slots));
     RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
     if (q->spec->connect) by_peer_name_.emplace_back(q->spec->connect.name, static_cast<uint32_t>(creates_.size()));
-    index_of[step.object] = static_cast<uint32_t>(creates_.size());
+    index_of.at(step.qp) = static_cast<uint32_t>(creates_.size());
     const auto& spec = *q->spec;
     ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(spec.xrcd.name)->get() : nullptr;
     creates_.push_back({&step, q, init, q->device->ctx().get(), xrcd, entry});
@@ -98,9 +99,8 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
               : step.kind == plan::StepKind::PostSrqRecv ? OpKind::PostSrqRecv
                                                          : OpKind::Other;
     if (op.kind == OpKind::Modify || op.kind == OpKind::PostRecv) {
-      auto it = index_of.find(step.object);
-      if (it == index_of.end()) continue;  // not this host's (the planner only lists its own)
-      op.qp = it->second;
+      op.qp = step.qp < index_of.size() ? index_of[step.qp] : kNoQp;
+      if (op.qp == kNoQp) continue;  // not this host's (the planner only lists its own)
       op.q = creates_[op.qp].q;
     }
     if (op.kind == OpKind::Modify) {
@@ -204,7 +204,7 @@ void BringUpProgram::create_qps(RunState& st) {
   for (size_t i = 0; i < creates_.size(); ++i) {
     if (made[i].err == 0) continue;
     if (creates_[i].q->slots) published_.mrs.erase(creates_[i].q->slots->name());
-    st.qps.erase(creates_[i].step->object);
+    st.qps.erase(creates_[i].step->qp);
     published_.qps.erase(creates_[i].step->object);
     creates_[i].q = nullptr;
   }

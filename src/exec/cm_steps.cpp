@@ -164,7 +164,7 @@ class CmRunner {
 
  private:
   const plan::CmEnd& end() const { return *end_; }
-  QpState& qp() { return st_.qps.at(step_.object); }
+  QpState& qp() { return st_.qps.at(step_.qp); }
   CmHost& host() { return *st_.cm; }
   rdma_cm_id* id(const std::string& name) {
     auto it = host().ids.find(name);

@@ -151,9 +151,8 @@ dataplane::CqAccess access_for(RunState& st, const QpState& q, Reader reader) {
   // readers complete on it, whichever of them is read first. Each QP is assigned once.
   auto owner = [](const QpState& of, Reader r) { return static_cast<int>(of.ordinal) * 2 + (r == Reader::Receives ? 1 : 0); };
   if (!q.routed)
-    for (auto& entry : st.qps) {
-      QpState& other = entry.second;
-      if (other.routed || !other.qp || !other.qp->holds()) continue;
+    st.qps.for_each([&](plan::QpId, QpState& other) {
+      if (other.routed || !other.qp || !other.qp->holds()) return;
       uint32_t qpn = other.qp->get()->qp_num;
       if (other.send_cq) st.router.assign(other.send_cq, qpn, owner(other, Reader::Sends));
       if (other.recv_cq) {
@@ -161,7 +160,7 @@ dataplane::CqAccess access_for(RunState& st, const QpState& q, Reader reader) {
         st.router.assign_receives(other.recv_cq, qpn, owner(other, Reader::Receives));
       }
       other.routed = true;
-    }
+    });
   return {&st.router, owner(q, reader)};
 }
 

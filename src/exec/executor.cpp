@@ -46,6 +46,7 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
     : s_(checked.model()), p_(p), o_(o) {
   const scenario::Scenario& s = s_;
   st_.plan = &p;
+  st_.qps.size_for(p.qp_count());
   st_.host = std::move(host);
   st_.externals = &externals_;
   externals_.values_to_stdout(o.stdout_is_log);
@@ -271,7 +272,7 @@ void HostSession::report_barrier(int plan_step) {
 // One step of the timeline on this host. Workload steps of a stage run together (run_stage).
 bool HostSession::run_timeline_step(const plan::Step& step) {
   using plan::StepKind;
-  auto qp = [&]() -> QpState& { return st_.qps.at(step.object); };
+  auto qp = [&]() -> QpState& { return st_.qps.at(step.qp); };
   if (is_cm_step(step)) return run_cm_step(st_, p_, o_, step);  // rdma_cm (cm_steps.h)
   switch (step.kind) {
     case StepKind::Modify:
@@ -287,7 +288,7 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::PrepareData: return prepare_workload(st_, step);
     case StepKind::CreateAh:
       return run_step(st_, st_.host, "traffic", step.verb, step.object, "", [&] {
-               peer_ah(st_, st_.qps.at(step.extra().smoke.sender), step.extra().smoke.receiver, st_.dir.qps.at(step.extra().smoke.receiver));
+               peer_ah(st_, st_.qp_here(step.extra().smoke.sender), step.extra().smoke.receiver, st_.dir.qps.at(step.extra().smoke.receiver));
              }).status != report::StepStatus::Failed;
     case StepKind::Verify: return verify_workload(st_, step);
     case StepKind::Fault:
@@ -495,7 +496,7 @@ report::RunReport HostSession::run(Channel& ch) {
     if (ok()) run_external_steps(plan::StepKind::ExternalReply);
     if (ok() && create_started_) {
       st_.report.bringup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_create_).count();
-      for (const auto& [name, q] : st_.qps) st_.report.qps_at_rts += q.state == spec::QpState::RTS;
+      st_.qps.for_each([&](plan::QpId, const QpState& q) { st_.report.qps_at_rts += q.state == spec::QpState::RTS; });
     }
   });
   if (!ok()) externals_.close_all();  // a tool waiting on its connection learns it now

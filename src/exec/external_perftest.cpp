@@ -29,8 +29,8 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
     : step_(step), run_(st.plan->workload_of(step)) {
   const auto& w = run_.spec;
   peer_ = st.plan->external(run_.external);
-  auto it = st.qps.find(w.qp.name);
-  if (!peer_ || it == st.qps.end() || !it->second.qp || !it->second.slots) {
+  auto* found = st.qps.find(run_.qp);
+  if (!peer_ || !found || !found->qp || !found->slots) {
     error = "QP '" + w.qp.name + "' was not brought up";
     return;
   }
@@ -40,7 +40,7 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
     error = "no perftest conversation with external '" + peer_->name + "' to go on with";
     return;
   }
-  q_ = &it->second;
+  q_ = found;
   talk_->talk.set_stop(halt);
   wait_ms_ = o.phase_timeout_ms;
   bool client = peer_->qpo_initiates();

@@ -12,12 +12,12 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
     : step_(step), run_(st.plan->workload_of(step)) {
   const auto& w = run_.spec;
   const auto* e = st.plan->external(run_.external);
-  auto it = st.qps.find(w.qp.name);
-  if (!e || it == st.qps.end() || !it->second.qp) {
+  auto* found = st.qps.find(run_.qp);
+  if (!e || !found || !found->qp) {
     error = "QP '" + w.qp.name + "' was not brought up";
     return;
   }
-  QpState& q = it->second;
+  QpState& q = *found;
   if (!q.slots || q.slot_count < 2) {  // the check refuses this (Q561); a guard, not a path
     error = "QP '" + w.qp.name + "' has no receive slots of its own";
     return;

@@ -97,7 +97,7 @@ std::vector<lua::WorkerSpec> workers_here(const RunState& st, const std::vector<
   std::vector<lua::WorkerSpec> out;
   for (const auto& worker : all) {
     bool here = !worker.qps.empty();
-    for (const auto& q : worker.qps) here = here && st.qps.count(q) > 0;
+    for (const auto& q : worker.qps) here = here && st.qp_named(q) != nullptr;
     if (here) out.push_back(worker);
   }
   return out;

@@ -61,7 +61,7 @@ bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
   const auto& w = spec_of(st, step.object);
   auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "bind on QP " + w.bind_qp.name, [&] {
     auto& ms = st.mws.at(w.name);
-    auto& q = st.qps.at(w.bind_qp.name);
+    auto& q = st.qp_here(w.bind_qp.name);
     verbs::Mr* mr = st.mrs.at(w.mr.name);
     verbs::WindowBind b{mr->get(), reinterpret_cast<uintptr_t>(mr->data()) + w.offset, w.length, w.access};
     uint64_t wr_id = kWindowTag | static_cast<uint64_t>(q.ordinal);
@@ -92,7 +92,7 @@ bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
   uint32_t old = 0;
   auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "on QP " + w.bind_qp.name, [&] {
     auto& ms = st.mws.at(w.name);
-    auto& q = st.qps.at(w.bind_qp.name);
+    auto& q = st.qp_here(w.bind_qp.name);
     uint64_t wr_id = kWindowTag | (1ull << 32) | static_cast<uint64_t>(q.ordinal);
     old = ms.rkey;
     if (w.type == 1) {

@@ -119,6 +119,7 @@ struct Responder {
   std::string unit;  // the QP's or the SRQ's name
   QpState* q;        // the first receiving QP (for messages)
   std::vector<std::unique_ptr<dataplane::Endpoint>> eps;
+  std::vector<QpState*> lanes;  // eps[i]'s QP
   dataplane::StreamConfig cfg;
   dataplane::CqAccess access;
   std::vector<Incoming> in;
@@ -181,12 +182,12 @@ struct Responder {
   }
 };
 
-bool initiator_here(const RunState& st, const scenario::Workload& w) { return st.qps.count(w.qp.name) > 0; }
+bool initiator_here(const RunState& st, const plan::WorkloadRun& run) { return st.qps.has(run.qp); }
 // The QPs on this host that receive what `run` sends: its peer, or the members of its multicast group.
-std::vector<const std::string*> receivers_here(const RunState& st, const plan::WorkloadRun& run) {
-  std::vector<const std::string*> out;
-  for (const auto& name : run.receivers)
-    if (st.qps.count(name)) out.push_back(&name);
+std::vector<QpState*> receivers_here(RunState& st, const plan::WorkloadRun& run) {
+  std::vector<QpState*> out;
+  for (auto id : run.receiver_ids)
+    if (auto* q = st.qps.find(id)) out.push_back(q);
   return out;
 }
 
@@ -208,12 +209,13 @@ void refuse_ud_above_mtu(const QpState& q, const scenario::Workload& w) {
                            std::to_string(mtu) + " B of QP '" + q.spec->name + "''s port; nothing sent");
 }
 
-std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, const scenario::Workload& w,
+std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, const plan::WorkloadRun& run,
                                           const RunOptions& o, const std::atomic<bool>* halt) {
+  const scenario::Workload& w = run.spec;
   auto t = std::make_unique<Initiator>();
   t->step = &step;
   t->w = &w;
-  t->q = &st.qps.at(w.qp.name);
+  t->q = &st.qps.at(run.qp);
   refuse_ud_above_mtu(*t->q, w);
   t->ep = own_endpoint(st, *t->q, w.mcast ? "" : t->q->spec->connect.name);
   if (const auto* g = w.mcast ? st.plan->mcast_group(w.mcast.name) : nullptr) {
@@ -283,6 +285,7 @@ Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& 
     for (const auto& e : r.eps)
       if (e->qp == receiver.qp->get()) return;
     r.eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "")));
+    r.lanes.push_back(&receiver);
   };
   for (auto& r : all)
     if (r->unit == unit) {
@@ -700,7 +703,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     }
     try {
       if (*w.op == Op::Recv) {  // receive-only: the QP counts what a sender outside the scenario sends
-        auto& q = st.qps.at(w.qp.name);
+        auto& q = st.qps.at(run.qp);
         refuse_ud_above_mtu(q, w);
         Incoming in{step, &w, &q, 0, true};
         in.from_outside = true;
@@ -710,10 +713,10 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         rs.cfg.timeout_ms = std::max(rs.cfg.timeout_ms, o.phase_timeout_ms > 0 ? o.phase_timeout_ms : 120000);
         continue;
       }
-      if (initiator_here(st, w)) initiators.push_back(make_initiator(st, *step, w, o, &halt));
-      for (const std::string* receiver : receivers_here(st, run)) {
+      if (initiator_here(st, run)) initiators.push_back(make_initiator(st, *step, run, o, &halt));
+      for (QpState* receiver : receivers_here(st, run)) {
         if (!op_info(*w.op).consumes_recv || w.expect_status) break;
-        auto& q = st.qps.at(*receiver);
+        auto& q = *receiver;
         refuse_ud_above_mtu(q, w);
         Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, *w.op != Op::WriteImm};
         if (w.invalidate) {  // the window lives on the receiver's side: its rkey is this host's
@@ -783,9 +786,9 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   threads.join();
   for (auto& wk : workers) wk->finish(st);
   for (auto& r : responders)
-    for (const auto& e : r->eps) {
-      QpState& q = st.qps.at(e->qp_name);
-      st.router.assign_receives(e->recv_cq, e->qp->qp_num, access_for(st, q, Reader::Receives).owner);
+    for (size_t i = 0; i < r->eps.size(); ++i) {
+      const auto& e = r->eps[i];
+      st.router.assign_receives(e->recv_cq, e->qp->qp_num, access_for(st, *r->lanes[i], Reader::Receives).owner);
     }
   if (stop_requested() || (told && told->requested.load(std::memory_order_acquire))) {
     for (auto& x : externals) x->finish(st);  // each says how far it got
@@ -836,7 +839,7 @@ bool verify_workload(RunState& st, const plan::Step& step) {
   Op op = *w.op;  // Verify follows op workloads only
   std::string problem;
   if (op == Op::Read) {
-    auto& q = st.qps.at(w.qp.name);
+    auto& q = st.qps.at(run.qp);
     verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
     if (dataplane::check_pattern(local->data() + (w.local_mr ? w.offset : 0), w.size, step.extra().data_seed) >= 0)
       problem = "read data differs from the remote MR";

@@ -12,6 +12,7 @@
 #include "dataplane/cq_router.h"
 #include "exec/event_journal.h"
 #include "exec/exchange.h"
+#include "exec/id_table.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
 #include "verbs/memory_window.h"
@@ -51,6 +52,7 @@ struct QpState {
   uint32_t slot_size = 0;
   uint32_t slot_count = 0;
   bool went_through_reset = false;
+  plan::QpId id = plan::kNoQp;  // its id in the plan (RunState::qps)
   bool routed = false;          // its CQs are assigned in RunState::router (endpoints.h access_for)
   ibv_qp_cap asked_cap{}, granted_cap{};  // the create's request and what the device granted
   // Every receive posted on this QP's own RQ (not an SRQ's: SrqState has that pool): bring-up's
@@ -94,7 +96,7 @@ struct RunState {
   std::map<std::string, verbs::Cq*> cqs;
   std::map<std::string, SrqState> srqs;
   std::map<std::string, verbs::Xrcd*> xrcds;
-  std::map<std::string, QpState> qps;
+  IdTable<QpState> qps;  // this host's QPs by plan id (Step::qp, Plan::qp_id)
   std::map<std::string, verbs::Ah*> ahs;  // "qpo.ah.<from>-><to>", made once (peer_ah)
   std::map<std::string, MwState> mws;
   std::vector<std::string> mws_bound;     // bound in the current stage, published at its PublishMw step
@@ -115,6 +117,12 @@ struct RunState {
   std::shared_ptr<McastCm> mcast_cm;  // made by the CmMcastChannel step
   // The session's external exchanges: a workload takes a perftest conversation on from them.
   ExternalExchanges* externals = nullptr;
+
+  // The QP a user or another host names (a script's workers, a meeting's note), if it is
+  // here; qp_here throws std::out_of_range ("QP 'x' is not on host a") when it is not.
+  QpState* qp_named(const std::string& name);
+  const QpState* qp_named(const std::string& name) const;
+  QpState& qp_here(const std::string& name);
 
   template <typename T, typename... Args>
   T* own(Args&&... args) {

@@ -81,9 +81,9 @@ std::string local_endpoints(RunState& st, const plan::WorkloadRun& run, const lu
                             std::map<std::string, dataplane::Endpoint>& out) {
   for (const auto& worker : spec.workers)
     for (const auto& name : worker.qps) {
-      auto it = st.qps.find(name);
-      if (it == st.qps.end()) return "QP '" + name + "' is not on host " + st.host;
-      out[name] = endpoint_for(st, it->second, peer_in(run, name));
+      QpState* q = st.qp_named(name);
+      if (!q) return "QP '" + name + "' is not on host " + st.host;
+      out[name] = endpoint_for(st, *q, peer_in(run, name));
     }
   return "";
 }
@@ -92,22 +92,22 @@ std::string drain_bringup_receives(RunState& st, const plan::WorkloadRun& run, c
                                    int timeout_ms, std::map<std::string, uint32_t>* across_hosts) {
   for (const auto& worker : spec.workers)
     for (const auto& name : worker.qps) {
-      auto found = st.qps.find(name);
-      if (found == st.qps.end()) continue;  // local_endpoints says so
-      auto& q = found->second;
+      QpState* found = st.qp_named(name);
+      if (!found) continue;  // local_endpoints says so
+      auto& q = *found;
       // Only receive queues the scripts own hold just the smoke's share; others keep theirs.
       // An SRQ keeps its share too: its receives are not counted per QP, and a stream counts
       // a message that lands there (unchecked); a ping-pong does not receive through SRQs.
       if (q.srq || !run.script_receives.count(name)) continue;
       uint32_t leftover = bringup_outstanding(st, q);
       if (leftover == 0) continue;
-      auto peer = st.qps.find(peer_in(run, name));
-      if (peer == st.qps.end()) {
+      QpState* peer = st.qp_named(peer_in(run, name));
+      if (!peer) {
         // Its peer is on another host: cleared after the hosts compared notes.
         (*across_hosts)[name] = leftover;
         continue;
       }
-      auto problem = send_empty(st, peer->second, name, leftover, timeout_ms);
+      auto problem = send_empty(st, *peer, name, leftover, timeout_ms);
       if (problem.empty()) problem = await_receives(st, q, leftover, timeout_ms);
       if (!problem.empty()) return "clearing the executor's receives on '" + name + "': " + problem;
     }
@@ -119,16 +119,16 @@ std::string clear_receives_across_hosts(RunState& st, const plan::WorkloadRun& r
   // Sends first, then receives: every host sends before it waits, so none waits on a host
   // that is itself waiting.
   for (const auto& [name, count] : all) {
-    if (st.qps.count(name)) continue;
-    auto peer = st.qps.find(peer_in(run, name));
-    if (peer == st.qps.end()) continue;  // another host's pair
-    if (auto problem = send_empty(st, peer->second, name, count, timeout_ms); !problem.empty())
+    if (st.qp_named(name)) continue;
+    QpState* peer = st.qp_named(peer_in(run, name));
+    if (!peer) continue;  // another host's pair
+    if (auto problem = send_empty(st, *peer, name, count, timeout_ms); !problem.empty())
       return "clearing the executor's receives on '" + name + "' (host " + st.dir.qps.at(name).host + "): " + problem;
   }
   for (const auto& [name, count] : all) {
-    auto q = st.qps.find(name);
-    if (q == st.qps.end()) continue;
-    if (auto problem = await_receives(st, q->second, count, timeout_ms); !problem.empty())
+    QpState* q = st.qp_named(name);
+    if (!q) continue;
+    if (auto problem = await_receives(st, *q, count, timeout_ms); !problem.empty())
       return "clearing the executor's receives on '" + name + "' (its peer is on another host): " + problem;
   }
   return "";

@@ -56,7 +56,7 @@ void run_one(RunState& st, QpState& q, dataplane::Endpoint& ep, const dataplane:
 }
 
 void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
-  auto& a = st.qps.at(pair.sender);
+  auto& a = st.qp_here(pair.sender);
   auto ep = own_endpoint(st, a, pair.receiver);
   uint8_t* buf = a.slots->data() + send_slot_offset(a);
   dataplane::fill_pattern(buf, kSmokeBytes, pair.seed);
@@ -76,7 +76,7 @@ void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) 
 }
 
 void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
-  auto& b = st.qps.at(pair.receiver);
+  auto& b = st.qp_here(pair.receiver);
   auto ep = own_endpoint(st, b, "");  // it only receives: no address handle back
   auto c = one_message(o);
   c.op = dataplane::Op::Recv;

@@ -122,18 +122,18 @@ void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
   for (const auto& e : plan.wire_expects)
     if (e.host == st.host) qps[e.qp].peer = e.peer;
   for (const auto& e : plan.packet_events)
-    if (st.qps.count(e.qp)) {
+    if (st.qp_named(e.qp)) {
       qps[e.qp].peer = e.receiver;
       qps[e.qp].events.push_back(plan::describe(e));
     }
   for (const auto& [name, named] : qps) {
-    auto q = st.qps.find(name);
-    if (q == st.qps.end() || !q->second.device) continue;
+    const QpState* q = st.qp_named(name);
+    if (!q || !q->device) continue;
     const std::string& peer = named.peer;
     const auto& events = named.events;
     auto self = st.dir.qps.find(name), other = st.dir.qps.find(peer);
     if (self == st.dir.qps.end() || other == st.dir.qps.end()) continue;
-    const auto& packets = read(capture_path(dir_, st.report.scenario, st.host, netdev_of(*q->second.device))).packets;
+    const auto& packets = read(capture_path(dir_, st.report.scenario, st.host, netdev_of(*q->device))).packets;
     report::WireSequence seq{st.host, name, peer, {}, 0, events};
     auto to_peer = [&](const wire::RocePacket& p) { return p.dst == other->second.gid && p.dest_qpn == other->second.qpn; };
     auto to_self = [&](const wire::RocePacket& p) { return p.dst == self->second.gid && p.dest_qpn == self->second.qpn; };
@@ -219,8 +219,8 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
     }
     auto device = st.devices.find(e.device);
     auto self = st.dir.qps.find(e.qp), peer = st.dir.qps.find(e.peer);
-    auto q = st.qps.find(e.qp);
-    if (device == st.devices.end() || self == st.dir.qps.end() || peer == st.dir.qps.end() || q == st.qps.end()) {
+    const QpState* q = st.qp_named(e.qp);
+    if (device == st.devices.end() || self == st.dir.qps.end() || peer == st.dir.qps.end() || !q) {
       fail("the run did not get as far as " + e.qp + " and " + e.peer + " being up");
       st.report.add(std::move(line));
       continue;
@@ -272,7 +272,7 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
         fail(kept ? "go-back-N was kept, expected a violation" : f.go_back_n_violation);
     } else if (x.fact == util::WireFact::RetransmitTimeout) {
       ibv_qp_attr attr{};
-      int err = q->second.qp && q->second.qp->get() ? verbs::query_qp(q->second.qp->get(), attr, IBV_QP_TIMEOUT) : ENODEV;
+      int err = q->qp && q->qp->get() ? verbs::query_qp(q->qp->get(), attr, IBV_QP_TIMEOUT) : ENODEV;
       double t = err ? 0 : wire::ack_timeout_us(attr.timeout);
       std::string text;
       bool ok = t > 0 && median_within_factor(f.timeout_gaps_us, t, x.factor, &text);

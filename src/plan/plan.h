@@ -14,6 +14,7 @@
 #include "util/packet_event_names.h"
 #include "plan/cm_end.h"
 #include "plan/external_peer.h"
+#include "plan/qp_id.h"
 #include "plan/setup_object.h"
 #include "plan/device_needs.h"
 #include "plan/text.h"
@@ -138,7 +139,7 @@ struct StepExtra {
   int external = -1;          // ExternalExchange, ExternalReply: Plan::externals[external]
 };
 
-// 176 bytes: the texts every step of a kind shares are plan::Text, the rare fields StepExtra.
+// 184 bytes: the texts every step of a kind shares are plan::Text, the rare fields StepExtra.
 struct Step {
   int index = 0;            // 1-based within the host
   StepKind kind = StepKind::OpenDevice;
@@ -164,6 +165,9 @@ struct Step {
   // After bring-up every step belongs to a stage: the hosts meet (Plan::stages) once all of
   // a stage's steps ran on every host.
   int stage = -1;
+  // The QP the step acts on (its object, when that is a QP; else kNoQp): exec's QP records
+  // are indexed by it. In the padding after `stage`: no bigger a step.
+  QpId qp = kNoQp;
 
   const StepExtra& extra() const { return extra_ ? *extra_ : no_extra(); }
   StepExtra& edit_extra();  // this step's own (made, or copied first when another step shares it)
@@ -259,6 +263,13 @@ struct Plan {
   // Their places by name (the planner fills them): a lookup per step, not a scan.
   std::unordered_map<std::string, size_t> window_index, mcast_group_index;
   size_t step_count() const;
+  // Every QP of the scenario by name (plan/qp_id.h): kNoQp for a name that is not a QP's.
+  std::unordered_map<std::string, QpId> qp_index;
+  QpId qp_id(const std::string& name) const {
+    auto it = qp_index.find(name);
+    return it == qp_index.end() ? kNoQp : it->second;
+  }
+  size_t qp_count() const { return qp_index.size(); }
 };
 
 struct PlanOptions {

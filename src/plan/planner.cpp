@@ -18,6 +18,9 @@
 
 namespace qpo::plan {
 
+// A plan of 100,000 QPs holds a million steps: what a step gains goes into its padding.
+static_assert(sizeof(Step) <= 184, "plan::Step grew past 184 bytes");
+
 namespace {
 
 using scenario::Scenario;
@@ -111,6 +114,8 @@ class Planner {
     args_.set_templates(&p.attr_templates);
     p.scenario = s_.name;
     p.file = s_.file;
+    p.qp_index.reserve(s_.qps.size());
+    for (size_t i = 0; i < s_.qps.size(); ++i) p.qp_index.emplace(s_.qps[i].name, static_cast<QpId>(i));
     p.externals = lower_externals();
     externals_ = &p.externals;
     setup_objects_ = &p.setup_objects;
@@ -169,6 +174,8 @@ class Planner {
       for (auto it = ahs.rbegin(); it != ahs.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_ah", *it);
       teardown(hp.host);
     }
+    for (auto& hp : p.hosts)
+      for (auto& st : hp.steps) st.qp = p.qp_id(st.object);
     return p;
   }
 

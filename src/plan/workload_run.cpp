@@ -33,6 +33,8 @@ WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload
     if (s.external(q->connect.name)) r.external = q->connect.name;
     else r.receivers.push_back(q->connect.name);
   }
+  r.qp = qp_id_in(s, w.qp.name);
+  for (const auto& name : r.receivers) r.receiver_ids.push_back(qp_id_in(s, name));
   const auto* window = w.remote_mr ? s.mw(w.remote_mr.name) : nullptr;
   r.remote_is_window = window != nullptr;
   r.remote_offset = w.offset + (window ? window->offset : 0);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lua/workload_spec.h"
+#include "plan/qp_id.h"
 #include "scenario/model.h"
 #include "scenario/script_qps.h"
 
@@ -20,6 +21,8 @@ struct WorkloadRun {
   // Who receives what an op workload sends: its qp's peer (connect:), or its multicast group's
   // members, in file order. Empty when the peer is external.
   std::vector<std::string> receivers;
+  QpId qp = kNoQp;                  // its `qp:` (exec's records are kept by id)
+  std::vector<QpId> receiver_ids;   // `receivers`, in the same order
   // Its qp's peer is outside the scenario (Plan::external(external)): the workload is that
   // tool's conversation (a ping-pong of SENDs), on the qp alone.
   std::string external;

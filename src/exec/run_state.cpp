@@ -1,0 +1,18 @@
+#include "exec/run_state.h"
+
+#include <stdexcept>
+
+#include "plan/plan.h"
+
+namespace qpo::exec {
+
+QpState* RunState::qp_named(const std::string& name) { return qps.find(plan->qp_id(name)); }
+
+const QpState* RunState::qp_named(const std::string& name) const { return qps.find(plan->qp_id(name)); }
+
+QpState& RunState::qp_here(const std::string& name) {
+  if (auto* q = qp_named(name)) return *q;
+  throw std::out_of_range("QP '" + name + "' is not on host " + host);
+}
+
+}  // namespace qpo::exec

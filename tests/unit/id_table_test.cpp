@@ -1,0 +1,95 @@
+// exec's resource table (exec/id_table.h) and the ids the planner gives QPs (plan/qp_id.h):
+// every step on a QP, and every workload, names its QPs by id.
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "exec/id_table.h"
+#include "plan/plan.h"
+#include "plan_fixture.h"
+#include "scenario_fixture.h"
+
+using qpo::exec::IdTable;
+using qpo::plan::kNoQp;
+
+namespace {
+
+struct Record {
+  std::string name;
+};
+
+}  // namespace
+
+TEST_CASE("a record put under an id is found by it, and other ids have none") {
+  IdTable<Record> t;
+  t.size_for(4);
+  t.put(2, {"qb"});
+  REQUIRE(t.find(2));
+  CHECK(t.find(2)->name == "qb");
+  CHECK_FALSE(t.has(0));
+  CHECK_FALSE(t.has(kNoQp));
+  CHECK(t.size() == 1);
+}
+
+TEST_CASE("a record keeps its address while others are put and one is unlisted") {
+  IdTable<Record> t;
+  t.size_for(1000);
+  Record* first = &t.put(0, {"q0"});
+  for (uint32_t i = 1; i < 1000; ++i) t.put(i, {"q" + std::to_string(i)});
+  t.erase(500);
+  CHECK(&t.at(0) == first);
+  CHECK(first->name == "q0");
+  CHECK_FALSE(t.has(500));
+  CHECK(t.size() == 999);
+  CHECK(t.made() == 1000);  // an ordinal taken from made() is never given twice
+}
+
+TEST_CASE("for_each walks the listed records in the order they were made, not by id") {
+  IdTable<Record> t;
+  t.size_for(3);
+  t.put(2, {"c"});
+  t.put(0, {"a"});
+  t.put(1, {"b"});
+  t.erase(0);
+  std::vector<std::string> seen;
+  t.for_each([&](uint32_t, const Record& r) { seen.push_back(r.name); });
+  CHECK(seen == std::vector<std::string>{"c", "b"});
+}
+
+TEST_CASE("at() on an id without a record throws out_of_range naming the id") {
+  IdTable<Record> t;
+  t.size_for(2);
+  CHECK_THROWS_WITH_AS(t.at(1), "id 1 has no record on this host", std::out_of_range);
+  CHECK_THROWS_WITH_AS(t.at(kNoQp), "not an object of the plan", std::out_of_range);
+  CHECK_THROWS_WITH_AS(t.put(2, {"x"}), "id 2 is not in the plan", std::out_of_range);
+}
+
+TEST_CASE("QP ids follow the scenario's QP order; every step on a QP carries its id, other steps none") {
+  auto p = qpo::test::plan_of(qpo::test::rc_pair());
+  REQUIRE(p.qp_count() == 2);
+  CHECK(p.qp_id("qa") == 0);
+  CHECK(p.qp_id("qb") == 1);
+  CHECK(p.qp_id("ca") == kNoQp);  // a CQ's name
+  size_t on_qps = 0;
+  for (const auto& h : p.hosts)
+    for (const auto& st : h.steps) {
+      CAPTURE(st.object);
+      CHECK(st.qp == p.qp_id(st.object));
+      on_qps += st.qp != kNoQp;
+    }
+  // Each QP: create, three modifies, receives, destroy at least.
+  CHECK(on_qps >= 12);
+}
+
+TEST_CASE("a workload names its QP and its receivers by id") {
+  auto p = qpo::test::plan_of(qpo::test::rc_pair(
+      "{ path_mtu: auto, dest_qp_num: peer, rq_psn: peer, max_dest_rd_atomic: 1, "
+      "ah_attr: { is_global: true, grh: { dgid: peer, sgid_index: auto, hop_limit: 1 } } }",
+      "{ path_mtu: auto }",
+      "workloads:\n  send: { qp: qa, op: send, local_mr: ma, size: 64, iterations: 10 }\n"));
+  REQUIRE(p.workloads.size() == 1);
+  CHECK(p.workloads[0].qp == p.qp_id("qa"));
+  CHECK(p.workloads[0].receiver_ids == std::vector<qpo::plan::QpId>{p.qp_id("qb")});
+}
