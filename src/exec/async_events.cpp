@@ -25,25 +25,23 @@ std::pair<std::string, std::string> element_of(const RunState& st, const std::st
   auto kind = info ? info->object : util::EventObject::Qp;
   switch (kind) {
     case util::EventObject::Cq:
-      for (const auto& [name, c] : st.cqs)
-        if (c->get() == ev.element.cq)
-          return {name, "CQ '" + name + "' (a completion did not fit: it holds " + std::to_string(ev.element.cq->cqe) + ")"};
+      if (const auto* c = st.cqs.find_if([&](const verbs::Cq* c) { return c->get() == ev.element.cq; })) {
+        const std::string& name = (*c)->name();
+        return {name, "CQ '" + name + "' (a completion did not fit: it holds " + std::to_string(ev.element.cq->cqe) + ")"};
+      }
       return {"", "a CQ of another owner"};
     case util::EventObject::Srq:
-      for (const auto& [name, s] : st.srqs)
-        if (s.srq && s.srq->get() == ev.element.srq) return {name, "SRQ '" + name + "'"};
+      if (const auto* s = st.srqs.find_if([&](const SrqState& s) { return s.srq && s.srq->get() == ev.element.srq; }))
+        return {s->srq->name(), "SRQ '" + s->srq->name() + "'"};
       return {"", "an SRQ of another owner"};
     case util::EventObject::Port: {
-      const auto& d = st.devices.at(device);
+      const auto* d = st.device_named(device);
       std::string about = "port " + std::to_string(ev.element.port_num) + " of device '" + device + "'";
-      return {d.spec && ev.element.port_num == static_cast<int>(d.spec->port) ? device : "", about};
+      return {d && d->spec && ev.element.port_num == static_cast<int>(d->spec->port) ? device : "", about};
     }
     case util::EventObject::Device: return {device, "device '" + device + "'"};
     case util::EventObject::Qp: {
-      const QpState* found = nullptr;
-      st.qps.for_each([&](plan::QpId, const QpState& q) {
-        if (!found && q.qp && q.qp->get() == ev.element.qp) found = &q;
-      });
+      const QpState* found = st.qps.find_if([&](const QpState& q) { return q.qp && q.qp->get() == ev.element.qp; });
       if (found) return {found->spec->name, "QP '" + found->spec->name + "'"};
       return {"", "a QP of another owner"};
     }
@@ -54,22 +52,23 @@ std::pair<std::string, std::string> element_of(const RunState& st, const std::st
 // Reads what the devices have queued into the journal (the caller holds its lock).
 size_t drain(const RunState& st) {
   size_t added = 0;
-  for (const auto& [name, d] : st.devices) {
-    if (!d.res) continue;
+  st.devices.for_each([&](plan::ObjectId, const DeviceState& d) {
+    if (!d.res) return;
     while (auto ev = take_async_event(d.ctx().get(), 0)) {
-      auto [object, about] = element_of(st, name, *ev);
+      auto [object, about] = element_of(st, d.spec->name, *ev);
       st.events.seen.push_back({ev->event_type, std::move(object), std::move(about), Clock::now()});
       ++added;
     }
-  }
+  });
   return added;
 }
 
 // Blocks until a device's async fd is readable or wait_ms passed.
 void await_any(const RunState& st, int wait_ms) {
   std::vector<pollfd> fds;
-  for (const auto& [name, d] : st.devices)
+  st.devices.for_each([&](plan::ObjectId, const DeviceState& d) {
     if (d.res) fds.push_back({d.ctx().get()->async_fd, POLLIN, 0});
+  });
   if (fds.empty()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     return;
@@ -97,8 +96,8 @@ std::string object_text(const RunState& st, const plan::Step& step) {
   const auto* info = util::async_event(step.extra().event_value);
   auto kind = info ? info->object : util::EventObject::Qp;
   if (kind == util::EventObject::Port) {
-    auto it = st.devices.find(step.object);
-    std::string port = it != st.devices.end() && it->second.spec ? std::to_string(it->second.spec->port) : "?";
+    const auto* d = st.devices.find(step.id);
+    std::string port = d && d->spec ? std::to_string(d->spec->port) : "?";
     return "port " + port + " of device '" + step.object + "'";
   }
   return std::string(util::event_object_name(kind)) + " '" + step.object + "'";

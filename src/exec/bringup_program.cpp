@@ -47,8 +47,8 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
     auto slots = slot_step.find("qpo.slots." + step.object);
     QpState qs = prepare_qp(st, step, &init, slots != slot_step.end() ? slots->second->count : 0);
     qs.ordinal = static_cast<uint32_t>(st.qps.made());
-    qs.id = step.qp;
-    QpState* q = &st.qps.put(step.qp, std::move(qs));
+    qs.id = step.id;
+    QpState* q = &st.qps.put(step.id, std::move(qs));
     try {
       StepTimer timer;
       make_qp_owner(st, *q);
@@ -81,9 +81,9 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
     if (q->slots) published_.mrs.insert_or_assign(q->slots->name(), published_mr(st.host, *q->slots));
     RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
     if (q->spec->connect) by_peer_name_.emplace_back(q->spec->connect.name, static_cast<uint32_t>(creates_.size()));
-    index_of.at(step.qp) = static_cast<uint32_t>(creates_.size());
+    index_of.at(step.id) = static_cast<uint32_t>(creates_.size());
     const auto& spec = *q->spec;
-    ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(spec.xrcd.name)->get() : nullptr;
+    ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(all.id_of(plan::ObjectKind::Xrcd, spec.xrcd.name))->get() : nullptr;
     creates_.push_back({&step, q, init, q->device->ctx().get(), xrcd, entry});
   }
   std::sort(by_peer_name_.begin(), by_peer_name_.end());
@@ -99,7 +99,7 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
               : step.kind == plan::StepKind::PostSrqRecv ? OpKind::PostSrqRecv
                                                          : OpKind::Other;
     if (op.kind == OpKind::Modify || op.kind == OpKind::PostRecv) {
-      op.qp = step.qp < index_of.size() ? index_of[step.qp] : kNoQp;
+      op.qp = step.id < index_of.size() ? index_of[step.id] : kNoQp;
       if (op.qp == kNoQp) continue;  // not this host's (the planner only lists its own)
       op.q = creates_[op.qp].q;
     }
@@ -204,7 +204,7 @@ void BringUpProgram::create_qps(RunState& st) {
   for (size_t i = 0; i < creates_.size(); ++i) {
     if (made[i].err == 0) continue;
     if (creates_[i].q->slots) published_.mrs.erase(creates_[i].q->slots->name());
-    st.qps.erase(creates_[i].step->qp);
+    st.qps.erase(creates_[i].step->id);
     published_.qps.erase(creates_[i].step->object);
     creates_[i].q = nullptr;
   }
@@ -334,10 +334,10 @@ void BringUpProgram::run_receives(RunState& st, const Op& op) {
   uint32_t n = step.count;  // fewer than the queue holds when scripts own it (scenario/script_qps.h)
   if (op.kind == OpKind::PostRecv && op.q) {
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
-             [&] { post_bringup_receives(st, *op.q, n); });
+             [&] { post_bringup_receives(*op.q, n); });
   } else if (op.kind == OpKind::PostSrqRecv) {
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
-             [&] { post_srq_bringup_receives(st, step.object, n); });
+             [&] { post_srq_bringup_receives(st, step.id, step.object, n); });
   } else if (step.kind == plan::StepKind::ModifySrq) {
     arm_srq_limit(st, step, "bring-up");
   }

@@ -11,12 +11,13 @@
 namespace qpo::exec {
 
 std::string provider_of(const RunState& st) {
-  for (const auto& [name, d] : st.devices) return d.ctx().provider();
+  for (const DeviceState* d : st.devices.listed()) return d->ctx().provider();
   return "";
 }
 
 std::string unsupported_reason(const RunState& st, const plan::DeviceNeeds& needs) {
-  for (const auto& [name, d] : st.devices) {
+  for (const DeviceState* device : st.devices.listed()) {
+    const DeviceState& d = *device;
     const auto& attr = d.ctx().device_attr();
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
     for (const std::string& cap : needs.caps) {

@@ -164,7 +164,7 @@ class CmRunner {
 
  private:
   const plan::CmEnd& end() const { return *end_; }
-  QpState& qp() { return st_.qps.at(step_.qp); }
+  QpState& qp() { return st_.qps.at(step_.id); }
   CmHost& host() { return *st_.cm; }
   rdma_cm_id* id(const std::string& name) {
     auto it = host().ids.find(name);
@@ -375,7 +375,7 @@ class CmRunner {
   }
 
   void post_receives() {
-    post_bringup_receives(st_, qp(), step_.count);
+    post_bringup_receives(qp(), step_.count);
     message_ = std::to_string(step_.count) + " receives";
   }
 

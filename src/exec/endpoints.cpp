@@ -11,11 +11,6 @@ namespace qpo::exec {
 
 namespace {
 
-ibv_comp_channel* channel_of(const RunState& st, const scenario::Ref& cq) {
-  auto it = st.channels.find(cq.name);
-  return it == st.channels.end() ? nullptr : it->second->get();
-}
-
 // Just enough endpoint for a pool to post receives (bring-up: no MR maps, no peer).
 dataplane::Endpoint receive_endpoint(const std::string& name, ibv_qp* qp, ibv_srq* srq) {
   dataplane::Endpoint e;
@@ -28,11 +23,10 @@ dataplane::Endpoint receive_endpoint(const std::string& name, ibv_qp* qp, ibv_sr
 dataplane::LocalMr local_of(verbs::Mr* m) { return {m->get(), m->data(), m->length()}; }
 
 // The send CQ's timestamps and the clock that stamps them, for latency on the device's clock.
-dataplane::DeviceClock device_clock_of(const RunState& st, const QpState& q) {
+dataplane::DeviceClock device_clock_of(const QpState& q) {
   dataplane::DeviceClock c;
-  auto it = st.cqs.find(q.spec->send_cq.name);
-  if (it == st.cqs.end() || !it->second->extended() || !q.device) return c;
-  c.cq = it->second->extended();
+  if (!q.send_cq_res || !q.send_cq_res->extended() || !q.device) return c;
+  c.cq = q.send_cq_res->extended();
   ibv_device_attr_ex ex{};
   if (verbs::query_device_ex(q.device->ctx().get(), ex) == 0) {
     c.khz = ex.hca_core_clock;
@@ -43,10 +37,9 @@ dataplane::DeviceClock device_clock_of(const RunState& st, const QpState& q) {
 
 }  // namespace
 
-std::shared_ptr<dataplane::RecvPool> pool_of(RunState& st, QpState& q) {
+std::shared_ptr<dataplane::RecvPool> pool_of(QpState& q) {
   std::shared_ptr<dataplane::RecvPool>* slot = &q.recv_pool;
-  if (q.srq)
-    if (auto it = st.srqs.find(q.spec->srq.name); it != st.srqs.end()) slot = &it->second.recv_pool;
+  if (q.srq && q.srq_state) slot = &q.srq_state->recv_pool;
   if (!*slot) *slot = std::make_shared<dataplane::RecvPool>();
   return *slot;
 }
@@ -54,11 +47,11 @@ std::shared_ptr<dataplane::RecvPool> pool_of(RunState& st, QpState& q) {
 std::string slot_mr_name(const QpState& q) { return "qpo.slots." + q.spec->name; }
 std::string receive_mr_name(const QpState& q) { return q.srq ? "qpo.slots." + q.spec->srq.name : slot_mr_name(q); }
 
-uint32_t bringup_outstanding(RunState& st, QpState& q) {
+uint32_t bringup_outstanding(QpState& q) {
   if (q.srq) {
-    auto it = st.srqs.find(q.spec->srq.name);
-    if (it == st.srqs.end() || !it->second.slots || !it->second.recv_pool) return 0;
-    return it->second.recv_pool->outstanding_in(it->second.slots->data());
+    const SrqState* ss = q.srq_state;
+    if (!ss || !ss->slots || !ss->recv_pool) return 0;
+    return ss->recv_pool->outstanding_in(ss->slots->data());
   }
   return q.slots && q.recv_pool ? q.recv_pool->outstanding_in(q.slots->data()) : 0;
 }
@@ -73,13 +66,13 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
   e.pd = q.pd;
   e.send_cq = q.send_cq;
   e.recv_cq = q.recv_cq;
-  e.send_clock = device_clock_of(st, q);
-  e.send_channel = channel_of(st, q.spec->send_cq);  // event mode (`events = true`)
-  e.recv_channel = channel_of(st, q.spec->recv_cq);
+  e.send_clock = device_clock_of(q);
+  e.send_channel = q.send_channel;  // event mode (`events = true`)
+  e.recv_channel = q.recv_channel;
   e.srq = q.srq;
   e.max_send_wr = q.spec->cap.max_send_wr;
   // The room a script has: receives the executor still has posted take the rest.
-  uint32_t executors = q.srq ? 0 : bringup_outstanding(st, q);
+  uint32_t executors = q.srq ? 0 : bringup_outstanding(q);
   e.max_recv_wr = q.spec->cap.max_recv_wr > executors ? q.spec->cap.max_recv_wr - executors : 0;
   e.recv_limited = !q.srq;  // 0 left is "full", not "no limit"
   e.max_inline_data = q.spec->cap.max_inline_data;
@@ -90,12 +83,11 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
     if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer, it->second);
   }
   for (const auto& [name, mr] : st.mrs) {
-    // The scenario's MRs on the QP's PD (an XRC receive QP has no ibv_pd of its own: by name).
-    auto pd = st.pds.find(q.spec->pd.name);
-    if (pd != st.pds.end() && mr->get()->pd == pd->second->get()) e.local_mrs[name] = local_of(mr);
+    // The scenario's MRs on the QP's PD (an XRC receive QP has no ibv_pd of its own: its `pd:`'s).
+    if (q.pd_res && mr->get()->pd == q.pd_res->get()) e.local_mrs[name] = local_of(mr);
   }
   for (const auto& [name, r] : st.dir.mrs) e.remote_mrs[name] = {r.addr, r.rkey, r.length};
-  e.recv_pool = pool_of(st, q);
+  e.recv_pool = pool_of(q);
   return e;
 }
 
@@ -103,9 +95,7 @@ dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& pe
   dataplane::Endpoint e = endpoint_for(st, q, peer);
   e.max_recv_wr = q.spec->cap.max_recv_wr;  // the executor's receives are its own to count
   if (q.slots) e.local_mrs[slot_mr_name(q)] = local_of(q.slots);
-  if (q.srq)
-    if (auto it = st.srqs.find(q.spec->srq.name); it != st.srqs.end() && it->second.slots)
-      e.local_mrs[receive_mr_name(q)] = local_of(it->second.slots);
+  if (q.srq && q.srq_state && q.srq_state->slots) e.local_mrs[receive_mr_name(q)] = local_of(q.srq_state->slots);
   return e;
 }
 
@@ -115,32 +105,33 @@ void executor_stream(dataplane::StreamConfig& c) {
   c.peak = false;
 }
 
-void use_executor_receives(RunState& st, QpState& q, dataplane::StreamConfig& c) {
+void use_executor_receives(QpState& q, dataplane::StreamConfig& c) {
   executor_stream(c);
   c.recv_mr = receive_mr_name(q);
   if (q.srq) {
-    const auto& ss = st.srqs.at(q.spec->srq.name);
+    if (!q.srq_state) throw std::logic_error("QP '" + q.spec->name + "' has an SRQ but no record of it");
+    const auto& ss = *q.srq_state;
     c.recv_slot_size = ss.slot_size;
     c.recv_slots = ss.slot_count;
   } else {
     c.recv_slot_size = q.slot_size;
     c.recv_slots = q.slot_count - 1;  // the last slot is the send buffer
   }
-  c.rx_depth = std::max(1u, bringup_outstanding(st, q));
+  c.rx_depth = std::max(1u, bringup_outstanding(q));
 }
 
-void post_bringup_receives(RunState& st, QpState& q, uint32_t count) {
+void post_bringup_receives(QpState& q, uint32_t count) {
   if (!q.slots || q.slot_count < 2 || count == 0) return;
   auto e = receive_endpoint(q.spec->name, q.qp->get(), nullptr);
-  auto pool = pool_of(st, q);
+  auto pool = pool_of(q);
   pool->layout(e, local_of(q.slots), 0, q.slot_size, q.slot_count - 1);  // the last slot sends
   pool->fill(e, pool->outstanding() + std::min(count, q.slot_count - 1));
 }
 
-void post_srq_bringup_receives(RunState& st, const std::string& srq, uint32_t count) {
+void post_srq_bringup_receives(RunState& st, plan::ObjectId srq, const std::string& name, uint32_t count) {
   auto& ss = st.srqs.at(srq);
   if (!ss.slots || count == 0) return;
-  auto e = receive_endpoint(srq, nullptr, ss.srq->get());
+  auto e = receive_endpoint(name, nullptr, ss.srq->get());
   if (!ss.recv_pool) ss.recv_pool = std::make_shared<dataplane::RecvPool>();  // before any QP on it asks pool_of
   ss.recv_pool->layout(e, local_of(ss.slots), 0, ss.slot_size, ss.slot_count);
   ss.recv_pool->fill(e, ss.recv_pool->outstanding() + std::min(count, ss.slot_count));

@@ -30,21 +30,22 @@ std::string receive_mr_name(const QpState& q);
 // A stream that receives through the executor's own slots: the layout bring-up posted (so
 // its receives count and are re-posted into the same slots) and as many kept posted as are
 // posted now. Also the settings every executor stream shares (executor_stream).
-void use_executor_receives(RunState& st, QpState& q, dataplane::StreamConfig& c);
+void use_executor_receives(QpState& q, dataplane::StreamConfig& c);
 // No CQ-room check (the validator's Q601 judged the CQs; the receives exist already), and a
 // yield when idle: an executor step may run many sides on few cores.
 void executor_stream(dataplane::StreamConfig& c);
 
 // The receive pool of the QP's receive queue: its SRQ's when it has one (QPs on one SRQ share
 // it), else its own. Created on first use; it lives as long as the run.
-std::shared_ptr<dataplane::RecvPool> pool_of(RunState& st, QpState& q);
+std::shared_ptr<dataplane::RecvPool> pool_of(QpState& q);
 // Receives the executor posted into its slot buffer and that are still outstanding.
-uint32_t bringup_outstanding(RunState& st, QpState& q);
+uint32_t bringup_outstanding(QpState& q);
 
 // Bring-up's receives, through the QP's pool: `count` slots of its slot buffer (the last slot
 // is the send buffer and never a receive).
-void post_bringup_receives(RunState& st, QpState& q, uint32_t count);
-void post_srq_bringup_receives(RunState& st, const std::string& srq, uint32_t count);
+void post_bringup_receives(QpState& q, uint32_t count);
+// The SRQ `srq` (its plan id; `name` for messages): `count` slots of its buffer.
+void post_srq_bringup_receives(RunState& st, plan::ObjectId srq, const std::string& name, uint32_t count);
 
 // How the executor's thread (or a worker it starts for one side of an op workload) reads
 // `q`'s CQs: one router for the run, each QP its own owner, so a completion polled off a CQ

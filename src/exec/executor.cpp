@@ -46,6 +46,12 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
     : s_(checked.model()), p_(p), o_(o) {
   const scenario::Scenario& s = s_;
   st_.plan = &p;
+  st_.devices.size_for(p.count_of(plan::ObjectKind::Device));
+  st_.pds.size_for(p.count_of(plan::ObjectKind::Pd));
+  st_.cqs.size_for(p.count_of(plan::ObjectKind::Cq));
+  st_.channels.size_for(p.count_of(plan::ObjectKind::Cq));
+  st_.srqs.size_for(p.count_of(plan::ObjectKind::Srq));
+  st_.xrcds.size_for(p.count_of(plan::ObjectKind::Xrcd));
   st_.qps.size_for(p.qp_count());
   st_.host = std::move(host);
   st_.externals = &externals_;
@@ -102,9 +108,9 @@ void HostSession::setup() {
   for_setup_steps([&](const plan::Step& step) {
     if (step.kind == plan::StepKind::OpenDevice) {
       const auto* d = p_.setup_of(step).device;
-      auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st_, *d); });
+      auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st_, *d, step.id); });
       if (r.status == report::StepStatus::Ok) {
-        auto& ds = st_.devices.at(d->name);
+        auto& ds = st_.devices.at(step.id);
         r.message = ds.ctx().device_name();
         if (!st_.report.device.empty()) st_.report.device += ", ";
         st_.report.device += ds.ctx().device_name();
@@ -138,9 +144,9 @@ int HostSession::setup_step(plan::StepKind kind) const {
 
 // The port and GID lines of an opened device: what the open read (verbs::Context).
 void HostSession::report_device_query(const plan::Step& step) {
-  auto it = st_.devices.find(step.object);
-  if (it == st_.devices.end()) return;
-  const auto& ds = it->second;
+  const DeviceState* device = st_.devices.find(step.id);
+  if (!device) return;
+  const auto& ds = *device;
   report::StepResult r;
   r.host = st_.host;
   r.phase = "setup";
@@ -272,7 +278,7 @@ void HostSession::report_barrier(int plan_step) {
 // One step of the timeline on this host. Workload steps of a stage run together (run_stage).
 bool HostSession::run_timeline_step(const plan::Step& step) {
   using plan::StepKind;
-  auto qp = [&]() -> QpState& { return st_.qps.at(step.qp); };
+  auto qp = [&]() -> QpState& { return st_.qps.at(step.id); };
   if (is_cm_step(step)) return run_cm_step(st_, p_, o_, step);  // rdma_cm (cm_steps.h)
   switch (step.kind) {
     case StepKind::Modify:
@@ -541,9 +547,9 @@ void HostSession::publish_lines() {
 // Every hw_counter of every device this host opened, at open and now (the HTML report's table).
 void HostSession::record_counter_deltas() {
   for (const auto& [name, before] : counters_at_open_) {
-    auto it = st_.devices.find(name);
-    if (it == st_.devices.end()) continue;
-    const auto& ds = it->second;
+    const DeviceState* device = st_.device_named(name);
+    if (!device) continue;
+    const auto& ds = *device;
     std::string where = ds.ctx().device_name() + " port " + std::to_string(ds.ctx().port());
     for (const auto& [counter, after] : read_hw_counters(ds)) {
       auto b = before.find(counter);

@@ -70,7 +70,7 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
     access_ = access_for(st, *q_, Reader::Sends);
   } else if (peer_->latency) {  // ib_send_lat: both sides send and receive, on bring-up's receives
     streams_ = true;
-    pp_ = slot_pingpong(st, *q_, client, cfg_.size, w.iterations, o.timeout_ms, halt);
+    pp_ = slot_pingpong(*q_, client, cfg_.size, w.iterations, o.timeout_ms, halt);
     // One thread sends and receives: the QP's receives come to its send-side reader for now.
     access_ = access_for(st, *q_, Reader::Sends);
     if (q_->recv_cq) st.router.assign_receives(q_->recv_cq, ep_.qp->qp_num, access_.owner);
@@ -82,7 +82,7 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
     cfg_.depth = std::min<uint32_t>(128, std::max<uint32_t>(1, q_->spec->cap.max_send_wr));  // perftest's -t
     access_ = access_for(st, *q_, Reader::Sends);
   } else if (send) {
-    use_executor_receives(st, *q_, cfg_);  // the slots bring-up posted, re-posted as they fill
+    use_executor_receives(*q_, cfg_);  // the slots bring-up posted, re-posted as they fill
     cfg_.op = dataplane::Op::Recv;
     cfg_.rx_iterations = w.iterations;
     access_ = access_for(st, *q_, Reader::Receives);

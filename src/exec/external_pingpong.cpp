@@ -23,7 +23,7 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
     return;
   }
   q_ = &q;
-  cfg_ = slot_pingpong(st, q, e->qpo_initiates(), static_cast<uint32_t>(w.size), w.iterations, o.timeout_ms, halt);
+  cfg_ = slot_pingpong(q, e->qpo_initiates(), static_cast<uint32_t>(w.size), w.iterations, o.timeout_ms, halt);
   cfg_.burst = e->messages_per_turn();
   if (e->imm_qpn) {  // udaddy: every SEND says the sender's QP number; the answering side learns the tool's so
     cfg_.imm = q.qp->get()->qp_num;
@@ -97,7 +97,7 @@ bool ExternalPingpong::report_failure(RunState& st, const std::string& workload,
   return false;
 }
 
-dataplane::PingPongConfig slot_pingpong(RunState& st, QpState& q, bool initiator, uint32_t size, uint64_t iterations,
+dataplane::PingPongConfig slot_pingpong(QpState& q, bool initiator, uint32_t size, uint64_t iterations,
                                         int timeout_ms, const std::atomic<bool>* stop) {
   dataplane::PingPongConfig c;
   c.op = dataplane::Op::Send;
@@ -110,7 +110,7 @@ dataplane::PingPongConfig slot_pingpong(RunState& st, QpState& q, bool initiator
   c.recv_offset = 0;
   c.recv_slot_size = q.slot_size;  // the layout bring-up posted into
   c.recv_slots = q.slot_count - 1;
-  c.rx_depth = std::max(1u, bringup_outstanding(st, q));
+  c.rx_depth = std::max(1u, bringup_outstanding(q));
   c.timeout_ms = timeout_ms;
   c.keep_times = initiator;  // each round trip's time, halved (the tools' latency is half a round trip)
   c.stop = stop;

@@ -22,7 +22,7 @@ namespace qpo::exec {
 // A tool's ping-pong of SENDs on qpo's own slots (ibv_rc_pingpong's, ib_send_lat's): the last
 // slot sends, the others take the receives bring-up posted before the exchange, as the tools
 // post theirs. The QP must have at least two slots (the checks make sure).
-dataplane::PingPongConfig slot_pingpong(RunState& st, QpState& q, bool initiator, uint32_t size, uint64_t iterations,
+dataplane::PingPongConfig slot_pingpong(QpState& q, bool initiator, uint32_t size, uint64_t iterations,
                                         int timeout_ms, const std::atomic<bool>* stop);
 
 class ExternalPingpong {

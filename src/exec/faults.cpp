@@ -98,9 +98,9 @@ std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q) {
 Faults::Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase)
     : st_(st), phase_(phase) {
   for (const auto& f : faults) {
-    auto it = st.devices.find(f.device);
-    if (f.during != window || it == st.devices.end()) continue;
-    const DeviceState& d = it->second;
+    const DeviceState* device = st.device_named(f.device);
+    if (f.during != window || !device) continue;
+    const DeviceState& d = *device;
     Applied a{f.name, f.device, netdev_of(d), read_hw_counters(d)};
     std::vector<std::string> netem;
     if (f.delay_us) netem.insert(netem.end(), {"delay", std::to_string(f.delay_us) + "us"});
@@ -136,7 +136,8 @@ Faults::~Faults() {
     std::string out;
     int rc = run_tool("tc", del, &out);
     // What the faults did, as the device counted it: retransmissions, sequence errors, ...
-    auto after = read_hw_counters(st_.devices.at(a.device));
+    const DeviceState* d = st_.device_named(a.device);  // applied on it: it is there
+    auto after = d ? read_hw_counters(*d) : a.before;
     auto status = report::StepStatus::Ok;
     std::string message = "hw_counters: " + describe_growth(a.before, after);
     if (rc != 0) {  // the netem may still drop RoCE packets on this netdev: not a quiet success

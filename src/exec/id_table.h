@@ -71,6 +71,27 @@ class IdTable {
     for (size_t i = 0; i < records_.size(); ++i)
       if (ids_[i] != plan::kNoQp) f(ids_[i], records_[i]);
   }
+  // The listed records in the order made, for a loop that may return early (small tables:
+  // devices); for_each walks a large one without the list.
+  std::vector<Record*> listed() {
+    std::vector<Record*> out;
+    for (size_t i = 0; i < records_.size(); ++i)
+      if (ids_[i] != plan::kNoQp) out.push_back(&records_[i]);
+    return out;
+  }
+  std::vector<const Record*> listed() const {
+    std::vector<const Record*> out;
+    for (size_t i = 0; i < records_.size(); ++i)
+      if (ids_[i] != plan::kNoQp) out.push_back(&records_[i]);
+    return out;
+  }
+  // The first listed record, in the order made, that pred(record) accepts; nullptr if none.
+  template <typename P>
+  const Record* find_if(P&& pred) const {
+    for (size_t i = 0; i < records_.size(); ++i)
+      if (ids_[i] != plan::kNoQp && pred(records_[i])) return &records_[i];
+    return nullptr;
+  }
 
  private:
   static constexpr uint32_t kEmpty = ~0u;

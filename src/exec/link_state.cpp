@@ -34,7 +34,7 @@ bool is_up(const std::string& netdev) {
 bool LinkStates::set(const plan::Step& step) {
   const std::string& state = step.args.at(0).value;
   auto taken = std::find_if(down_.begin(), down_.end(), [&](const Down& x) { return x.device == step.object; });
-  const DeviceState& d = st_.devices.at(step.object);
+  const DeviceState& d = st_.devices.at(step.id);
   // Up again: the netdev this run took down (the GID that named it may be gone with the link).
   std::string netdev = taken != down_.end() ? taken->netdev : netdev_of(d);
   bool was_up = !netdev.empty() && is_up(netdev);

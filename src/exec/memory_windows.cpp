@@ -52,7 +52,7 @@ std::string rkey_text(uint32_t rkey) { return util::hex(rkey); }
 void alloc_mw(RunState& st, const plan::Step& step) {
   const auto& w = spec_of(st, step.object);
   MwState ms;
-  ms.mw = st.own<verbs::Mw>(w.name, st.pds.at(w.pd.name)->get(), w.type);
+  ms.mw = st.own<verbs::Mw>(w.name, st.pds.at(st.plan->id_of(plan::ObjectKind::Pd, w.pd.name))->get(), w.type);
   ms.rkey = ms.mw->get()->rkey;
   st.mws[w.name] = ms;
 }

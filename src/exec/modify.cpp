@@ -261,7 +261,7 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t ind
 
 bool repost_after_reset(RunState& st, QpState& q) {
   return run_step(st, q.host, "transitions", "ibv_post_recv", q.spec->name, "re-post receives after RESET", [&] {
-           post_bringup_receives(st, q, q.spec->cap.max_recv_wr);
+           post_bringup_receives(q, q.spec->cap.max_recv_wr);
          }).status != report::StepStatus::Failed;
 }
 

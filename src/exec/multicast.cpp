@@ -96,9 +96,9 @@ bool create_mcast_ah(RunState& st, const plan::Step& step) {
 
 std::string mcast_unsupported(const RunState& st, const plan::DeviceNeeds& needs) {
   for (const auto& [device, count] : needs.mcast_attachments) {
-    auto it = st.devices.find(device);
-    if (it == st.devices.end()) continue;  // another host's
-    const DeviceState& d = it->second;
+    const DeviceState* here = st.device_named(device);
+    if (!here) continue;  // another host's
+    const DeviceState& d = *here;
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
     const auto& attr = d.ctx().device_attr();
     if (attr.max_mcast_grp == 0 || attr.max_mcast_qp_attach == 0)
@@ -108,9 +108,9 @@ std::string mcast_unsupported(const RunState& st, const plan::DeviceNeeds& needs
              std::to_string(attr.max_total_mcast_qp_attach);
   }
   for (const auto& send : needs.ipv6_mcast_sends) {
-    auto it = st.devices.find(send.device);
-    if (it == st.devices.end() || !roce(it->second)) continue;
-    const DeviceState& d = it->second;
+    const DeviceState* here = st.device_named(send.device);
+    if (!here || !roce(*here)) continue;
+    const DeviceState& d = *here;
     std::string netdev = netdev_of(d);
     if (!netdev.empty() && !netdev_multicast(netdev))
       return "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): mcast: IPv6 group '" +

@@ -302,7 +302,7 @@ Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& 
   common(c, o, halt);
   c.op = Op::Recv;
   c.size = 1;  // slots are the executor's (recv_slot_size); each Incoming checks its own size
-  use_executor_receives(st, receiver, c);  // each receive taken is re-posted into its slots
+  use_executor_receives(receiver, c);  // each receive taken is re-posted into its slots
   Responder* self = r.get();
   c.on_receive = [self](const ibv_wc& wc, const uint8_t* data, uint32_t len) { self->on_receive(wc, data, len); };
   c.progress = [self](const dataplane::StreamProgress& p) { self->watch->observe(p, p.recv_ops); };

@@ -69,12 +69,12 @@ void HostPacketEvents::arm(RunState& st, const plan::Plan& plan, const plan::Ste
   for (const auto& e : plan.packet_events) {
     if (e.host != st.host) continue;
     auto receiver = st.dir.qps.find(e.receiver);
-    auto d = st.devices.find(e.device);
-    if (receiver == st.dir.qps.end() || d == st.devices.end()) {
+    const DeviceState* d = st.device_named(e.device);
+    if (receiver == st.dir.qps.end() || !d) {
       st.report.fail("packet event '" + e.name + "': " + e.receiver + " or device " + e.device + " is not up");
       return;
     }
-    Where where{netdev_of(d->second), e.at_sender};
+    Where where{netdev_of(*d), e.at_sender};
     wire::EventRule r;
     r.dest_qpn = receiver->second.qpn;
     r.match = e.by_psn ? wire::EventMatch::Psn : wire::EventMatch::Nth;

@@ -6,6 +6,14 @@
 
 namespace qpo::exec {
 
+DeviceState* RunState::device_named(const std::string& name) {
+  return devices.find(plan->id_of(plan::ObjectKind::Device, name));
+}
+
+const DeviceState* RunState::device_named(const std::string& name) const {
+  return devices.find(plan->id_of(plan::ObjectKind::Device, name));
+}
+
 QpState* RunState::qp_named(const std::string& name) { return qps.find(plan->qp_id(name)); }
 
 const QpState* RunState::qp_named(const std::string& name) const { return qps.find(plan->qp_id(name)); }

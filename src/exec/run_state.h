@@ -31,6 +31,8 @@ struct DeviceState {
   verbs::Context& ctx() const { return res->ctx(); }
 };
 
+struct SrqState;
+
 // Per-QP facts published in the out-of-band exchange (here: in-process).
 struct QpState {
   const scenario::Qp* spec = nullptr;
@@ -40,6 +42,11 @@ struct QpState {
   ibv_cq* send_cq = nullptr;
   ibv_cq* recv_cq = nullptr;
   ibv_srq* srq = nullptr;
+  // Its objects' records, resolved when it is prepared (exec/setup.cpp prepare_qp).
+  SrqState* srq_state = nullptr;           // its SRQ's, when it has one
+  verbs::Cq* send_cq_res = nullptr;        // its send CQ (extended or not)
+  verbs::Pd* pd_res = nullptr;             // its `pd:` (an XRC receive QP's too, which has no ibv_pd of its own)
+  ibv_comp_channel* send_channel = nullptr, *recv_channel = nullptr;  // its CQs' completion channels
   std::string host;
   // This QP's number among the host's QPs, in creation order: its CQ router owner ids and
   // its window work requests' ids (unique per host is all they need).
@@ -89,13 +96,14 @@ struct RunState {
   std::string host;
   Directory dir;
   std::vector<std::unique_ptr<verbs::Resource>> owned;  // creation order
-  std::map<std::string, DeviceState> devices;
-  std::map<std::string, verbs::Pd*> pds;
+  // This host's objects by plan id (plan/qp_id.h; Plan::id_of where a name comes in).
+  IdTable<DeviceState> devices;
+  IdTable<verbs::Pd*> pds;
   std::map<std::string, verbs::Mr*> mrs;
-  std::map<std::string, verbs::CompChannel*> channels;
-  std::map<std::string, verbs::Cq*> cqs;
-  std::map<std::string, SrqState> srqs;
-  std::map<std::string, verbs::Xrcd*> xrcds;
+  IdTable<verbs::CompChannel*> channels;  // by the id of the CQ it serves
+  IdTable<verbs::Cq*> cqs;
+  IdTable<SrqState> srqs;
+  IdTable<verbs::Xrcd*> xrcds;
   IdTable<QpState> qps;  // this host's QPs by plan id (Step::qp, Plan::qp_id)
   std::map<std::string, verbs::Ah*> ahs;  // "qpo.ah.<from>-><to>", made once (peer_ah)
   std::map<std::string, MwState> mws;
@@ -118,6 +126,9 @@ struct RunState {
   // The session's external exchanges: a workload takes a perftest conversation on from them.
   ExternalExchanges* externals = nullptr;
 
+  // The device a user, a fault or an event names, if it is here.
+  DeviceState* device_named(const std::string& name);
+  const DeviceState* device_named(const std::string& name) const;
   // The QP a user or another host names (a script's workers, a meeting's note), if it is
   // here; qp_here throws std::out_of_range ("QP 'x' is not on host a") when it is not.
   QpState* qp_named(const std::string& name);

@@ -63,7 +63,7 @@ std::string await_receives(RunState& st, QpState& to, uint32_t count, int timeou
   c.op = dataplane::Op::Recv;
   c.size = 1;
   c.iterations = count;
-  use_executor_receives(st, to, c);
+  use_executor_receives(to, c);
   c.rx_depth = count;
   c.keep_posted = false;  // take what is posted; post nothing new
   dataplane::StreamLane lane{&ep, ep.recv_pool.get()};
@@ -99,7 +99,7 @@ std::string drain_bringup_receives(RunState& st, const plan::WorkloadRun& run, c
       // An SRQ keeps its share too: its receives are not counted per QP, and a stream counts
       // a message that lands there (unchecked); a ping-pong does not receive through SRQs.
       if (q.srq || !run.script_receives.count(name)) continue;
-      uint32_t leftover = bringup_outstanding(st, q);
+      uint32_t leftover = bringup_outstanding(q);
       if (leftover == 0) continue;
       QpState* peer = st.qp_named(peer_in(run, name));
       if (!peer) {

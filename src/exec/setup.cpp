@@ -33,7 +33,7 @@ uint32_t literal_qkey(const scenario::Qp& q) {
 
 }  // namespace
 
-void open_device(RunState& st, const scenario::Device& d) {
+void open_device(RunState& st, const scenario::Device& d, plan::ObjectId id) {
   auto* res = st.own<verbs::ContextResource>(d.name, d.dev_name, static_cast<uint8_t>(d.port));
   DeviceState ds;
   ds.res = res;
@@ -47,7 +47,7 @@ void open_device(RunState& st, const scenario::Device& d) {
     ds.gid_index = d.gid_symbol == scenario::Symbol::Auto ? res->ctx().auto_gid_index() : static_cast<int>(d.gid_index);
   }
   ds.gid = res->ctx().gid(ds.gid_index);
-  st.devices[d.name] = ds;
+  st.devices.put(id, ds);
 }
 
 void create_object(RunState& st, const plan::Step& step) {
@@ -56,33 +56,33 @@ void create_object(RunState& st, const plan::Step& step) {
   const std::string& name = step.object;
   switch (step.kind) {
     case plan::StepKind::AllocPd:
-      st.pds[name] = st.own<verbs::Pd>(name, st.devices.at(o.on).ctx().get());
+      st.pds.put(o.id, st.own<verbs::Pd>(name, st.devices.at(o.on_id).ctx().get()));
       break;
     case plan::StepKind::OpenXrcd:
-      st.xrcds[name] = st.own<verbs::Xrcd>(name, st.devices.at(o.on).ctx().get());
+      st.xrcds.put(o.id, st.own<verbs::Xrcd>(name, st.devices.at(o.on_id).ctx().get()));
       break;
     case plan::StepKind::RegMr:
-      st.mrs[name] = st.own<verbs::Mr>(name, st.pds.at(o.on)->get(), o.size, o.access);
+      st.mrs[name] = st.own<verbs::Mr>(name, st.pds.at(o.on_id)->get(), o.size, o.access);
       break;
     case plan::StepKind::CreateCompChannel:
-      st.channels[o.owner] = st.own<verbs::CompChannel>(name, st.devices.at(o.on).ctx().get());
+      st.channels.put(o.id, st.own<verbs::CompChannel>(name, st.devices.at(o.on_id).ctx().get()));
       break;
     case plan::StepKind::CreateCq: {
-      ibv_comp_channel* ch = o.channel.empty() ? nullptr : st.channels.at(o.channel)->get();
-      st.cqs[name] = st.own<verbs::Cq>(name, st.devices.at(o.on).ctx().get(), static_cast<int>(o.depth), ch, o.timestamps);
+      ibv_comp_channel* ch = o.channel.empty() ? nullptr : st.channels.at(o.id)->get();
+      st.cqs.put(o.id, st.own<verbs::Cq>(name, st.devices.at(o.on_id).ctx().get(), static_cast<int>(o.depth), ch, o.timestamps));
       break;
     }
     case plan::StepKind::CreateSrq: {
       SrqState ss;
-      ss.srq = st.own<verbs::Srq>(name, st.pds.at(o.on)->get(), o.max_wr, o.max_sge);
-      st.srqs[name] = ss;
+      ss.srq = st.own<verbs::Srq>(name, st.pds.at(o.on_id)->get(), o.max_wr, o.max_sge);
+      st.srqs.put(o.id, ss);
       break;
     }
     case plan::StepKind::RegSlots: {  // an SRQ's receive buffers (a QP's are made with the QP)
-      auto& ss = st.srqs.at(o.owner);
+      auto& ss = st.srqs.at(o.id);
       ss.slot_size = 4096 + 64;
       ss.slot_count = o.max_wr;
-      ss.slots = st.own<verbs::Mr>(name, st.pds.at(o.on)->get(), static_cast<size_t>(ss.slot_size) * ss.slot_count,
+      ss.slots = st.own<verbs::Mr>(name, st.pds.at(o.on_id)->get(), static_cast<size_t>(ss.slot_size) * ss.slot_count,
                                    IBV_ACCESS_LOCAL_WRITE);
       break;
     }
@@ -97,13 +97,27 @@ QpState prepare_qp(RunState& st, const plan::Step& create, ibv_qp_init_attr* ini
   QpState qs;
   qs.spec = q;
   qs.host = made.device->host.name;
-  qs.device = &st.devices.at(made.device->name);
-  qs.pd = q->qp_type == spec::QpType::XRC_RECV ? nullptr : st.pds.at(q->pd.name)->get();
+  // Its objects by id, resolved once here: what later steps need of them rides on the QP.
+  const auto& p = *st.plan;
+  auto id = [&p](plan::ObjectKind kind, const scenario::Ref& r) { return p.id_of(kind, r.name); };
+  qs.device = &st.devices.at(p.id_of(plan::ObjectKind::Device, made.device->name));
+  if (auto* pd = q->pd ? st.pds.find(id(plan::ObjectKind::Pd, q->pd)) : nullptr) qs.pd_res = *pd;
+  qs.pd = q->qp_type == spec::QpType::XRC_RECV ? nullptr : st.pds.at(id(plan::ObjectKind::Pd, q->pd))->get();
   *init = {};
   init->qp_type = verbs::to_ibv(q->qp_type);
-  if (q->send_cq) init->send_cq = st.cqs.at(q->send_cq.name)->get();
-  if (q->recv_cq) init->recv_cq = st.cqs.at(q->recv_cq.name)->get();
-  if (q->srq) init->srq = st.srqs.at(q->srq.name).srq->get();
+  if (q->send_cq) {
+    qs.send_cq_res = st.cqs.at(id(plan::ObjectKind::Cq, q->send_cq));
+    init->send_cq = qs.send_cq_res->get();
+    if (auto* ch = st.channels.find(id(plan::ObjectKind::Cq, q->send_cq))) qs.send_channel = (*ch)->get();
+  }
+  if (q->recv_cq) {
+    init->recv_cq = st.cqs.at(id(plan::ObjectKind::Cq, q->recv_cq))->get();
+    if (auto* ch = st.channels.find(id(plan::ObjectKind::Cq, q->recv_cq))) qs.recv_channel = (*ch)->get();
+  }
+  if (q->srq) {
+    qs.srq_state = &st.srqs.at(id(plan::ObjectKind::Srq, q->srq));
+    init->srq = qs.srq_state->srq->get();
+  }
   init->cap.max_send_wr = q->cap.max_send_wr;
   init->cap.max_recv_wr = q->srq ? 0 : q->cap.max_recv_wr;
   init->cap.max_send_sge = q->cap.max_send_sge;

@@ -81,7 +81,7 @@ void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& 
   auto c = one_message(o);
   c.op = dataplane::Op::Recv;
   c.check_seed = pair.seed;
-  use_executor_receives(st, b, c);  // the receive taken is re-posted into the same slots
+  use_executor_receives(b, c);  // the receive taken is re-posted into the same slots
   run_one(st, b, ep, c);
   if (!pair.rdma_write) return;
   // UC completes at the sender before the data lands, and the sender may be another

@@ -5,12 +5,12 @@
 namespace qpo::exec {
 
 bool arm_srq_limit(RunState& st, const plan::Step& step, const std::string& phase) {
-  auto it = st.srqs.find(step.object);
-  if (it == st.srqs.end() || !it->second.srq) return true;  // not created (the run failed already)
+  auto* ss = st.srqs.find(step.id);
+  if (!ss || !ss->srq) return true;  // not created (the run failed already)
   return run_step(st, st.host, phase, step.verb, step.object, "srq_limit=" + std::to_string(step.extra().srq_limit) +
                                                                   " attr_mask=IBV_SRQ_LIMIT",
                   [&] {
-                    if (int e = it->second.srq->set_limit(step.extra().srq_limit))
+                    if (int e = ss->srq->set_limit(step.extra().srq_limit))
                       throw verbs::VerbsError("ibv_modify_srq", step.object, e,
                                               "attr_mask IBV_SRQ_LIMIT, srq_limit " + std::to_string(step.extra().srq_limit));
                   })

@@ -28,8 +28,9 @@ void StallWatch::observe(bool progress, Clock::time_point now) {
   }
   if (taken_at_ || now - quiet_since_ < kQuietBeforeSnapshot) return;
   before_.clear();
-  for (const auto& [name, d] : st_.devices)
-    if (d.res) before_[name] = read(d);
+  st_.devices.for_each([&](plan::ObjectId, const DeviceState& d) {
+    if (d.res) before_[d.spec->name] = read(d);
+  });
   taken_at_ = now;
 }
 

@@ -62,7 +62,7 @@ void WireCaptures::start(RunState& st, const plan::Step& step, const std::string
     temporary_ = true;
   }
   std::set<std::string> netdevs;
-  for (const auto& [name, d] : st.devices) netdevs.insert(netdev_of(d));
+  st.devices.for_each([&](plan::ObjectId, const DeviceState& d) { netdevs.insert(netdev_of(d)); });
   for (const auto& netdev : netdevs) {
     std::string path = capture_path(dir_, st.report.scenario, st.host, netdev);
     files_.push_back(path);
@@ -217,15 +217,15 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
       st.report.add(std::move(line));
       continue;
     }
-    auto device = st.devices.find(e.device);
+    const DeviceState* device = st.device_named(e.device);
     auto self = st.dir.qps.find(e.qp), peer = st.dir.qps.find(e.peer);
     const QpState* q = st.qp_named(e.qp);
-    if (device == st.devices.end() || self == st.dir.qps.end() || peer == st.dir.qps.end() || !q) {
+    if (!device || self == st.dir.qps.end() || peer == st.dir.qps.end() || !q) {
       fail("the run did not get as far as " + e.qp + " and " + e.peer + " being up");
       st.report.add(std::move(line));
       continue;
     }
-    std::string path = capture_path(dir_, st.report.scenario, st.host, netdev_of(device->second));
+    std::string path = capture_path(dir_, st.report.scenario, st.host, netdev_of(*device));
     if (uint64_t missed = missed_[path]) {  // a fact from a capture with holes is no fact
       fail("cannot be judged: the capture missed " + std::to_string(missed) + " packets (the kernel's buffer was full)");
       st.report.add(std::move(line));

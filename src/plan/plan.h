@@ -2,6 +2,7 @@
 // A Plan is the ordered list of verbs calls each host will make for a validated scenario.
 // `qpo plan` prints it; the executor runs it. Values that only exist after the out-of-band
 // exchange (peer QPN, GID, PSN, rkey) are marked runtime and shown as such.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -165,9 +166,10 @@ struct Step {
   // After bring-up every step belongs to a stage: the hosts meet (Plan::stages) once all of
   // a stage's steps ran on every host.
   int stage = -1;
-  // The QP the step acts on (its object, when that is a QP; else kNoQp): exec's QP records
+  // Its object's id within the object's kind (plan/qp_id.h: a QP's for a step on a QP, an
+  // SRQ's for one on an SRQ, ...; kNoObject for objects exec keeps by name): exec's records
   // are indexed by it. In the padding after `stage`: no bigger a step.
-  QpId qp = kNoQp;
+  ObjectId id = kNoObject;
 
   const StepExtra& extra() const { return extra_ ? *extra_ : no_extra(); }
   StepExtra& edit_extra();  // this step's own (made, or copied first when another step shares it)
@@ -263,13 +265,18 @@ struct Plan {
   // Their places by name (the planner fills them): a lookup per step, not a scan.
   std::unordered_map<std::string, size_t> window_index, mcast_group_index;
   size_t step_count() const;
-  // Every QP of the scenario by name (plan/qp_id.h): kNoQp for a name that is not a QP's.
-  std::unordered_map<std::string, QpId> qp_index;
-  QpId qp_id(const std::string& name) const {
-    auto it = qp_index.find(name);
-    return it == qp_index.end() ? kNoQp : it->second;
+  // The scenario's devices, PDs, CQs, SRQs, XRCDs and QPs by name, a table per kind (plan/qp_id.h:
+  // a device's default PD has the device's name).
+  std::array<std::unordered_map<std::string, ObjectId>, kObjectKinds> object_index;
+  // The id of the object `name` of kind `k`; kNoObject when no object of that kind has it.
+  ObjectId id_of(ObjectKind k, const std::string& name) const {
+    const auto& index = object_index[static_cast<size_t>(k)];
+    auto it = index.find(name);
+    return it == index.end() ? kNoObject : it->second;
   }
-  size_t qp_count() const { return qp_index.size(); }
+  QpId qp_id(const std::string& name) const { return id_of(ObjectKind::Qp, name); }
+  size_t count_of(ObjectKind k) const { return object_index[static_cast<size_t>(k)].size(); }
+  size_t qp_count() const { return count_of(ObjectKind::Qp); }
 };
 
 struct PlanOptions {

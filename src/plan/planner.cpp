@@ -13,6 +13,7 @@
 #include "plan/timeline_planner.h"
 #include "interop/perftest_message.h"
 #include "scenario/script_qps.h"
+#include "util/async_event_names.h"
 #include "util/roce.h"
 #include "util/strings.h"
 
@@ -24,6 +25,45 @@ static_assert(sizeof(Step) <= 184, "plan::Step grew past 184 bytes");
 namespace {
 
 using scenario::Scenario;
+
+// What a setup step makes and what it is made on, by kind (SetupObject::id, on_id): an MR's
+// has no kind kept by id yet.
+struct SetupKinds {
+  std::optional<ObjectKind> made, on;
+};
+SetupKinds setup_kinds(StepKind k) {
+  switch (k) {
+    case StepKind::OpenDevice: return {ObjectKind::Device, std::nullopt};
+    case StepKind::AllocPd: return {ObjectKind::Pd, ObjectKind::Device};
+    case StepKind::OpenXrcd: return {ObjectKind::Xrcd, ObjectKind::Device};
+    case StepKind::CreateCompChannel: return {ObjectKind::Cq, ObjectKind::Device};  // kept by its CQ's id
+    case StepKind::CreateCq: return {ObjectKind::Cq, ObjectKind::Device};
+    case StepKind::CreateSrq: return {ObjectKind::Srq, ObjectKind::Pd};
+    case StepKind::RegSlots: return {ObjectKind::Srq, ObjectKind::Pd};  // an SRQ's slots, kept with the SRQ
+    case StepKind::RegMr: return {std::nullopt, ObjectKind::Pd};
+    default: return {};
+  }
+}
+
+// Step::id: the id of its object within the object's kind. The kind is the step's: a device's
+// default PD has the device's name, so "d" is a PD for ibv_alloc_pd and a device elsewhere.
+ObjectId id_of_object(const Plan& p, const Step& st) {
+  if (st.kind == StepKind::AllocPd || (st.kind == StepKind::Destroy && st.verb == "ibv_dealloc_pd"))
+    return p.id_of(ObjectKind::Pd, st.object);
+  if (st.kind == StepKind::WaitEvent || st.kind == StepKind::ForbidEvent) {
+    const auto* info = util::async_event(st.extra().event_value);
+    switch (info ? info->object : util::EventObject::Qp) {
+      case util::EventObject::Qp: return p.id_of(ObjectKind::Qp, st.object);
+      case util::EventObject::Srq: return p.id_of(ObjectKind::Srq, st.object);
+      case util::EventObject::Cq: return p.id_of(ObjectKind::Cq, st.object);
+      case util::EventObject::Port:
+      case util::EventObject::Device: return p.id_of(ObjectKind::Device, st.object);
+    }
+  }
+  for (auto kind : {ObjectKind::Qp, ObjectKind::Device, ObjectKind::Cq, ObjectKind::Srq, ObjectKind::Xrcd})
+    if (ObjectId id = p.id_of(kind, st.object); id != kNoObject) return id;
+  return kNoObject;
+}
 
 
 bool own_rq(const scenario::Qp& q) {
@@ -114,8 +154,8 @@ class Planner {
     args_.set_templates(&p.attr_templates);
     p.scenario = s_.name;
     p.file = s_.file;
-    p.qp_index.reserve(s_.qps.size());
-    for (size_t i = 0; i < s_.qps.size(); ++i) p.qp_index.emplace(s_.qps[i].name, static_cast<QpId>(i));
+    index_objects(p);
+    plan_ = &p;
     p.externals = lower_externals();
     externals_ = &p.externals;
     setup_objects_ = &p.setup_objects;
@@ -175,7 +215,7 @@ class Planner {
       teardown(hp.host);
     }
     for (auto& hp : p.hosts)
-      for (auto& st : hp.steps) st.qp = p.qp_id(st.object);
+      for (auto& st : hp.steps) st.id = id_of_object(p, st);
     return p;
   }
 
@@ -189,6 +229,21 @@ class Planner {
     st.verb = verb;
     st.object = std::move(object);
     return st;
+  }
+
+  // Plan::object_index: each kind's objects by their place in the checked model's list.
+  void index_objects(Plan& p) const {
+    auto index = [&p](ObjectKind kind, const auto& list) {
+      auto& names = p.object_index[static_cast<size_t>(kind)];
+      names.reserve(list.size());
+      for (size_t i = 0; i < list.size(); ++i) names.emplace(list[i].name, static_cast<ObjectId>(i));
+    };
+    index(ObjectKind::Device, s_.devices);
+    index(ObjectKind::Pd, s_.pds);
+    index(ObjectKind::Cq, s_.cqs);
+    index(ObjectKind::Srq, s_.srqs);
+    index(ObjectKind::Xrcd, s_.xrcds);
+    index(ObjectKind::Qp, s_.qps);
   }
 
   // Steps a host will have (setup, per QP: slots, create, modify, receives, smoke, teardown;
@@ -656,9 +711,13 @@ class Planner {
   const std::vector<ExternalPeer>* externals_ = nullptr;  // the plan's (build sets it)
   std::vector<SetupObject>* setup_objects_ = nullptr;      // the plan's (build sets it)
   std::vector<QpCreate>* qp_creates_ = nullptr;
+  const Plan* plan_ = nullptr;  // the one being built (build sets it): its object index
 
-  // `st` makes `o`: exec/setup.cpp reads it there (Step::setup).
+  // `st` makes `o`: exec/setup.cpp reads it there (Step::setup), by ids (plan/qp_id.h).
   Step& makes(Step& st, SetupObject o) {
+    auto kinds = setup_kinds(st.kind);
+    if (kinds.made) o.id = plan_->id_of(*kinds.made, o.owner.empty() ? st.object : o.owner);
+    if (kinds.on) o.on_id = plan_->id_of(*kinds.on, o.on);
     st.setup = static_cast<uint32_t>(setup_objects_->size());
     setup_objects_->push_back(std::move(o));
     return st;

@@ -1,8 +1,9 @@
 #pragma once
-// A QP's id in a plan: its index in the checked scenario's QP list (counted groups expanded),
-// the same on every host that plans the same file. exec keeps its QP records by id
-// (exec/qp_table.h); a name becomes an id where a user or another host names a QP (a
-// script's workers, a meeting's notes, an event's object): Plan::qp_id, the one index.
+// Object ids in a plan. An object's id is its index in the checked scenario's list of its kind
+// (a QP's in Scenario::qps, counted groups expanded; a device's in Scenario::devices, ...), the
+// same on every host that plans the same file. exec keeps its records by id
+// (exec/id_table.h); a name becomes an id where a user or another host names an object (a
+// script's workers, a meeting's notes, an event's object): Plan::id_of, the one index.
 #include <cstdint>
 #include <string>
 
@@ -12,6 +13,12 @@ namespace qpo::plan {
 
 using QpId = uint32_t;
 inline constexpr QpId kNoQp = ~0u;
+using ObjectId = uint32_t;
+inline constexpr ObjectId kNoObject = ~0u;
+
+// The kinds exec keeps by id (the others are still by name: docs/architecture.md section 6).
+enum class ObjectKind : uint8_t { Device, Pd, Cq, Srq, Xrcd, Qp };
+inline constexpr size_t kObjectKinds = 6;
 
 // The id of the checked scenario's QP `name` (kNoQp: no QP has it). The planner's; exec asks
 // the plan (Plan::qp_id).

@@ -21,6 +21,10 @@ struct SetupObject {
   std::string owner;
   // CreateCq: the CQ whose completion channel it uses (its own name; "" none).
   std::string channel;
+  // By id (plan/qp_id.h): what it makes (its `owner` when it has one: a completion channel is
+  // kept by its CQ's id, an SRQ's slots by the SRQ's), and what it is made on (`on`: a
+  // device's or a PD's id). kNoObject for kinds exec keeps by name (MRs).
+  uint32_t id = ~0u, on_id = ~0u;
   uint64_t size = 0;       // RegMr: bytes
   int access = 0;          // RegMr: IBV_ACCESS_* bits
   uint32_t depth = 0;      // CreateCq: cqe

@@ -66,7 +66,7 @@ TEST_CASE("at() on an id without a record throws out_of_range naming the id") {
   CHECK_THROWS_WITH_AS(t.put(2, {"x"}), "id 2 is not in the plan", std::out_of_range);
 }
 
-TEST_CASE("QP ids follow the scenario's QP order; every step on a QP carries its id, other steps none") {
+TEST_CASE("QP ids follow the scenario's QP order; every step on a QP carries its id") {
   auto p = qpo::test::plan_of(qpo::test::rc_pair());
   REQUIRE(p.qp_count() == 2);
   CHECK(p.qp_id("qa") == 0);
@@ -74,13 +74,37 @@ TEST_CASE("QP ids follow the scenario's QP order; every step on a QP carries its
   CHECK(p.qp_id("ca") == kNoQp);  // a CQ's name
   size_t on_qps = 0;
   for (const auto& h : p.hosts)
-    for (const auto& st : h.steps) {
-      CAPTURE(st.object);
-      CHECK(st.qp == p.qp_id(st.object));
-      on_qps += st.qp != kNoQp;
-    }
+    for (const auto& st : h.steps)
+      if (p.qp_id(st.object) != kNoQp) {
+        CAPTURE(st.object);
+        CHECK(st.id == p.qp_id(st.object));
+        ++on_qps;
+      }
   // Each QP: create, three modifies, receives, destroy at least.
   CHECK(on_qps >= 12);
+}
+
+TEST_CASE("a step on a device, PD or CQ carries the id of its kind; a step on an MR none") {
+  using qpo::plan::ObjectKind;
+  auto p = qpo::test::plan_of(qpo::test::rc_pair());
+  CHECK(p.count_of(ObjectKind::Device) == 1);
+  CHECK(p.id_of(ObjectKind::Device, "da") == 0);
+  CHECK(p.id_of(ObjectKind::Cq, "da") == qpo::plan::kNoObject);  // a device's name, asked as a CQ's
+  auto first = [&](qpo::plan::StepKind kind) { return qpo::test::first_step(p, kind); };
+  REQUIRE(first(qpo::plan::StepKind::OpenDevice));
+  CHECK(first(qpo::plan::StepKind::OpenDevice)->id == p.id_of(ObjectKind::Device, "da"));
+  REQUIRE(first(qpo::plan::StepKind::AllocPd));
+  CHECK(first(qpo::plan::StepKind::AllocPd)->id == p.id_of(ObjectKind::Pd, "pa"));
+  REQUIRE(first(qpo::plan::StepKind::CreateCq));
+  CHECK(first(qpo::plan::StepKind::CreateCq)->id == p.id_of(ObjectKind::Cq, "ca"));
+  // What each setup step makes is named by id too, and what it is made on.
+  const auto* cq = first(qpo::plan::StepKind::CreateCq);
+  CHECK(p.setup_of(*cq).id == p.id_of(ObjectKind::Cq, "ca"));
+  CHECK(p.setup_of(*cq).on_id == p.id_of(ObjectKind::Device, "da"));
+  const auto* mr = first(qpo::plan::StepKind::RegMr);
+  REQUIRE(mr);
+  CHECK(mr->id == qpo::plan::kNoObject);  // MRs are still kept by name
+  CHECK(p.setup_of(*mr).on_id == p.id_of(ObjectKind::Pd, "pa"));
 }
 
 TEST_CASE("a workload names its QP and its receivers by id") {
@@ -92,4 +116,25 @@ TEST_CASE("a workload names its QP and its receivers by id") {
   REQUIRE(p.workloads.size() == 1);
   CHECK(p.workloads[0].qp == p.qp_id("qa"));
   CHECK(p.workloads[0].receiver_ids == std::vector<qpo::plan::QpId>{p.qp_id("qb")});
+}
+
+TEST_CASE("a device's default PD, named as the device, has a PD id on its ibv_alloc_pd and the device a device id") {
+  using qpo::plan::ObjectKind;
+  std::string yaml = qpo::test::rc_pair();
+  auto replace_all = [&yaml](const std::string& from, const std::string& to) {
+    for (size_t at = yaml.find(from); at != std::string::npos; at = yaml.find(from, at + to.size())) yaml.replace(at, from.size(), to);
+  };
+  replace_all("pds:     { pa: { device: da } }\n", "");
+  replace_all("pd: pa", "pd: da");
+  auto p = qpo::test::plan_of(yaml);
+  REQUIRE(p.id_of(ObjectKind::Pd, "da") != qpo::plan::kNoObject);
+  const auto* pd = qpo::test::first_step(p, qpo::plan::StepKind::AllocPd);
+  const auto* dev = qpo::test::first_step(p, qpo::plan::StepKind::OpenDevice);
+  REQUIRE(pd);
+  REQUIRE(dev);
+  CHECK(pd->object == "da");
+  CHECK(pd->id == p.id_of(ObjectKind::Pd, "da"));
+  CHECK(p.setup_of(*pd).id == p.id_of(ObjectKind::Pd, "da"));
+  CHECK(p.setup_of(*pd).on_id == p.id_of(ObjectKind::Device, "da"));
+  CHECK(dev->id == p.id_of(ObjectKind::Device, "da"));
 }
