@@ -20,7 +20,7 @@ class IdTable {
   // Slots for the plan's ids [0, n), all empty.
   void size_for(size_t n) { slot_.assign(n, kEmpty); }
   // The record of `id` (replacing one it had).
-  Record& put(plan::QpId id, Record r) {
+  Record& put(plan::ObjectId id, Record r) {
     if (id >= slot_.size()) throw std::out_of_range("id " + std::to_string(id) + " is not in the plan");
     if (slot_[id] != kEmpty) {
       records_[slot_[id]] = std::move(r);
@@ -32,29 +32,29 @@ class IdTable {
     ++live_;
     return records_.back();
   }
-  Record* find(plan::QpId id) { return id < slot_.size() && slot_[id] != kEmpty ? &records_[slot_[id]] : nullptr; }
-  const Record* find(plan::QpId id) const {
+  Record* find(plan::ObjectId id) { return id < slot_.size() && slot_[id] != kEmpty ? &records_[slot_[id]] : nullptr; }
+  const Record* find(plan::ObjectId id) const {
     return id < slot_.size() && slot_[id] != kEmpty ? &records_[slot_[id]] : nullptr;
   }
-  bool has(plan::QpId id) const { return find(id) != nullptr; }
-  Record& at(plan::QpId id) {
+  bool has(plan::ObjectId id) const { return find(id) != nullptr; }
+  Record& at(plan::ObjectId id) {
     if (auto* r = find(id)) return *r;
     throw std::out_of_range(missing(id));
   }
-  const Record& at(plan::QpId id) const {
+  const Record& at(plan::ObjectId id) const {
     if (const auto* r = find(id)) return *r;
     throw std::out_of_range(missing(id));
   }
   // Unlists `id`'s record (its memory stays until the table goes: pointers to it stay valid).
-  void erase(plan::QpId id) {
+  void erase(plan::ObjectId id) {
     if (id >= slot_.size() || slot_[id] == kEmpty) return;
-    ids_[slot_[id]] = plan::kNoQp;
+    ids_[slot_[id]] = plan::kNoObject;
     slot_[id] = kEmpty;
     --live_;
   }
   void clear() {
     for (auto id : ids_)
-      if (id != plan::kNoQp) erase(id);
+      if (id != plan::kNoObject) erase(id);
   }
   size_t size() const { return live_; }
   bool empty() const { return live_ == 0; }
@@ -64,43 +64,41 @@ class IdTable {
   template <typename F>
   void for_each(F&& f) {
     for (size_t i = 0; i < records_.size(); ++i)
-      if (ids_[i] != plan::kNoQp) f(ids_[i], records_[i]);
+      if (ids_[i] != plan::kNoObject) f(ids_[i], records_[i]);
   }
   template <typename F>
   void for_each(F&& f) const {
     for (size_t i = 0; i < records_.size(); ++i)
-      if (ids_[i] != plan::kNoQp) f(ids_[i], records_[i]);
+      if (ids_[i] != plan::kNoObject) f(ids_[i], records_[i]);
   }
   // The listed records in the order made, for a loop that may return early (small tables:
   // devices); for_each walks a large one without the list.
   std::vector<Record*> listed() {
     std::vector<Record*> out;
-    for (size_t i = 0; i < records_.size(); ++i)
-      if (ids_[i] != plan::kNoQp) out.push_back(&records_[i]);
+    for_each([&out](plan::ObjectId, Record& r) { out.push_back(&r); });
     return out;
   }
   std::vector<const Record*> listed() const {
     std::vector<const Record*> out;
-    for (size_t i = 0; i < records_.size(); ++i)
-      if (ids_[i] != plan::kNoQp) out.push_back(&records_[i]);
+    for_each([&out](plan::ObjectId, const Record& r) { out.push_back(&r); });
     return out;
   }
   // The first listed record, in the order made, that pred(record) accepts; nullptr if none.
   template <typename P>
   const Record* find_if(P&& pred) const {
     for (size_t i = 0; i < records_.size(); ++i)
-      if (ids_[i] != plan::kNoQp && pred(records_[i])) return &records_[i];
+      if (ids_[i] != plan::kNoObject && pred(records_[i])) return &records_[i];
     return nullptr;
   }
 
  private:
   static constexpr uint32_t kEmpty = ~0u;
-  static std::string missing(plan::QpId id) {
-    return id == plan::kNoQp ? "not an object of the plan" : "id " + std::to_string(id) + " has no record on this host";
+  static std::string missing(plan::ObjectId id) {
+    return id == plan::kNoObject ? "not an object of the plan" : "id " + std::to_string(id) + " has no record on this host";
   }
   std::vector<uint32_t> slot_;   // by id: index into records_, or kEmpty
   std::deque<Record> records_;   // in the order made
-  std::vector<plan::QpId> ids_;  // by record: its id, kNoQp once unlisted
+  std::vector<plan::ObjectId> ids_;  // by record: its id, kNoObject once unlisted
   size_t live_ = 0;
 };
 
