@@ -88,7 +88,7 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
   }
   std::sort(by_peer_name_.begin(), by_peer_name_.end());
   peers_.assign(creates_.size(), nullptr);
-  for (const auto& [name, m] : st.mrs) published_.mrs.insert_or_assign(name, published_mr(st.host, *m));
+  st.mrs.for_each([&](plan::ObjectId, const verbs::Mr* m) { published_.mrs.insert_or_assign(m->name(), published_mr(st.host, *m)); });
   int half = 0;
   for (const auto& step : plan.steps) {
     if (step.phase == plan::Phase::Exchange) half = 1;

@@ -20,6 +20,7 @@
 #include "exec/steps.h"
 #include "spec/rules.h"
 #include "util/strings.h"
+#include "verbs/qp_type.h"
 
 namespace qpo::exec {
 
@@ -199,13 +200,13 @@ class CmRunner {
 
   void judge(const cm::Unexpected& u) {
     const auto& cm = end();
-    if (step_.expect == "timeout") {
+    if (cm.expect_timeout) {
       if (u.got() || u.error() != ETIMEDOUT) throw std::runtime_error(std::string(u.what()) + "; expected no event (timeout)");
       message_ = "no event within " + std::to_string(wait_ms()) + " ms (expected)";
       expected_ = true;
       return;
     }
-    if (!u.got() || u.got()->name() != step_.expect) throw std::runtime_error(std::string(u.what()) + "; expected " + step_.expect);
+    if (!u.got() || static_cast<int>(u.got()->type) != cm.expect_event) throw std::runtime_error(std::string(u.what()) + "; expected " + step_.expect);
     const auto& e = *u.got();
     std::string why;
     if (cm.expect_reason && e.type == RDMA_CM_EVENT_REJECTED && cm::reject_reason(e.status) != *cm.expect_reason)
@@ -342,7 +343,7 @@ class CmRunner {
   // (both were `within`: the event came a few ms after qpo had given up).
   std::pair<int, int> resolve_times(rdma_cm_event_type error_event) const {
     int cm_ms = std::min(wait_ms(), 60000);
-    return {cm_ms, step_.expect == cm::event_name(error_event) ? std::max(timeout_ms(), wait_ms()) : wait_ms()};
+    return {cm_ms, end().expect_event == error_event ? std::max(timeout_ms(), wait_ms()) : wait_ms()};
   }
 
   void resolve_route() {
@@ -364,10 +365,9 @@ class CmRunner {
 
   void modify() {
     auto& q = qp();
-    ibv_qp_state to = step_.to_state == "INIT" ? IBV_QPS_INIT : step_.to_state == "RTR" ? IBV_QPS_RTR : IBV_QPS_RTS;
     ibv_qp_attr applied{};
-    int mask = cm::modify_by_cm(id(step_.object), q.qp->get(), to, step_.object, &applied);
-    q.state = to == IBV_QPS_INIT ? spec::QpState::INIT : to == IBV_QPS_RTR ? spec::QpState::RTR : spec::QpState::RTS;
+    int mask = cm::modify_by_cm(id(step_.object), q.qp->get(), verbs::to_ibv(step_.target), step_.object, &applied);
+    q.state = step_.target;
     if (end().type == spec::QpType::UD && (mask & IBV_QP_QKEY)) q.qkey = applied.qkey;
     detail_ = step_.from_state + "->" + step_.to_state + " (rdma_init_qp_attr)";
     message_ = "attr_mask=" + util::hex(static_cast<uint64_t>(mask)) + " (" +

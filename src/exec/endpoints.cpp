@@ -82,10 +82,11 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
     e.peer_qkey = it->second.qkey;
     if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer, it->second);
   }
-  for (const auto& [name, mr] : st.mrs) {
-    // The scenario's MRs on the QP's PD (an XRC receive QP has no ibv_pd of its own: its `pd:`'s).
-    if (q.pd_res && mr->get()->pd == q.pd_res->get()) e.local_mrs[name] = local_of(mr);
-  }
+  st.mrs.for_each([&](plan::ObjectId, verbs::Mr* mr) {
+    // The scenario's MRs on the QP's PD (an XRC receive QP has no ibv_pd of its own: its `pd:`'s),
+    // by the names scripts and workloads give them.
+    if (q.pd_res && mr->get()->pd == q.pd_res->get()) e.local_mrs[mr->name()] = local_of(mr);
+  });
   for (const auto& [name, r] : st.dir.mrs) e.remote_mrs[name] = {r.addr, r.rkey, r.length};
   e.recv_pool = pool_of(q);
   return e;

@@ -53,6 +53,8 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
   st_.srqs.size_for(p.count_of(plan::ObjectKind::Srq));
   st_.xrcds.size_for(p.count_of(plan::ObjectKind::Xrcd));
   st_.qps.size_for(p.qp_count());
+  st_.mrs.size_for(p.count_of(plan::ObjectKind::Mr));
+  st_.mws.size_for(p.count_of(plan::ObjectKind::Mw));
   st_.host = std::move(host);
   st_.externals = &externals_;
   externals_.values_to_stdout(o.stdout_is_log);
@@ -394,7 +396,7 @@ void HostSession::teardown() {
       if (step.kind == plan::StepKind::Destroy) planned.insert(step.object);
   st_.report.current_step = 0;
   for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it)
-    if (std::string((*it)->destroy_verb()) == "ibv_destroy_ah" && !planned.count((*it)->name())) {
+    if (dynamic_cast<const verbs::Ah*>(it->get()) && !planned.count((*it)->name())) {
       release(**it);
       done.insert(it->get());
     }
@@ -528,10 +530,12 @@ report::RunReport HostSession::run(Channel& ch) {
   whole_run_faults.reset();  // before the devices close: it reads their counters
   links_.reset();            // a link a step took down is up again before the objects go
   record_counter_deltas();
-  if (plan_)
-    for (const auto& step : plan_->steps)
+  if (plan_) {
+    for (const auto& step : plan_->steps) {
       if (step.kind == plan::StepKind::PacketEventsEnd) events_.disarm(st_, step.index);
       else if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, p_, step.index);
+    }
+  }
   teardown();
   publish_lines();
   if (o_.live) o_.live->host_done(st_.host);

@@ -32,7 +32,8 @@ bool is_up(const std::string& netdev) {
 }  // namespace
 
 bool LinkStates::set(const plan::Step& step) {
-  const std::string& state = step.args.at(0).value;
+  bool up = step.extra().link_up;
+  const char* state = up ? "up" : "down";
   auto taken = std::find_if(down_.begin(), down_.end(), [&](const Down& x) { return x.device == step.object; });
   const DeviceState& d = st_.devices.at(step.id);
   // Up again: the netdev this run took down (the GID that named it may be gone with the link).
@@ -43,8 +44,8 @@ bool LinkStates::set(const plan::Step& step) {
     ip_link_set(netdev, state);
   });
   if (r.status == report::StepStatus::Failed) return false;
-  if (state == "down" && was_up && taken == down_.end()) down_.push_back({step.object, netdev});
-  if (state == "up" && taken != down_.end()) down_.erase(taken);
+  if (!up && was_up && taken == down_.end()) down_.push_back({step.object, netdev});
+  if (up && taken != down_.end()) down_.erase(taken);
   return true;
 }
 

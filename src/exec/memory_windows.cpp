@@ -17,12 +17,6 @@ namespace {
 
 constexpr uint64_t kWindowTag = 0x4d57000000000000ull;  // "MW": bind/invalidate work requests
 
-const scenario::Mw& spec_of(const RunState& st, const std::string& name) {
-  const auto* w = st.plan->window(name);
-  if (!w) throw std::logic_error("plan names memory window '" + name + "' it does not lower");
-  return w->spec;
-}
-
 // The completion of the work request `wr_id` on `q`'s send CQ, within the run's timeout.
 void await_completion(RunState& st, QpState& q, uint64_t wr_id, int timeout_ms, const std::string& what) {
   dataplane::CqHandle cq(q.send_cq, access_for(st, q, Reader::Sends));
@@ -50,19 +44,20 @@ std::string rkey_text(uint32_t rkey) { return util::hex(rkey); }
 }  // namespace
 
 void alloc_mw(RunState& st, const plan::Step& step) {
-  const auto& w = spec_of(st, step.object);
+  const auto& window = st.plan->window_of(step);
   MwState ms;
-  ms.mw = st.own<verbs::Mw>(w.name, st.pds.at(st.plan->id_of(plan::ObjectKind::Pd, w.pd.name))->get(), w.type);
+  ms.mw = st.own<verbs::Mw>(window.spec.name, st.pds.at(window.pd)->get(), window.spec.type);
   ms.rkey = ms.mw->get()->rkey;
-  st.mws[w.name] = ms;
+  st.mws.put(step.id, ms);
 }
 
 bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
-  const auto& w = spec_of(st, step.object);
+  const auto& window = st.plan->window_of(step);
+  const auto& w = window.spec;
   auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "bind on QP " + w.bind_qp.name, [&] {
-    auto& ms = st.mws.at(w.name);
-    auto& q = st.qp_here(w.bind_qp.name);
-    verbs::Mr* mr = st.mrs.at(w.mr.name);
+    auto& ms = st.mws.at(step.id);
+    auto& q = st.qps.at(window.bind_qp);
+    verbs::Mr* mr = st.mrs.at(window.mr);
     verbs::WindowBind b{mr->get(), reinterpret_cast<uintptr_t>(mr->data()) + w.offset, w.length, w.access};
     uint64_t wr_id = kWindowTag | static_cast<uint64_t>(q.ordinal);
     uint32_t rkey = 0;
@@ -77,10 +72,10 @@ bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
     await_completion(st, q, wr_id, o.timeout_ms, "the bind of window '" + w.name + "'");
     ms.rkey = rkey;
     ms.bound = true;
-    st.mws_bound.push_back(w.name);
+    st.mws_bound.push_back(step.id);
   });
   if (r.status == report::StepStatus::Ok) {
-    const auto& ms = st.mws.at(w.name);
+    const auto& ms = st.mws.at(step.id);
     r.message = "type " + std::to_string(w.type) + ", " + std::to_string(w.length) + " B of " + w.mr.name + " from " +
                 std::to_string(w.offset) + ", rkey " + rkey_text(ms.rkey);
   }
@@ -88,16 +83,17 @@ bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
 }
 
 bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
-  const auto& w = spec_of(st, step.object);
+  const auto& window = st.plan->window_of(step);
+  const auto& w = window.spec;
   uint32_t old = 0;
   auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "on QP " + w.bind_qp.name, [&] {
-    auto& ms = st.mws.at(w.name);
-    auto& q = st.qp_here(w.bind_qp.name);
+    auto& ms = st.mws.at(step.id);
+    auto& q = st.qps.at(window.bind_qp);
     uint64_t wr_id = kWindowTag | (1ull << 32) | static_cast<uint64_t>(q.ordinal);
     old = ms.rkey;
     if (w.type == 1) {
       uint32_t rkey = 0;
-      if (int e = verbs::unbind_type1(q.qp->get(), *ms.mw, st.mrs.at(w.mr.name)->get(), wr_id, &rkey))
+      if (int e = verbs::unbind_type1(q.qp->get(), *ms.mw, st.mrs.at(window.mr)->get(), wr_id, &rkey))
         throw verbs::VerbsError("ibv_bind_mw", w.name, e, "length 0 (unbind) on QP " + q.spec->name);
       await_completion(st, q, wr_id, o.timeout_ms, "the unbind of window '" + w.name + "'");
       ms.rkey = rkey;
@@ -115,12 +111,13 @@ bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
 
 bool publish_mws(RunState& st, const plan::Step& step) {
   std::ostringstream mine;
-  for (const auto& name : st.mws_bound) {
-    const auto& w = spec_of(st, name);
-    const auto& ms = st.mws.at(name);
-    verbs::Mr* mr = st.mrs.at(w.mr.name);
+  for (plan::ObjectId id : st.mws_bound) {
+    const auto& window = st.plan->windows.at(id);
+    const auto& w = window.spec;
+    const auto& ms = st.mws.at(id);
+    verbs::Mr* mr = st.mrs.at(window.mr);
     uint64_t addr = (w.access & IBV_ACCESS_ZERO_BASED) ? 0 : reinterpret_cast<uintptr_t>(mr->data()) + w.offset;
-    mine << name << ' ' << addr << ' ' << w.length << ' ' << ms.rkey << '\n';
+    mine << w.name << ' ' << addr << ' ' << w.length << ' ' << ms.rkey << '\n';
   }
   st.mws_bound.clear();
   std::vector<std::string> notes;

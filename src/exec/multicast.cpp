@@ -60,8 +60,10 @@ bool attach_mcast(RunState& st, const plan::Step& step) {
 }
 
 ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
+  auto group = static_cast<plan::ObjectId>(&g - st.plan->mcast_groups.data());  // g is the plan's
+  auto& made_for = st.mcast_ahs[{from.id, group}];
+  if (made_for) return made_for->get();
   std::string name = "qpo.ah." + from.spec->name + "->" + g.name;
-  if (auto it = st.ahs.find(name); it != st.ahs.end()) return it->second->get();
   ibv_gid dgid = gid_of(g);
   if (roce(*from.device) && verbs::gid_is_ipv4(dgid) != verbs::gid_is_ipv4(from.device->gid))
     throw std::runtime_error("multicast group '" + g.name + "' (" + g.gid_text + ") is " +
@@ -70,9 +72,8 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
                              ") is not: RoCEv2 sends one IP packet, both addresses of one family (set the device's gid_index)");
   if (const auto* cm = g.cm_join ? cm_joined(st, g.name, from.spec->name) : nullptr) {  // the CM's attributes
     ibv_ah_attr ah = cm->ah;
-    auto* made = st.own<verbs::Ah>(name, from.pd, ah);
-    st.ahs[name] = made;
-    return made->get();
+    made_for = st.own<verbs::Ah>(name, from.pd, ah);
+    return made_for->get();
   }
   ibv_ah_attr ah{};
   ah.port_num = from.device->ctx().port();
@@ -81,9 +82,8 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
   ah.grh.dgid = dgid;
   ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
   ah.grh.hop_limit = 1;
-  auto* made = st.own<verbs::Ah>(name, from.pd, ah);
-  st.ahs[name] = made;
-  return made->get();
+  made_for = st.own<verbs::Ah>(name, from.pd, ah);
+  return made_for->get();
 }
 
 bool create_mcast_ah(RunState& st, const plan::Step& step) {

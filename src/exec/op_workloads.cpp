@@ -102,6 +102,7 @@ struct Incoming {
   std::string problem;
   // send_with_inv: the window whose rkey the receive must report invalidated (IBV_WC_WITH_INV).
   std::string window;
+  plan::ObjectId window_id = plan::kNoObject;  // its id: a record on this host, or only its published rkey
   uint32_t window_rkey = 0;
   uint32_t with_inv_flag = IBV_WC_WITH_INV;  // the wc_flags bit that says so (rxe: kWithInvRxe)
   // op recv: a sender outside the scenario (any QP number; its bytes unknown, only sizes checked).
@@ -475,7 +476,7 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
     if (!in.window.empty()) {
       r.message += std::string(", ") + (in.with_inv_flag == IBV_WC_WITH_INV ? "IBV_WC_WITH_INV" : "IB_WC_WITH_INVALIDATE (rxe)") +
                    ": rkey " + util::hex(in.window_rkey) + " of window '" + in.window + "' invalidated";
-      if (auto mw = st.mws.find(in.window); mw != st.mws.end()) mw->second.bound = false;
+      if (auto* mw = st.mws.find(in.window_id)) mw->bound = false;
     }
   }
   st.report.add(r);
@@ -667,7 +668,7 @@ std::vector<std::unique_ptr<InitiatorWorker>> initiator_workers(RunState& st,
 bool prepare_workload(RunState& st, const plan::Step& step) {
   const auto& run = st.plan->workload_of(step);
   const auto* w = &run.spec;
-  auto* m = st.mrs.at(step.object);  // the remote MR, or the one behind its window
+  auto* m = st.mrs.at(step.id);  // the remote MR, or the one behind its window
   uint64_t offset = run.remote_offset;
   auto& r = run_step(st, st.host, "traffic", "prepare", step.object, w->name, [&] {
     uint8_t* at = m->data() + offset;  // validation keeps offset + size inside the MR (and window)
@@ -721,8 +722,9 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, *w.op != Op::WriteImm};
         if (w.invalidate) {  // the window lives on the receiver's side: its rkey is this host's
           in.window = w.invalidate.name;
-          auto mw = st.mws.find(in.window);
-          in.window_rkey = mw != st.mws.end() ? mw->second.rkey : st.dir.mrs.at(in.window).rkey;
+          in.window_id = run.invalidate_mw;
+          const auto* mw = st.mws.find(in.window_id);
+          in.window_rkey = mw ? mw->rkey : st.dir.mrs.at(in.window).rkey;
           if (provider_of(st) == "rxe") in.with_inv_flag = kWithInvRxe;
         }
         // Receivers keep a thread per receive queue: the receive config (slot MR, layout) is
@@ -840,15 +842,15 @@ bool verify_workload(RunState& st, const plan::Step& step) {
   std::string problem;
   if (op == Op::Read) {
     auto& q = st.qps.at(run.qp);
-    verbs::Mr* local = w.local_mr ? st.mrs.at(w.local_mr.name) : q.slots;
+    verbs::Mr* local = w.local_mr ? st.mrs.at(step.id) : q.slots;  // a read's verify step is on its local MR
     if (dataplane::check_pattern(local->data() + (w.local_mr ? w.offset : 0), w.size, step.extra().data_seed) >= 0)
       problem = "read data differs from the remote MR";
   } else if (op_info(op).atomic) {
     uint64_t v;
-    std::memcpy(&v, st.mrs.at(step.object)->data() + run.remote_offset, 8);
+    std::memcpy(&v, st.mrs.at(step.id)->data() + run.remote_offset, 8);
     if (v != w.iterations)
       problem = "counter is " + std::to_string(v) + " after " + std::to_string(w.iterations) + " atomics";
-  } else if (dataplane::check_pattern(st.mrs.at(step.object)->data() + run.remote_offset,
+  } else if (dataplane::check_pattern(st.mrs.at(step.id)->data() + run.remote_offset,
                                       w.size, step.extra().data_seed) >= 0) {
     problem = "remote MR does not hold the written data";
   }

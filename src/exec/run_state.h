@@ -99,15 +99,17 @@ struct RunState {
   // This host's objects by plan id (plan/qp_id.h; Plan::id_of where a name comes in).
   IdTable<DeviceState> devices;
   IdTable<verbs::Pd*> pds;
-  std::map<std::string, verbs::Mr*> mrs;
+  IdTable<verbs::Mr*> mrs;  // the scenario's MRs (slot buffers live with their QP or SRQ)
   IdTable<verbs::CompChannel*> channels;  // by the id of the CQ it serves
   IdTable<verbs::Cq*> cqs;
   IdTable<SrqState> srqs;
   IdTable<verbs::Xrcd*> xrcds;
   IdTable<QpState> qps;  // this host's QPs by plan id (Step::qp, Plan::qp_id)
-  std::map<std::string, verbs::Ah*> ahs;  // "qpo.ah.<from>-><to>", made once (peer_ah)
-  std::map<std::string, MwState> mws;
-  std::vector<std::string> mws_bound;     // bound in the current stage, published at its PublishMw step
+  // Address handles, made once each: by (sending QP, peer QP) ids (peer_ah), by (sending
+  // QP, multicast group's index in Plan::mcast_groups) (mcast_ah). Named "qpo.ah.<from>-><to>".
+  std::map<std::pair<plan::ObjectId, plan::ObjectId>, verbs::Ah*> peer_ahs, mcast_ahs;
+  IdTable<MwState> mws;
+  std::vector<plan::ObjectId> mws_bound;  // bound in the current stage, published at its PublishMw step
   // How every reader of this host's CQs shares them (endpoints.h access_for).
   dataplane::CqRouter router;
   report::RunReport report;

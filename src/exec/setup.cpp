@@ -62,7 +62,7 @@ void create_object(RunState& st, const plan::Step& step) {
       st.xrcds.put(o.id, st.own<verbs::Xrcd>(name, st.devices.at(o.on_id).ctx().get()));
       break;
     case plan::StepKind::RegMr:
-      st.mrs[name] = st.own<verbs::Mr>(name, st.pds.at(o.on_id)->get(), o.size, o.access);
+      st.mrs.put(o.id, st.own<verbs::Mr>(name, st.pds.at(o.on_id)->get(), o.size, o.access));
       break;
     case plan::StepKind::CreateCompChannel:
       st.channels.put(o.id, st.own<verbs::CompChannel>(name, st.devices.at(o.on_id).ctx().get()));
@@ -192,8 +192,10 @@ ibv_gid gid_of(const RemoteQp& p) {
 }
 
 ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
+  // The directory names the peer (the exchange's message is by name): its id once, here.
+  auto& made_for = st.peer_ahs[{from.id, st.plan->qp_id(to_name)}];
+  if (made_for) return made_for->get();
   std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
-  if (auto it = st.ahs.find(name); it != st.ahs.end()) return it->second->get();
   ibv_ah_attr ah{};
   ah.port_num = from.device->ctx().port();
   ah.dlid = to.lid;
@@ -201,9 +203,8 @@ ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const R
   ah.grh.dgid = gid_of(to);
   ah.grh.sgid_index = static_cast<uint8_t>(from.device->gid_index);
   ah.grh.hop_limit = 1;
-  auto* made = st.own<verbs::Ah>(name, from.pd, ah);
-  st.ahs[name] = made;
-  return made->get();
+  made_for = st.own<verbs::Ah>(name, from.pd, ah);
+  return made_for->get();
 }
 
 }  // namespace qpo::exec

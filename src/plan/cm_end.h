@@ -24,6 +24,10 @@ struct CmEnd {
   uint32_t port = 0;
   std::string private_data;    // sent with rdma_connect / rdma_accept
   std::optional<std::string> reject;  // passive: rdma_reject with this private data
+  // The expected outcome other than a connection: no event within the wait (timeout), or
+  // this event (enum rdma_cm_event_type; -1: none expected).
+  bool expect_timeout = false;
+  int expect_event = -1;
   std::optional<std::string> expect_reason, expect_private_data;
   uint64_t within_ms = 0;      // the wait for an expected event; 0 = the phase timeout
   std::string connect;         // the QP's `connect:` (UD: the CM's QPN and qkey go there), or ""

@@ -8,6 +8,7 @@
 #include "plan/arg_lists.h"
 #include "plan/timeline_planner.h"
 #include "scenario/script_qps.h"
+#include "util/cm_event_names.h"
 
 namespace qpo::plan {
 
@@ -202,6 +203,8 @@ class CmPlanner {
       e.port = cm.port;
       e.private_data = cm.private_data;
       e.reject = cm.reject;
+      e.expect_timeout = cm.expect_event == "timeout";
+      if (const auto* ev = util::cm_expectable_event(cm.expect_event)) e.expect_event = ev->value;
       e.expect_reason = cm.expect_reason;
       e.expect_private_data = cm.expect_private_data;
       e.within_ms = cm.within_ms;
@@ -273,10 +276,12 @@ class CmPlanner {
                           cm.within_ms ? "within " + std::to_string(cm.within_ms) + " ms" : "within the phase timeout"));
   }
 
-  void modify(const Qp& q, Text from, Text to, int k, const char* note = "") {
+  void modify(const Qp& q, spec::QpState from_state, spec::QpState to_state, int k, const char* note = "") {
     auto& st = add(s_.host_of_qp(q), StepKind::CmModify, "ibv_modify_qp", q.name, k);
+    Text from = Text::of_static(spec::state_name(from_state)), to = Text::of_static(spec::state_name(to_state));
     st.from_state = from;
     st.to_state = to;
+    st.target = to_state;
     st.args.push_back(arg("transition", std::string(from) + "->" + to));
     st.args.push_back(arg("qp_state", std::string("IBV_QPS_") + to));
     st.args.push_back(arg("attributes", "rdma_init_qp_attr", *note ? note : "the CM's values and attr_mask", true));
@@ -340,11 +345,11 @@ class CmPlanner {
     auto& rr = add(host, StepKind::CmResolveRoute, "rdma_resolve_route", q.name, k);
     describe_wait(rr, "RDMA_CM_EVENT_ROUTE_RESOLVED");
     if (cm.expect_event == "ROUTE_ERROR") return expect(rr, q);
-    modify(q, "RESET", "INIT", k);
+    modify(q, spec::QpState::RESET, spec::QpState::INIT, k);
     receives(q, k);
     if (ud) {
-      modify(q, "INIT", "RTR", k);
-      modify(q, "RTR", "RTS", k);
+      modify(q, spec::QpState::INIT, spec::QpState::RTR, k);
+      modify(q, spec::QpState::RTR, spec::QpState::RTS, k);
     }
     auto& c = add(host, StepKind::CmConnect, "rdma_connect", q.name, k);
     c.args.push_back(arg("qp_num", q.name + "'s", "a QP qpo created (no rdma_create_qp)", true));
@@ -365,9 +370,9 @@ class CmPlanner {
                                  "from the event: what the UD sends use", true));
     if (!cm.expect_event.empty()) return expect(c, q);
     if (ud) return;
-    modify(q, "INIT", "INIT", k, "the access flags the connection grants (as librdmacm before RTR)");
-    modify(q, "INIT", "RTR", k);
-    modify(q, "RTR", "RTS", k);
+    modify(q, spec::QpState::INIT, spec::QpState::INIT, k, "the access flags the connection grants (as librdmacm before RTR)");
+    modify(q, spec::QpState::INIT, spec::QpState::RTR, k);
+    modify(q, spec::QpState::RTR, spec::QpState::RTS, k);
     add(host, StepKind::CmEstablish, "rdma_establish", q.name, k);
   }
 
@@ -393,10 +398,10 @@ class CmPlanner {
       r.args.push_back(arg("private_data", "'" + *cm.reject + "'"));
       return;
     }
-    modify(q, "RESET", "INIT", k);
+    modify(q, spec::QpState::RESET, spec::QpState::INIT, k);
     receives(q, k);
-    modify(q, "INIT", "RTR", k);
-    if (ud) modify(q, "RTR", "RTS", k);
+    modify(q, spec::QpState::INIT, spec::QpState::RTR, k);
+    if (ud) modify(q, spec::QpState::RTR, spec::QpState::RTS, k);
     auto& a = add(host, StepKind::CmAccept, "rdma_accept", q.name, k);
     a.args.push_back(arg("qp_num", q.name + "'s", "", true));
     if (!cm.private_data.empty()) a.args.push_back(arg("private_data", "'" + cm.private_data + "'"));
@@ -409,7 +414,7 @@ class CmPlanner {
     a.args.push_back(arg("responder_resources", uc(q) ? "0" : "1"));
     a.args.push_back(arg("initiator_depth", uc(q) ? "0" : "1"));
     describe_wait(a, "RDMA_CM_EVENT_ESTABLISHED");
-    modify(q, "RTR", "RTS", k);
+    modify(q, spec::QpState::RTR, spec::QpState::RTS, k);
   }
 
   const Scenario& s_;

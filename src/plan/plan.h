@@ -133,6 +133,7 @@ struct StepExtra {
   int event_value = -1;
   uint64_t within_ms = 0;
   uint32_t srq_limit = 0;     // ModifySrq
+  bool link_up = false;       // SetLink: up (else down)
   // AttachMcast, CreateMcastAh: the multicast group; the member (AttachMcast) or the sender
   // (CreateMcastAh) is smoke.receiver / smoke.sender.
   std::string mcast;
@@ -146,6 +147,7 @@ struct Step {
   StepKind kind = StepKind::OpenDevice;
   Phase phase = Phase::Setup;
   bool has_mask = false;    // ibv_modify_qp (here: it fits beside kind and phase)
+  spec::QpState target = spec::QpState::RESET;  // Modify, CmModify: to_state as a value (in the padding)
   Text verb;                // ibv_open_device, ibv_modify_qp, ..., or qpo's own (exchange, barrier)
   std::string object;       // scenario name of the object it creates or acts on
   util::SharedList<Arg> args;  // steps alike (the members of a counted group) share one list
@@ -253,12 +255,15 @@ struct Plan {
   std::vector<WorkloadRun> workloads;
   const WorkloadRun& workload_of(const Step& s) const { return workloads.at(static_cast<size_t>(s.extra().workload)); }
   // The memory windows as checked, each with the host of its PD (the bind's publish names it).
+  // windows[i] is the window of id i (ObjectKind::Mw), as MW steps' Step::id say.
   struct Window {
     scenario::Mw spec;
     std::string host;
+    ObjectId pd = kNoObject, mr = kNoObject, bind_qp = kNoObject;  // its PD's id, its MR's, its bind QP's
   };
   std::vector<Window> windows;
-  const Window* window(const std::string& name) const;
+  const Window* window(const std::string& name) const;  // another host's note names it
+  const Window& window_of(const Step& s) const { return windows.at(s.id); }
   // The multicast groups as checked: their GID, MLID, qkey, join and members.
   std::vector<scenario::McastGroup> mcast_groups;
   const scenario::McastGroup* mcast_group(const std::string& name) const;

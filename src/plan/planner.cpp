@@ -26,8 +26,7 @@ namespace {
 
 using scenario::Scenario;
 
-// What a setup step makes and what it is made on, by kind (SetupObject::id, on_id): an MR's
-// has no kind kept by id yet.
+// What a setup step makes and what it is made on, by kind (SetupObject::id, on_id).
 struct SetupKinds {
   std::optional<ObjectKind> made, on;
 };
@@ -40,31 +39,42 @@ SetupKinds setup_kinds(StepKind k) {
     case StepKind::CreateCq: return {ObjectKind::Cq, ObjectKind::Device};
     case StepKind::CreateSrq: return {ObjectKind::Srq, ObjectKind::Pd};
     case StepKind::RegSlots: return {ObjectKind::Srq, ObjectKind::Pd};  // an SRQ's slots, kept with the SRQ
-    case StepKind::RegMr: return {std::nullopt, ObjectKind::Pd};
+    case StepKind::RegMr: return {ObjectKind::Mr, ObjectKind::Pd};
     default: return {};
   }
 }
 
 // Step::id: the id of its object within the object's kind. The kind is the step's: a device's
 // default PD has the device's name, so "d" is a PD for ibv_alloc_pd and a device elsewhere.
+// Teardown's steps have theirs already (teardown() names the kind it destroys).
 ObjectId id_of_object(const Plan& p, const Step& st) {
-  if (st.kind == StepKind::AllocPd || (st.kind == StepKind::Destroy && st.verb == "ibv_dealloc_pd"))
-    return p.id_of(ObjectKind::Pd, st.object);
-  if (st.kind == StepKind::WaitEvent || st.kind == StepKind::ForbidEvent) {
-    const auto* info = util::async_event(st.extra().event_value);
-    switch (info ? info->object : util::EventObject::Qp) {
-      case util::EventObject::Qp: return p.id_of(ObjectKind::Qp, st.object);
-      case util::EventObject::Srq: return p.id_of(ObjectKind::Srq, st.object);
-      case util::EventObject::Cq: return p.id_of(ObjectKind::Cq, st.object);
-      case util::EventObject::Port:
-      case util::EventObject::Device: return p.id_of(ObjectKind::Device, st.object);
+  switch (st.kind) {
+    case StepKind::Destroy: return st.id;
+    case StepKind::AllocPd: return p.id_of(ObjectKind::Pd, st.object);
+    case StepKind::RegMr:
+    case StepKind::PrepareData:  // the MR a workload's bytes land in (or are read from)
+    case StepKind::Verify: return p.id_of(ObjectKind::Mr, st.object);
+    case StepKind::AllocMw:
+    case StepKind::BindMw:
+    case StepKind::InvalidateMw: return p.id_of(ObjectKind::Mw, st.object);
+    case StepKind::WaitEvent:
+    case StepKind::ForbidEvent: {
+      const auto* info = util::async_event(st.extra().event_value);
+      switch (info ? info->object : util::EventObject::Qp) {
+        case util::EventObject::Qp: return p.id_of(ObjectKind::Qp, st.object);
+        case util::EventObject::Srq: return p.id_of(ObjectKind::Srq, st.object);
+        case util::EventObject::Cq: return p.id_of(ObjectKind::Cq, st.object);
+        case util::EventObject::Port:
+        case util::EventObject::Device: return p.id_of(ObjectKind::Device, st.object);
+      }
+      return kNoObject;
     }
+    default: break;
   }
   for (auto kind : {ObjectKind::Qp, ObjectKind::Device, ObjectKind::Cq, ObjectKind::Srq, ObjectKind::Xrcd})
     if (ObjectId id = p.id_of(kind, st.object); id != kNoObject) return id;
   return kNoObject;
 }
-
 
 bool own_rq(const scenario::Qp& q) {
   return !q.srq && !spec::is_xrc(q.qp_type) && q.cap.max_recv_wr > 0;
@@ -180,7 +190,9 @@ class Planner {
     for (const auto& w : s_.mws) {
       const auto* pd = s_.pd(w.pd.name);
       p.window_index.emplace(w.name, p.windows.size());
-      p.windows.push_back({w, pd ? s_.host_of_device(pd->device.name) : ""});
+      p.windows.push_back({w, pd ? s_.host_of_device(pd->device.name) : "", p.id_of(ObjectKind::Pd, w.pd.name),
+                           p.id_of(ObjectKind::Mr, w.mr.name),
+                           p.id_of(ObjectKind::Qp, w.bind_qp.name)});
     }
     for (const auto& f : s_.faults)
       p.faults.push_back({.name = f.name,
@@ -244,6 +256,8 @@ class Planner {
     index(ObjectKind::Srq, s_.srqs);
     index(ObjectKind::Xrcd, s_.xrcds);
     index(ObjectKind::Qp, s_.qps);
+    index(ObjectKind::Mr, s_.mrs);
+    index(ObjectKind::Mw, s_.mws);
   }
 
   // Steps a host will have (setup, per QP: slots, create, modify, receives, smoke, teardown;
@@ -659,7 +673,7 @@ class Planner {
     // Memory windows first: bound after the QPs were made, a type 2 window holds its QP (rxe's
     // ibv_destroy_qp waits for it) and any window its MR (rxe refuses ibv_dereg_mr under it).
     for (auto it = s_.mws.rbegin(); it != s_.mws.rend(); ++it)
-      if (on_host(device_of_pd(it->pd.name), host)) add(StepKind::Destroy, Phase::Teardown, "ibv_dealloc_mw", it->name);
+      if (on_host(device_of_pd(it->pd.name), host)) destroys(ObjectKind::Mw, "ibv_dealloc_mw", it->name);
     // Multicast attachments before their QPs (an attached QP holds the group), last group first.
     for (auto g = s_.mcast_groups.rbegin(); g != s_.mcast_groups.rend(); ++g)
       for (auto m = g->members.rbegin(); m != g->members.rend(); ++m) {
@@ -684,27 +698,27 @@ class Planner {
     if (cm_joined) add(StepKind::Destroy, Phase::Teardown, "rdma_destroy_event_channel", mcast_cm_channel_name(host));
     // Then reverse creation order: QPs, SRQs, CQs (then their channels), MRs, XRCDs, PDs, devices.
     const auto& qps = qps_on(host);
-    for (auto it = qps.rbegin(); it != qps.rend(); ++it) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_qp", (*it)->name);
+    for (auto it = qps.rbegin(); it != qps.rend(); ++it) destroys(ObjectKind::Qp, "ibv_destroy_qp", (*it)->name);
     for (auto it = qps.rbegin(); it != qps.rend(); ++it)
       if (has_slots(**it)) add(StepKind::Destroy, Phase::Teardown, "ibv_dereg_mr", "qpo.slots." + (*it)->name);
     for (auto it = s_.srqs.rbegin(); it != s_.srqs.rend(); ++it)
       if (on_host(device_of_pd(it->pd.name), host)) {
         add(StepKind::Destroy, Phase::Teardown, "ibv_dereg_mr", "qpo.slots." + it->name);
-        add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_srq", it->name);
+        destroys(ObjectKind::Srq, "ibv_destroy_srq", it->name);
       }
     for (auto it = s_.cqs.rbegin(); it != s_.cqs.rend(); ++it) {
       if (!on_host(it->device.name, host)) continue;
-      add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_cq", it->name);
-      if (it->channel) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_comp_channel", it->name + ".channel");
+      destroys(ObjectKind::Cq, "ibv_destroy_cq", it->name);
+      if (it->channel) add(StepKind::Destroy, Phase::Teardown, "ibv_destroy_comp_channel", it->name + ".channel").id = plan_->id_of(ObjectKind::Cq, it->name);
     }
     for (auto it = s_.mrs.rbegin(); it != s_.mrs.rend(); ++it)
-      if (on_host(device_of_pd(it->pd.name), host)) add(StepKind::Destroy, Phase::Teardown, "ibv_dereg_mr", it->name);
+      if (on_host(device_of_pd(it->pd.name), host)) destroys(ObjectKind::Mr, "ibv_dereg_mr", it->name);
     for (auto it = s_.xrcds.rbegin(); it != s_.xrcds.rend(); ++it)
-      if (on_host(it->device.name, host)) add(StepKind::Destroy, Phase::Teardown, "ibv_close_xrcd", it->name);
+      if (on_host(it->device.name, host)) destroys(ObjectKind::Xrcd, "ibv_close_xrcd", it->name);
     for (auto it = s_.pds.rbegin(); it != s_.pds.rend(); ++it)
-      if (on_host(it->device.name, host)) add(StepKind::Destroy, Phase::Teardown, "ibv_dealloc_pd", it->name);
+      if (on_host(it->device.name, host)) destroys(ObjectKind::Pd, "ibv_dealloc_pd", it->name);
     for (auto it = s_.devices.rbegin(); it != s_.devices.rend(); ++it)
-      if (it->host.name == host) add(StepKind::Destroy, Phase::Teardown, "ibv_close_device", it->name);
+      if (it->host.name == host) destroys(ObjectKind::Device, "ibv_close_device", it->name);
   }
 
   const Scenario& s_;
@@ -712,6 +726,13 @@ class Planner {
   std::vector<SetupObject>* setup_objects_ = nullptr;      // the plan's (build sets it)
   std::vector<QpCreate>* qp_creates_ = nullptr;
   const Plan* plan_ = nullptr;  // the one being built (build sets it): its object index
+
+  // A teardown step destroying the `kind` object `name`, with its id (a channel's is its CQ's).
+  Step& destroys(ObjectKind kind, Text verb, const std::string& name) {
+    auto& st = add(StepKind::Destroy, Phase::Teardown, verb, name);
+    st.id = plan_->id_of(kind, name);
+    return st;
+  }
 
   // `st` makes `o`: exec/setup.cpp reads it there (Step::setup), by ids (plan/qp_id.h).
   Step& makes(Step& st, SetupObject o) {
@@ -888,6 +909,7 @@ void describe_modify(Step& st, const scenario::Qp& q, size_t index, ArgLists& li
   st.mask = t.mask;
   st.from_state = Text::of_static(spec::state_name(t.from));
   st.to_state = Text::of_static(spec::state_name(t.to));
+  st.target = t.to;
   st.transition_index = static_cast<int>(index);
   st.args = lists.modify(q, index);
   st.attrs = lists.modify_attrs(q, index);

@@ -16,9 +16,10 @@ inline constexpr QpId kNoQp = ~0u;
 using ObjectId = uint32_t;
 inline constexpr ObjectId kNoObject = ~0u;
 
-// The kinds exec keeps by id (the others are still by name: docs/architecture.md section 6).
-enum class ObjectKind : uint8_t { Device, Pd, Cq, Srq, Xrcd, Qp };
-inline constexpr size_t kObjectKinds = 6;
+// The kinds exec keeps by id: every scenario object. (Address handles are qpo's own, kept by
+// the ids of the QPs or group they join; docs/architecture.md section 6.)
+enum class ObjectKind : uint8_t { Device, Pd, Cq, Srq, Xrcd, Qp, Mr, Mw };
+inline constexpr size_t kObjectKinds = 8;
 
 // The id of the checked scenario's QP `name` (kNoQp: no QP has it). The planner's; exec asks
 // the plan (Plan::qp_id).

@@ -263,6 +263,7 @@ class TimelinePlanner {
     if (host.empty()) return;
     int k = stage("link " + step.on.name + " " + step.label);
     auto& st = add(host, StepKind::SetLink, Phase::Transitions, "ip link set", step.on.name, k);
+    st.edit_extra().link_up = step.label == "up";  // the loader took only "up" or "down"
     st.args.push_back(Arg{"state", step.label, false, false, ""});
     st.args.push_back(Arg{"dev", "the netdev under " + step.on.name, true, false,
                           step.label == "down" ? "brought back up at teardown if still down" : ""});

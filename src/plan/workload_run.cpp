@@ -38,6 +38,8 @@ WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload
   const auto* window = w.remote_mr ? s.mw(w.remote_mr.name) : nullptr;
   r.remote_is_window = window != nullptr;
   r.remote_offset = w.offset + (window ? window->offset : 0);
+  if (const auto* inv = w.invalidate ? s.mw(w.invalidate.name) : nullptr)
+    r.invalidate_mw = static_cast<ObjectId>(inv - s.mws.data());
   if (!w.script.empty()) {
     r.script = workload::script_spec(s, w);
     for (const auto& worker : r.script.workers)

@@ -30,6 +30,7 @@ struct WorkloadRun {
   // window's offset plus the workload's own), and a deliberate overrun is the responder's to refuse.
   bool remote_is_window = false;
   uint64_t remote_offset = 0;  // where the workload's bytes are in the remote MR (or the MR behind it)
+  ObjectId invalidate_mw = kNoObject;  // its `invalidate:` window's id (a SEND_WITH_INV's)
   // Script workloads: the script's spec (args resolved, every worker on every host), whom each of
   // its QPs talks to (its connect:, else an initiator connected to it), and the QPs whose
   // receive queues scripts own (scenario/script_qps.h).

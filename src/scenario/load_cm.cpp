@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include "scenario/loader_internal.h"
+#include "util/cm_event_names.h"
 #include "util/strings.h"
 
 namespace qpo::scenario::detail {
@@ -67,7 +68,12 @@ void load_expect(YamlReader& r, const yaml::Node& n, const std::string& path, Cm
 }  // namespace
 
 const std::vector<std::string>& cm_expectable_events() {
-  static const std::vector<std::string> k{"REJECTED", "UNREACHABLE", "ADDR_ERROR", "ROUTE_ERROR", "CONNECT_ERROR", "timeout"};
+  static const std::vector<std::string> k = [] {
+    std::vector<std::string> names;
+    for (const auto& e : util::cm_expectable_events()) names.push_back(e.name);
+    names.push_back("timeout");  // no event within the wait
+    return names;
+  }();
   return k;
 }
 

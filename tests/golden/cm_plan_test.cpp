@@ -3,6 +3,8 @@
 // the ids and channel go before the QPs at teardown.
 #include <doctest/doctest.h>
 
+#include <rdma/rdma_cma.h>
+
 #include <regex>
 #include <string>
 
@@ -204,6 +206,26 @@ TEST_CASE("two-host-cm-reject: each CM step carries its QP's lowered end; the pe
   CHECK(qn.peer.empty());
   CHECK(qn.link_host == "b");
   CHECK(qn.port == 7999);
+}
+
+TEST_CASE("two-host-cm-reject: the expected event is lowered to its rdma_cm_event_type; the passive end expects none") {
+  auto p = qpo::test::plan_of_file("scenarios/two-host-cm-reject.yaml");
+  REQUIRE(p.cm_ends.size() == 3);
+  CHECK(p.cm_ends[0].expect_event == RDMA_CM_EVENT_REJECTED);
+  CHECK_FALSE(p.cm_ends[0].expect_timeout);
+  CHECK(p.cm_ends[2].expect_event == -1);
+  CHECK_FALSE(p.cm_ends[2].expect_timeout);
+}
+
+TEST_CASE("two-host-cm-rc: each CM modify carries the state it moves to as a value") {
+  auto p = qpo::test::plan_of_file("scenarios/two-host-cm-rc.yaml");
+  std::string targets;
+  for (const auto& st : p.hosts.at(0).steps)
+    if (st.kind == qpo::plan::StepKind::CmModify) {
+      CHECK(std::string(qpo::spec::state_name(st.target)) == st.to_state.str());
+      targets += st.to_state.str() + " ";
+    }
+  CHECK(targets == "INIT INIT RTR RTS ");  // the active side INITs, then re-INITs with the access the connection grants
 }
 
 TEST_CASE("two-host-cm-exchange: the lowered ends know which MRs each side's exchange carries, and the peer's size") {

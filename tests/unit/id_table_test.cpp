@@ -84,7 +84,7 @@ TEST_CASE("QP ids follow the scenario's QP order; every step on a QP carries its
   CHECK(on_qps >= 12);
 }
 
-TEST_CASE("a step on a device, PD or CQ carries the id of its kind; a step on an MR none") {
+TEST_CASE("a step on a device, PD, CQ or MR carries the id of its kind") {
   using qpo::plan::ObjectKind;
   auto p = qpo::test::plan_of(qpo::test::rc_pair());
   CHECK(p.count_of(ObjectKind::Device) == 1);
@@ -103,8 +103,32 @@ TEST_CASE("a step on a device, PD or CQ carries the id of its kind; a step on an
   CHECK(p.setup_of(*cq).on_id == p.id_of(ObjectKind::Device, "da"));
   const auto* mr = first(qpo::plan::StepKind::RegMr);
   REQUIRE(mr);
-  CHECK(mr->id == qpo::plan::kNoObject);  // MRs are still kept by name
+  CHECK(mr->id == p.id_of(ObjectKind::Mr, "ma"));
+  CHECK(mr->id != qpo::plan::kNoObject);
+  CHECK(p.setup_of(*mr).id == mr->id);
   CHECK(p.setup_of(*mr).on_id == p.id_of(ObjectKind::Pd, "pa"));
+}
+
+TEST_CASE("a teardown step carries the id of the kind it destroys, a PD's too (a device's name)") {
+  using qpo::plan::ObjectKind;
+  auto p = qpo::test::plan_of(qpo::test::rc_pair());
+  auto destroy = [&](const std::string& verb, const std::string& object) -> const qpo::plan::Step* {
+    for (const auto& h : p.hosts)
+      for (const auto& st : h.steps)
+        if (st.kind == qpo::plan::StepKind::Destroy && st.verb == verb && st.object == object) return &st;
+    return nullptr;
+  };
+  REQUIRE(destroy("ibv_dealloc_pd", "pa"));
+  CHECK(destroy("ibv_dealloc_pd", "pa")->id == p.id_of(ObjectKind::Pd, "pa"));
+  REQUIRE(destroy("ibv_dereg_mr", "ma"));
+  CHECK(destroy("ibv_dereg_mr", "ma")->id == p.id_of(ObjectKind::Mr, "ma"));
+  REQUIRE(destroy("ibv_destroy_qp", "qb"));
+  CHECK(destroy("ibv_destroy_qp", "qb")->id == p.qp_id("qb"));
+  REQUIRE(destroy("ibv_close_device", "da"));
+  CHECK(destroy("ibv_close_device", "da")->id == p.id_of(ObjectKind::Device, "da"));
+  // qpo's own buffers are no scenario object: no id.
+  REQUIRE(destroy("ibv_dereg_mr", "qpo.slots.qa"));
+  CHECK(destroy("ibv_dereg_mr", "qpo.slots.qa")->id == qpo::plan::kNoObject);
 }
 
 TEST_CASE("a workload names its QP and its receivers by id") {

@@ -36,6 +36,8 @@ TEST_CASE("a link step is an 'ip link set' of the device it names, with the stat
   CHECK(links[0]->args[0].name == "state");
   CHECK(links[0]->args[0].value == "down");
   CHECK(links[1]->args[0].value == "up");
+  CHECK_FALSE(links[0]->extra().link_up);  // what exec reads: the state as a value
+  CHECK(links[1]->extra().link_up);
   CHECK(p.stages[static_cast<size_t>(links[0]->stage)] == "link db down");
   CHECK(p.stages[static_cast<size_t>(links[1]->stage)] == "link db up");
 }

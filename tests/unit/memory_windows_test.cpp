@@ -212,6 +212,27 @@ TEST_CASE("the plan allocates windows after the MRs, binds and publishes in one 
   for (const auto* st : steps_of(p, StepKind::Verify)) CHECK(st->object == "dst");
 }
 
+TEST_CASE("a window's steps carry its id; the plan's window names its PD, MR and bind QP by id") {
+  using qpo::plan::ObjectKind;
+  std::string tail = write_through() + "timeline:\n  - bind: w2\n  - workload: wr\n  - invalidate: w2\n";
+  auto l = load_validate(scenario(kW2, tail));
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  Plan p = qpo::plan::build_plan(*l.checked);
+  auto w2 = p.id_of(ObjectKind::Mw, "w2");
+  REQUIRE(w2 != qpo::plan::kNoObject);
+  for (auto kind : {StepKind::AllocMw, StepKind::BindMw, StepKind::InvalidateMw})
+    for (const auto* st : steps_of(p, kind)) CHECK(st->id == w2);
+  const auto& window = p.windows.at(w2);
+  CHECK(window.spec.name == "w2");
+  CHECK(window.mr == p.id_of(ObjectKind::Mr, "dst"));
+  CHECK(window.bind_qp == p.qp_id("qb"));
+  CHECK(window.pd == p.id_of(ObjectKind::Pd, "d"));
+  // The MR steps behind it carry the MR's id.
+  auto dst = p.id_of(ObjectKind::Mr, "dst");
+  for (const auto* st : steps_of(p, StepKind::PrepareData)) CHECK(st->id == dst);
+  for (const auto* st : steps_of(p, StepKind::Verify)) CHECK(st->id == dst);
+}
+
 TEST_CASE("a type 1 window binds with ibv_bind_mw and is invalidated by a zero-length bind") {
   std::string tail = "timeline:\n  - bind: w\n  - invalidate: w\n";
   auto l = load_validate(scenario("  w: { type: 1, mr: dst, access: [remote_write], bind_qp: qd }\n", tail));
@@ -257,6 +278,7 @@ TEST_CASE("a send with invalidate of a bound type 2 window on the receiver's sid
   for (const auto& a : inv->args) args.push_back(a.name + "=" + a.value);
   CHECK(std::find(args.begin(), args.end(), "op=IBV_WR_SEND_WITH_INV") != args.end());
   CHECK(std::find(args.begin(), args.end(), "invalidate_rkey=window w2's rkey") != args.end());
+  CHECK(p.workload_of(*inv).invalidate_mw == p.id_of(qpo::plan::ObjectKind::Mw, "w2"));
   CHECK(std::find(args.begin(), args.end(),
                   "check=the receive completes with IBV_WC_WITH_INV, invalidated_rkey = w2's rkey") != args.end());
 }
