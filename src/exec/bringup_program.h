@@ -55,11 +55,11 @@ class BringUpProgram {
   // ibv_modify_qp with the compiled attrs, the initial receives.
   void run_half(RunState& st, int half);
 
-  // Call once the window has closed (whatever happened in it), before report lines are
-  // inserted in the middle: names the lines the window left without text.
+  // Call once the window has closed (whatever happened in it): names the lines the window
+  // left without text, each in its plan step's place.
   void name_lines(RunState& st) { lines_.name_all(st); }
-  // The index the next report line will have once name_lines has run.
-  size_t lines_so_far(const RunState& st) const { return st.report.steps.size() + lines_.size(); }
+  // The latest plan step of the lines not named yet (0: none).
+  int unnamed_latest_step() const { return lines_.latest_step(); }
 
  private:
   struct Create {

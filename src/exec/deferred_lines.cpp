@@ -1,5 +1,7 @@
 #include "exec/deferred_lines.h"
 
+#include <algorithm>
+
 #include "exec/steps.h"
 
 namespace qpo::exec {
@@ -12,13 +14,9 @@ void DeferredLines::reserve(size_t n) {
 void DeferredLines::name_all(RunState& st) {
   if (entries_.empty()) return;
   static const std::string kSetup = "setup", kBringUp = "bring-up";
-  auto& direct = st.report.steps;
-  std::vector<report::StepResult> merged;
-  merged.reserve(direct.size() + entries_.size() + 64);
-  size_t next = 0;  // the next direct line to move over
+  st.report.steps.reserve(st.report.steps.size() + entries_.size());
   for (auto& e : entries_) {
-    for (; next < e.position && next < direct.size(); ++next) merged.push_back(std::move(direct[next]));
-    auto& r = merged.emplace_back();
+    report::StepResult r;
     r.plan_step = e.plan_step;
     r.status = e.status;
     r.err = e.err;
@@ -44,11 +42,16 @@ void DeferredLines::name_all(RunState& st) {
         name_modify_line(st, r, *qp, qp->spec->transitions[e.transition], kBringUp);
         break;
     }
+    st.report.add(std::move(r));
   }
-  for (; next < direct.size(); ++next) merged.push_back(std::move(direct[next]));
-  direct = std::move(merged);
   entries_.clear();
   messages_.clear();
+}
+
+int DeferredLines::latest_step() const {
+  int latest = 0;
+  for (const auto& e : entries_) latest = std::max(latest, e.plan_step);
+  return latest;
 }
 
 std::string granted_text(const ibv_qp_cap& asked, const ibv_qp_cap& granted) {

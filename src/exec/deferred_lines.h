@@ -3,7 +3,7 @@
 // leaves only its outcome (status, errno, microseconds, a message when something went
 // wrong) in a small entry; the report's StepResults - six strings each, the host, verb,
 // object and mask text the same for thousands of QPs - are made by name_all() once the last
-// QP is up, at the positions the steps had, between the lines other steps added directly.
+// QP is up, each added to its plan step's place in the report (RunReport::add).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -18,7 +18,6 @@ class DeferredLines {
  public:
   // Room for n entries, touched now: first-touch page faults belong before the window.
   void reserve(size_t n);
-  // Each entry sits where the report had `st.report.steps.size()` lines when it was made.
   void created(const RunState& st, const plan::Step& step, Outcome&& o) { add(st, Kind::Created, &step, nullptr, 0, std::move(o)); }
   void granted(const RunState& st, const QpState& q) {
     add(st, Kind::Granted, nullptr, &q, 0, Outcome{report::StepStatus::Info, 0, 0, {}});
@@ -28,16 +27,18 @@ class DeferredLines {
   }
   // The window's common cases: a step that went as planned, with no Outcome (and no string)
   // made for it.
-  void created_ok(const RunState& st, const plan::Step& step, double micros) {
-    entries_.push_back({st.report.steps.size(), &step, micros, 0, kNoMessage, 0, Kind::Created, report::StepStatus::Ok,
-                        step.index});
+  void created_ok(const RunState&, const plan::Step& step, double micros) {
+    entries_.push_back({&step, micros, 0, kNoMessage, 0, Kind::Created, report::StepStatus::Ok, step.index});
   }
   void modified_ok(const RunState& st, const QpState& q, size_t transition, double micros) {
-    entries_.push_back({st.report.steps.size(), &q, micros, 0, kNoMessage, static_cast<uint16_t>(transition), Kind::Modified,
-                        report::StepStatus::Ok, st.report.current_step});
+    entries_.push_back({&q, micros, 0, kNoMessage, static_cast<uint16_t>(transition), Kind::Modified, report::StepStatus::Ok,
+                        st.report.current_step});
   }
   size_t size() const { return entries_.size(); }
-  // Puts every entry into st.report.steps as a named line. Call once the window has closed.
+  // The highest plan step an entry reports on (0: none): an abort taken before name_all
+  // reports on it, so it comes after these lines.
+  int latest_step() const;
+  // Adds every entry to st.report as a named line, and forgets them. Call once the window has closed.
   void name_all(RunState& st);
 
  private:
@@ -46,7 +47,6 @@ class DeferredLines {
   // warnings) are rare and live in messages_.
   static constexpr uint32_t kNoMessage = ~0u;
   struct Entry {
-    size_t position;
     const void* what;        // the plan::Step (Created) or the QpState (Granted, Modified)
     double micros;
     int err;
@@ -62,8 +62,8 @@ class DeferredLines {
       message = static_cast<uint32_t>(messages_.size());
       messages_.push_back(std::move(o.message));
     }
-    entries_.push_back({st.report.steps.size(), step ? static_cast<const void*>(step) : qp, o.micros, o.err, message,
-                        static_cast<uint16_t>(transition), kind, o.status, step ? step->index : st.report.current_step});
+    entries_.push_back({step ? static_cast<const void*>(step) : qp, o.micros, o.err, message, static_cast<uint16_t>(transition),
+                        kind, o.status, step ? step->index : st.report.current_step});
   }
   std::vector<Entry> entries_;
   std::vector<std::string> messages_;

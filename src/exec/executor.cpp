@@ -76,7 +76,7 @@ void HostSession::check_stop() {
   // a symptom: the reason is the other host's. An error of this host's own stays its reason.
   if (told_to_stop() && is_echo(stop_request_->why) && !abort_reported_) {
     abort_reported_ = true;
-    take_abort(st_.report, st_.host, stop_request_->why);  // this host's own error stays its reason
+    take_abort(st_.report, st_.host, stop_request_->why, program_.unnamed_latest_step());  // this host's own error stays its reason
   }
   if (st_.report.verdict != report::Verdict::Pass) return;
   if (g_stop) st_.report.fail("interrupted (SIGINT); tore down");
@@ -218,10 +218,10 @@ bool HostSession::run_external_steps(plan::StepKind kind) {
   return all_done;
 }
 
-// The published values become report lines at the position of the exchange, but are
-// formatted after the bring-up stage: text formatting (GIDs, hex) for thousands of QPs
-// would otherwise sit inside the timed window between the first create and the last RTS.
-void HostSession::log_published(size_t at) {
+// The published values become the exchange's report lines, formatted after the bring-up
+// stage: text formatting (GIDs, hex) for thousands of QPs would otherwise sit inside the
+// timed window between the first create and the last RTS.
+void HostSession::log_published() {
   std::vector<report::StepResult> lines;
   for (const auto& [name, q] : st_.dir.qps) {
     if (q.host != st_.host) continue;  // what this host published
@@ -258,10 +258,7 @@ void HostSession::log_published(size_t at) {
                 " MRs in the directory";
     lines.push_back(std::move(r));
   }
-  auto& steps = st_.report.steps;
-  at = std::min(at, steps.size());
-  steps.insert(steps.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(lines.begin()),
-               std::make_move_iterator(lines.end()));
+  for (auto& line : lines) st_.report.add(std::move(line));  // in the exchange's places
 }
 
 // A barrier's line, once every host arrived at it.
@@ -361,8 +358,10 @@ void HostSession::run_measured_workloads(const std::vector<const plan::Step*>& w
   HostLoadSample before = sample_host_load();
   run_workloads(st_, o_, workloads);
   report::HostLoad load = host_load_between(before, sample_host_load());
-  // From the end: each warning goes right under its result (the log reads in plan order).
-  for (size_t i = st_.report.steps.size(); i-- > first;) {
+  // Each warning joins its result's plan step, after the result (the lines of a step keep
+  // the order they came in).
+  std::vector<report::StepResult> warnings;
+  for (size_t i = first; i < st_.report.steps.size(); ++i) {
     auto& step = st_.report.steps[i];
     if (!step.workload) continue;
     auto judged = std::make_shared<report::WorkloadResult>(*step.workload);
@@ -378,8 +377,9 @@ void HostSession::run_measured_workloads(const std::vector<const plan::Step*>& w
     w.object = judged->name;
     w.status = report::StepStatus::Warning;
     w.message = report::quality_warning(q);
-    st_.report.steps.insert(st_.report.steps.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(w));
+    warnings.push_back(std::move(w));
   }
+  for (auto& w : warnings) st_.report.add(std::move(w));
 }
 
 // Teardown in the plan's order: each destroy step releases the resource of that name (one the
@@ -490,7 +490,6 @@ report::RunReport HostSession::run(Channel& ch) {
   if (!alive_) fail_after(ch, "before the exchange");
   check_stop();
   bool exchanged = alive_;
-  size_t published_at = program_.lines_so_far(st_);
   stage(ch, "bring-up", [&] {
     if (std::string why = wire_unsupported_reason(st_, p_); !why.empty()) {
       st_.report.add(report::step_line(st_.host, "bring-up", "wire", st_.host, report::StepStatus::Skipped, why));
@@ -508,9 +507,8 @@ report::RunReport HostSession::run(Channel& ch) {
     }
   });
   if (!ok()) externals_.close_all();  // a tool waiting on its connection learns it now
-  program_.name_lines(st_);  // before log_published inserts lines in the middle
-  if (exchanged) log_published(published_at);
-  if (abort_reported_) settle_abort_step(st_.report);
+  program_.name_lines(st_);
+  if (exchanged) log_published();
   if (alive_) report_barrier(setup_step(plan::StepKind::Barrier));
   publish_lines();
   // The timeline, stage by stage, as the plan lists it: this host's steps, then the meeting.
@@ -543,6 +541,7 @@ report::RunReport HostSession::run(Channel& ch) {
 }
 
 void HostSession::publish_lines() {
+  st_.report.order_new_lines();  // what is published is in plan order and never moves
   if (!o_.live) return;
   o_.live->lines(st_.host, st_.report.steps, published_, st_.report.steps.size());
   published_ = st_.report.steps.size();

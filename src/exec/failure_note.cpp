@@ -19,23 +19,16 @@ std::string stopped_while_waiting(const std::string& what) { return kStoppedWhil
 
 bool cut_short_by_stop(const std::string& reason) { return reason.find(kStoppedWhileWaiting) != std::string::npos; }
 
-void take_abort(report::RunReport& r, const std::string& host, const std::string& why) {
+void take_abort(report::RunReport& r, const std::string& host, const std::string& why, int latest) {
   // The abort comes after every line so far: it reports on the latest plan step, which may be
   // a barrier's (its line names its step without making it the current one).
   auto line = report::step_line(host, "abort", "abort", host, report::StepStatus::Failed, why);
-  line.plan_step = std::max(r.current_step, r.steps.empty() ? 0 : r.steps.back().plan_step);
+  line.plan_step = std::max({r.current_step, r.latest_step(), latest});
+  line.closes_step = true;
   r.add(std::move(line));
   if (r.verdict == report::Verdict::Pass || (r.verdict == report::Verdict::Fail && cut_short_by_stop(r.reason))) {
     r.verdict = report::Verdict::Fail;
     r.reason = why + "; tore down";
-  }
-}
-
-void settle_abort_step(report::RunReport& r) {
-  int latest = 0;
-  for (auto& line : r.steps) {
-    if (line.verb == "abort") line.plan_step = std::max(line.plan_step, latest);
-    latest = std::max(latest, line.plan_step);
   }
 }
 

@@ -27,12 +27,9 @@ bool cut_short_by_stop(const std::string& reason);
 // Host `host` was told to stop because another host failed (`why`: "aborted: host a failed at
 // step 17 (rdma_connect, qa): ..."): its report gets one abort line. Its reason becomes the
 // abort when it had not failed, or failed only because the stop cut a wait short; a failure
-// of its own (a verb's error) stays its reason, with the abort as the line after it.
-void take_abort(report::RunReport& r, const std::string& host, const std::string& why);
-
-// After the bring-up window's lines are named and the exchange's lines inserted (both land
-// before an abort line taken during the window): the abort reports on the latest plan step
-// of the lines before it, so the walked steps never go back.
-void settle_abort_step(report::RunReport& r);
+// of its own (a verb's error) stays its reason, with the abort as the line after it. The abort
+// reports on the latest plan step run: the report's, or `latest` (steps whose lines the
+// bring-up window names later), so it sits after them and the walked steps never go back.
+void take_abort(report::RunReport& r, const std::string& host, const std::string& why, int latest = 0);
 
 }  // namespace qpo::exec

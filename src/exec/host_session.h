@@ -40,7 +40,7 @@ class HostSession {
   void close_window();     // the bring-up steps after it
   // This host's steps of `kind` (ExternalExchange, ExternalReply); false once one failed.
   bool run_external_steps(plan::StepKind kind);
-  void log_published(size_t at);
+  void log_published();
   void report_device_query(const plan::Step& step);  // ibv_query_port / ibv_query_gid lines
   int setup_step(plan::StepKind kind) const;  // this host's entries of the directory, as report lines at index `at`
   void run_stage(const std::vector<const plan::Step*>& steps);  // this host's steps of one timeline stage

@@ -16,6 +16,33 @@ std::optional<double> field_number(const Fields& f, const std::string& key) {
   return std::nullopt;
 }
 
+void RunReport::order_new_lines() {
+  if (ordered_ >= steps.size()) return;
+  // Each new line's place, and a stable sort of the new lines by it (a plan step's lines keep
+  // the order they came in, a closing line last). A line with plan step 0 (none was current)
+  // sits after the line that came before it.
+  struct Place {
+    int step;
+    bool closes;  // StepResult::closes_step: after the step's other lines
+    size_t line;
+  };
+  std::vector<Place> places;
+  places.reserve(steps.size() - ordered_);
+  int place = placed_step_;
+  for (size_t i = ordered_; i < steps.size(); ++i) {
+    if (steps[i].plan_step) place = steps[i].plan_step;
+    places.push_back({place, steps[i].closes_step, i});
+  }
+  std::stable_sort(places.begin(), places.end(),
+                   [](const Place& a, const Place& b) { return a.step != b.step ? a.step < b.step : a.closes < b.closes; });
+  std::vector<StepResult> ordered;
+  ordered.reserve(places.size());
+  for (const auto& p : places) ordered.push_back(std::move(steps[p.line]));
+  std::move(ordered.begin(), ordered.end(), steps.begin() + static_cast<std::ptrdiff_t>(ordered_));
+  placed_step_ = places.back().step;
+  ordered_ = steps.size();
+}
+
 const char* status_name(StepStatus s) {
   switch (s) {
     case StepStatus::Ok: return "ok";

@@ -1,6 +1,7 @@
 #pragma once
 // What a run did, step by step, and its verdict. Filled by the executor; rendered as a
 // concise log (text) or JSON. Kept free of verbs types so every layer can use it.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -66,6 +67,9 @@ struct StepResult {
   std::string object;
   std::string detail;      // "INIT->RTR mask=0x129181 (IBV_QP_STATE|...)"
   StepStatus status = StepStatus::Ok;
+  // It closes its plan step: after every other line of the step, whenever those come (an
+  // abort, taken before the bring-up window's lines are named).
+  bool closes_step = false;
   int err = 0;             // errno when the verb failed
   double micros = 0;
   std::string message;     // why it failed, or what was checked
@@ -110,17 +114,33 @@ struct RunReport {
   // The plan step the executor is on: lines added without one report on it.
   int current_step = 0;
 
+  // The log has a place per plan step: a line is added to the place of its plan step (a line
+  // without one, while no step is current, to the place of the latest line before it), in
+  // whatever order the steps finish (bring-up threads, lines named after the bring-up window).
+  // order_new_lines() puts the lines added since its last call in their places - plan order;
+  // a step's lines in the order they came - and exec calls it wherever it publishes lines (a
+  // stage's end): lines already published never move.
   StepResult& add(StepResult s) {
     if (!s.plan_step) s.plan_step = current_step;
+    latest_step_ = std::max(latest_step_, s.plan_step);
     steps.push_back(std::move(s));
     return steps.back();
   }
+  void order_new_lines();
+  // The highest plan step any line so far reports on.
+  int latest_step() const { return latest_step_; }
+
   void fail(const std::string& why) {
     if (verdict == Verdict::Pass) {
       verdict = Verdict::Fail;
       reason = why;
     }
   }
+
+ private:
+  size_t ordered_ = 0;     // steps[0, ordered_) are in their places
+  int placed_step_ = 0;    // the place of steps[ordered_ - 1]
+  int latest_step_ = 0;
 };
 
 // One line per step: "  12 bring-up  ibv_modify_qp  qa  INIT->RTR mask=...  ok  35 us";
