@@ -17,7 +17,9 @@ namespace {
 int run_lab_script(const std::vector<std::string>& args) {
   std::string script = lab_script();
   if (access(script.c_str(), X_OK) != 0) {
-    std::cerr << "qpo: lab script " << script << " not found (set QPO_LAB_SCRIPT)\n";
+    std::cerr << "qpo: the lab's script (lab.sh) is not at";
+    for (const auto& p : lab_script_places()) std::cerr << " " << p;
+    std::cerr << " (install qpo, or set QPO_LAB_SCRIPT)\n";
     return 2;
   }
   std::vector<std::string> argv{script};
@@ -56,9 +58,22 @@ void say_if_no_device(const std::string& doing) {
               << " here fails at the first device it opens (without --no-lab it goes to the Soft-RoCE lab)\n";
 }
 
+std::vector<std::string> lab_script_places() {
+  std::vector<std::string> places;
+  if (const char* env = std::getenv("QPO_LAB_SCRIPT")) return {env};
+  // Installed (cmake --install, the .deb): PREFIX/bin/qpo beside PREFIX/share/qpo/lab.
+  std::string self = self_path();
+  if (auto slash = self.rfind('/'); slash != std::string::npos)
+    places.push_back(self.substr(0, slash) + "/../share/qpo/lab/lab.sh");
+  places.push_back(std::string(QPO_SOURCE_DIR) + "/scripts/lab/lab.sh");  // the checkout it was built from
+  return places;
+}
+
 std::string lab_script() {
-  if (const char* env = std::getenv("QPO_LAB_SCRIPT")) return env;
-  return std::string(QPO_SOURCE_DIR) + "/scripts/lab/lab.sh";
+  auto places = lab_script_places();
+  for (const auto& p : places)
+    if (access(p.c_str(), X_OK) == 0) return p;
+  return places.front();
 }
 
 std::string self_path() {

@@ -6,7 +6,11 @@
 
 namespace qpo::cli {
 
-// Path of scripts/lab/lab.sh: $QPO_LAB_SCRIPT, else the source tree qpo was built from.
+// Where lab.sh may be, in the order looked at: $QPO_LAB_SCRIPT alone when set; else beside an
+// installed qpo (PREFIX/share/qpo/lab/lab.sh for PREFIX/bin/qpo), then in the source tree qpo
+// was built from (scripts/lab/lab.sh).
+std::vector<std::string> lab_script_places();
+// The first of them that is there and executable (the first of all when none is).
 std::string lab_script();
 // Whether a command runs in the lab: --lab, or (unless --no-lab) this host has no RDMA device,
 // which it says on stderr ("...; <doing> in the Soft-RoCE lab (use --no-lab to refuse)").
