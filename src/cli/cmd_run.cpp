@@ -15,6 +15,7 @@
 #include "cli/html_report.h"
 #include "cli/input.h"
 #include "cli/lab.h"
+#include "cli/run_pmix.h"
 #include "cli/lab_hosts.h"
 #include "cli/lab_peer.h"
 #include "cli/matrix_check.h"
@@ -63,7 +64,7 @@ Action add_run(CLI::App& app) {
   struct Options {
     std::string file;
     OutputOptions out;
-    bool lab = false, no_lab = false, verbose = false, no_smoke = false, local = false, agents = false;
+    bool lab = false, no_lab = false, verbose = false, no_smoke = false, local = false, agents = false, pmix = false;
     int timeout_ms = 5000;
     int phase_timeout_s = 120;
     unsigned bringup_threads = exec::RunOptions::kDefaultBringupThreads;
@@ -128,8 +129,13 @@ Action add_run(CLI::App& app) {
   cmd->add_flag("--local", opts->local,
                 "Run every host of the scenario on this machine, whatever its address says: one thread per "
                 "host, or with --agents one local agent process per host");
-  cmd->add_flag("--agents", opts->agents,
+  auto* agents = cmd->add_flag("--agents", opts->agents,
                 "Run every host through an agent process, also localhost ones (as a multi-host run would)");
+  cmd->add_flag("--pmix", opts->pmix,
+                "This process is one rank of a job a cluster launcher started (mpirun -np N, srun --mpi=pmix -n N), "
+                "one rank per host of the scenario: rank r runs the r-th host (file order, hosts with a device) and "
+                "the ranks exchange and meet through PMIx; rank 0 prints the merged report (README: Across hosts)")
+      ->excludes(agents);
   opts->phase_timeout =
       cmd->add_option("--phase-timeout", opts->phase_timeout_s,
                       "Seconds any host of a multi-host run (agents or --local) may take to reach the next stage "
@@ -198,7 +204,8 @@ Action add_run(CLI::App& app) {
         here |= cluster::is_local_address(h.address);
       if (here) say_if_no_device("running");
     }
-    if (use_lab(opts->lab || !opts->lab_peer.empty(), opts->no_lab, "running")) {
+    // Under a launcher the rank runs where the launcher put it: no lab of its own.
+    if (!opts->pmix && use_lab(opts->lab || !opts->lab_peer.empty(), opts->no_lab, "running")) {
       std::vector<std::string> args{"--format", opts->out.format, "--timeout-ms", std::to_string(opts->timeout_ms),
                                     "--phase-timeout", std::to_string(opts->phase_timeout_s),
                                     "--bringup-threads", std::to_string(opts->bringup_threads)};
@@ -284,6 +291,11 @@ Action add_run(CLI::App& app) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     signal(SIGPIPE, SIG_IGN);  // an agent that died is an error to report, not a reason to die
+    if (opts->pmix)
+      return run_under_pmix(*l, p, ro,
+                            {.format = opts->out.format,
+                             .verbose = opts->verbose,
+                             .meeting_timeout_s = static_cast<int>((meeting_timeout_ms + 999) / 1000)});
     bool remote = false;
     for (const auto& h : l->scenario()->hosts) remote |= !cluster::is_local_address(h.address) || !h.launcher.empty();
     if (opts->events_file == "-" && opts->out.format == "json") {
