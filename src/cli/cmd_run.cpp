@@ -178,6 +178,20 @@ Action add_run(CLI::App& app) {
                   "\"event\": \"step\") when it is final, then {\"event\": \"end\", \"verdict\", ...}; "
                   "'-' writes them to standard output instead of the text log");
   return [opts]() {
+    if (opts->pmix) {
+      // A rank runs one host where the launcher put it and rank 0 prints: nothing else yet.
+      for (auto [given, option] : {std::pair{opts->local, "--local"}, std::pair{opts->lab, "--lab"},
+                                   std::pair{!opts->lab_peer.empty(), "--lab-peer"},
+                                   std::pair{!opts->report_file.empty(), "--report"},
+                                   std::pair{!opts->results_file.empty(), "--results"},
+                                   std::pair{!opts->events_file.empty(), "--events"},
+                                   std::pair{!opts->capture_dir.empty(), "--capture"}})
+        if (given) {
+          std::cerr << "qpo: " << option << " does not go with --pmix (each rank runs one host where the launcher "
+                       "put it; rank 0 prints the merged report: redirect it, or use --format json)\n";
+          return static_cast<int>(kSystemError);
+        }
+    }
     if (!opts->lab_peer.empty() && opts->no_lab) {
       std::cerr << "qpo: --lab-peer runs the scenario and its peer command in the Soft-RoCE lab's two guests; "
                    "--no-lab refuses the lab: give one of them\n";

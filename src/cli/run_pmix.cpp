@@ -45,8 +45,13 @@ int run_under_pmix(const LoadedScenario& l, const plan::Plan& p, exec::RunOption
 
   std::vector<std::string> texts;
   std::vector<report::RunReport> parts;
+  bool gathered = channel.gather_reports("{\"type\":\"report\",\"report\":" + cluster::report_json(mine) + "}", &texts);
+  if (rank != 0) {  // rank 0 speaks for the job
+    channel.last_meeting();
+    return report::exit_code(mine);
+  }
   // As an agent sends its report to a controller: a "report" message (cluster/codec.h).
-  if (channel.gather_reports("{\"type\":\"report\",\"report\":" + cluster::report_json(mine) + "}", &texts)) {
+  if (gathered) {
     for (size_t r = 0; r < texts.size(); ++r) {
       std::string error;
       auto n = cluster::parse_message(texts[r], &error);
@@ -70,16 +75,15 @@ int run_under_pmix(const LoadedScenario& l, const plan::Plan& p, exec::RunOption
     parts[rank] = mine;
   }
   auto merged = exec::merge_reports(s, parts, hosts);
-  if (rank == 0) {
-    if (out.format == "json") {
-      util::JsonWriter w;
-      report::render_json(w, merged);
-      std::cout << w.str() << "\n";
-    } else {
-      std::cout << report::render_text(merged, out.verbose);
-    }
-    std::cout << std::flush;
+  if (out.format == "json") {
+    util::JsonWriter w;
+    report::render_json(w, merged);
+    std::cout << w.str() << "\n";
+  } else {
+    std::cout << report::render_text(merged, out.verbose);
   }
+  std::cout << std::flush;
+  channel.last_meeting();
   return report::exit_code(merged);
 }
 

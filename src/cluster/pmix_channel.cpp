@@ -2,6 +2,7 @@
 
 #include <pmix.h>
 
+#include <iostream>
 #include <utility>
 
 #include "cluster/codec.h"
@@ -36,8 +37,9 @@ std::unique_ptr<PmixClient> PmixClient::connect(std::string* why) {
   pmix_proc_t job;
   PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
   pmix_value_t* v = nullptr;
-  if (pmix_status_t rc = PMIx_Get(&job, PMIX_JOB_SIZE, nullptr, 0, &v); rc != PMIX_SUCCESS || !v) {
-    *why = pmix_error("PMIx_Get(PMIX_JOB_SIZE)", rc);
+  if (pmix_status_t rc = PMIx_Get(&job, PMIX_JOB_SIZE, nullptr, 0, &v); rc != PMIX_SUCCESS || !v || v->type != PMIX_UINT32) {
+    *why = rc != PMIX_SUCCESS ? pmix_error("PMIx_Get(PMIX_JOB_SIZE)", rc) : "PMIx_Get(PMIX_JOB_SIZE) gave no uint32";
+    if (v) PMIX_VALUE_RELEASE(v);
     PMIx_Finalize(nullptr, 0);
     c->nspace_.clear();
     return nullptr;
@@ -51,8 +53,7 @@ PmixClient::~PmixClient() {
   if (!nspace_.empty()) PMIx_Finalize(nullptr, 0);
 }
 
-bool PmixClient::all_gather(const std::string& key, const std::string& value, int timeout_s,
-                            std::vector<std::string>* values, std::string* why) {
+bool PmixClient::publish(const std::string& key, const std::string& value, int timeout_s, std::string* why) {
   pmix_value_t mine;
   PMIX_VALUE_LOAD(&mine, value.c_str(), PMIX_STRING);  // copied by the load
   pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key.c_str(), &mine);
@@ -79,20 +80,31 @@ bool PmixClient::all_gather(const std::string& key, const std::string& value, in
                                   : pmix_error("PMIx_Fence", rc);
     return false;
   }
-  values->assign(size_, "");
-  for (uint32_t r = 0; r < size_; ++r) {
-    pmix_proc_t peer;
-    PMIX_LOAD_PROCID(&peer, nspace_.c_str(), r);
-    pmix_value_t* v = nullptr;
-    rc = PMIx_Get(&peer, key.c_str(), nullptr, 0, &v);
-    if (rc != PMIX_SUCCESS || !v || v->type != PMIX_STRING) {
-      *why = pmix_error(("PMIx_Get(rank " + std::to_string(r) + ", " + key + ")").c_str(), rc);
-      if (v) PMIX_VALUE_RELEASE(v);
-      return false;
-    }
-    (*values)[r] = v->data.string ? v->data.string : "";
-    PMIX_VALUE_RELEASE(v);
+  return true;
+}
+
+bool PmixClient::read(uint32_t rank, const std::string& key, std::string* value, std::string* why) {
+  pmix_proc_t peer;
+  PMIX_LOAD_PROCID(&peer, nspace_.c_str(), rank);
+  pmix_value_t* v = nullptr;
+  pmix_status_t rc = PMIx_Get(&peer, key.c_str(), nullptr, 0, &v);
+  if (rc != PMIX_SUCCESS || !v || v->type != PMIX_STRING) {
+    std::string call = "PMIx_Get(rank " + std::to_string(rank) + ", " + key + ")";
+    *why = rc != PMIX_SUCCESS ? pmix_error(call.c_str(), rc) : call + " gave no string";
+    if (v) PMIX_VALUE_RELEASE(v);
+    return false;
   }
+  *value = v->data.string ? v->data.string : "";
+  PMIX_VALUE_RELEASE(v);
+  return true;
+}
+
+bool PmixClient::all_gather(const std::string& key, const std::string& value, int timeout_s,
+                            std::vector<std::string>* values, std::string* why) {
+  if (!publish(key, value, timeout_s, why)) return false;
+  values->assign(size_, "");
+  for (uint32_t r = 0; r < size_; ++r)
+    if (!read(r, key, &(*values)[r], why)) return false;
   return true;
 }
 
@@ -140,6 +152,9 @@ PmixChannel::PmixChannel(PmixClient& client, std::vector<std::string> hosts, int
   if (rc >= 0) {
     handler_ = static_cast<size_t>(rc);
     handler_registered_ = true;
+  } else {
+    std::cerr << "qpo: --pmix: " << pmix_error("PMIx_Register_event_handler", rc)
+              << ": another rank's failure reaches this one only at the next meeting\n";
   }
 }
 
@@ -159,22 +174,27 @@ void PmixChannel::note_failure(const std::string& note) {
   // (PMIX_RANGE_NAMESPACE) notification, and every PMIx call of the job hangs behind it
   // (seen with Debian 12's openmpi-bin 4.1.4 and libpmix2 4.2.2); ranks on other nodes learn
   // of the failure from the next round's parts instead.
-  PMIx_Notify_event(kQpoAbortEvent, &me, PMIX_RANGE_LOCAL, &notice_->info, 1, &PmixEvents::sent, nullptr);
+  if (pmix_status_t rc = PMIx_Notify_event(kQpoAbortEvent, &me, PMIX_RANGE_LOCAL, &notice_->info, 1, &PmixEvents::sent, nullptr);
+      rc != PMIX_SUCCESS)
+    std::cerr << "qpo: --pmix: " << pmix_error("PMIx_Notify_event", rc) << ": the other ranks learn of it at the next meeting\n";
 }
 
 bool PmixChannel::round(const std::string& kind, bool ok, const std::string& payload, std::vector<Part>* parts) {
   // {"type":"round","kind":..,"ok":..,"note":..,"payload":PAYLOAD}: the payload is JSON already.
   std::string mine = "{\"type\":\"round\",\"kind\":" + json_string(kind) + ",\"ok\":" + (ok ? "true" : "false") +
                      ",\"note\":" + json_string(ok ? "" : note_) + ",\"payload\":" + payload + "}";
+  if (fence_failed_) return false;  // the ranks' fences may be out of step: no more of them
   std::string key = "qpo.round." + std::to_string(++rounds_);
   std::vector<std::string> texts;
   std::string why;
   if (!client_.all_gather(key, mine, timeout_s_, &texts, &why)) {
+    fence_failed_ = true;
     failure_ = "the ranks' meeting '" + kind + "' failed: " + why;
     return false;
   }
   parts->clear();
   std::string not_ok, out_of_step;
+  bool noted = false;  // not_ok is a rank's own note
   for (size_t r = 0; r < texts.size(); ++r) {
     const std::string host = r < hosts_.size() ? hosts_[r] : "rank " + std::to_string(r);
     std::string error;
@@ -188,7 +208,9 @@ bool PmixChannel::round(const std::string& kind, bool ok, const std::string& pay
     p.ok = field_or<bool>(*n, "ok", false);
     p.note = field_or<std::string>(*n, "note", "");
     p.payload = (*n)["payload"];
-    if (!p.ok && not_ok.empty()) not_ok = p.note.empty() ? "host " + host + " failed" : p.note;
+    // The rank that failed on its own says why; one only stopped by it says nothing.
+    if (!p.ok && !p.note.empty() && (not_ok.empty() || !noted)) not_ok = p.note, noted = true;
+    if (!p.ok && not_ok.empty()) not_ok = "host " + host + " failed";
     if (p.kind != kind && out_of_step.empty())
       out_of_step = "host " + host + " was at '" + p.kind + "', this host at '" + kind + "'";
     parts->push_back(std::move(p));
@@ -231,15 +253,28 @@ bool PmixChannel::gather(const std::string& name, const std::string& note, std::
   return true;
 }
 
-bool PmixChannel::gather_reports(const std::string& mine, std::vector<std::string>* all) {
-  std::vector<std::string> texts;
+void PmixChannel::last_meeting() {
   std::string why;
-  if (!client_.all_gather("qpo.reports", mine, timeout_s_, &texts, &why)) {
-    failure_ = "the ranks' reports could not be gathered: " + why;
-    return false;
+  if (fence_failed_) return;
+  if (!client_.publish("qpo.done", "", timeout_s_, &why)) {
+    fence_failed_ = true;
+    failure_ = "the ranks' last meeting failed: " + why;
   }
-  *all = std::move(texts);
-  return true;
+}
+
+bool PmixChannel::gather_reports(const std::string& mine, std::vector<std::string>* all) {
+  std::string why;
+  const char* key = "qpo.reports";
+  all->clear();
+  if (fence_failed_) return false;
+  bool ok = client_.publish(key, mine, timeout_s_, &why);
+  fence_failed_ = !ok;
+  if (ok && client_.rank() == 0) {  // only rank 0 reads them: N reports to one rank, not N^2
+    all->assign(client_.size(), "");
+    for (uint32_t r = 0; ok && r < client_.size(); ++r) ok = client_.read(r, key, &(*all)[r], &why);
+  }
+  if (!ok) failure_ = "the ranks' reports could not be gathered: " + why;
+  return ok;
 }
 
 }  // namespace qpo::cluster

@@ -31,9 +31,12 @@ class PmixClient {
   uint32_t rank() const { return rank_; }
   const std::string& nspace() const { return nspace_; }
   uint32_t size() const { return size_; }
-  // Puts `value` under `key`, commits, fences with every rank (at most timeout_s seconds; 0: no
-  // limit) and reads every rank's value of `key` into `values` (index: rank). False with `why`
-  // when the fence or a read fails.
+  // Puts `value` under `key`, commits and fences with every rank, collecting every rank's data
+  // (at most timeout_s seconds; 0: no limit). False with `why` when a step fails.
+  bool publish(const std::string& key, const std::string& value, int timeout_s, std::string* why);
+  // Rank `rank`'s value of `key`, published before the last fence.
+  bool read(uint32_t rank, const std::string& key, std::string* value, std::string* why);
+  // publish, then every rank's value of `key` into `values` (index: rank).
   bool all_gather(const std::string& key, const std::string& value, int timeout_s, std::vector<std::string>* values,
                   std::string* why);
 
@@ -62,11 +65,15 @@ class PmixChannel : public exec::Channel {
   }
   std::string failure() const override { return failure_; }
   const exec::StopRequest* stop_request() const override { return &stop_; }
-  // Kept for the next round's part, and sent to every rank now (the event).
+  // Kept for the next round's part, and sent now to the ranks on this node (the event).
   void note_failure(const std::string& note) override;
 
-  // Every rank's final report, as JSON (cluster/codec.h report_json), gathered in one round.
+  // The ranks' final reports (each a "report" message, cluster/codec.h) in one more round: rank
+  // 0 gets all of them (index: rank), the others none (`all` empty).
   bool gather_reports(const std::string& mine, std::vector<std::string>* all);
+  // The ranks' last fence, once rank 0 has printed: a rank that exits non-zero makes mpirun
+  // kill the rest of the job, so none leaves before rank 0 is done.
+  void last_meeting();
 
  private:
   // One round: this rank's `kind`, ok flag, note and payload out; every rank's back. False
@@ -83,6 +90,7 @@ class PmixChannel : public exec::Channel {
   std::vector<std::string> hosts_;
   int timeout_s_;
   uint64_t rounds_ = 0;
+  bool fence_failed_ = false;  // a fence failed or timed out here: the ranks' fences may be out of step
   std::string note_, failure_;
   exec::StopRequest stop_;       // another rank's abort event sets it
   // This rank's abort event, alive until the channel goes: PMIx sends it after note_failure returns.

@@ -105,8 +105,9 @@ struct RunState {
   IdTable<SrqState> srqs;
   IdTable<verbs::Xrcd*> xrcds;
   IdTable<QpState> qps;  // this host's QPs by plan id (Step::qp, Plan::qp_id)
-  // Address handles, made once each: by (sending QP, peer QP) ids (peer_ah), by (sending
-  // QP, multicast group's index in Plan::mcast_groups) (mcast_ah). Named "qpo.ah.<from>-><to>".
+  // Address handles, made once each: by (sending QP, peer QP) ids (peer_ah; an external peer's
+  // id is Plan::qp_count() + its index in Plan::externals), by (sending QP, multicast group's
+  // index in Plan::mcast_groups) (mcast_ah). Named "qpo.ah.<from>-><to>".
   std::map<std::pair<plan::ObjectId, plan::ObjectId>, verbs::Ah*> peer_ahs, mcast_ahs;
   IdTable<MwState> mws;
   std::vector<plan::ObjectId> mws_bound;  // bound in the current stage, published at its PublishMw step

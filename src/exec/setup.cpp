@@ -192,8 +192,14 @@ ibv_gid gid_of(const RemoteQp& p) {
 }
 
 ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
-  // The directory names the peer (the exchange's message is by name): its id once, here.
-  auto& made_for = st.peer_ahs[{from.id, st.plan->qp_id(to_name)}];
+  // The directory names the peer (the exchange's message is by name): its id once, here. A
+  // peer outside the scenario (an `externals:` entry) counts after the QPs, by its place there.
+  plan::ObjectId to_id = st.plan->qp_id(to_name);
+  if (to_id == plan::kNoQp)
+    if (const auto* x = st.plan->external(to_name))
+      to_id = static_cast<plan::ObjectId>(st.plan->qp_count() + static_cast<size_t>(x - st.plan->externals.data()));
+  if (to_id == plan::kNoQp) throw std::logic_error("an address handle to '" + to_name + "', neither a QP nor an external peer");
+  auto& made_for = st.peer_ahs[{from.id, to_id}];
   if (made_for) return made_for->get();
   std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
   ibv_ah_attr ah{};

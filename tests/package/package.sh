@@ -37,6 +37,7 @@ unshare -m bash -s "$src" "$qpo" "$example" "$work" <<'INNER'
 set -euo pipefail
 src=$1 qpo=$2 example=$3 work=$4
 fail() { echo "package: FAIL: $*" >&2; exit 1; }
+unset QPO_LAB_SCRIPT  # it would name the lab to use, and prove nothing
 mount -t tmpfs none "$src/scripts/lab"
 [ -z "$(ls "$src/scripts/lab")" ] || fail "the checkout's lab is still visible"
 cd "$work"

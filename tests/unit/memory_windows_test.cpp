@@ -220,8 +220,10 @@ TEST_CASE("a window's steps carry its id; the plan's window names its PD, MR and
   Plan p = qpo::plan::build_plan(*l.checked);
   auto w2 = p.id_of(ObjectKind::Mw, "w2");
   REQUIRE(w2 != qpo::plan::kNoObject);
-  for (auto kind : {StepKind::AllocMw, StepKind::BindMw, StepKind::InvalidateMw})
+  for (auto kind : {StepKind::AllocMw, StepKind::BindMw, StepKind::InvalidateMw}) {
+    REQUIRE_FALSE(steps_of(p, kind).empty());
     for (const auto* st : steps_of(p, kind)) CHECK(st->id == w2);
+  }
   const auto& window = p.windows.at(w2);
   CHECK(window.spec.name == "w2");
   CHECK(window.mr == p.id_of(ObjectKind::Mr, "dst"));
@@ -229,6 +231,8 @@ TEST_CASE("a window's steps carry its id; the plan's window names its PD, MR and
   CHECK(window.pd == p.id_of(ObjectKind::Pd, "d"));
   // The MR steps behind it carry the MR's id.
   auto dst = p.id_of(ObjectKind::Mr, "dst");
+  REQUIRE_FALSE(steps_of(p, StepKind::PrepareData).empty());
+  REQUIRE_FALSE(steps_of(p, StepKind::Verify).empty());
   for (const auto* st : steps_of(p, StepKind::PrepareData)) CHECK(st->id == dst);
   for (const auto* st : steps_of(p, StepKind::Verify)) CHECK(st->id == dst);
 }

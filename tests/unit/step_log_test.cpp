@@ -45,8 +45,9 @@ TEST_CASE("lines ordered once never move: a later line of an earlier step comes 
   r.order_new_lines();  // published
   r.add(line(9, "ibv_destroy_qp"));
   r.add(line(4, "measurement"));
+  r.add(line(3, "late"));  // an earlier step than the last one published: after it, not before
   r.order_new_lines();
-  CHECK(order(r) == "2:barrier 4:workload 4:measurement 9:ibv_destroy_qp ");
+  CHECK(order(r) == "2:barrier 4:workload 3:late 4:measurement 9:ibv_destroy_qp ");
 }
 
 TEST_CASE("a line with no plan step (none was current) sits after the line that came before it") {
