@@ -6,8 +6,9 @@
 #   QPO_BENCH_ROUNDS=R                    rounds per N and mode (default 3)
 #   QPO_BENCH_MEM=MB QPO_BENCH_SMP=N      the guest (default 6144 MB, 2 vCPUs)
 # Printed per N and mode: the run's wall time (launch to report), the bring-up window (first
-# ibv_create_qp to the last RTS on the slowest host, which holds the exchange), and the
-# medians; per host: wall / N. Every run must PASS. --timeout-ms 60000 in both modes: with 64
+# ibv_create_qp to the last RTS on the slowest host, which holds the exchange), a host's wait in
+# the exchange and in all its stage meetings (medians over the hosts: the report's resolve and
+# barrier lines), and the medians over the rounds; per host: wall / N. Every run must PASS. --timeout-ms 60000 in both modes: with 64
 # processes on 2 vCPUs a smoke receive can wait past the default 5 s for its sender to be scheduled.
 set -eu
 cd "$(dirname "$0")/.."
@@ -39,30 +40,42 @@ except Exception:
     print("FAIL"); sys.exit()
 if r.get("verdict") != "PASS":
     print("FAIL"); sys.exit()
-print("%.2f %.3f" % ((int(sys.argv[3]) - int(sys.argv[2])) / 1e9, r.get("bringup_seconds", 0)))
+# Per host: its wait in the exchange (the resolve line) and in all its stage meetings (barrier
+# lines); the medians over the hosts.
+hosts = {}
+for st in r.get("steps", []):
+    h = hosts.setdefault(st.get("host"), [0.0, 0.0])
+    if st.get("verb") == "resolve": h[0] += st.get("micros", 0) / 1000
+    if st.get("verb") == "barrier": h[1] += st.get("micros", 0) / 1000
+def med(v):
+    v = sorted(v)
+    return v[(len(v) - 1) // 2] if v else 0
+print("%.2f %.3f %.1f %.1f" % ((int(sys.argv[3]) - int(sys.argv[2])) / 1e9, r.get("bringup_seconds", 0),
+                               med([h[0] for h in hosts.values()]), med([h[1] for h in hosts.values()])))
 PY
 }
 median() { echo "$@" | tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-echo "hosts mode round wall_s bringup_s"
+echo "hosts mode round wall_s bringup_s exchange_ms barriers_ms (medians over the hosts)"
 summary=""
-for n in "$@"; do
+hosts_list=$*
+for n in $hosts_list; do
   python3 bench/ring_scenario.py "$n" > "$work/ring-$n.yaml"
-  pw="" pb="" aw="" ab=""
+  pw="" pb="" px="" pm="" aw="" ab="" ax="" am=""
   r=0
   while [ $r -lt "$ROUNDS" ]; do
     for mode in $( [ $((r % 2)) -eq 0 ] && echo "pmix agents" || echo "agents pmix"); do
       res=$(run "$mode" "$n")
       echo "$n $mode $r $res"
       if [ "$res" = FAIL ]; then tail -20 "$work/err"; exit 1; fi
-      wall=${res% *} bring=${res#* }
-      if [ "$mode" = pmix ]; then pw="$pw $wall" pb="$pb $bring"; else aw="$aw $wall" ab="$ab $bring"; fi
+      set -f; set -- $res; set +f
+      if [ "$mode" = pmix ]; then pw="$pw $1" pb="$pb $2" px="$px $3" pm="$pm $4"; else aw="$aw $1" ab="$ab $2" ax="$ax $3" am="$am $4"; fi
     done
     r=$((r + 1))
   done
   summary="$summary
-$n pmix wall $(median $pw) s ($(awk -v w="$(median $pw)" -v n="$n" 'BEGIN { printf "%.3f", w / n }') s/host), bring-up $(median $pb) s
-$n agents wall $(median $aw) s ($(awk -v w="$(median $aw)" -v n="$n" 'BEGIN { printf "%.3f", w / n }') s/host), bring-up $(median $ab) s"
+$n pmix wall $(median $pw) s ($(awk -v w="$(median $pw)" -v n="$n" 'BEGIN { printf "%.3f", w / n }') s/host), bring-up $(median $pb) s, exchange $(median $px) ms, barriers $(median $pm) ms
+$n agents wall $(median $aw) s ($(awk -v w="$(median $aw)" -v n="$n" 'BEGIN { printf "%.3f", w / n }') s/host), bring-up $(median $ab) s, exchange $(median $ax) ms, barriers $(median $am) ms"
 done
 echo "medians:$summary"
 rm -rf "$work"

@@ -256,6 +256,7 @@ void HostSession::log_published() {
     r.status = report::StepStatus::Info;
     r.message = std::to_string(st_.dir.qps.size()) + " QPs and " + std::to_string(st_.dir.mrs.size()) +
                 " MRs in the directory";
+    r.micros = exchange_us_;  // publish, wait for every host, read the directory
     lines.push_back(std::move(r));
   }
   for (auto& line : lines) st_.report.add(std::move(line));  // in the exchange's places
@@ -271,6 +272,7 @@ void HostSession::report_barrier(int plan_step) {
   r.verb = "barrier";
   r.object = plan_->steps[static_cast<size_t>(plan_step - 1)].object;
   r.message = "every host arrived";
+  r.micros = meeting_us_;  // this host's wait for the others
   st_.report.add(std::move(r));
 }
 
@@ -458,7 +460,9 @@ bool HostSession::stage(Channel& ch, const std::string& name, const std::functio
     return false;
   }
   tell_failure(ch);
+  StepTimer meeting_timer;
   alive_ = ch.barrier(name, ok());
+  meeting_us_ = meeting_timer.micros();
   if (!alive_) fail_after(ch, "before '" + name + "'");
   check_stop();
   return alive_;
@@ -486,7 +490,9 @@ report::RunReport HostSession::run(Channel& ch) {
   Directory mine = ok() ? program_.publish() : Directory{};
   hold_cm_exchange(st_, p_, mine);  // exchange_only pairs: their CM connection carries these instead
   tell_failure(ch);
+  StepTimer exchange_timer;
   alive_ = ch.exchange(std::move(mine), ok(), &st_.dir);
+  exchange_us_ = exchange_timer.micros();
   if (!alive_) fail_after(ch, "before the exchange");
   check_stop();
   bool exchanged = alive_;

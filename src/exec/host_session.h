@@ -66,6 +66,9 @@ class HostSession {
   BringUpProgram program_;
   const StopRequest* stop_request_ = nullptr;  // from the channel: this host was found late
   bool alive_ = true;
+  // How long this host waited in its last exchange and its last stage's meeting: the time of
+  // the exchange's resolve line and of the barrier line (how the meetings scale with hosts).
+  double exchange_us_ = 0, meeting_us_ = 0;
   bool abort_reported_ = false;  // the line saying another host's failure aborted this one
   size_t published_ = 0;         // report lines already handed to o_.live
   bool capability_checked_ = false;
