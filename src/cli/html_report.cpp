@@ -5,7 +5,6 @@
 
 #include "cli/input.h"
 #include "cluster/codec.h"
-#include "cluster/json_node.h"
 #include "scenario/loader.h"
 #include "util/input_file.h"
 #include "util/json_reader.h"
@@ -57,7 +56,7 @@ void add_run(const util::json::Value& v, const std::string& where, std::vector<r
   if (!missing.empty())
     throw std::runtime_error(where + "not a run result: " + missing + " key" + looks_like(v) +
                              "; write one with qpo run --format json");
-  out->push_back(cluster::report_from_json(v));
+  out->push_back(cluster::read_report(v));
 }
 
 }  // namespace

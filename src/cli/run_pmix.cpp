@@ -57,7 +57,7 @@ int run_under_pmix(const LoadedScenario& l, const plan::Plan& p, exec::RunOption
       auto n = cluster::parse_message(texts[r], &error);
       try {
         if (!n) throw std::runtime_error(error);
-        parts.push_back(cluster::read_report((*n)["report"]));
+        parts.push_back(cluster::read_report(cluster::member(*n, "report")));
       } catch (const std::exception& e) {
         report::RunReport broken;
         broken.verdict = report::Verdict::Error;

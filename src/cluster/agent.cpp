@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <limits>
@@ -88,7 +87,7 @@ class PipeChannel : public exec::Channel {
     w.end_object();
     auto reply = round_trip(w.str(), seq, "exchange_result", "the exchange");
     if (!reply) return false;
-    *all = read_directory((*reply)["directory"]);
+    *all = read_directory(member(*reply, "directory"));
     return answer_ok(*reply);
   }
 
@@ -110,10 +109,7 @@ class PipeChannel : public exec::Channel {
     auto reply = round_trip(w.str(), seq, "gather_result", "workload meeting '" + name + "'");
     if (!reply || !answer_ok(*reply)) return false;
     notes->clear();
-    for (const auto& n : (*reply)["notes"]) {
-      if (!n.IsScalar()) throw ProtocolError("a note is not a string");
-      notes->push_back(n.Scalar());
-    }
+    for (const auto& n : list_of(*reply, "notes")) notes->push_back(value_of<std::string>(n, "a note"));
     return true;
   }
 
@@ -139,10 +135,8 @@ class PipeChannel : public exec::Channel {
     auto reply = round_trip_locked(w.str(), seq, "signals_result", "signals of workload '" + workload + "'");
     if (!reply) return false;
     totals->clear();
-    for (const auto& kv : (*reply)["totals"]) {  // each value beside its name: no lookup (a scan in yaml-cpp)
-      if (!kv.first.IsScalar()) throw ProtocolError("a signal name is not a string");
-      (*totals)[kv.first.Scalar()] = value_of<int64_t>(kv.second, "the total of signal '" + util::printable(kv.first.Scalar(), 200) + "'");
-    }
+    for (const auto& [name, total] : map_of(*reply, "totals"))
+      (*totals)[name] = value_of<int64_t>(total, "the total of signal '" + util::printable(name, 200) + "'");
     return true;
   }
 
@@ -171,7 +165,7 @@ class PipeChannel : public exec::Channel {
   }
 
   // A round's answer; a failed round says which host failed and why (the first one).
-  bool answer_ok(const YAML::Node& reply) {
+  bool answer_ok(const Message& reply) {
     bool ok = field<bool>(reply, "ok");
     std::string why = field_or<std::string>(reply, "why", "");
     if (!ok && !why.empty()) {
@@ -233,12 +227,12 @@ class PipeChannel : public exec::Channel {
         arrived_.notify_all();
         return;
       }
-      inbox_.push_back(*n);
+      inbox_.push_back(std::move(*n));
       arrived_.notify_all();
     }
   }
 
-  std::optional<YAML::Node> round_trip(const std::string& msg, int64_t seq, const char* want, const std::string& phase) {
+  std::optional<Message> round_trip(const std::string& msg, int64_t seq, const char* want, const std::string& phase) {
     std::lock_guard lock(pipe_);
     return round_trip_locked(msg, seq, want, phase);
   }
@@ -246,7 +240,7 @@ class PipeChannel : public exec::Channel {
   // One request, one reply: the pipe carries one round trip at a time (pipe_); the reader
   // thread hands the replies over, and the one whose number is `seq` is this request's. A
   // reply to an earlier request that timed out (it came late) is dropped, with a line here.
-  std::optional<YAML::Node> round_trip_locked(const std::string& msg, int64_t seq, const char* want,
+  std::optional<Message> round_trip_locked(const std::string& msg, int64_t seq, const char* want,
                                               const std::string& phase) {
     std::string err;
     if (!write_message(out_, msg, &err)) {
@@ -254,7 +248,7 @@ class PipeChannel : public exec::Channel {
       return std::nullopt;
     }
     std::unique_lock lock(mu_);
-    std::optional<YAML::Node> reply;
+    std::optional<Message> reply;
     auto answered = [&] {
       std::vector<std::string> dropped;
       try {
@@ -270,12 +264,11 @@ class PipeChannel : public exec::Channel {
       problem_ = "no answer from the controller at " + phase + ": " + (came ? reader_error_ : std::string("timed out"));
       return std::nullopt;
     }
-    YAML::Node n = *reply;
-    if (field_or<std::string>(n, "type", "") != want) {
+    if (field_or<std::string>(*reply, "type", "") != want) {
       problem_ = "unexpected message from the controller at " + phase;
       return std::nullopt;
     }
-    return n;
+    return reply;
   }
 
   int in_, out_;
@@ -285,7 +278,7 @@ class PipeChannel : public exec::Channel {
   std::mutex pipe_;
   mutable std::mutex mu_;  // inbox_, reader_error_, note_, why_
   std::condition_variable arrived_;
-  std::deque<YAML::Node> inbox_;
+  std::deque<Message> inbox_;
   std::string reader_error_;
   std::string note_, why_;
   bool note_sent_ = false;
@@ -306,15 +299,13 @@ class LinesToController : public report::LineSink {
     to = std::min(to, steps.size());
     if (broken_ || from != sent_ || from >= to) return;  // not in sequence: the final report has them
     try {
-      report::RunReport part;
-      part.scenario = scenario_;
-      part.steps.assign(steps.begin() + static_cast<std::ptrdiff_t>(from), steps.begin() + static_cast<std::ptrdiff_t>(to));
-      if (!channel_.tell("{\"type\":\"lines\",\"report\":" + report_json(part) + "}")) {
-        broken_ = true;
-        return;
-      }
-      sent_ = to;
-    } catch (...) {  // out of memory for the message: the final report has them
+      auto told = [&](const std::string& msg, size_t end) {
+        if (!channel_.tell(msg)) return false;
+        sent_ = end;  // as each goes: a failure after it leaves the final report the rest only
+        return true;
+      };
+      broken_ = send_lines(scenario_, steps, from, to, told) < to;
+    } catch (...) {  // out of memory for the message: the final report has the rest
       broken_ = true;
     }
   }
@@ -403,13 +394,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   std::string scenario_text = field<std::string>(*run, "scenario");
   // --set PATH=VALUE the controller applied: the same tree here, or the hosts would disagree.
   std::vector<std::string> overrides;
-  if (const YAML::Node list = (*run)["overrides"]) {
-    if (!list.IsSequence()) throw ProtocolError("field 'overrides' is not a list");
-    for (const auto& o : list) {
-      if (!o.IsScalar()) throw ProtocolError("field 'overrides' holds a non-string");
-      overrides.push_back(o.Scalar());
-    }
-  }
+  for (const auto& o : list_of(*run, "overrides")) overrides.push_back(value_of<std::string>(o, "an element of field 'overrides'"));
   exec::RunOptions ro;
   ro.timeout_ms = field_or<int>(*run, "timeout_ms", 5000);
   ro.phase_timeout_ms = field_or<int>(*run, "phase_timeout_ms", ro.phase_timeout_ms);

@@ -1,8 +1,7 @@
 #include "cluster/codec.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -10,9 +9,7 @@
 #include <memory>
 #include <type_traits>
 
-#include "cluster/json_node.h"
 #include "report/workload_steps.h"
-#include "util/json_reader.h"
 #include "util/strings.h"
 
 namespace qpo::cluster {
@@ -42,38 +39,22 @@ std::array<uint8_t, 16> gid_from_hex(const std::string& s) {
   return g;
 }
 
-// A map's key, which the protocol always writes as a string.
-std::string key_of(const YAML::Node& k) {
-  if (!k.IsScalar()) throw ProtocolError("an object key is not a string");
-  return k.Scalar();
-}
+using util::json::Kind;
 
 template <typename T>
-T get(const YAML::Node& n, const char* key, T fallback) {
+T get(const Message& n, const char* key, T fallback) {
   return field_or<T>(n, key, fallback);
 }
 
-void require_object(const YAML::Node& n, const char* key) {
-  if (!n || !n.IsMap()) throw ProtocolError(std::string("expected an object holding '") + key + "'");
+void require_object(const Message& n, const char* key) {
+  if (!n.is(Kind::Object)) throw ProtocolError(std::string("expected an object holding '") + key + "'");
 }
 
-// A list field (absent or null: empty). Anything else breaks the protocol: iterating it would
-// throw yaml-cpp's own errors, or walk a map's pairs as if they were elements.
-YAML::Node list_of(const YAML::Node& n, const char* key) {
+// A list or object field that is absent or null reads as empty.
+const Message* present(const Message& n, const char* key) {
   require_object(n, key);
-  YAML::Node v = n[key];
-  if (!v || v.IsNull()) return YAML::Node(YAML::NodeType::Sequence);
-  if (!v.IsSequence()) throw ProtocolError(std::string("field '") + key + "' is not a list");
-  return v;
-}
-
-// An object field (absent or null: empty), as list_of.
-YAML::Node map_of(const YAML::Node& n, const char* key) {
-  require_object(n, key);
-  YAML::Node v = n[key];
-  if (!v || v.IsNull()) return YAML::Node(YAML::NodeType::Map);
-  if (!v.IsMap()) throw ProtocolError(std::string("field '") + key + "' is not an object");
-  return v;
+  const Message* v = n.find(key);
+  return v && !v->is(Kind::Null) ? v : nullptr;
 }
 
 const char* kind_name(const std::string*) { return "a string"; }
@@ -82,9 +63,9 @@ const char* kind_name(const double*) { return "a number"; }
 template <typename T>
 const char* kind_name(const T*) { return "an integer in range"; }
 
-// What a scan of a message's text finds before yaml-cpp is let at it: the deepest nesting of
-// [ and {, the number of values (each costs yaml-cpp ~0.5 kB and ~10 us), and the first byte
-// outside a string that JSON does not have (YAML's anchors, aliases, tags, block collections,
+// What a scan of a message's text finds before it is parsed: the deepest nesting of [ and {,
+// the number of values (each read costs ~120 bytes), and the first byte outside a string that
+// JSON does not have (YAML's anchors, aliases, tags, block collections,
 // unquoted text: an alias repeated 10^6 times would be a million copies to read).
 struct Shape {
   int deepest = 0;
@@ -126,42 +107,36 @@ report::StepStatus status_from(const std::string& s) {
   return report::StepStatus::Failed;
 }
 
-// A summary value as render_json wrote it: quoted scalars are strings; plain ones are
-// booleans, integers or numbers; null is a non-finite number.
-report::Scalar scalar_from(const YAML::Node& n) {
-  if (n.IsNull()) return std::numeric_limits<double>::quiet_NaN();
-  if (!n.IsScalar()) throw ProtocolError("a result field is not a plain value");
-  std::string text = n.Scalar();
-  if (n.Tag() == "!") return text;
-  if (text == "true" || text == "false") return text == "true";
-  if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos) {
-    try {
-      return static_cast<int64_t>(std::stoll(text));
-    } catch (const std::exception&) {
+// A summary value as render_json wrote it: strings, booleans, integers (a literal without a
+// fraction or exponent) or numbers; null is a non-finite number.
+report::Scalar scalar_from(const Message& n) {
+  switch (n.kind) {
+    case Kind::Null: return std::numeric_limits<double>::quiet_NaN();
+    case Kind::String: return n.text;
+    case Kind::Bool: return n.boolean;
+    case Kind::Number: {
+      int64_t i = 0;
+      auto [end, ec] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), i);
+      if (ec == std::errc() && end == n.text.data() + n.text.size()) return i;
+      return n.number;
     }
+    default: throw ProtocolError("a result field is not a plain value");
   }
-  try {
-    size_t used = 0;
-    double d = std::stod(text, &used);
-    if (used == text.size()) return d;
-  } catch (const std::exception&) {
-  }
-  return text;
 }
 
-report::Fields fields_from(const YAML::Node& n) {
+report::Fields fields_from(const Message& n) {
   report::Fields f;
-  if (n && !n.IsNull() && !n.IsMap()) throw ProtocolError("a workload summary is not an object");
-  for (const auto& kv : n) f.emplace_back(key_of(kv.first), scalar_from(kv.second));
+  if (!n.is(Kind::Null) && !n.is(Kind::Object)) throw ProtocolError("a workload summary is not an object");
+  for (const auto& [key, value] : n.members) f.emplace_back(key, scalar_from(value));
   return f;
 }
 
-report::WorkloadResult workload_from(const YAML::Node& n) {
+report::WorkloadResult workload_from(const Message& n) {
   report::WorkloadResult w;
   require_object(n, "name");
   w.name = get<std::string>(n, "name", "");
   w.script = get<std::string>(n, "script", "");
-  w.summary = fields_from(n["summary"]);
+  w.summary = fields_from(member(n, "summary"));
   for (const auto& r : list_of(n, "runs")) w.runs.push_back(fields_from(r));
   w.table = get<std::string>(n, "table", "");
   for (const auto& t : list_of(n, "thresholds")) {
@@ -171,14 +146,14 @@ report::WorkloadResult workload_from(const YAML::Node& n) {
     th.field = get<std::string>(t, "field", "");
     th.unit = get<std::string>(t, "unit", "");
     th.limit = get<double>(t, "limit", 0);
-    if (t["measured"] && !t["measured"].IsNull()) th.measured = get<double>(t, "measured", 0);
+    if (!member(t, "measured").is(Kind::Null)) th.measured = get<double>(t, "measured", 0);
     th.passed = get<bool>(t, "passed", false);
     th.message = get<std::string>(t, "message", "");
     w.thresholds.push_back(std::move(th));
   }
   w.group = get<std::string>(n, "group", "");
   w.aggregate = get<bool>(n, "aggregate", false);
-  w.quality = fields_from(n["quality"]);
+  w.quality = fields_from(member(n, "quality"));
   for (const auto& l : list_of(n, "latency")) {
     report::LatencyDistribution d;
     require_object(l, "size");
@@ -193,8 +168,8 @@ report::WorkloadResult workload_from(const YAML::Node& n) {
     for (const auto& c : list_of(l, "counts")) d.counts.push_back(value_of<uint64_t>(c, in("counts", d.counts.size())));
     for (const auto& p : list_of(l, "cdf")) {
       std::string at = in("cdf", d.cdf.size());
-      if (!p.IsSequence() || p.size() != 2) throw ProtocolError(at + " is not a point [usec, share]");
-      d.cdf.emplace_back(value_of<double>(p[0], at + "[0]"), value_of<double>(p[1], at + "[1]"));
+      if (!p.is(Kind::Array) || p.items.size() != 2) throw ProtocolError(at + " is not a point [usec, share]");
+      d.cdf.emplace_back(value_of<double>(p.items[0], at + "[0]"), value_of<double>(p.items[1], at + "[1]"));
     }
     if (d.counts.size() + 1 != d.edges.size() && !(d.counts.empty() && d.edges.empty()))
       throw ProtocolError("a latency histogram's edges and counts do not match");
@@ -233,10 +208,9 @@ void write_directory(util::JsonWriter& w, const exec::Directory& d) {
   w.end_object();
 }
 
-exec::Directory read_directory(const YAML::Node& n) {
+exec::Directory read_directory(const Message& n) {
   exec::Directory d;
-  for (const auto& kv : map_of(n, "qps")) {
-    const auto& v = kv.second;
+  for (const auto& [name, v] : map_of(n, "qps")) {
     exec::RemoteQp q;
     q.host = get<std::string>(v, "host", "");
     q.type = get<std::string>(v, "type", "");
@@ -249,11 +223,10 @@ exec::Directory read_directory(const YAML::Node& n) {
     q.port = static_cast<uint8_t>(get<unsigned>(v, "port", 1));
     q.slots_count = get<uint32_t>(v, "slots_count", 0);
     q.slot_size = get<uint32_t>(v, "slot_size", 0);
-    d.qps[key_of(kv.first)] = q;
+    d.qps.insert_or_assign(d.qps.end(), name, q);  // written in name order: each goes last
   }
-  for (const auto& kv : map_of(n, "mrs")) {
-    const auto& v = kv.second;
-    d.mrs[key_of(kv.first)] = {get<std::string>(v, "host", ""), get<uint64_t>(v, "addr", 0),
+  for (const auto& [name, v] : map_of(n, "mrs")) {
+    d.mrs[name] = {get<std::string>(v, "host", ""), get<uint64_t>(v, "addr", 0),
                                          get<uint64_t>(v, "length", 0), get<uint32_t>(v, "rkey", 0)};
   }
   return d;
@@ -265,7 +238,21 @@ std::string report_json(const report::RunReport& r) {
   return w.str();
 }
 
-report::RunReport read_report(const YAML::Node& n) {
+size_t send_lines(const std::string& scenario, const std::vector<report::StepResult>& steps, size_t from, size_t to,
+                  const std::function<bool(const std::string& message, size_t end)>& send) {
+  to = std::min(to, steps.size());
+  while (from < to) {
+    size_t end = std::min(to, from + kLinesPerMessage);
+    report::RunReport part;
+    part.scenario = scenario;
+    part.steps.assign(steps.begin() + static_cast<std::ptrdiff_t>(from), steps.begin() + static_cast<std::ptrdiff_t>(end));
+    if (!send("{\"type\":\"lines\",\"report\":" + report_json(part) + "}", end)) break;
+    from = end;
+  }
+  return from;
+}
+
+report::RunReport read_report(const Message& n) {
   report::RunReport r;
   require_object(n, "scenario");
   r.scenario = get<std::string>(n, "scenario", "");
@@ -276,10 +263,10 @@ report::RunReport read_report(const YAML::Node& n) {
   r.qps_at_rts = get<uint64_t>(n, "qps_at_rts", 0);
   r.bringup_seconds = get<double>(n, "bringup_seconds", 0);
   for (const auto& o : list_of(n, "overrides"))
-    if (o.IsScalar()) r.overrides.push_back(o.Scalar());
+    if (o.is(Kind::String)) r.overrides.push_back(o.text);
   for (const auto& d : list_of(n, "disagreements")) {
-    if (!d.IsScalar()) throw ProtocolError("a disagreement is not a string");
-    r.disagreements.push_back(d.Scalar());
+    if (!d.is(Kind::String)) throw ProtocolError("a disagreement is not a string");
+    r.disagreements.push_back(d.text);
   }
   for (const auto& c : list_of(n, "counters"))
     r.counters.push_back({get<std::string>(c, "host", ""), get<std::string>(c, "device", ""),
@@ -291,7 +278,7 @@ report::RunReport read_report(const YAML::Node& n) {
     seq.peer = get<std::string>(q, "peer", "");
     seq.total = get<uint64_t>(q, "total", 0);
     for (const auto& e : list_of(q, "events"))
-      if (e.IsScalar()) seq.events.push_back(e.Scalar());
+      if (e.is(Kind::String)) seq.events.push_back(e.text);
     for (const auto& p : list_of(q, "packets")) {
       if (seq.packets.size() >= report::WireSequence::kMaxPackets) break;
       seq.packets.push_back({get<double>(p, "t_us", 0), get<bool>(p, "to_peer", true), get<std::string>(p, "what", ""),
@@ -299,7 +286,9 @@ report::RunReport read_report(const YAML::Node& n) {
     }
     r.wire.push_back(std::move(seq));
   }
-  for (const auto& s : list_of(n, "steps")) {
+  const auto& steps = list_of(n, "steps");
+  r.steps.reserve(steps.size());
+  for (const auto& s : steps) {
     report::StepResult st;
     st.plan_step = get<int>(s, "step", 0);
     st.host = get<std::string>(s, "host", "");
@@ -321,7 +310,7 @@ report::RunReport read_report(const YAML::Node& n) {
   return r;
 }
 
-std::optional<YAML::Node> parse_message(const std::string& text, std::string* error) {
+std::optional<Message> parse_message(const std::string& text, std::string* error) {
   constexpr int kMaxNesting = 32;  // a report: message, report, steps, a step, a workload's runs
   Shape shape = shape_of(text);
   if (shape.stray) {
@@ -345,59 +334,96 @@ std::optional<YAML::Node> parse_message(const std::string& text, std::string* er
       *error = "unreadable message (not JSON): " + why;
       return std::nullopt;
     }
-    YAML::Node n = yaml_node(*json);
-    if (!n.IsMap() || !n["type"] || !n["type"].IsScalar()) {
+    if (!json->is(Kind::Object) || !member(*json, "type").is(Kind::String)) {
       *error = "message is not an object with a \"type\" string";
       return std::nullopt;
     }
-    return n;
+    return json;
   } catch (const std::exception& e) {
     *error = std::string("unreadable message: ") + e.what();
     return std::nullopt;
   }
 }
 
+const Message& member(const Message& n, const char* key) {
+  static const Message null_value;
+  const Message* v = n.find(key);
+  return v ? *v : null_value;
+}
+
+const std::vector<Message>& list_of(const Message& n, const char* key) {
+  static const std::vector<Message> none;
+  const Message* v = present(n, key);
+  if (!v) return none;
+  if (!v->is(Kind::Array)) throw ProtocolError(std::string("field '") + key + "' is not a list");
+  return v->items;
+}
+
+const std::vector<util::json::Member>& map_of(const Message& n, const char* key) {
+  static const std::vector<util::json::Member> none;
+  const Message* v = present(n, key);
+  if (!v) return none;
+  if (!v->is(Kind::Object)) throw ProtocolError(std::string("field '") + key + "' is not an object");
+  return v->members;
+}
+
 template <typename T>
-T value_of(const YAML::Node& v, const std::string& what) {
+T value_of(const Message& v, const std::string& what) {
   T out{};
-  bool ok = v && v.IsScalar();
-  if constexpr (std::is_same_v<T, bool>) ok = ok && (v.Scalar() == "true" || v.Scalar() == "false");  // JSON's, not YAML 1.1's yes/on
-  if (!ok || !YAML::convert<T>::decode(v, out)) throw ProtocolError(what + " is not " + kind_name(&out));
+  bool ok;
+  if constexpr (std::is_same_v<T, std::string>) {
+    ok = v.is(Kind::String);
+    if (ok) out = v.text;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    ok = v.is(Kind::Bool);
+    out = v.boolean;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    ok = v.is(Kind::Number);
+    out = static_cast<T>(v.number);
+  } else {  // an integer: the literal as written, whole and in T's range ("1.5", "-1" unsigned: no)
+    ok = v.is(Kind::Number);
+    if (ok) {
+      auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), out);
+      ok = ec == std::errc() && end == v.text.data() + v.text.size();
+    }
+  }
+  if (!ok) throw ProtocolError(what + " is not " + kind_name(&out));
   return out;
 }
 
 template <typename T>
-T field_or(const YAML::Node& n, const char* key, T fallback) {
+T field_or(const Message& n, const char* key, T fallback) {
   require_object(n, key);
-  const YAML::Node v = n[key];
+  const Message* v = n.find(key);
   if (!v) return fallback;
-  return value_of<T>(v, std::string("field '") + key + "'");
+  return value_of<T>(*v, std::string("field '") + key + "'");
 }
 
 template <typename T>
-T field(const YAML::Node& n, const char* key) {
-  if (!n || !n.IsMap() || !n[key]) throw ProtocolError(std::string("field '") + key + "' is missing");
+T field(const Message& n, const char* key) {
+  if (!n.is(Kind::Object) || !n.find(key)) throw ProtocolError(std::string("field '") + key + "' is missing");
   return field_or<T>(n, key, T{});
 }
 
-template std::string field_or<std::string>(const YAML::Node&, const char*, std::string);
-template bool field_or<bool>(const YAML::Node&, const char*, bool);
-template int field_or<int>(const YAML::Node&, const char*, int);
-template int64_t field_or<int64_t>(const YAML::Node&, const char*, int64_t);
-template uint64_t field_or<uint64_t>(const YAML::Node&, const char*, uint64_t);
-template uint32_t field_or<uint32_t>(const YAML::Node&, const char*, uint32_t);
-template double field_or<double>(const YAML::Node&, const char*, double);
-template std::string field<std::string>(const YAML::Node&, const char*);
-template double value_of<double>(const YAML::Node&, const std::string&);
-template uint64_t value_of<uint64_t>(const YAML::Node&, const std::string&);
-template int64_t value_of<int64_t>(const YAML::Node&, const std::string&);
-template bool field<bool>(const YAML::Node&, const char*);
-template int field<int>(const YAML::Node&, const char*);
-template int64_t field<int64_t>(const YAML::Node&, const char*);
+template std::string field_or<std::string>(const Message&, const char*, std::string);
+template bool field_or<bool>(const Message&, const char*, bool);
+template int field_or<int>(const Message&, const char*, int);
+template int64_t field_or<int64_t>(const Message&, const char*, int64_t);
+template uint64_t field_or<uint64_t>(const Message&, const char*, uint64_t);
+template uint32_t field_or<uint32_t>(const Message&, const char*, uint32_t);
+template double field_or<double>(const Message&, const char*, double);
+template std::string field<std::string>(const Message&, const char*);
+template double value_of<double>(const Message&, const std::string&);
+template uint64_t value_of<uint64_t>(const Message&, const std::string&);
+template int64_t value_of<int64_t>(const Message&, const std::string&);
+template bool field<bool>(const Message&, const char*);
+template int field<int>(const Message&, const char*);
+template int64_t field<int64_t>(const Message&, const char*);
+template double field<double>(const Message&, const char*);
 
-std::optional<YAML::Node> take_reply(std::deque<YAML::Node>& inbox, int64_t seq, std::vector<std::string>* dropped) {
+std::optional<Message> take_reply(std::deque<Message>& inbox, int64_t seq, std::vector<std::string>* dropped) {
   while (!inbox.empty()) {
-    YAML::Node n = inbox.front();
+    Message n = std::move(inbox.front());
     inbox.pop_front();
     int64_t got = field<int64_t>(n, "seq");
     if (got == seq) return n;

@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <yaml-cpp/yaml.h>
 
 #include <atomic>
 #include <chrono>
@@ -37,7 +36,8 @@ struct Agent {
   std::string phase = "start";
   report::RunReport report;
   std::vector<report::StepResult> streamed;  // its final lines so far ("lines" messages), in order
-  std::optional<YAML::Node> pending;  // the exchange/barrier request it is waiting on
+  std::optional<Message> pending;  // the exchange/barrier request it is waiting on
+  exec::Directory published;       // an exchange request's directory, read once as it came
   bool running = false;       // got its run request
   bool aborted = false;       // told to abort (another host failed)
   bool told_others = false;   // its failure went out to the others
@@ -47,7 +47,7 @@ int g_failures = 0;  // agents failed so far in this run, for their order
 
 ControlTally g_tally;  // this run's control plane traffic (cluster/tally.h)
 
-std::string msg_type(const YAML::Node& n) { return field<std::string>(n, "type"); }
+std::string msg_type(const Message& n) { return field<std::string>(n, "type"); }
 
 bool send(Agent& a, const std::string& json) {
   std::string err;
@@ -220,21 +220,20 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     abort_others(agents, a, why);
   };
   // One message from an agent. A field of the wrong kind throws ProtocolError (codec.h).
-  auto handle = [&](Agent& a, const YAML::Node& n) {
+  auto handle = [&](Agent& a, Message& n) {
     std::string type = msg_type(n);
     if (type == "signals") {
       // A script workload's w:signal() counters: add, answer with every host's totals
       // at once (no round: the other hosts may be busy or waiting at a meeting).
       int64_t seq = field<int64_t>(n, "seq");  // the answer repeats it
       auto& totals = signal_totals[field<std::string>(n, "name")];
-      // Each value is read beside its name, not looked up by it (yaml-cpp's map lookup is a
-      // scan: 100,000 counters took minutes).
-      for (const auto& kv : n["add"]) {
-        if (!kv.first.IsScalar()) throw ProtocolError("a signal name is not a string");
-        int64_t& total = totals[kv.first.Scalar()];
-        int64_t add = value_of<int64_t>(kv.second, "signal '" + util::printable(kv.first.Scalar(), 200) + "'");
+      // Each value is read beside its name, not looked up by it (a lookup is a scan: 100,000
+      // counters would take minutes).
+      for (const auto& [name, value] : map_of(n, "add")) {
+        int64_t& total = totals[name];
+        int64_t add = value_of<int64_t>(value, "signal '" + util::printable(name, 200) + "'");
         if (__builtin_add_overflow(total, add, &total))
-          throw ProtocolError("signal '" + util::printable(kv.first.Scalar(), 200) + "' overflows 64 bits");
+          throw ProtocolError("signal '" + util::printable(name, 200) + "' overflows 64 bits");
       }
       util::JsonWriter w(false);
       w.begin_object().field("type", "signals_result").field("seq", seq).key("totals").begin_object();
@@ -243,12 +242,12 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       send(a, w.str());
     } else if (type == "lines") {
       // A host's final lines as its run goes: shown now (o.live), kept for its report.
-      auto part = read_report(n["report"]);
+      auto part = read_report(member(n, "report"));
       size_t from = a.streamed.size();
       for (auto& step : part.steps) a.streamed.push_back(std::move(step));
       if (o.live) o.live->lines(a.host, a.streamed, from, a.streamed.size());
     } else if (type == "report") {
-      a.report = read_report(n["report"]);
+      a.report = read_report(member(n, "report"));
       // It left out the lines it had sent: they come first.
       auto streamed = field_or<int64_t>(n, "streamed", 0);
       if (streamed != static_cast<int64_t>(a.streamed.size()))
@@ -260,17 +259,21 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       fail(a, field_or<std::string>(n, "message", ""));
     } else if (type == "exchange" || type == "barrier" || type == "gather") {
       // Checked now, so the round that answers it reads only well-formed fields.
-      field<bool>(n, "ok");
+      bool arrived_ok = field<bool>(n, "ok");
       field<int64_t>(n, "seq");
-      if (type == "exchange") read_directory(n["directory"]);
-      else field<std::string>(n, "name");
+      std::string note = field_or<std::string>(n, "failure", "");
+      if (type == "exchange") {
+        a.published = read_directory(member(n, "directory"));
+        std::erase_if(n.members, [](const util::json::Member& m) { return m.key == "directory"; });  // read: not kept twice
+      } else {
+        field<std::string>(n, "name");
+      }
       if (type == "gather") field<std::string>(n, "note");
-      a.pending = n;
+      a.pending = std::move(n);
       // Arrived failed: its note ("host b failed at step 14 (ibv_modify_qp, qb): ...") goes
       // to the hosts still at work. A host whose failure only echoes another's (aborted,
       // "another host failed": a script's meeting told it) has none: the cause tells.
-      if (!field<bool>(n, "ok"))
-        if (std::string note = field_or<std::string>(n, "failure", ""); !note.empty()) spread(a, note);
+      if (!arrived_ok && !note.empty()) spread(a, note);
     } else {
       fail(a, "unexpected message '" + type + "'");
     }
@@ -333,7 +336,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
       if (!a.pending) continue;
       ok = ok && field<bool>(*a.pending, "ok");
       if (msg_type(*a.pending) == "exchange") {
-        all.merge(read_directory((*a.pending)["directory"]));
+        all.merge(std::move(a.published));
         stage = "exchange";
       } else {
         stage = field<std::string>(*a.pending, "name");

@@ -207,7 +207,7 @@ bool PmixChannel::round(const std::string& kind, bool ok, const std::string& pay
     p.kind = field_or<std::string>(*n, "kind", "");
     p.ok = field_or<bool>(*n, "ok", false);
     p.note = field_or<std::string>(*n, "note", "");
-    p.payload = (*n)["payload"];
+    if (const auto* payload = n->find("payload")) p.payload = *payload;
     // The rank that failed on its own says why; one only stopped by it says nothing.
     if (!p.ok && !p.note.empty() && (not_ok.empty() || !noted)) not_ok = p.note, noted = true;
     if (!p.ok && not_ok.empty()) not_ok = "host " + host + " failed";
@@ -249,7 +249,7 @@ bool PmixChannel::gather(const std::string& name, const std::string& note, std::
   std::vector<Part> parts;
   if (!round("gather " + name, true, json_string(note), &parts)) return false;
   notes->clear();
-  for (const auto& p : parts) notes->push_back(p.payload.IsScalar() ? p.payload.Scalar() : "");
+  for (const auto& p : parts) notes->push_back(p.payload.is(util::json::Kind::String) ? p.payload.text : "");
   return true;
 }
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <yaml-cpp/yaml.h>
+#include "cluster/codec.h"
 
 #include "exec/exchange.h"
 
@@ -82,7 +82,7 @@ class PmixChannel : public exec::Channel {
   struct Part {
     std::string kind, note;
     bool ok = true;
-    YAML::Node payload;  // the JSON the rank sent, parsed
+    Message payload;  // the JSON the rank sent, parsed
   };
   bool round(const std::string& kind, bool ok, const std::string& payload, std::vector<Part>* parts);
 

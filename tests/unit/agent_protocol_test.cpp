@@ -7,11 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "cluster/codec.h"
 #include "cluster/wire.h"
@@ -91,7 +90,7 @@ TEST_CASE("a run request whose scenario is a list is a malformed message") {
   CHECK(o.stderr_text.find("field 'scenario' is not a string") != std::string::npos);
 }
 
-TEST_CASE("a hello nested thousands of levels deep is refused before yaml-cpp recurses into it") {
+TEST_CASE("a hello nested thousands of levels deep is refused before the reader recurses into it") {
   std::string deep = R"({"type":"hello","version":4,"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
   auto o = feed_agent({deep});
   CHECK(o.exit_code == 2);
@@ -134,7 +133,7 @@ TEST_CASE("an agent refuses a protocol-3 controller, naming both versions") {
 
 namespace {
 
-YAML::Node reply(const std::string& text) {
+qpo::cluster::Message reply(const std::string& text) {
   std::string err;
   auto n = qpo::cluster::parse_message(text, &err);
   REQUIRE_MESSAGE(n, err);
@@ -145,7 +144,7 @@ YAML::Node reply(const std::string& text) {
 
 TEST_CASE("a reply to a request that timed out is dropped, and the awaited one is taken") {
   // Request #3 timed out; its answer came late, then #4's answer.
-  std::deque<YAML::Node> inbox{reply(R"({"type":"barrier_result","seq":3,"ok":true})"),
+  std::deque<qpo::cluster::Message> inbox{reply(R"({"type":"barrier_result","seq":3,"ok":true})"),
                                reply(R"({"type":"barrier_result","seq":4,"ok":false,"why":"host b failed"})")};
   std::vector<std::string> dropped;
   auto got = qpo::cluster::take_reply(inbox, 4, &dropped);
@@ -157,7 +156,7 @@ TEST_CASE("a reply to a request that timed out is dropped, and the awaited one i
 }
 
 TEST_CASE("a late reply alone is not the awaited one: dropped, and the wait goes on") {
-  std::deque<YAML::Node> inbox{reply(R"({"type":"signals_result","seq":7,"totals":{}})")};
+  std::deque<qpo::cluster::Message> inbox{reply(R"({"type":"signals_result","seq":7,"totals":{}})")};
   std::vector<std::string> dropped;
   CHECK_FALSE(qpo::cluster::take_reply(inbox, 8, &dropped));
   CHECK(dropped == std::vector<std::string>{"dropped a late reply: signals_result #7 while awaiting #8"});
@@ -170,13 +169,13 @@ TEST_CASE("a late reply alone is not the awaited one: dropped, and the wait goes
 }
 
 TEST_CASE("a reply without its request's number breaks the protocol") {
-  std::deque<YAML::Node> inbox{reply(R"({"type":"barrier_result","ok":true})")};
+  std::deque<qpo::cluster::Message> inbox{reply(R"({"type":"barrier_result","ok":true})")};
   CHECK_THROWS_WITH_AS(qpo::cluster::take_reply(inbox, 1, nullptr), "field 'seq' is missing", qpo::cluster::ProtocolError);
 }
 
 TEST_CASE("a late reply's type is logged printable: a controller's terminal escapes do not reach the agent's terminal") {
   // Issue 30 item 14.
-  std::deque<YAML::Node> inbox{reply(R"({"type":"\u001b]0;owned\u0007","seq":3})")};
+  std::deque<qpo::cluster::Message> inbox{reply(R"({"type":"\u001b]0;owned\u0007","seq":3})")};
   std::vector<std::string> dropped;
   CHECK_FALSE(qpo::cluster::take_reply(inbox, 4, &dropped));
   CHECK(dropped == std::vector<std::string>{"dropped a late reply: \\x1B]0;owned\\x07 #3 while awaiting #4"});
@@ -192,8 +191,8 @@ TEST_CASE("a message in YAML beyond JSON (anchors and aliases) is refused before
   CHECK(qpo::cluster::parse_message(R"({"type":"x","s":"&*!: in a string","n":[-1.5e+3,true,false,null]})", &err));
 }
 
-TEST_CASE("a message of more values than kMaxMessageValues is refused before yaml-cpp builds them") {
-  // 2 bytes a value: 8 MB of text would be ~2 GB of yaml-cpp nodes.
+TEST_CASE("a message of more values than kMaxMessageValues is refused before the reader builds them") {
+  // 2 bytes a value: 8 MB of text would be ~0.5 GB of read values.
   std::string text = R"({"type":"x","v":[0)";
   for (size_t i = 0; i < qpo::cluster::kMaxMessageValues; ++i) text += ",0";
   text += "]}";
@@ -201,4 +200,50 @@ TEST_CASE("a message of more values than kMaxMessageValues is refused before yam
   CHECK_FALSE(qpo::cluster::parse_message(text, &err));
   CHECK(err.rfind("message holds 400000", 0) == 0);
   CHECK(err.find(" values (limit " + std::to_string(qpo::cluster::kMaxMessageValues) + ")") != std::string::npos);
+}
+
+TEST_CASE("a host's 10,000 lines go in messages of at most kLinesPerMessage lines, all read back in order") {
+  std::vector<qpo::report::StepResult> steps(10000);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    steps[i].plan_step = static_cast<int>(i + 1);
+    steps[i].verb = "ibv_create_qp";
+  }
+  std::vector<size_t> ends;
+  std::vector<int> read;
+  size_t end = qpo::cluster::send_lines("s", steps, 0, steps.size(), [&](const std::string& msg, size_t at) {
+    ends.push_back(at);
+    auto n = reply(msg);
+    CHECK(qpo::cluster::field<std::string>(n, "type") == "lines");
+    for (const auto& s : qpo::cluster::read_report(qpo::cluster::member(n, "report")).steps) read.push_back(s.plan_step);
+    return true;
+  });
+  CHECK(end == 10000);
+  CHECK(ends == std::vector<size_t>{4096, 8192, 10000});
+  REQUIRE(read.size() == 10000);
+  CHECK(read.front() == 1);
+  CHECK(read.back() == 10000);
+  CHECK(std::is_sorted(read.begin(), read.end()));
+}
+
+TEST_CASE("lines whose message cannot be sent stay unsent: the sending stops at the end of the last one sent") {
+  std::vector<qpo::report::StepResult> steps(5000);
+  int calls = 0;
+  size_t end = qpo::cluster::send_lines("s", steps, 100, steps.size(), [&](const std::string&, size_t) { return ++calls < 2; });
+  CHECK(calls == 2);
+  CHECK(end == 100 + qpo::cluster::kLinesPerMessage);
+}
+
+TEST_CASE("the typed reader takes numbers and strings as JSON writes them, not as YAML would guess them") {
+  auto n = reply(R"({"type":"x","qpn":17,"big":4294967296,"neg":-1,"half":1.5,"name":"17","flag":true,"none":null})");
+  CHECK(qpo::cluster::field<int64_t>(n, "big") == 4294967296);
+  CHECK(qpo::cluster::field_or<uint32_t>(n, "qpn", 0) == 17);
+  CHECK_THROWS_WITH_AS(qpo::cluster::field_or<uint32_t>(n, "big", 0), "field 'big' is not an integer in range", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(qpo::cluster::field_or<uint64_t>(n, "neg", 0), "field 'neg' is not an integer in range", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(qpo::cluster::field<int>(n, "half"), "field 'half' is not an integer in range", qpo::cluster::ProtocolError);
+  CHECK(qpo::cluster::field<double>(n, "half") == 1.5);
+  CHECK_THROWS_WITH_AS(qpo::cluster::field<int>(n, "name"), "field 'name' is not an integer in range", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(qpo::cluster::field<std::string>(n, "qpn"), "field 'qpn' is not a string", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(qpo::cluster::field<std::string>(n, "none"), "field 'none' is not a string", qpo::cluster::ProtocolError);
+  CHECK(qpo::cluster::list_of(n, "none").empty());
+  CHECK_THROWS_WITH_AS(qpo::cluster::list_of(n, "name"), "field 'name' is not a list", qpo::cluster::ProtocolError);
 }

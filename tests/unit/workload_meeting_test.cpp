@@ -4,8 +4,6 @@
 // mid-way), and a step's workload results surviving the agent's report codec. One behaviour
 // per test case.
 #include <doctest/doctest.h>
-#include <yaml-cpp/yaml.h>
-
 #include <stdexcept>
 #include <thread>
 
@@ -20,6 +18,14 @@ using qpo::exec::WorkloadMeeting;
 using qpo::lua::Value;
 
 namespace {
+
+// A report as the controller reads it back from an agent's message text.
+qpo::report::RunReport read_back(const std::string& json) {
+  std::string err;
+  auto v = qpo::util::json::parse(json, &err);
+  REQUIRE_MESSAGE(v, err);
+  return qpo::cluster::read_report(*v);
+}
 
 MeetingNote note(const std::string& host, const std::string& kind, const std::string& tag = "",
                  const std::string& error = "") {
@@ -192,7 +198,7 @@ TEST_CASE("a step's workload results survive the agent's report codec") {
   w->thresholds.push_back(t);
   st.workload = w;
   r.steps.push_back(st);
-  auto back = qpo::cluster::read_report(YAML::Load(qpo::cluster::report_json(r)));
+  auto back = read_back(qpo::cluster::report_json(r));
   REQUIRE(back.steps.size() == 1);
   REQUIRE(back.steps[0].workload);
   const auto& b = *back.steps[0].workload;
@@ -222,7 +228,7 @@ TEST_CASE("a workload's measurement quality crosses the wire with its results") 
   w->quality = {{"source", std::string("lab host")}, {"cpu_wait", 0.47}, {"trusted", false}};
   st.workload = w;
   r.steps.push_back(st);
-  auto back = qpo::cluster::read_report(YAML::Load(qpo::cluster::report_json(r)));
+  auto back = read_back(qpo::cluster::report_json(r));
   REQUIRE(back.steps.size() == 1);
   REQUIRE(back.steps[0].workload);
   const auto& q = back.steps[0].workload->quality;
