@@ -87,7 +87,9 @@ class PipeChannel : public exec::Channel {
     w.end_object();
     auto reply = round_trip(w.str(), seq, "exchange_result", "the exchange");
     if (!reply) return false;
+    // The controller sends the other hosts' entries only: this host's own are `mine`.
     *all = read_directory(member(*reply, "directory"));
+    all->merge(std::move(mine));
     return answer_ok(*reply);
   }
 

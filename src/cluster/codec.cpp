@@ -186,10 +186,11 @@ report::Verdict verdict_from(const std::string& s) {
 
 }  // namespace
 
-void write_directory(util::JsonWriter& w, const exec::Directory& d) {
+void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::string& except) {
   w.begin_object();
   w.key("qps").begin_object();
   for (const auto& [name, q] : d.qps) {
+    if (!except.empty() && q.host == except) continue;
     w.key(name).begin_object();
     w.field("host", q.host).field("type", q.type).field("qpn", q.qpn).field("sq_psn", q.sq_psn).field("qkey", q.qkey);
     w.field("lid", static_cast<unsigned>(q.lid)).field("gid", gid_hex(q.gid));
@@ -200,6 +201,7 @@ void write_directory(util::JsonWriter& w, const exec::Directory& d) {
   w.end_object();
   w.key("mrs").begin_object();
   for (const auto& [name, m] : d.mrs) {
+    if (!except.empty() && m.host == except) continue;
     w.key(name).begin_object();
     w.field("host", m.host).field("addr", m.addr).field("length", m.length).field("rkey", m.rkey);
     w.end_object();

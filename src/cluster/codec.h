@@ -28,7 +28,8 @@ using Message = util::json::Value;
 //    after its request timed out is never taken for the next request's (take_reply).
 constexpr int kProtocolVersion = 4;
 
-void write_directory(util::JsonWriter& w, const exec::Directory& d);
+// `d`, but for the entries of host `except` (a host is not sent back what it published).
+void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::string& except = "");
 exec::Directory read_directory(const Message& n);
 
 std::string report_json(const report::RunReport& r);

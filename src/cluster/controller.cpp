@@ -381,7 +381,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
         w.begin_object().field("type", "exchange_result").field("seq", seq).field("ok", ok);
         if (!why.empty()) w.field("why", why);
         w.key("directory");
-        write_directory(w, all);
+        write_directory(w, all, a.host);  // the others' entries: it has its own
         w.end_object();
       } else {
         w.begin_object().field("type", "barrier_result").field("seq", seq).field("ok", ok);

@@ -1,7 +1,6 @@
 #include "dataplane/cq_router.h"
 
 #include <atomic>
-#include <set>
 
 #include "dataplane/post.h"  // kPoolRecvTag
 
@@ -27,36 +26,42 @@ int owner_of(const CqRouter::Shared& s, const ibv_wc& wc);
 CqRouter::CqRouter() = default;
 CqRouter::~CqRouter() = default;
 
-void CqRouter::assign(ibv_cq* cq, uint32_t qp_num, int owner) {
-  owners_[cq].all[qp_num] = owner;
-  share_if_several(cq);
-}
+void CqRouter::assign(ibv_cq* cq, uint32_t qp_num, int owner) { set(cq, false, qp_num, owner); }
 
-void CqRouter::assign_receives(ibv_cq* cq, uint32_t qp_num, int owner) {
-  owners_[cq].receives[qp_num] = owner;
-  share_if_several(cq);
-}
+void CqRouter::assign_receives(ibv_cq* cq, uint32_t qp_num, int owner) { set(cq, true, qp_num, owner); }
 
-void CqRouter::share_if_several(ibv_cq* cq) {
-  const Owners& owners = owners_[cq];
-  std::set<int> distinct;
-  for (const auto& [qpn, o] : owners.all) distinct.insert(o);
-  for (const auto& [qpn, o] : owners.receives) distinct.insert(o);
+void CqRouter::set(ibv_cq* cq, bool receives, uint32_t qp_num, int owner) {
+  Owners& owners = owners_[cq];
+  auto [entry, added] = (receives ? owners.receives : owners.all).try_emplace(qp_num, owner);
+  if (!added) {
+    if (auto used = owners.uses.find(entry->second); used != owners.uses.end() && --used->second == 0)
+      owners.uses.erase(used);
+    entry->second = owner;
+  }
+  ++owners.uses[owner];
   // Once shared, a CQ stays shared and its maps follow every change: a reassignment that
   // leaves one owner (a QP's receives handed to its sender) must still move them.
-  if (distinct.size() < 2 && !shared_.count(cq)) return;
+  if (owners.uses.size() < 2 && !shared_.count(cq)) return;
   auto& s = shared_[cq];
-  if (!s) {
+  bool fresh = !s;
+  if (fresh) {
     s = std::make_unique<Shared>();
     s->cq = cq;
   }
   std::lock_guard lock(s->mutex);
-  s->owner_of = owners.all;
-  s->receives_of = owners.receives;
+  if (fresh) {
+    s->owner_of = owners.all;
+    s->receives_of = owners.receives;
+  } else {
+    (receives ? s->receives_of : s->owner_of)[qp_num] = owner;
+  }
   // Completions already queued follow their QP to its new owner (a receive of an SRQ's second
   // QP, queued while one stream read all of them, goes back to that QP's own reader).
+  bool any_queued = false;
+  for (const auto& [o, queue] : s->queued) any_queued |= !queue.empty();
+  if (!any_queued) return;
   std::map<int, std::deque<ibv_wc>> requeued;
-  for (auto& [owner, queue] : s->queued)
+  for (auto& [o, queue] : s->queued)
     for (const auto& wc : queue) {
       int to = owner_of(*s, wc);
       if (to >= 0) requeued[to].push_back(wc);

@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "dataplane/mr_names.h"
+
 namespace qpo::dataplane {
 
 class RecvPool;
@@ -59,8 +61,8 @@ struct Endpoint {
   uint32_t peer_qpn = 0;
   uint32_t peer_qkey = 0;
   ibv_ah* peer_ah = nullptr;
-  std::map<std::string, LocalMr> local_mrs;    // MRs in this QP's PD, by scenario name
-  std::map<std::string, RemoteMr> remote_mrs;  // the peer's MRs, by scenario name
+  MrNames<LocalMr> local_mrs;    // MRs in this QP's PD, by scenario name
+  MrNames<RemoteMr> remote_mrs;  // the MRs published in the exchange, by scenario name
 
   // Receives the data path keeps posted on this QP's RQ (or its SRQ). Left empty by the
   // executor: created on first use and kept for the QP's life, so consecutive workloads on the

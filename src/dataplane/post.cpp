@@ -11,50 +11,60 @@ namespace qpo::dataplane {
 
 namespace {
 
-std::string names_of(const auto& map) {
+// The names an endpoint has, for a message: the first 20 (a big run names 10,000).
+std::string names_of(const auto& names) {
+  constexpr size_t kShown = 20;
   std::string s;
-  for (const auto& [name, v] : map) s += (s.empty() ? "" : ", ") + name;
+  size_t n = 0;
+  names.for_each([&](const std::string& name, const auto&) {
+    if (n++ < kShown) s += (s.empty() ? "" : ", ") + name;
+  });
+  if (n > kShown) s += ", and " + std::to_string(n - kShown) + " more";
   return s.empty() ? "(none)" : s;
 }
 
 std::string mr_name(const Endpoint& ep, const LocalMr* mr) {
-  for (const auto& [name, m] : ep.local_mrs)
-    if (&m == mr) return name;
-  return "?";
+  std::string out = "?";
+  ep.local_mrs.for_each([&](const std::string& name, const LocalMr& m) {
+    if (&m == mr) out = name;
+  });
+  return out;
 }
 
 std::string remote_name(const Endpoint& ep, const RemoteMr* mr) {
-  for (const auto& [name, m] : ep.remote_mrs)
-    if (&m == mr) return name;
-  return "?";
+  std::string out = "?";
+  ep.remote_mrs.for_each([&](const std::string& name, const RemoteMr& m) {
+    if (&m == mr) out = name;
+  });
+  return out;
 }
 
 }  // namespace
 
 const LocalMr& local_mr(const Endpoint& ep, const std::string& name) {
-  auto it = ep.local_mrs.find(name);
-  if (it == ep.local_mrs.end())
-    usage_error(ep.qp_name, "no local MR '" + name + "' in this QP's PD (has: " + names_of(ep.local_mrs) + ")");
-  return it->second;
+  const LocalMr* mr = ep.local_mrs.find(name);
+  if (!mr) usage_error(ep.qp_name, "no local MR '" + name + "' in this QP's PD (has: " + names_of(ep.local_mrs) + ")");
+  return *mr;
 }
 
 const RemoteMr& remote_mr(const Endpoint& ep, const std::string& name) {
-  auto it = ep.remote_mrs.find(name);
-  if (it == ep.remote_mrs.end())
+  const RemoteMr* mr = ep.remote_mrs.find(name);
+  if (!mr)
     usage_error(ep.qp_name, "no remote MR '" + name + "' known from peer '" + ep.peer_name +
                                 "' (has: " + names_of(ep.remote_mrs) + ")");
-  return it->second;
+  return *mr;
 }
 
 const LocalMr& default_local_mr(const Endpoint& ep) {
-  if (ep.local_mrs.empty()) usage_error(ep.qp_name, "has no local MR to send from or receive into");
-  return ep.local_mrs.begin()->second;
+  auto [name, mr] = ep.local_mrs.first();
+  if (!mr) usage_error(ep.qp_name, "has no local MR to send from or receive into");
+  return *mr;
 }
 
 const RemoteMr& default_remote_mr(const Endpoint& ep) {
-  if (ep.remote_mrs.empty())
-    usage_error(ep.qp_name, "knows no remote MR of peer '" + ep.peer_name + "' (the peer grants no remote access?)");
-  return ep.remote_mrs.begin()->second;
+  auto [name, mr] = ep.remote_mrs.first();
+  if (!mr) usage_error(ep.qp_name, "knows no remote MR of peer '" + ep.peer_name + "' (the peer grants no remote access?)");
+  return *mr;
 }
 
 std::string check_send(const Endpoint& ep, const SendRequest& r) {

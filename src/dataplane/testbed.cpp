@@ -53,8 +53,8 @@ void Testbed::add_mr(const std::string& name, size_t size) {
   mrs_[name] = {local, current_side()};
   owned_.push_back(std::move(mr));
   for (auto& [qp, ep] : eps_) {
-    if (qp_side_.at(qp) == current_side()) ep.local_mrs[name] = local;
-    ep.remote_mrs[name] = {reinterpret_cast<uintptr_t>(local.data), local.mr->rkey, size};
+    if (qp_side_.at(qp) == current_side()) ep.local_mrs.add(name, local);
+    ep.remote_mrs.add(name, {reinterpret_cast<uintptr_t>(local.data), local.mr->rkey, size});
   }
 }
 
@@ -109,8 +109,8 @@ void Testbed::add_qp(const std::string& name, const TestbedQp& q) {
   ep.recv_limited = !ep.srq;
   ep.max_inline_data = init.cap.max_inline_data;
   for (const auto& [mr, m] : mrs_) {
-    if (m.side == current_side()) ep.local_mrs[mr] = m.mr;
-    ep.remote_mrs[mr] = {reinterpret_cast<uintptr_t>(m.mr.data), m.mr.mr->rkey, m.mr.length};
+    if (m.side == current_side()) ep.local_mrs.add(mr, m.mr);
+    ep.remote_mrs.add(mr, {reinterpret_cast<uintptr_t>(m.mr.data), m.mr.mr->rkey, m.mr.length});
   }
   owned_.push_back(std::move(qp));
   qp_side_[name] = current_side();

@@ -56,7 +56,27 @@ uint32_t bringup_outstanding(QpState& q) {
   return q.slots && q.recv_pool ? q.recv_pool->outstanding_in(q.slots->data()) : 0;
 }
 
-dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer) {
+EndpointMrs endpoint_mrs(const RunState& st) {
+  std::map<const ibv_pd*, std::shared_ptr<dataplane::MrNames<dataplane::LocalMr>::Table>> local;
+  // The scenario's MRs by PD (an XRC receive QP has no ibv_pd of its own: its `pd:`'s), by the
+  // names scripts and workloads give them.
+  st.mrs.for_each([&](plan::ObjectId, verbs::Mr* mr) {
+    auto& table = local[mr->get()->pd];
+    if (!table) table = std::make_shared<dataplane::MrNames<dataplane::LocalMr>::Table>();
+    table->emplace(mr->name(), local_of(mr));
+  });
+  auto remote = std::make_shared<dataplane::MrNames<dataplane::RemoteMr>::Table>();
+  for (const auto& [name, r] : st.dir.mrs) remote->emplace_hint(remote->end(), name, dataplane::RemoteMr{r.addr, r.rkey, r.length});
+  EndpointMrs out;
+  for (auto& [pd, table] : local) out.local.emplace(pd, std::move(table));
+  out.remote = std::move(remote);
+  return out;
+}
+
+namespace {
+
+// The QP, its CQs, SRQ and limits, and the peer: an endpoint without MRs.
+dataplane::Endpoint bare_endpoint(RunState& st, QpState& q, const std::string& peer) {
   dataplane::Endpoint e;
   e.qp_name = q.spec->name;
   e.qp_type = verbs::to_ibv(q.spec->qp_type);
@@ -82,21 +102,40 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
     e.peer_qkey = it->second.qkey;
     if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer, it->second);
   }
-  st.mrs.for_each([&](plan::ObjectId, verbs::Mr* mr) {
-    // The scenario's MRs on the QP's PD (an XRC receive QP has no ibv_pd of its own: its `pd:`'s),
-    // by the names scripts and workloads give them.
-    if (q.pd_res && mr->get()->pd == q.pd_res->get()) e.local_mrs[mr->name()] = local_of(mr);
-  });
-  for (const auto& [name, r] : st.dir.mrs) e.remote_mrs[name] = {r.addr, r.rkey, r.length};
   e.recv_pool = pool_of(q);
   return e;
 }
 
-dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer) {
-  dataplane::Endpoint e = endpoint_for(st, q, peer);
+// The executor's slot buffers: the QP's own and its SRQ's.
+void add_slots(QpState& q, dataplane::Endpoint& e) {
   e.max_recv_wr = q.spec->cap.max_recv_wr;  // the executor's receives are its own to count
-  if (q.slots) e.local_mrs[slot_mr_name(q)] = local_of(q.slots);
-  if (q.srq && q.srq_state && q.srq_state->slots) e.local_mrs[receive_mr_name(q)] = local_of(q.srq_state->slots);
+  if (q.slots) e.local_mrs.add(slot_mr_name(q), local_of(q.slots));
+  if (q.srq && q.srq_state && q.srq_state->slots) e.local_mrs.add(receive_mr_name(q), local_of(q.srq_state->slots));
+}
+
+}  // namespace
+
+dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs) {
+  EndpointMrs made;
+  if (!mrs) mrs = &(made = endpoint_mrs(st));
+  dataplane::Endpoint e = bare_endpoint(st, q, peer);
+  if (auto it = q.pd_res ? mrs->local.find(q.pd_res->get()) : mrs->local.end(); it != mrs->local.end())
+    e.local_mrs = dataplane::MrNames<dataplane::LocalMr>(it->second);
+  e.remote_mrs = dataplane::MrNames<dataplane::RemoteMr>(mrs->remote);
+  return e;
+}
+
+dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs) {
+  dataplane::Endpoint e = endpoint_for(st, q, peer, mrs);
+  add_slots(q, e);
+  return e;
+}
+
+dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, const std::string& peer, const std::string& remote_slots) {
+  dataplane::Endpoint e = bare_endpoint(st, q, peer);
+  add_slots(q, e);
+  if (auto it = st.dir.mrs.find(remote_slots); !remote_slots.empty() && it != st.dir.mrs.end())
+    e.remote_mrs.add(remote_slots, {it->second.addr, it->second.rkey, it->second.length});
   return e;
 }
 

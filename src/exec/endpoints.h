@@ -4,6 +4,7 @@
 // endpoints, receive pools and CQ access the executor hands it.
 #include <infiniband/verbs.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,12 +17,24 @@
 
 namespace qpo::exec {
 
+// The MRs endpoints name, made once for the endpoints of one step (a workload's members) and
+// shared by them: each PD's scenario MRs and every MR published in the exchange.
+struct EndpointMrs {
+  std::map<const ibv_pd*, std::shared_ptr<const dataplane::MrNames<dataplane::LocalMr>::Table>> local;
+  std::shared_ptr<const dataplane::MrNames<dataplane::RemoteMr>::Table> remote;
+};
+EndpointMrs endpoint_mrs(const RunState& st);
+
 // The endpoint a script workload drives: the QP, its CQs and SRQ, its PD's scenario MRs and
-// every MR published in the exchange, the peer `peer` (its qpn/qkey, a UD address handle).
-dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer);
+// every MR published in the exchange (`mrs`, or made for this endpoint alone when null), the
+// peer `peer` (its qpn/qkey, a UD address handle).
+dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs = nullptr);
 // The same plus the executor's own slot buffer ("qpo.slots.<qp>", or the SRQ's): what the
 // smoke exchange and op workloads send from and receive into.
-dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer);
+dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs = nullptr);
+// Only the executor's slot buffers, and the peer's as `remote_slots` names it (when not ""):
+// the smoke exchange's one message needs no other MR.
+dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, const std::string& peer, const std::string& remote_slots);
 // The slot buffers own_endpoint adds: the QP's ("qpo.slots.<qp>": receives, and in its last
 // slot what the QP sends) and where its receives land (its SRQ's "qpo.slots.<srq>", or its own).
 std::string slot_mr_name(const QpState& q);

@@ -115,7 +115,7 @@ void ExternalPerftest::keys_after_cm() {
     throw std::runtime_error("the tool accepts " + std::to_string(theirs->out_reads) + " RDMA READs at once (its out_reads), QP " +
                              peer_->qp + "'s max_rd_atomic is " + std::to_string(peer_->max_rd_atomic) +
                              ": run the tool with -o " + std::to_string(peer_->max_rd_atomic));
-  ep_.remote_mrs[peer_->name] = dataplane::RemoteMr{theirs->vaddr, theirs->rkey, w.size};
+  ep_.remote_mrs.add(peer_->name, dataplane::RemoteMr{theirs->vaddr, theirs->rkey, w.size});
   tool_keys_ = interop::describe(*theirs);
 }
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <span>
 #include <thread>
+#include <unordered_map>
 
 #include "dataplane/clock.h"
 #include "dataplane/error.h"
@@ -211,14 +212,14 @@ void refuse_ud_above_mtu(const QpState& q, const scenario::Workload& w) {
 }
 
 std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, const plan::WorkloadRun& run,
-                                          const RunOptions& o, const std::atomic<bool>* halt) {
+                                          const RunOptions& o, const std::atomic<bool>* halt, const EndpointMrs& mrs) {
   const scenario::Workload& w = run.spec;
   auto t = std::make_unique<Initiator>();
   t->step = &step;
   t->w = &w;
   t->q = &st.qps.at(run.qp);
   refuse_ud_above_mtu(*t->q, w);
-  t->ep = own_endpoint(st, *t->q, w.mcast ? "" : t->q->spec->connect.name);
+  t->ep = own_endpoint(st, *t->q, w.mcast ? "" : t->q->spec->connect.name, &mrs);
   if (const auto* g = w.mcast ? st.plan->mcast_group(w.mcast.name) : nullptr) {
     t->ep.peer_name = g->name;  // every member: the group's GID, QPN 0xffffff, the group's qkey
     t->ep.peer_qpn = 0xffffff;
@@ -248,9 +249,10 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
     c.remote_offset = w.offset;
     // A deliberate access past a memory window's end: the responder is to refuse it
     // (IBV_WC_REM_ACCESS_ERR), so the data path's own range check must let it through.
-    auto remote = t->ep.remote_mrs.find(c.remote_mr);
-    if (w.expect_status && st.plan->workload_of(step).remote_is_window && remote != t->ep.remote_mrs.end())
-      remote->second.length = std::max<uint64_t>(remote->second.length, w.offset + (info.atomic ? 8 : w.size));
+    if (w.expect_status && st.plan->workload_of(step).remote_is_window && t->ep.remote_mrs.count(c.remote_mr)) {
+      auto& remote = t->ep.remote_mrs[c.remote_mr];  // this endpoint's copy
+      remote.length = std::max<uint64_t>(remote.length, w.offset + (info.atomic ? 8 : w.size));
+    }
   }
   c.imm = kImmediate;
   if (w.invalidate) {  // the window's rkey as its last bind published it
@@ -270,7 +272,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   Watch* watch = t->watch.get();
   c.progress = [watch](const dataplane::StreamProgress& p) { watch->observe(p, p.ops); };
   // The bytes it sends: the plan's pattern (a read's destination starts zeroed).
-  const auto& mr = t->ep.local_mrs.at(c.local_mr);
+  const auto& mr = dataplane::local_mr(t->ep, c.local_mr);
   uint8_t* bytes = mr.data + c.local_offset;
   size_t n = std::min<size_t>(w.size, mr.length - c.local_offset);
   if (op == Op::Read) std::memset(bytes, 0, n);
@@ -278,21 +280,27 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   return t;
 }
 
-Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& all, QpState& receiver,
-                         const RunOptions& o, const std::atomic<bool>* halt) {
+// The responders of a step's workloads, each found by its unit (a QP, or an SRQ's QPs) without
+// a scan: 10,000 receivers are 10,000 units.
+struct Responders {
+  std::vector<std::unique_ptr<Responder>> all;
+  std::map<std::string, Responder*> by_unit;
+};
+
+Responder& responder_for(RunState& st, Responders& responders, QpState& receiver, const RunOptions& o,
+                         const std::atomic<bool>* halt, const EndpointMrs& mrs) {
   std::string unit = receiver.srq ? "srq " + receiver.spec->srq.name : receiver.spec->name;
   // A lane for `receiver` in its unit's stream (it only receives: no address handle back).
   auto add_lane = [&](Responder& r) {
     for (const auto& e : r.eps)
       if (e->qp == receiver.qp->get()) return;
-    r.eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "")));
+    r.eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "", &mrs)));
     r.lanes.push_back(&receiver);
   };
-  for (auto& r : all)
-    if (r->unit == unit) {
-      add_lane(*r);
-      return *r;
-    }
+  if (auto known = responders.by_unit.find(unit); known != responders.by_unit.end()) {
+    add_lane(*known->second);
+    return *known->second;
+  }
   auto r = std::make_unique<Responder>();
   r->unit = unit;
   r->q = &receiver;
@@ -315,8 +323,9 @@ Responder& responder_for(RunState& st, std::vector<std::unique_ptr<Responder>>& 
     c.until = [self] { return self->any; };
     c.idle_ms = std::min(std::max(2000, o.timeout_ms / 4), o.timeout_ms / 2);
   }
-  all.push_back(std::move(r));
-  return *all.back();
+  responders.by_unit.emplace(unit, r.get());
+  responders.all.push_back(std::move(r));
+  return *responders.all.back();
 }
 
 // Runs fn() and keeps what stopped it.
@@ -683,9 +692,11 @@ bool prepare_workload(RunState& st, const plan::Step& step) {
 bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps) {
   std::atomic<bool> halt{false};
   std::vector<std::unique_ptr<Initiator>> initiators;
-  std::vector<std::unique_ptr<Responder>> responders;
+  Responders receiving;
+  auto& responders = receiving.all;
   std::vector<std::unique_ptr<ExternalPingpong>> externals;
   std::vector<std::unique_ptr<ExternalPerftest>> perftests;
+  const EndpointMrs mrs = endpoint_mrs(st);  // one table for every member of these workloads
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
     const auto& w = run.spec;
@@ -708,13 +719,13 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         refuse_ud_above_mtu(q, w);
         Incoming in{step, &w, &q, 0, true};
         in.from_outside = true;
-        auto& rs = responder_for(st, responders, q, o, &halt);
+        auto& rs = responder_for(st, receiving, q, o, &halt, mrs);
         rs.in.push_back(in);
         // The sender is not the run's: it may begin any time within the phase timeout (declared_waits).
         rs.cfg.timeout_ms = std::max(rs.cfg.timeout_ms, o.phase_timeout_ms > 0 ? o.phase_timeout_ms : 120000);
         continue;
       }
-      if (initiator_here(st, run)) initiators.push_back(make_initiator(st, *step, run, o, &halt));
+      if (initiator_here(st, run)) initiators.push_back(make_initiator(st, *step, run, o, &halt, mrs));
       for (QpState* receiver : receivers_here(st, run)) {
         if (!op_info(*w.op).consumes_recv || w.expect_status) break;
         auto& q = *receiver;
@@ -729,7 +740,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         }
         // Receivers keep a thread per receive queue: the receive config (slot MR, layout) is
         // per QP, so receivers of a group cannot share one stream yet.
-        responder_for(st, responders, q, o, &halt).in.push_back(in);
+        responder_for(st, receiving, q, o, &halt, mrs).in.push_back(in);
       }
     } catch (const std::exception& e) {
       st.report.fail("workload '" + w.name + "': " + e.what());
@@ -813,18 +824,23 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
   std::map<std::string, std::vector<const Initiator*>> groups;
   for (const auto& t : initiators)
     if (!t->w->group.empty()) groups[t->w->group].push_back(t.get());
+  // What each step ran, found without a scan per step (10,000 steps of 10,000 sides).
+  std::unordered_map<const plan::Step*, std::vector<Initiator*>> sent_by;
+  std::unordered_map<const plan::Step*, std::vector<std::pair<const Responder*, const Incoming*>>> received_by;
+  for (auto& t : initiators) sent_by[t->step].push_back(t.get());
+  for (const auto& r : responders)
+    for (const auto& in : r->in) received_by[in.step].emplace_back(r.get(), &in);
   bool ok = true;
   std::vector<std::string> echoes;
   for (const plan::Step* step : steps) {
     const Initiator* last_of_group = nullptr;
-    for (auto& t : initiators)
-      if (t->step == step) {
+    if (auto sent = sent_by.find(step); sent != sent_by.end())
+      for (Initiator* t : sent->second) {
         ok &= report_initiator(st, o, *t, &echoes);
-        if (!t->w->group.empty() && groups[t->w->group].back() == t.get()) last_of_group = t.get();
+        if (!t->w->group.empty() && groups[t->w->group].back() == t) last_of_group = t;
       }
-    for (auto& r : responders)
-      for (const auto& in : r->in)
-        if (in.step == step) ok &= report_incoming(st, o, *r, in);
+    if (auto received = received_by.find(step); received != received_by.end())
+      for (const auto& [r, in] : received->second) ok &= report_incoming(st, o, *r, *in);
     for (auto& x : externals)
       if (&x->step() == step) ok &= x->finish(st);
     for (auto& x : perftests)

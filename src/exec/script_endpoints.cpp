@@ -42,7 +42,7 @@ std::string interrupted() { return stop_requested() ? "interrupted (SIGINT)" : "
 // `count` empty SENDs from `from` to the QP named `to` (here or on another host), each
 // completed before the next.
 std::string send_empty(RunState& st, QpState& from, const std::string& to, uint32_t count, int timeout_ms) {
-  auto ep = own_endpoint(st, from, to);
+  auto ep = slots_endpoint(st, from, to, "");  // empty SENDs: no MR but its own slots
   auto c = one_by_one(timeout_ms);
   c.op = dataplane::Op::Send;
   c.size = 0;
@@ -58,7 +58,7 @@ std::string send_empty(RunState& st, QpState& from, const std::string& to, uint3
 
 // `count` receives of `to` completing (messages its peer sent to clear them), not re-posted.
 std::string await_receives(RunState& st, QpState& to, uint32_t count, int timeout_ms) {
-  auto ep = own_endpoint(st, to, "");
+  auto ep = slots_endpoint(st, to, "", "");
   auto c = one_by_one(timeout_ms);
   c.op = dataplane::Op::Recv;
   c.size = 1;
@@ -79,11 +79,12 @@ std::string await_receives(RunState& st, QpState& to, uint32_t count, int timeou
 
 std::string local_endpoints(RunState& st, const plan::WorkloadRun& run, const lua::WorkloadSpec& spec,
                             std::map<std::string, dataplane::Endpoint>& out) {
+  EndpointMrs mrs = endpoint_mrs(st);  // one table for every QP of the workload
   for (const auto& worker : spec.workers)
     for (const auto& name : worker.qps) {
       QpState* q = st.qp_named(name);
       if (!q) return "QP '" + name + "' is not on host " + st.host;
-      out[name] = endpoint_for(st, *q, peer_in(run, name));
+      out[name] = endpoint_for(st, *q, peer_in(run, name), &mrs);
     }
   return "";
 }

@@ -12,8 +12,8 @@ namespace dp = qpo::dataplane;
 namespace {
 
 struct BufRef {
-  dp::LocalMr* mr;
-  const char* name;  // the endpoint map's key: outlives every state
+  const dp::LocalMr* mr;  // its fields are fixed; the bytes at mr->data are the buffer's
+  const char* name;       // the endpoint's MR table's key: outlives every state
 };
 
 BufRef& buf(lua_State* L, const char* call) {
@@ -180,13 +180,13 @@ void open_buffer(lua_State* L) {
   lua_pop(L, 1);
 }
 
-void push_buffer(lua_State* L, dp::LocalMr& mr, const std::string& name) {
+void push_buffer(lua_State* L, const dp::LocalMr& mr, const std::string& name) {
   auto* b = static_cast<BufRef*>(lua_newuserdatauv(L, sizeof(BufRef), 0));
   *b = {&mr, name.c_str()};
   luaL_setmetatable(L, kBufferType);
 }
 
-dp::LocalMr& check_buffer(lua_State* L, int index, const char* call) {
+const dp::LocalMr& check_buffer(lua_State* L, int index, const char* call) {
   auto* b = static_cast<BufRef*>(luaL_testudata(L, index, kBufferType));
   if (!b) throw ArgError(std::string(call) + ": expected a Buffer (qp:mr(name))");
   return *b->mr;

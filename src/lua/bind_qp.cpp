@@ -192,13 +192,12 @@ int l_mr(lua_State* L) {
     if (!lua_isnoneornil(L, 2) && lua_type(L, 2) != LUA_TSTRING) throw ArgError("qp:mr([name]): name must be a string");
     std::string name = lua_isnoneornil(L, 2) ? "" : lua_tostring(L, 2);
     if (name.empty()) {
-      if (ep.local_mrs.empty()) dp::default_local_mr(ep);  // throws with the message
-      push_buffer(L, ep.local_mrs.begin()->second, ep.local_mrs.begin()->first);
+      const dp::LocalMr& mr = dp::default_local_mr(ep);  // throws with the message
+      push_buffer(L, mr, *ep.local_mrs.first().first);
       return 1;
     }
-    dp::local_mr(ep, name);  // throws naming the QP and the MRs it has
-    auto it = ep.local_mrs.find(name);
-    push_buffer(L, it->second, it->first);
+    const dp::LocalMr& mr = dp::local_mr(ep, name);  // throws naming the QP and the MRs it has
+    push_buffer(L, mr, *ep.local_mrs.entry(name).first);
     return 1;
   });
 }
@@ -209,7 +208,7 @@ int l_remote(lua_State* L) {
     dp::Endpoint& ep = self(L, "remote");
     std::string name = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
     const dp::RemoteMr& r = name.empty() ? dp::default_remote_mr(ep) : dp::remote_mr(ep, name);
-    if (name.empty()) name = ep.remote_mrs.begin()->first;
+    if (name.empty()) name = *ep.remote_mrs.first().first;
     lua_createtable(L, 0, 4);
     lua_pushstring(L, name.c_str());
     lua_setfield(L, -2, "name");
@@ -223,14 +222,14 @@ int l_remote(lua_State* L) {
   });
 }
 
-template <typename Map>
-int push_names(lua_State* L, const Map& m) {
-  lua_createtable(L, static_cast<int>(m.size()), 0);
+template <typename Names>
+int push_names(lua_State* L, const Names& names) {
+  lua_newtable(L);
   int i = 0;
-  for (const auto& [name, v] : m) {
+  names.for_each([&](const std::string& name, const auto&) {
     lua_pushstring(L, name.c_str());
     lua_rawseti(L, -2, ++i);
-  }
+  });
   return 1;
 }
 

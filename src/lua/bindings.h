@@ -30,11 +30,11 @@ void open_buffer(lua_State* L);
 void push_worker(lua_State* L, WorkerCtx& w, const Value& args);
 void push_qp(lua_State* L, dataplane::Endpoint& ep);
 void push_cq(lua_State* L, ibv_cq* cq, ibv_comp_channel* channel, const std::string& qp);
-void push_buffer(lua_State* L, dataplane::LocalMr& mr, const std::string& name);
+void push_buffer(lua_State* L, const dataplane::LocalMr& mr, const std::string& name);
 
 // The Qp a userdata at `index` refers to; throws ArgError naming `call` otherwise.
 dataplane::Endpoint& check_qp(lua_State* L, int index, const char* call);
-dataplane::LocalMr& check_buffer(lua_State* L, int index, const char* call);
+const dataplane::LocalMr& check_buffer(lua_State* L, int index, const char* call);
 // Adds functions to the Qp methods (bind_stream.cpp adds stream and pingpong).
 void add_qp_methods(lua_State* L, const luaL_Reg* fns);
 

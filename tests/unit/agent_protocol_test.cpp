@@ -247,3 +247,21 @@ TEST_CASE("the typed reader takes numbers and strings as JSON writes them, not a
   CHECK(qpo::cluster::list_of(n, "none").empty());
   CHECK_THROWS_WITH_AS(qpo::cluster::list_of(n, "name"), "field 'name' is not a list", qpo::cluster::ProtocolError);
 }
+
+TEST_CASE("a host's exchange answer holds the other hosts' entries, not its own") {
+  qpo::exec::Directory d;
+  d.qps["qa"].host = "a";
+  d.qps["qb"].host = "b";
+  d.qps["qb"].qpn = 0x11;
+  d.mrs["ma"] = {"a", 0x1000, 64, 7};
+  d.mrs["mb"] = {"b", 0x2000, 64, 8};
+  qpo::util::JsonWriter w(false);
+  w.begin_object().field("type", "exchange_result").key("directory");
+  qpo::cluster::write_directory(w, d, "a");
+  w.end_object();
+  auto back = qpo::cluster::read_directory(qpo::cluster::member(reply(w.str()), "directory"));
+  REQUIRE(back.qps.size() == 1);
+  CHECK(back.qps.at("qb").qpn == 0x11);
+  REQUIRE(back.mrs.size() == 1);
+  CHECK(back.mrs.at("mb").rkey == 8);
+}
