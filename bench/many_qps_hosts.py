@@ -4,9 +4,10 @@
     many_qps_hosts.py two QPS > two.yaml   host a's cli.I connects to host b's srv.I (QPS pairs)
     many_qps_hosts.py one QPS > one.yaml   the same QPS QPs on host a alone: QPS/2 loopback pairs
 
-Both shapes put QPS QPs on a host, so a host's bring-up per QP compares one for one. After
-bring-up (no smoke: --no-smoke) each client QP writes 64 bytes once into its own 64-byte MR on
-the server side and the run verifies every one: each connection is shown to carry data.
+Both shapes put QPS QPs and QPS MRs on a host (each client QP writes from its own 64-byte MR
+into its server's own), so a host's setup and bring-up per QP compare one for one. After
+bring-up (no smoke: --no-smoke) each client QP writes 64 bytes once and the run verifies every
+destination: each connection is shown to carry data.
 """
 import sys
 
@@ -35,7 +36,7 @@ def scenario(shape, qps):
         out.append("  b: { address: localhost }")
     out += ["devices:", "  da: { host: a, name: auto, port: 1, gid_index: auto }",
             "  db: { host: %s, name: auto, port: 1, gid_index: auto }" % server_host,
-            "mrs:", "  src: { pd: da, size: 64, access: [local_write] }",
+            "mrs:", "  src: { pd: da, size: 64, access: [local_write], per_qp: cli }",
             "  dst: { pd: db, size: 64, access: [local_write, remote_write], per_qp: srv }",
             "cqs:", "  ca: { device: da, depth: %d }" % depth, "  cb: { device: db, depth: %d }" % depth,
             "qps:", qp_group("cli", pairs, "da", "ca", "srv"), qp_group("srv", pairs, "db", "cb", "cli"),

@@ -26,7 +26,8 @@ using Message = util::json::Value;
 //    work at once ("abort", any time), and a failed round's answer says which host ("why").
 // 4: every agent request carries a number ("seq") its answer repeats, so a reply that comes
 //    after its request timed out is never taken for the next request's (take_reply).
-constexpr int kProtocolVersion = 4;
+// 5: a directory goes by host, each entry one string of fields (write_directory).
+constexpr int kProtocolVersion = 5;
 
 // `d`, but for the entries of host `except` (a host is not sent back what it published).
 void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::string& except = "");

@@ -108,6 +108,16 @@ class Reader {
     fail("expected a value, found " + what_is_here());
   }
 
+  // An object's members (an array's items) gather on a stack kept for its depth, then move into
+  // the value at once: one allocation of the right size, not a vector doubling as it grows
+  // (10,000 directory entries of 11 members each: about a fifth of the reading time under TCG).
+  // The stack of depth `depth` (a nested value uses the next one; siblings take turns).
+  template <typename T>
+  static std::vector<T>& stack_at(std::vector<std::vector<T>>& stacks, int depth) {
+    if (static_cast<size_t>(depth) >= stacks.size()) stacks.resize(static_cast<size_t>(depth) + 1);
+    return stacks[static_cast<size_t>(depth)];
+  }
+
   Value object(int depth) {
     Value v = start(Kind::Object);
     ++i_;
@@ -125,7 +135,7 @@ class Reader {
       ++i_;
       skip_space();
       Value member = value(depth + 1);
-      v.members.push_back(Member{std::move(key), std::move(member)});
+      stack_at(member_stacks_, depth).push_back(Member{std::move(key), std::move(member)});
       skip_space();
       if (i_ < s_.size() && s_[i_] == ',') {
         ++i_;
@@ -135,12 +145,22 @@ class Reader {
       fail("expected ',' or '}' in the object, found " + what_is_here());
     }
     ++i_;
+    auto& gathered = stack_at(member_stacks_, depth);
+    v.members.assign(std::make_move_iterator(gathered.begin()), std::make_move_iterator(gathered.end()));
+    gathered.clear();
     check_unique_keys(v);
     return v;
   }
 
   // One meaning per key: a second "steps" would be read by one reader and not another.
   void check_unique_keys(const Value& v) {
+    if (v.members.size() <= 16) {  // most objects: pairwise, without allocating
+      for (size_t b = 1; b < v.members.size(); ++b)
+        for (size_t a = 0; a < b; ++a)
+          if (v.members[a].key == v.members[b].key)
+            throw Failure{"key \"" + v.members[b].key.substr(0, 64) + "\" appears twice in an object", offset_of(v.members[b].value)};
+      return;
+    }
     std::vector<size_t> order(v.members.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -171,7 +191,8 @@ class Reader {
     }
     for (;;) {
       skip_space();
-      v.items.push_back(value(depth + 1));
+      Value item = value(depth + 1);
+      stack_at(item_stacks_, depth).push_back(std::move(item));
       skip_space();
       if (i_ < s_.size() && s_[i_] == ',') {
         ++i_;
@@ -181,6 +202,9 @@ class Reader {
       fail("expected ',' or ']' in the array, found " + what_is_here());
     }
     ++i_;
+    auto& gathered = stack_at(item_stacks_, depth);
+    v.items.assign(std::make_move_iterator(gathered.begin()), std::make_move_iterator(gathered.end()));
+    gathered.clear();
     return v;
   }
 
@@ -300,6 +324,8 @@ class Reader {
 
   std::string_view s_;
   const Limits& limits_;
+  std::vector<std::vector<Member>> member_stacks_;  // by depth
+  std::vector<std::vector<Value>> item_stacks_;
   size_t i_ = 0;
   size_t values_ = 0;
   size_t scanned_ = 0, line_start_ = 0;

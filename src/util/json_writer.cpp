@@ -1,32 +1,41 @@
 #include "util/json_writer.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
 namespace qpo::util {
 
-std::string JsonWriter::escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 2);
+void JsonWriter::append_escaped(std::string& out, std::string_view s) {
   out += '"';
-  for (unsigned char c : s) {
+  // Runs that need no escape go in whole: names and details are mostly plain text.
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
+      default: {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      }
     }
   }
+  out.append(s.data() + run, s.size() - run);
   out += '"';
+}
+
+std::string JsonWriter::escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  append_escaped(out, s);
   return out;
 }
 
@@ -79,7 +88,7 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::key(std::string_view k) {
   before_value();
-  out_ += escape(k);
+  append_escaped(out_, k);
   out_ += pretty_ ? ": " : ":";
   after_key_ = true;
   return *this;
@@ -87,19 +96,21 @@ JsonWriter& JsonWriter::key(std::string_view k) {
 
 JsonWriter& JsonWriter::value(std::string_view v) {
   before_value();
-  out_ += escape(v);
+  append_escaped(out_, v);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(int64_t v) {
   before_value();
-  out_ += std::to_string(v);
+  char buf[24];
+  out_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
   return *this;
 }
 
 JsonWriter& JsonWriter::value(uint64_t v) {
   before_value();
-  out_ += std::to_string(v);
+  char buf[24];
+  out_.append(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
   return *this;
 }
 

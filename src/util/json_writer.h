@@ -36,6 +36,8 @@ class JsonWriter {
   const std::string& str() const { return out_; }
 
   static std::string escape(std::string_view s);
+  // `s` quoted and escaped, onto the end of `out`.
+  static void append_escaped(std::string& out, std::string_view s);
 
  private:
   void before_value();

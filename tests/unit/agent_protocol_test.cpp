@@ -61,7 +61,7 @@ Outcome feed_agent(const std::vector<std::string>& frames) {
   return o;
 }
 
-const std::string kHello = R"({"type":"hello","version":4})";
+const std::string kHello = R"({"type":"hello","version":5})";
 
 }  // namespace
 
@@ -73,7 +73,7 @@ TEST_CASE("a hello whose version is a string gets an error naming the field, not
 }
 
 TEST_CASE("a message whose type is a map is refused as not a message") {
-  auto o = feed_agent({R"({"type":{"a":1},"version":4})"});
+  auto o = feed_agent({R"({"type":{"a":1},"version":5})"});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("internal error") == std::string::npos);
 }
@@ -91,14 +91,14 @@ TEST_CASE("a run request whose scenario is a list is a malformed message") {
 }
 
 TEST_CASE("a hello nested thousands of levels deep is refused before the reader recurses into it") {
-  std::string deep = R"({"type":"hello","version":4,"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
+  std::string deep = R"({"type":"hello","version":5,"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
   auto o = feed_agent({deep});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("internal error") == std::string::npos);
 }
 
 TEST_CASE("before the token, a hello bigger than 64 KiB is not read") {
-  std::string big = R"({"type":"hello","version":4,"pad":")" + std::string(1 << 20, 'x') + "\"}";
+  std::string big = R"({"type":"hello","version":5,"pad":")" + std::string(1 << 20, 'x') + "\"}";
   auto o = feed_agent({big});
   CHECK(o.exit_code == 2);
   CHECK(o.stderr_text.find("-byte message (limit 65536)") != std::string::npos);
@@ -128,7 +128,7 @@ TEST_CASE("an agent asked to run a host the scenario lacks refuses, naming the h
 TEST_CASE("an agent refuses a protocol-3 controller, naming both versions") {
   auto o = feed_agent({R"({"type":"hello","version":3})"});
   CHECK(o.exit_code == 2);
-  CHECK(o.reply.find("protocol version 3 not supported; this agent speaks version 4") != std::string::npos);
+  CHECK(o.reply.find("protocol version 3 not supported; this agent speaks version 5") != std::string::npos);
 }
 
 namespace {
@@ -264,4 +264,52 @@ TEST_CASE("a host's exchange answer holds the other hosts' entries, not its own"
   CHECK(back.qps.at("qb").qpn == 0x11);
   REQUIRE(back.mrs.size() == 1);
   CHECK(back.mrs.at("mb").rkey == 8);
+}
+
+TEST_CASE("a directory goes by host, each entry one string of fields, and reads back whole") {
+  qpo::exec::Directory d;
+  auto& q = d.qps["cli.0"];
+  q.host = "a";
+  q.type = "RC";
+  q.qpn = 0x11;
+  q.sq_psn = 0xabcdef;
+  q.qkey = 0x11111111;
+  q.gid[10] = q.gid[11] = 0xff;
+  q.gid[15] = 7;
+  q.active_mtu = 3;
+  q.port = 1;
+  q.slots_count = 4;
+  q.slot_size = 4096;
+  d.mrs["dst.0"] = {"b", 0x7f0012345000, 64, 0x1234};
+  qpo::util::JsonWriter w(false);
+  w.begin_object().field("type", "exchange").key("directory");
+  qpo::cluster::write_directory(w, d);
+  w.end_object();
+  CHECK(w.str() == R"({"type":"exchange","directory":{"hosts":{"a":{"gids":["00000000000000000000ffff00000007"],)"
+                   R"("qps":{"cli.0":"RC 17 11259375 286331153 0 0 3 1 4 4096"},"mrs":{}},)"
+                   R"("b":{"gids":[],"qps":{},"mrs":{"dst.0":"139638282145792 64 4660"}}}}})");
+  auto back = qpo::cluster::read_directory(qpo::cluster::member(reply(w.str()), "directory"));
+  REQUIRE(back.qps.count("cli.0") == 1);
+  const auto& r = back.qps.at("cli.0");
+  CHECK(r.host == "a");
+  CHECK(r.type == "RC");
+  CHECK(r.sq_psn == 0xabcdef);
+  CHECK(r.gid == q.gid);
+  CHECK(r.slot_size == 4096);
+  CHECK(back.mrs.at("dst.0").addr == 0x7f0012345000);
+  CHECK(back.mrs.at("dst.0").host == "b");
+}
+
+TEST_CASE("a directory entry with a field out of range or missing is refused, naming the entry") {
+  auto dir = [](const std::string& entry) {
+    return qpo::cluster::read_directory(qpo::cluster::member(
+        reply(R"({"type":"x","directory":{"hosts":{"a":{"gids":["00000000000000000000000000000000"],"qps":{"q":")" +
+              entry + R"("}}}}})"),
+        "directory"));
+  };
+  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 70000 0 3 1 0 0"), "QP 'q': field 4 is not a number in range", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 1 3 1 0 0"), "QP 'q' names GID 1 of 1", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 0 3 1 0"), "QP 'q': field 9 is not a number in range", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 0 3 1 0 0 9"), "QP 'q' has too many fields", qpo::cluster::ProtocolError);
+  CHECK(dir("RC 17 1 0 0 0 3 1 0 0").qps.at("q").qpn == 17);
 }
