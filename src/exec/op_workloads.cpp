@@ -28,6 +28,7 @@
 #include "exec/multicast.h"
 #include "exec/stall_watch.h"
 #include "exec/steps.h"
+#include "spec/providers.h"
 #include "verbs/qp_control.h"
 #include "exec/workload_results.h"
 #include "plan/plan.h"
@@ -105,15 +106,10 @@ struct Incoming {
   std::string window;
   plan::ObjectId window_id = plan::kNoObject;  // its id: a record on this host, or only its published rkey
   uint32_t window_rkey = 0;
-  uint32_t with_inv_flag = IBV_WC_WITH_INV;  // the wc_flags bit that says so (rxe: kWithInvRxe)
+  uint32_t with_inv_flag = IBV_WC_WITH_INV;  // the wc_flags bit that says so in this provider's completions
   // op recv: a sender outside the scenario (any QP number; its bytes unknown, only sizes checked).
   bool from_outside = false;
 };
-
-// rxe (Linux 6.1 rxe_resp.c do_complete) fills the user's completion with the kernel's
-// ib_wc_flags: IB_WC_WITH_INVALIDATE is 1 << 2, which libibverbs' enum calls IBV_WC_IP_CSUM_OK;
-// IBV_WC_WITH_INV (1 << 3) never comes. On rxe that bit is the one to read.
-constexpr uint32_t kWithInvRxe = 1u << 2;
 
 // The receive side of one receive queue: a QP's own, or an SRQ with every QP on it that
 // this step receives on (one stream, a lane per QP: the SRQ's pool is not shared across threads).
@@ -153,7 +149,8 @@ struct Responder {
   static void check_invalidated(Incoming& i, const ibv_wc& wc) {
     if (!(wc.wc_flags & i.with_inv_flag))
       i.problem = std::string("the receive completed without ") +
-                  (i.with_inv_flag == IBV_WC_WITH_INV ? "IBV_WC_WITH_INV" : "rxe's IB_WC_WITH_INVALIDATE (1 << 2)") +
+                  (i.with_inv_flag == IBV_WC_WITH_INV ? std::string("IBV_WC_WITH_INV")
+                                                      : "IBV_WC_WITH_INV (this provider's " + util::hex(i.with_inv_flag) + ")") +
                   " (wc_flags " + util::hex(wc.wc_flags) + "): window '" + i.window + "' was not invalidated";
     else if (wc.invalidated_rkey != i.window_rkey)
       i.problem = "the receive invalidated rkey " + util::hex(wc.invalidated_rkey) + ", window '" + i.window +
@@ -483,7 +480,9 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
                     : std::to_string(in.received) + " receives" + (in.with_data ? ", data checked" : "") +
                           (w.mcast ? " (multicast group '" + w.mcast.name + "')" : "");
     if (!in.window.empty()) {
-      r.message += std::string(", ") + (in.with_inv_flag == IBV_WC_WITH_INV ? "IBV_WC_WITH_INV" : "IB_WC_WITH_INVALIDATE (rxe)") +
+      r.message += std::string(", ") +
+                   (in.with_inv_flag == IBV_WC_WITH_INV ? std::string("IBV_WC_WITH_INV")
+                                                        : "IBV_WC_WITH_INV (this provider's " + util::hex(in.with_inv_flag) + ")") +
                    ": rkey " + util::hex(in.window_rkey) + " of window '" + in.window + "' invalidated";
       if (auto* mw = st.mws.find(in.window_id)) mw->bound = false;
     }
@@ -736,7 +735,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
           in.window_id = run.invalidate_mw;
           const auto* mw = st.mws.find(in.window_id);
           in.window_rkey = mw ? mw->rkey : st.dir.mrs.at(in.window).rkey;
-          if (provider_of(st) == "rxe") in.with_inv_flag = kWithInvRxe;
+          in.with_inv_flag = spec::ProviderTable::builtin().completion_flag(provider_of(st), "IBV_WC_WITH_INV", IBV_WC_WITH_INV);
         }
         // Receivers keep a thread per receive queue: the receive config (slot MR, layout) is
         // per QP, so receivers of a group cannot share one stream yet.

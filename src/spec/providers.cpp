@@ -28,7 +28,9 @@ const char kHeader[] =
     "#     unsupported by the device. Regenerate an entry with a probe run, do not edit it.\n"
     "#   wire: what the provider does on the wire that the spec leaves open, each finding with the\n"
     "#     scenario whose capture shows it (qpo run --lab --capture DIR scenarios/wire/...). Written\n"
-    "#     from such a run; a probe keeps them.\n";
+    "#     from such a run; a probe keeps them.\n"
+    "#   completion_flags: a wc_flags bit the provider sets in place of libibverbs' (IBV_WC_X: the\n"
+    "#     bit number it sets, and why); qpo reads that bit instead. Written by hand; a probe keeps them.\n";
 
 // YAML double-quoted scalar (a JSON string is one).
 std::string quoted(const std::string& s) {
@@ -87,6 +89,16 @@ ProviderEntry parse_entry(const std::string& name, const YAML::Node& p, const st
         e.wire.push_back({scalar(w["topic"], at_w + ".topic"), scalar(w["finding"], at_w + ".finding"),
                           scalar(w["scenario"], at_w + ".scenario")});
       }
+    } else if (key == "completion_flags") {
+      if (!kv.second.IsMap()) throw std::runtime_error(where + ": expected a map of IBV_WC_* flags");
+      for (const auto& f : kv.second) {
+        std::string flag = f.first.as<std::string>();
+        std::string at_f = where + "." + flag;
+        if (flag.rfind("IBV_WC_", 0) != 0) throw std::runtime_error(at_f + ": not an IBV_WC_* flag");
+        uint64_t bit = number(f.second["bit"], at_f + ".bit");
+        if (bit > 31) throw std::runtime_error(at_f + ".bit: " + std::to_string(bit) + " is not a bit of wc_flags (0..31)");
+        e.completion_flags[flag] = {static_cast<unsigned>(bit), scalar(f.second["why"], at_f + ".why")};
+      }
     } else if (key == "deviations") {
       size_t i = 0;
       for (const auto& d : kv.second) {
@@ -104,7 +116,7 @@ ProviderEntry parse_entry(const std::string& name, const YAML::Node& p, const st
         e.deviations.push_back(std::move(dev));
       }
     } else {
-      throw std::runtime_error(where + ": unknown key (known: description, unsupported, probed, deviations, wire)");
+      throw std::runtime_error(where + ": unknown key (known: description, unsupported, probed, deviations, wire, completion_flags)");
     }
   }
   return e;
@@ -232,6 +244,7 @@ void ProviderTable::merge_probe(const ProviderEntry& e) {
   slot.probed = e.probed;
   slot.deviations = e.deviations;
   if (!e.wire.empty()) slot.wire = e.wire;
+  if (!e.completion_flags.empty()) slot.completion_flags = e.completion_flags;
   index_transitions();
 }
 
@@ -265,6 +278,11 @@ std::string ProviderTable::to_yaml() const {
           << "        finding: " << quoted(w.finding) << "\n"
           << "        scenario: " << quoted(w.scenario) << "\n";
     }
+    if (!e.completion_flags.empty()) {
+      o << "    completion_flags:\n";
+      for (const auto& [flag, f] : e.completion_flags)
+        o << "      " << flag << ": { bit: " << f.bit << ", why: " << quoted(f.why) << " }\n";
+    }
     if (!e.deviations.empty()) {
       o << "    deviations:\n";
       for (const auto& d : e.deviations) {
@@ -277,6 +295,13 @@ std::string ProviderTable::to_yaml() const {
     }
   }
   return o.str();
+}
+
+uint32_t ProviderTable::completion_flag(const std::string& provider, const std::string& flag, uint32_t standard) const {
+  const auto* e = entry(provider);
+  if (!e) return standard;
+  auto f = e->completion_flags.find(flag);
+  return f == e->completion_flags.end() ? standard : 1u << f->second.bit;
 }
 
 std::optional<std::string> ProviderTable::lacks(const std::string& provider, const std::string& capability) const {

@@ -55,9 +55,17 @@ struct WireFinding {
   std::string topic, finding, scenario;
 };
 
+// A completion flag the provider reports in another bit than libibverbs' enum says: rxe sets
+// the kernel's IB_WC_WITH_INVALIDATE (1 << 2) where IBV_WC_WITH_INV (1 << 3) belongs.
+struct CompletionFlag {
+  unsigned bit = 0;  // the bit the provider sets
+  std::string why;
+};
+
 struct ProviderEntry {
   std::string name, description;
   std::vector<WireFinding> wire;
+  std::map<std::string, CompletionFlag> completion_flags;  // "IBV_WC_WITH_INV" -> its bit here
   std::map<std::string, std::string> unsupported;  // capability -> why
   std::optional<ProbeRecord> probed;
   std::vector<Deviation> deviations;
@@ -78,6 +86,9 @@ class ProviderTable {
   // The document in providers.yaml's format (a fixed header comment, then every entry).
   std::string to_yaml() const;
 
+  // The wc_flags bit that means `flag` ("IBV_WC_WITH_INV") in `provider`'s completions:
+  // its `completion_flags:` entry, else `standard` (libibverbs' value).
+  uint32_t completion_flag(const std::string& provider, const std::string& flag, uint32_t standard) const;
   // The reason `provider` lacks `capability`, or nullopt when it is not known to lack it.
   std::optional<std::string> lacks(const std::string& provider, const std::string& capability) const;
 

@@ -2,6 +2,7 @@
 // comparing entries, the cases qpo probe enumerates with their predictions, and the Q308
 // warning of qpo validate --provider.
 #include <doctest/doctest.h>
+#include <infiniband/verbs.h>
 
 #include <unistd.h>
 
@@ -103,7 +104,7 @@ TEST_CASE("a malformed providers document names the file and the key") {
     return std::string("no error");
   };
   CHECK(fails_with("providers: { x: { descripton: a } }") ==
-        "p.yaml: providers.x.descripton: unknown key (known: description, unsupported, probed, deviations, wire)");
+        "p.yaml: providers.x.descripton: unknown key (known: description, unsupported, probed, deviations, wire, completion_flags)");
   CHECK(fails_with("providers: { x: { deviations: [ { case: often, predicted: ok, answered: ok, in: [] } ] } }")
             .find("p.yaml: providers.x.deviations[0].case: 'often' is none of") == 0);
   CHECK(fails_with("providers: { x: { deviations: [ { case: minimal mask, predicted: ok, answered: ok } ] } }") ==
@@ -284,4 +285,29 @@ TEST_CASE("the built-in rxe entry carries its wire findings, each with the scena
   table.merge_probe(probed);
   CHECK(table.entry("rxe")->wire.size() == rxe->wire.size());
   CHECK(table.to_yaml().find("    wire:\n      - topic: \"retransmission timer\"") != std::string::npos);
+}
+
+TEST_CASE("a provider's completion flag in another bit is data: rxe's IBV_WC_WITH_INV is bit 2, others libibverbs'") {
+  const auto& t = ProviderTable::builtin();
+  CHECK(t.completion_flag("rxe", "IBV_WC_WITH_INV", IBV_WC_WITH_INV) == 1u << 2);
+  CHECK(t.completion_flag("mlx5", "IBV_WC_WITH_INV", IBV_WC_WITH_INV) == IBV_WC_WITH_INV);
+  CHECK(t.completion_flag("rxe", "IBV_WC_WITH_IMM", IBV_WC_WITH_IMM) == IBV_WC_WITH_IMM);
+  CHECK(t.entry("rxe")->completion_flags.at("IBV_WC_WITH_INV").why.find("IB_WC_WITH_INVALIDATE is 1 << 2") != std::string::npos);
+  auto again = ProviderTable::parse(t.to_yaml(), "written");
+  CHECK(again.completion_flag("rxe", "IBV_WC_WITH_INV", IBV_WC_WITH_INV) == 1u << 2);
+}
+
+TEST_CASE("a completion flag that is no IBV_WC_* name or no bit of wc_flags is refused, naming the key") {
+  auto fails_with = [](const std::string& text) {
+    try {
+      ProviderTable::parse(text, "p.yaml");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(fails_with("providers: { x: { completion_flags: { WITH_INV: { bit: 2, why: w } } } }") ==
+        "p.yaml: providers.x.completion_flags.WITH_INV: not an IBV_WC_* flag");
+  CHECK(fails_with("providers: { x: { completion_flags: { IBV_WC_WITH_INV: { bit: 40, why: w } } } }") ==
+        "p.yaml: providers.x.completion_flags.IBV_WC_WITH_INV.bit: 40 is not a bit of wc_flags (0..31)");
 }
