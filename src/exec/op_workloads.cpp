@@ -535,19 +535,13 @@ void report_group(RunState& st, const std::string& g, const std::vector<const In
   result->name = g;
   result->group = g;
   result->aggregate = true;
-  result->summary = group_summary(first.size, done);
+  dataplane::BandwidthStats together;
+  result->summary = group_summary(first.size, done, &together);
   std::vector<double> all_latency;
   for (const auto& m : done) all_latency.insert(all_latency.end(), m.latency_us->begin(), m.latency_us->end());
   if (!all_latency.empty())
     result->latency.push_back(report::latency_distribution(all_latency, static_cast<int64_t>(first.size)));
-  double seconds = 0, bytes = 0, iterations = 0;
-  for (const auto& [k, v] : result->summary) {
-    const auto* i = std::get_if<int64_t>(&v);
-    const auto* d = std::get_if<double>(&v);
-    if (k == "seconds" && d) seconds = *d;
-    if (k == "bytes" && i) bytes = static_cast<double>(*i);
-    if (k == "iterations" && i) iterations = static_cast<double>(*i);
-  }
+  double seconds = together.seconds, bytes = static_cast<double>(together.bytes), iterations = static_cast<double>(together.ops);
   if (seconds <= 0) return;
   report::StepResult r;
   r.host = st.host;

@@ -149,14 +149,16 @@ report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, st
   return summary_fields(size, bw, latency_us);
 }
 
-report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members) {
+report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members, dataplane::BandwidthStats* together) {
   std::vector<dataplane::BandwidthStats> runs;
   std::vector<double> latency;
   for (const auto& m : members) {
     runs.push_back(run_of(size, m.iterations, m.seconds));
     if (m.latency_us) latency.insert(latency.end(), m.latency_us->begin(), m.latency_us->end());
   }
-  report::Fields f = summary_fields(size, dataplane::together(runs), latency);
+  auto all = dataplane::together(runs);
+  if (together) *together = all;
+  report::Fields f = summary_fields(size, all, latency);
   f.emplace_back("qps", static_cast<int64_t>(members.size()));
   return f;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/stats.h"
 #include "lua/value.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
@@ -42,7 +43,9 @@ struct MemberRun {
   double seconds = 0;
   const std::vector<double>* latency_us = nullptr;
 };
-report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members);
+// `together`, when given, gets the same run as figures (for the group's line: no field read back).
+report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members,
+                             dataplane::BandwidthStats* together = nullptr);
 
 // One thread drives several QPs of a group (`workers:`: the lanes of one stream); one lane's
 // error stops the thread and with it every lane. Which QP failed, and how: its line carries

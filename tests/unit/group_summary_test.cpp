@@ -63,3 +63,13 @@ TEST_CASE("JSON marks a group's results with the group and whether they are the 
   CHECK(json.find(R"("group":"write","aggregate":false)") != std::string::npos);
   CHECK(json.find(R"("group":"write","aggregate":true)") != std::string::npos);
 }
+
+TEST_CASE("a group's line takes its figures from the same run as its summary, not read back by key") {
+  std::vector<double> a{10, 20}, b{30, 40, 50, 60};
+  qpo::dataplane::BandwidthStats together;
+  auto f = qpo::exec::group_summary(1048576, {{2, 1.0, &a}, {4, 2.0, &b}}, &together);
+  CHECK(together.ops == 6);
+  CHECK(together.bytes == 6u * 1048576);
+  CHECK(together.seconds == 2.0);
+  CHECK(static_cast<int64_t>(together.bytes) == std::get<int64_t>(field(f, "bytes")));
+}
