@@ -1,8 +1,7 @@
 #pragma once
 // JSON forms of what crosses the wire: messages, the exchange Directory, and run reports.
 // Messages are read with qpo's strict JSON reader (util/json_reader.h) and walked as its
-// values: yaml-cpp read them before and took 20x the writing time (a 1,000-QP directory ~33 us
-// per QP on this machine, ten times that under TCG: bench/codec_scale.cpp).
+// values (yaml-cpp nodes took 20x the writing time: bench/codec_scale.cpp).
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -70,7 +69,7 @@ struct ProtocolError : std::runtime_error {
 };
 
 // The one way message fields are read: a present field of the wrong kind (a map where a
-// string belongs, an integer out of range) throws ProtocolError naming it, never a yaml-cpp
+// string belongs, an integer out of range) throws ProtocolError naming it, never a reader's
 // conversion error; an absent field is `fallback` (field_or) or an error (field).
 template <typename T>
 T field_or(const Message& n, const char* key, T fallback);
