@@ -188,6 +188,19 @@ report::Verdict verdict_from(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// A QP type as the directory writes it: RC, UD, XRC_SEND (the rule table's names).
+bool is_type_word(const std::string& t) {
+  return !t.empty() && t.size() <= 16 &&
+         std::all_of(t.begin(), t.end(), [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
+}
+
+// A host publishes a GID per device it uses: more than this is not a directory qpo wrote.
+constexpr size_t kMaxGidsPerHost = 256;
+
+}  // namespace
+
 // A directory on the wire, by host: each host's GIDs once, and each entry one string of fields
 // (10,000 QPs are 10,000 values to read, not 120,000: under TCG the reader's tree was most
 // of the exchange's time):
@@ -209,18 +222,21 @@ void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::s
   char fields[160];
   for (auto& [host, part] : hosts) {
     std::vector<uint32_t> gid_of(part.qps.size());
+    std::map<std::array<uint8_t, 16>, uint32_t> index;  // a host has a GID per device, mostly
     for (size_t i = 0; i < part.qps.size(); ++i) {
       const auto& gid = part.qps[i].second->gid;
-      auto at = std::find(part.gids.begin(), part.gids.end(), gid);  // a host has a GID per device
-      gid_of[i] = static_cast<uint32_t>(at - part.gids.begin());
-      if (at == part.gids.end()) part.gids.push_back(gid);
+      auto [at, added] = index.try_emplace(gid, static_cast<uint32_t>(part.gids.size()));
+      if (added) part.gids.push_back(gid);
+      gid_of[i] = at->second;
     }
     w.key(host).begin_object().key("gids").begin_array();
     for (const auto& g : part.gids) w.value(gid_hex(g));
     w.end_array().key("qps").begin_object();
     for (size_t i = 0; i < part.qps.size(); ++i) {
       const auto& q = *part.qps[i].second;
-      std::snprintf(fields, sizeof fields, "%s %u %u %u %u %u %u %u %u %u", q.type.empty() ? "-" : util::printable(q.type, 32).c_str(), q.qpn,
+      // At most 16 + 9 x 10 digits + 9 spaces: the buffer holds any entry. A type that is no
+      // type word (none of qpo's) goes as "?", which the reader refuses naming the QP.
+      std::snprintf(fields, sizeof fields, "%s %u %u %u %u %u %u %u %u %u", is_type_word(q.type) ? q.type.c_str() : "?", q.qpn,
                     q.sq_psn, q.qkey, unsigned{q.lid}, gid_of[i], unsigned{q.active_mtu}, unsigned{q.port}, q.slots_count,
                     q.slot_size);
       w.key(*part.qps[i].first).value(fields);
@@ -282,14 +298,18 @@ exec::Directory read_directory(const Message& n) {
   exec::Directory d;
   for (const auto& [host, part] : map_of(n, "hosts")) {
     std::vector<std::array<uint8_t, 16>> gids;
-    for (const auto& g : list_of(part, "gids")) gids.push_back(gid_from_hex(value_of<std::string>(g, "a GID")));
+    const auto& listed = list_of(part, "gids");
+    if (listed.size() > kMaxGidsPerHost)
+      throw ProtocolError("host '" + util::printable(host, 200) + "' lists " + std::to_string(listed.size()) + " GIDs (at most " +
+                          std::to_string(kMaxGidsPerHost) + ")");
+    for (const auto& g : listed) gids.push_back(gid_from_hex(value_of<std::string>(g, "a GID")));
     for (const auto& [name, entry] : map_of(part, "qps")) {
       std::string what = "QP '" + util::printable(name, 200) + "'";
       Fields f(entry, what);
       exec::RemoteQp q;
       q.host = host;
       q.type = f.word();
-      if (q.type == "-") q.type.clear();
+      if (!is_type_word(q.type)) throw ProtocolError(what + ": '" + util::printable(q.type, 40) + "' is not a QP type");
       q.qpn = static_cast<uint32_t>(f.number(UINT32_MAX));
       q.sq_psn = static_cast<uint32_t>(f.number(UINT32_MAX));
       q.qkey = static_cast<uint32_t>(f.number(UINT32_MAX));
@@ -328,12 +348,18 @@ std::string report_json(const report::RunReport& r) {
 size_t send_lines(const std::string& scenario, const std::vector<report::StepResult>& steps, size_t from, size_t to,
                   const std::function<bool(const std::string& message, size_t end)>& send) {
   to = std::min(to, steps.size());
+  size_t count = kLinesPerMessage;
   while (from < to) {
-    size_t end = std::min(to, from + kLinesPerMessage);
+    size_t end = std::min(to, from + count);
     report::RunReport part;
     part.scenario = scenario;
     part.steps.assign(steps.begin() + static_cast<std::ptrdiff_t>(from), steps.begin() + static_cast<std::ptrdiff_t>(end));
-    if (!send("{\"type\":\"lines\",\"report\":" + report_json(part) + "}", end)) break;
+    std::string msg = "{\"type\":\"lines\",\"report\":" + report_json(part) + "}";
+    if (msg.size() > kLinesMessageBytes && end - from > 1) {  // lines with big workload results: fewer at a time
+      count = std::max<size_t>(1, (end - from) / 2);
+      continue;
+    }
+    if (!send(msg, end)) break;
     from = end;
   }
   return from;

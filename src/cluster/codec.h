@@ -35,19 +35,20 @@ exec::Directory read_directory(const Message& n);
 std::string report_json(const report::RunReport& r);
 
 // A host's final lines [from, to) as "lines" messages (a report of just those steps, under
-// `scenario`), at most kLinesPerMessage each: a 10,000-QP bring-up's ~70,000 lines would be one
-// 14 MB message, and the frame cap (wire.h) would be met near 18,000 QPs. Each goes to `send`
-// with the end of its lines as it is written; returns the end of the lines sent (short of `to`
-// when `send` said false).
+// `scenario`), at most kLinesPerMessage each and, but for a single line, kLinesMessageBytes: a
+// 10,000-QP bring-up's ~70,000 lines would be one 14 MB message, and the frame cap (wire.h)
+// would be met near 18,000 QPs. Each goes to `send` with the end of its lines as it is
+// written; returns the end of the lines sent (short of `to` when `send` said false).
 size_t send_lines(const std::string& scenario, const std::vector<report::StepResult>& steps, size_t from, size_t to,
                   const std::function<bool(const std::string& message, size_t end)>& send);
 report::RunReport read_report(const Message& n);
 
 // A message holds this many values at most: a read value takes ~120 bytes, so 64 MiB of
 // "[0,0,..." would be 4 GB. A host's lines go in messages of at most kLinesPerMessage lines
-// (~21 values each); a 10,000-QP directory holds ~300,000.
+// (~21 values each); a 10,000-QP directory holds ~20,000 (an entry is one string).
 constexpr size_t kMaxMessageValues = 4000000;
 constexpr size_t kLinesPerMessage = 4096;
+constexpr size_t kLinesMessageBytes = size_t{16} << 20;  // and at most this (a line alone may be more)
 
 // Parses a message; nullopt (with error) when it is not a JSON object whose "type" is a
 // string (YAML beyond JSON, such as anchors and aliases, is refused before parsing; the text

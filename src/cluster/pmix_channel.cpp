@@ -207,7 +207,8 @@ bool PmixChannel::round(const std::string& kind, bool ok, const std::string& pay
     p.kind = field_or<std::string>(*n, "kind", "");
     p.ok = field_or<bool>(*n, "ok", false);
     p.note = field_or<std::string>(*n, "note", "");
-    if (const auto* payload = n->find("payload")) p.payload = *payload;
+    for (auto& m : n->members)  // moved, not copied: a rank's directory is its largest part
+      if (m.key == "payload") p.payload = std::move(m.value);
     // The rank that failed on its own says why; one only stopped by it says nothing.
     if (!p.ok && !p.note.empty() && (not_ok.empty() || !noted)) not_ok = p.note, noted = true;
     if (!p.ok && not_ok.empty()) not_ok = "host " + host + " failed";

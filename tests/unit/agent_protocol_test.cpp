@@ -313,3 +313,31 @@ TEST_CASE("a directory entry with a field out of range or missing is refused, na
   CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 0 3 1 0 0 9"), "QP 'q' has too many fields", qpo::cluster::ProtocolError);
   CHECK(dir("RC 17 1 0 0 0 3 1 0 0").qps.at("q").qpn == 17);
 }
+
+TEST_CASE("a directory entry whose type is no QP type word, or a host with 257 GIDs, is refused") {
+  auto dir = [](const std::string& part) {
+    return qpo::cluster::read_directory(
+        qpo::cluster::member(reply(R"({"type":"x","directory":{"hosts":{"a":)" + part + "}}}"), "directory"));
+  };
+  CHECK_THROWS_WITH_AS(dir(R"({"gids":["00000000000000000000000000000000"],"qps":{"q":"rc;x 17 1 0 0 0 3 1 0 0"}})"),
+                       "QP 'q': 'rc;x' is not a QP type", qpo::cluster::ProtocolError);
+  std::string gids;
+  for (int i = 0; i < 257; ++i) gids += std::string(i ? "," : "") + "\"00000000000000000000000000000000\"";
+  CHECK_THROWS_WITH_AS(dir(R"({"gids":[)" + gids + "]}"), "host 'a' lists 257 GIDs (at most 256)", qpo::cluster::ProtocolError);
+}
+
+TEST_CASE("lines with big results go in smaller messages: none above the byte budget but a single line") {
+  std::vector<qpo::report::StepResult> steps(40);
+  for (auto& s : steps) s.message = std::string(1 << 20, 'x');  // 1 MiB each
+  size_t biggest = 0, lines = 0, messages = 0;
+  size_t end = qpo::cluster::send_lines("s", steps, 0, steps.size(), [&](const std::string& msg, size_t at) {
+    biggest = std::max(biggest, msg.size());
+    lines = at;
+    ++messages;
+    return true;
+  });
+  CHECK(end == 40);
+  CHECK(lines == 40);
+  CHECK(messages >= 3);
+  CHECK(biggest <= qpo::cluster::kLinesMessageBytes);
+}

@@ -67,3 +67,14 @@ TEST_CASE("a CQ is shared from its second owner on, and stays shared when one ow
   router.assign(cq, 5, 0);  // one owner again: the maps still follow
   CHECK(router.shared(cq) != nullptr);
 }
+
+TEST_CASE("an endpoint's own MR named before every shared one is its first: the default MR") {
+  auto shared = std::make_shared<MrNames<int>::Table>(MrNames<int>::Table{{"m", 1}});
+  MrNames<int> m(shared);
+  m.add("a", 5);
+  CHECK(*m.first().first == "a");
+  CHECK(*m.first().second == 5);
+  MrNames<int> hides(shared);
+  hides.add("m", 9);  // the same name as the shared first: its own wins
+  CHECK(*hides.first().second == 9);
+}

@@ -93,3 +93,31 @@ TEST_CASE("json reader: nesting, size and the number of values are capped") {
   std::string deep(100000, '[');  // recursion stops at the cap, not at the end of the stack
   CHECK(error_of(deep) == "line 1, column 65: nests deeper than 64 levels");
 }
+
+TEST_CASE("json reader: containers nested beside each other at the same depth keep their own members") {
+  std::string error;
+  auto v = json::parse(R"({"a":{"x":[1,{"y":2}]},"b":{"z":[[1],[2,3]],"w":[]}})", &error);
+  REQUIRE_MESSAGE(v, error);
+  const auto& a = *v->find("a");
+  REQUIRE(a.members.size() == 1);
+  const auto& x = *a.find("x");
+  REQUIRE(x.items.size() == 2);
+  CHECK(x.items[1].find("y")->number == 2);
+  const auto& b = *v->find("b");
+  REQUIRE(b.members.size() == 2);
+  const auto& z = *b.find("z");
+  REQUIRE(z.items.size() == 2);
+  CHECK(z.items[0].items.size() == 1);
+  CHECK(z.items[1].items.size() == 2);
+  CHECK(z.items[1].items[1].number == 3);
+  CHECK(b.find("w")->items.empty());
+}
+
+TEST_CASE("json reader: a key twice in an object of more than 16 members is refused too") {
+  std::string text = "{";
+  for (int i = 0; i < 20; ++i) text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  text += "\"k7\":0}";
+  std::string error;
+  CHECK_FALSE(json::parse(text, &error));
+  CHECK(error.find("key \"k7\" appears twice in an object") != std::string::npos);
+}
