@@ -234,9 +234,10 @@ void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::s
     w.end_array().key("qps").begin_object();
     for (size_t i = 0; i < part.qps.size(); ++i) {
       const auto& q = *part.qps[i].second;
-      // At most 16 + 9 x 10 digits + 9 spaces: the buffer holds any entry. A type that is no
-      // type word (none of qpo's) goes as "?", which the reader refuses naming the QP.
-      std::snprintf(fields, sizeof fields, "%s %u %u %u %u %u %u %u %u %u", is_type_word(q.type) ? q.type.c_str() : "?", q.qpn,
+      // At most 16 + 9 x 10 digits + 9 spaces: the buffer holds any entry. No type goes as "-";
+      // one that is no type word (none of qpo's) as "?", which the reader refuses naming the QP.
+      const char* type = q.type.empty() ? "-" : is_type_word(q.type) ? q.type.c_str() : "?";
+      std::snprintf(fields, sizeof fields, "%s %u %u %u %u %u %u %u %u %u", type, q.qpn,
                     q.sq_psn, q.qkey, unsigned{q.lid}, gid_of[i], unsigned{q.active_mtu}, unsigned{q.port}, q.slots_count,
                     q.slot_size);
       w.key(*part.qps[i].first).value(fields);
@@ -309,7 +310,8 @@ exec::Directory read_directory(const Message& n) {
       exec::RemoteQp q;
       q.host = host;
       q.type = f.word();
-      if (!is_type_word(q.type)) throw ProtocolError(what + ": '" + util::printable(q.type, 40) + "' is not a QP type");
+      if (q.type == "-") q.type.clear();
+      else if (!is_type_word(q.type)) throw ProtocolError(what + ": '" + util::printable(q.type, 40) + "' is not a QP type");
       q.qpn = static_cast<uint32_t>(f.number(UINT32_MAX));
       q.sq_psn = static_cast<uint32_t>(f.number(UINT32_MAX));
       q.qkey = static_cast<uint32_t>(f.number(UINT32_MAX));
