@@ -266,10 +266,13 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
         a.published = read_directory(member(n, "directory"));
         // A host publishes its own entries only: another's would be withheld from that host
         // (it is not sent its own back) and override the real ones at the others.
-        for (const auto& [name, q] : a.published.qps)
-          if (q.host != a.host) throw ProtocolError("QP '" + util::printable(name, 200) + "' is published as host '" + util::printable(q.host, 200) + "'s");
-        for (const auto& [name, m] : a.published.mrs)
-          if (m.host != a.host) throw ProtocolError("MR '" + util::printable(name, 200) + "' is published as host '" + util::printable(m.host, 200) + "'s");
+        auto own = [&](const char* kind, const std::string& name, const std::string& host) {
+          if (host != a.host)
+            throw ProtocolError(std::string(kind) + " '" + util::printable(name, 200) + "' names host '" +
+                                util::printable(host, 200) + "', not the host that published it");
+        };
+        for (const auto& [name, q] : a.published.qps) own("QP", name, q.host);
+        for (const auto& [name, m] : a.published.mrs) own("MR", name, m.host);
         std::erase_if(n.members, [](const util::json::Member& m) { return m.key == "directory"; });  // read: not kept twice
       } else {
         field<std::string>(n, "name");
