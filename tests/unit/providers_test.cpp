@@ -56,6 +56,16 @@ qps:
 )";
 }
 
+// What parsing `text` as providers.yaml throws ("no error" when it reads).
+std::string fails_with(const std::string& text) {
+  try {
+    ProviderTable::parse(text, "p.yaml");
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 }  // namespace
 
 TEST_CASE("every probe case's words parse back to the same case") {
@@ -95,14 +105,6 @@ TEST_CASE("a transition refused with its minimal mask is what qpo run reports as
 }
 
 TEST_CASE("a malformed providers document names the file and the key") {
-  auto fails_with = [](const std::string& text) {
-    try {
-      ProviderTable::parse(text, "p.yaml");
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   CHECK(fails_with("providers: { x: { descripton: a } }") ==
         "p.yaml: providers.x.descripton: unknown key (known: description, unsupported, probed, deviations, wire, completion_flags)");
   CHECK(fails_with("providers: { x: { deviations: [ { case: often, predicted: ok, answered: ok, in: [] } ] } }")
@@ -298,14 +300,6 @@ TEST_CASE("a provider's completion flag in another bit is data: rxe's IBV_WC_WIT
 }
 
 TEST_CASE("a completion flag that is no IBV_WC_* name or no bit of wc_flags is refused, naming the key") {
-  auto fails_with = [](const std::string& text) {
-    try {
-      ProviderTable::parse(text, "p.yaml");
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   CHECK(fails_with("providers: { x: { completion_flags: { WITH_INV: { bit: 2, why: w } } } }") ==
         "p.yaml: providers.x.completion_flags.WITH_INV: not an IBV_WC_* flag");
   CHECK(fails_with("providers: { x: { completion_flags: { IBV_WC_WITH_INV: { bit: 40, why: w } } } }") ==
