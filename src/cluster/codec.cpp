@@ -103,8 +103,7 @@ Shape shape_of(std::string_view text) {
 }
 
 report::StepStatus status_from(const std::string& s) {
-  for (auto st : {report::StepStatus::Ok, report::StepStatus::Failed, report::StepStatus::ExpectedFailure,
-                  report::StepStatus::Skipped, report::StepStatus::Warning, report::StepStatus::Info})
+  for (auto st : report::kStepStatuses)
     if (s == report::status_name(st)) return st;
   return report::StepStatus::Failed;
 }

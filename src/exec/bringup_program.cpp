@@ -104,10 +104,7 @@ void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::Ho
       op.q = creates_[op.qp].q;
     }
     if (op.kind == OpKind::Modify) {
-      op.transition = static_cast<size_t>(step.transition_index);
-      const auto& t = op.q->spec->transitions[op.transition];
-      op.quick = t.bring_up && t.predicted_ok && !(t.expect && t.expect->errno_value != 0);
-      op.attrs = &all.attrs_of(step);
+      op.modify = &all.modify_of(step);
     }
     halves_[half].push_back(std::move(op));
   }
@@ -221,13 +218,13 @@ void BringUpProgram::run_qp_ahead(int half, uint32_t qp) {
     uint32_t i = index.ops[k];
     const Op& op = ops[i];
     if (!threads_go_on(false)) return;
-    if (op.kind != OpKind::Modify || !op.quick || !op.attrs->error.empty()) {
+    if (op.kind != OpKind::Modify || !op.modify->quick() || !op.modify->attrs.error.empty()) {
       blocked_[qp] = 1;  // a receive, or a modify that needs judging: the walk's
       return;
     }
     ibv_qp_attr attr;
     try {
-      op.attrs->resolve(own_values(*op.q), peers_[qp], op.q->spec->name, attr);
+      op.modify->attrs.resolve(own_values(*op.q), peers_[qp], op.q->spec->name, attr);
     } catch (const std::exception&) {
       blocked_[qp] = 1;  // the walk reports why
       return;
@@ -271,7 +268,7 @@ void BringUpProgram::run_half(RunState& st, int half) {
     // What a thread ran ahead gets its line even after a stop: it happened.
     Ahead::State ran = ahead.empty() ? Ahead::State::NotRun : ahead[i].state;
     if (ran == Ahead::State::Done) {
-      lines_.modified_ok(st, *op.q, op.transition, ahead[i].done.micros);
+      lines_.modified_ok(st, *op.q, *op.modify, ahead[i].done.micros);
       continue;
     }
     if (ran == Ahead::State::NotRun && !goes_on(st, stop)) {
@@ -282,24 +279,24 @@ void BringUpProgram::run_half(RunState& st, int half) {
       run_receives(st, op);
       continue;
     }
-    if (!op.attrs->error.empty()) {
-      attr_failure(st, kPhase, *op.q, op.transition, op.attrs->error);
+    if (!op.modify->attrs.error.empty()) {
+      attr_failure(st, kPhase, *op.q, *op.modify, op.modify->attrs.error);
       continue;
     }
     ibv_qp_attr attr;
     try {
-      op.attrs->resolve(own_values(*op.q), op.qp == kNoQp ? nullptr : peers_[op.qp], op.q->spec->name, attr);
+      op.modify->attrs.resolve(own_values(*op.q), op.qp == kNoQp ? nullptr : peers_[op.qp], op.q->spec->name, attr);
     } catch (const std::exception& e) {
-      attr_failure(st, kPhase, *op.q, op.transition, e.what());
+      attr_failure(st, kPhase, *op.q, *op.modify, e.what());
       continue;
     }
     if (ran == Ahead::State::Tried) {  // the verb ran on a thread; judge it, do not repeat it
-      apply_modify(st, kPhase, *op.q, op.transition, attr, &lines_, &ahead[i].done);
+      apply_modify(st, kPhase, *op.q, *op.modify, attr, &lines_, &ahead[i].done);
       continue;
     }
     ModifyDone done;
-    if (op.quick && quick_modify(st, op, attr, &done)) continue;
-    apply_modify(st, kPhase, *op.q, op.transition, attr, &lines_, op.quick ? &done : nullptr);
+    if (op.modify->quick() && quick_modify(st, op, attr, &done)) continue;
+    apply_modify(st, kPhase, *op.q, *op.modify, attr, &lines_, op.modify->quick() ? &done : nullptr);
   }
 }
 
@@ -309,7 +306,7 @@ void BringUpProgram::run_half(RunState& st, int half) {
 // instruction. Hence one short path for the case that happens thousands of times.
 bool BringUpProgram::modified_as_planned(const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
   QpState& q = *op.q;
-  const auto& t = q.spec->transitions[op.transition];
+  const auto& t = *op.modify;
   *done = timed_modify(q, op.step->mask, attr);
   if (done->err != 0 || !reads_back(q, t, attr)) return false;
   q.state = t.to;
@@ -318,7 +315,7 @@ bool BringUpProgram::modified_as_planned(const Op& op, ibv_qp_attr& attr, Modify
 
 bool BringUpProgram::quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
   if (!modified_as_planned(op, attr, done)) return false;
-  lines_.modified_ok(st, *op.q, op.transition, done->micros);
+  lines_.modified_ok(st, *op.q, *op.modify, done->micros);
   return true;
 }
 

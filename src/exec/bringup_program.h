@@ -75,11 +75,9 @@ class BringUpProgram {
   struct Op {
     const plan::Step* step;
     OpKind kind = OpKind::Other;   // the step's verb, compared once while compiling
-    bool quick = false;            // a modify expected to succeed: see quick_modify
     QpState* q = nullptr;          // ibv_modify_qp, ibv_post_recv
     uint32_t qp = kNoQp;           // q's index in creates_ (and peers_)
-    size_t transition = 0;         // ibv_modify_qp: index into the QP's transitions
-    const plan::AttrTemplate* attrs = nullptr;  // ibv_modify_qp: lowered by the planner
+    const plan::ModifyPlan* modify = nullptr;  // ibv_modify_qp: lowered by the planner
   };
 
   // What a thread did with one step ahead of the walk (run_ahead).

@@ -39,7 +39,7 @@ void DeferredLines::name_all(RunState& st) {
         r.message = "device granted: " + granted_text(qp->asked_cap, qp->granted_cap);
         break;
       case Kind::Modified:
-        name_modify_line(st, r, *qp, qp->spec->transitions[e.transition], kBringUp);
+        name_modify_line(st, r, *qp, *e.modify, kBringUp);
         break;
     }
     st.report.add(std::move(r));

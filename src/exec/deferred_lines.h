@@ -18,21 +18,20 @@ class DeferredLines {
  public:
   // Room for n entries, touched now: first-touch page faults belong before the window.
   void reserve(size_t n);
-  void created(const RunState& st, const plan::Step& step, Outcome&& o) { add(st, Kind::Created, &step, nullptr, 0, std::move(o)); }
+  void created(const RunState& st, const plan::Step& step, Outcome&& o) { add(st, Kind::Created, &step, nullptr, nullptr, std::move(o)); }
   void granted(const RunState& st, const QpState& q) {
-    add(st, Kind::Granted, nullptr, &q, 0, Outcome{report::StepStatus::Info, 0, 0, {}});
+    add(st, Kind::Granted, nullptr, &q, nullptr, Outcome{report::StepStatus::Info, 0, 0, {}});
   }
-  void modified(const RunState& st, const QpState& q, size_t transition, Outcome&& o) {
-    add(st, Kind::Modified, nullptr, &q, transition, std::move(o));
+  void modified(const RunState& st, const QpState& q, const plan::ModifyPlan& m, Outcome&& o) {
+    add(st, Kind::Modified, nullptr, &q, &m, std::move(o));
   }
   // The window's common cases: a step that went as planned, with no Outcome (and no string)
   // made for it.
   void created_ok(const RunState&, const plan::Step& step, double micros) {
-    entries_.push_back({&step, micros, 0, kNoMessage, 0, Kind::Created, report::StepStatus::Ok, step.index});
+    entries_.push_back({&step, nullptr, micros, 0, kNoMessage, Kind::Created, report::StepStatus::Ok, step.index});
   }
-  void modified_ok(const RunState& st, const QpState& q, size_t transition, double micros) {
-    entries_.push_back({&q, micros, 0, kNoMessage, static_cast<uint16_t>(transition), Kind::Modified, report::StepStatus::Ok,
-                        st.report.current_step});
+  void modified_ok(const RunState& st, const QpState& q, const plan::ModifyPlan& m, double micros) {
+    entries_.push_back({&q, &m, micros, 0, kNoMessage, Kind::Modified, report::StepStatus::Ok, st.report.current_step});
   }
   size_t size() const { return entries_.size(); }
   // The highest plan step an entry reports on (0: none): an abort taken before name_all
@@ -48,22 +47,22 @@ class DeferredLines {
   static constexpr uint32_t kNoMessage = ~0u;
   struct Entry {
     const void* what;        // the plan::Step (Created) or the QpState (Granted, Modified)
+    const plan::ModifyPlan* modify;  // Modified: the lowered transition
     double micros;
     int err;
     uint32_t message;        // index into messages_, or kNoMessage
-    uint16_t transition;
     Kind kind;
     report::StepStatus status;
     int plan_step;           // the plan step the line reports on
   };
-  void add(const RunState& st, Kind kind, const plan::Step* step, const QpState* qp, size_t transition, Outcome&& o) {
+  void add(const RunState& st, Kind kind, const plan::Step* step, const QpState* qp, const plan::ModifyPlan* m, Outcome&& o) {
     uint32_t message = kNoMessage;
     if (!o.message.empty()) {
       message = static_cast<uint32_t>(messages_.size());
       messages_.push_back(std::move(o.message));
     }
-    entries_.push_back({step ? static_cast<const void*>(step) : qp, o.micros, o.err, message, static_cast<uint16_t>(transition),
-                        kind, o.status, step ? step->index : st.report.current_step});
+    entries_.push_back({step ? static_cast<const void*>(step) : qp, m, o.micros, o.err, message, kind, o.status,
+                        step ? step->index : st.report.current_step});
   }
   std::vector<Entry> entries_;
   std::vector<std::string> messages_;
@@ -79,7 +78,7 @@ inline bool same_caps(const ibv_qp_cap& a, const ibv_qp_cap& b) {
 }
 
 // Fills a bring-up ibv_modify_qp line's host, phase, verb, object and mask text.
-void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, const scenario::Transition& t,
+void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, const plan::ModifyPlan& t,
                       const std::string& phase);
 
 }  // namespace qpo::exec

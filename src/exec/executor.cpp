@@ -27,6 +27,7 @@
 #include "exec/multicast.h"
 #include "exec/multicast_cm.h"
 #include "exec/steps.h"
+#include "exec/unrun_steps.h"
 #include "report/measurement_quality.h"
 #include "report/step_line.h"
 #include "util/strings.h"
@@ -283,7 +284,7 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
   if (is_cm_step(step)) return run_cm_step(st_, p_, o_, step);  // rdma_cm (cm_steps.h)
   switch (step.kind) {
     case StepKind::Modify:
-      return modify_qp(st_, "transitions", qp(), static_cast<size_t>(step.transition_index), p_.attrs_of(step));
+      return modify_qp(st_, "transitions", qp(), p_.modify_of(step));
     case StepKind::FlushPoll: return flush_after_err(st_, qp());
     case StepKind::RepostRecv: return repost_after_reset(st_, qp());
     case StepKind::WaitEvent: return wait_event(st_, step, o_);
@@ -541,12 +542,17 @@ report::RunReport HostSession::run(Channel& ch) {
     }
   }
   teardown();
+  if (plan_ && !ok()) mark_unrun_steps(st_.report, *plan_, UnrunPart::Teardown);
   publish_lines();
   if (o_.live) o_.live->host_done(st_.host);
   return st_.report;
 }
 
 void HostSession::publish_lines() {
+  // A run that has stopped runs no more steps before teardown: each one it never reached gets
+  // its not-run line now, after an abort's line (check_stop), so nothing comes before it later.
+  check_stop();
+  if (plan_ && !ok()) mark_unrun_steps(st_.report, *plan_, UnrunPart::BeforeTeardown);
   st_.report.order_new_lines();  // what is published is in plan order and never moves
   if (!o_.live) return;
   o_.live->lines(st_.host, st_.report.steps, published_, st_.report.steps.size());

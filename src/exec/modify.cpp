@@ -23,7 +23,7 @@ namespace {
 
 // "INIT->RTR mask=0x129 (IBV_QP_STATE|...)": the same few strings for thousands of QPs
 // (`count:` expands one QP into many), so each is built once per session.
-const std::string& mask_detail(RunState& st, const scenario::Transition& t) {
+const std::string& mask_detail(RunState& st, const plan::ModifyPlan& t) {
   auto key = std::make_tuple(static_cast<int>(t.from), static_cast<int>(t.to), t.mask);
   auto it = st.mask_details.find(key);
   if (it != st.mask_details.end()) return it->second;
@@ -55,14 +55,14 @@ namespace {
 // ibv_query_qp for the state and the attributes the transition set; 0 or the errno. Not
 // zeroed: ibv_query_qp writes every attribute (libibverbs copies the whole response), and
 // only the state and the bits in the mask are read. This runs for every modify.
-int query_back(const QpState& q, const scenario::Transition& t, ibv_qp_attr* got) {
+int query_back(const QpState& q, const plan::ModifyPlan& t, ibv_qp_attr* got) {
   return verbs::query_qp(q.qp->get(), *got, IBV_QP_STATE | (static_cast<int>(t.mask) & kComparable));
 }
 
 // Calls differs(field, set, read) for each attribute the transition set that reads back
 // otherwise; visits only the bits the transition set.
 template <typename Fn>
-void for_each_difference(const scenario::Transition& t, const ibv_qp_attr& sent, const ibv_qp_attr& got, Fn differs) {
+void for_each_difference(const plan::ModifyPlan& t, const ibv_qp_attr& sent, const ibv_qp_attr& got, Fn differs) {
   for (auto bits = static_cast<unsigned>(static_cast<int>(t.mask) & kComparable); bits; bits &= bits - 1) {
     const Checked& c = kByBit[static_cast<size_t>(std::countr_zero(bits))];
     uint32_t want = read_field(sent, c), have = read_field(got, c);
@@ -72,7 +72,7 @@ void for_each_difference(const scenario::Transition& t, const ibv_qp_attr& sent,
 
 }  // namespace
 
-bool reads_back(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent) {
+bool reads_back(const QpState& q, const plan::ModifyPlan& t, const ibv_qp_attr& sent) {
   ibv_qp_attr got;
   if (query_back(q, t, &got) != 0 || got.qp_state != static_cast<ibv_qp_state>(t.to)) return false;
   bool same = true;
@@ -80,7 +80,7 @@ bool reads_back(const QpState& q, const scenario::Transition& t, const ibv_qp_at
   return same;
 }
 
-bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs) {
+bool verify(const QpState& q, const plan::ModifyPlan& t, const ibv_qp_attr& sent, std::string* differs) {
   ibv_qp_attr got;
   if (int e = query_back(q, t, &got)) {
     *differs = "ibv_query_qp failed: " + verbs::errno_name(e);
@@ -97,7 +97,7 @@ bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& 
   return state_ok;
 }
 
-void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, const scenario::Transition& t,
+void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, const plan::ModifyPlan& t,
                       const std::string& phase) {
   r.host = q.host;
   r.phase = phase;
@@ -106,9 +106,9 @@ void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, con
   r.detail = mask_detail(st, t);
 }
 
-void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t index, const std::string& why) {
+void attr_failure(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m, const std::string& why) {
   report::StepResult r;
-  name_modify_line(st, r, q, q.spec->transitions[index], phase);
+  name_modify_line(st, r, q, m, phase);
   r.status = report::StepStatus::Failed;
   r.message = why;
   st.report.add(std::move(r));
@@ -127,19 +127,19 @@ ModifyDone timed_modify(QpState& q, spec::Mask mask, ibv_qp_attr& attr) {
   return {err, timer.micros()};
 }
 
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t index, const plan::AttrTemplate& attrs) {
+bool modify_qp(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m) {
   ibv_qp_attr attr{};
-  if (!attrs.error.empty()) {
-    attr_failure(st, phase, q, index, attrs.error);
+  if (!m.attrs.error.empty()) {
+    attr_failure(st, phase, q, m, m.attrs.error);
     return false;
   }
   try {
-    attrs.resolve(own_values(q), peer_of(st, q), q.spec->name, attr);
+    m.attrs.resolve(own_values(q), peer_of(st, q), q.spec->name, attr);
   } catch (const std::exception& e) {
-    attr_failure(st, phase, q, index, e.what());
+    attr_failure(st, phase, q, m, e.what());
     return false;
   }
-  return apply_modify(st, phase, q, index, attr, nullptr);
+  return apply_modify(st, phase, q, m, attr, nullptr);
 }
 
 namespace {
@@ -148,14 +148,10 @@ enum class Attempt { Failed, ExpectedFailure, Succeeded };
 
 // "; as schemas/providers.yaml records for rxe: with IBV_QP_AV" when the opened device's
 // provider entry (qpo probe) records this refusal, else "".
-std::string recorded_refusal(const QpState& q, const scenario::Transition& t, int err) {
+std::string recorded_refusal(const QpState& q, const plan::ModifyPlan& t, int err) {
   const auto* entry = spec::ProviderTable::builtin().entry(q.device->ctx().provider());
   if (!entry) return "";
-  auto value_of = [&](const std::string& field) -> std::optional<uint64_t> {
-    const auto* a = t.attr(field);
-    if (!a || !a->valid || a->symbol != scenario::Symbol::None) return std::nullopt;
-    return a->number;
-  };
+  auto value_of = [&](const std::string& field) { return t.literal(field); };
   for (const auto* d : spec::refusals(*entry, spec::RuleTable::builtin(), q.spec->type_name, t.from, t.to, t.mask,
                                       value_of))
     if (d->answered == verbs::errno_name(err))
@@ -165,19 +161,19 @@ std::string recorded_refusal(const QpState& q, const scenario::Transition& t, in
 
 // ibv_modify_qp, judged against the scenario's expectation and the rule tables' prediction,
 // then ibv_query_qp. Fills `r` (the step's line) and the run's verdict; adds no line.
-Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, ibv_qp_attr& attr, Outcome& r,
+Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_qp_attr& attr, Outcome& r,
                        const ModifyDone* done) {
   ModifyDone result = done ? *done : timed_modify(q, t.mask, attr);
   int err = result.err;
   r.micros = result.micros;
   r.err = err;
   auto detail = [&]() -> const std::string& { return mask_detail(st, t); };
-  bool expected_fail = t.expect && t.expect->errno_value != 0;
+  bool expected_fail = t.expects_failure();
   auto where = [&] { return "QP '" + q.spec->name + "' " + q.spec->type_name + " " + detail(); };
   if (err != 0) {
     const auto* deviation = spec::ProviderTable::builtin().transition_deviation(
         q.device->ctx().provider(), q.spec->type_name, spec::state_name(t.from), spec::state_name(t.to));
-    if (deviation && verbs::errno_name(err) == deviation->errno_name && !(expected_fail && t.expect->errno_value == err)) {
+    if (deviation && verbs::errno_name(err) == deviation->errno_name && !(expected_fail && t.expect_errno == err)) {
       r.status = report::StepStatus::Skipped;
       r.message = "unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
       if (st.report.verdict == report::Verdict::Pass) {
@@ -190,7 +186,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
     if (t.predicted_ok && err == EINVAL)
       st.report.disagreements.push_back(where() + ": rule tables predicted ok, the kernel returned EINVAL" +
                                         recorded_refusal(q, t, err));
-    if (expected_fail && t.expect->errno_value == err) {
+    if (expected_fail && t.expect_errno == err) {
       r.status = report::StepStatus::ExpectedFailure;
       r.message = verbs::errno_name(err) + ", as the scenario expects" +
                   (t.predicted_ok ? "" : " and the rule tables predicted");
@@ -198,7 +194,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
     }
     r.status = report::StepStatus::Failed;
     r.message = "ibv_modify_qp failed: " + verbs::errno_name(err) + " (" + std::strerror(err) + ")" +
-                (expected_fail ? "; the scenario expected " + t.expect->errno_name : "");
+                (expected_fail ? "; the scenario expected " + t.expect_name : "");
     st.report.fail(verbs::call_text("ibv_modify_qp", q.spec->name, detail()) + ": " + verbs::errno_name(err));
     return Attempt::Failed;
   }
@@ -206,9 +202,9 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
     st.report.disagreements.push_back(where() + ": rule tables predicted EINVAL, the kernel accepted it");
   if (expected_fail) {
     r.status = report::StepStatus::Failed;
-    r.message = "succeeded, but the scenario expected " + t.expect->errno_name;
+    r.message = "succeeded, but the scenario expected " + t.expect_name;
     st.report.fail(verbs::call_text("ibv_modify_qp", q.spec->name, detail()) + " succeeded; expected " +
-                   t.expect->errno_name);
+                   t.expect_name);
     return Attempt::Failed;
   }
   std::string mismatch;
@@ -227,14 +223,13 @@ Attempt attempt_modify(RunState& st, QpState& q, const scenario::Transition& t, 
 
 }  // namespace
 
-bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t index, ibv_qp_attr& attr,
+bool apply_modify(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& t, ibv_qp_attr& attr,
                   DeferredLines* later, const ModifyDone* done) {
-  const auto& t = q.spec->transitions[index];
   Outcome r;
   Attempt result = attempt_modify(st, q, t, attr, r, done);
   // The step's line: now, or after the bring-up window when `later` collects it.
   if (later) {
-    later->modified(st, q, index, std::move(r));
+    later->modified(st, q, t, std::move(r));
   } else {
     report::StepResult line;
     name_modify_line(st, line, q, t, phase);

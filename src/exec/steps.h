@@ -92,8 +92,7 @@ std::string provider_of(const RunState& st);
 
 // ibv_modify_qp (modify.cpp) with the attr the planner lowered for the step. Returns false
 // when the run must stop.
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, size_t transition_index,
-               const plan::AttrTemplate& attrs);
+bool modify_qp(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m);
 // What a lowered attr takes from the QP itself: its port, GID index, port MTU and sq_psn.
 plan::OwnValues own_values(const QpState& q);
 // The same with the attr already resolved (the bring-up program's templates). With `later`,
@@ -105,20 +104,20 @@ struct ModifyDone {
   int err = 0;
   double micros = 0;
 };
-bool apply_modify(RunState& st, const std::string& phase, QpState& q, size_t transition_index, ibv_qp_attr& attr,
+bool apply_modify(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m, ibv_qp_attr& attr,
                   DeferredLines* later, const ModifyDone* done = nullptr);
 // ibv_modify_qp with the step's planned mask, timed.
 ModifyDone timed_modify(QpState& q, spec::Mask mask, ibv_qp_attr& attr);
 // ibv_query_qp after a successful modify: false when the state is not the target (or the
 // query failed); attributes set that read back differently go to `differs` (devices may
 // round some up). No string is made unless something differs.
-bool verify(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent, std::string* differs);
+bool verify(const QpState& q, const plan::ModifyPlan& m, const ibv_qp_attr& sent, std::string* differs);
 // The same check when all that matters is "everything as set": no text, for the bring-up
 // window's common case (false sends the step to verify() for the words).
-bool reads_back(const QpState& q, const scenario::Transition& t, const ibv_qp_attr& sent);
+bool reads_back(const QpState& q, const plan::ModifyPlan& m, const ibv_qp_attr& sent);
 // A transition whose attr could not be built (a value with no run-time meaning, a missing
 // peer): its failed report line; the run fails with `why`.
-void attr_failure(RunState& st, const std::string& phase, QpState& q, size_t transition_index, const std::string& why);
+void attr_failure(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m, const std::string& why);
 
 // A transition's follow-ups, each its own plan step (modify.cpp): receives re-posted after
 // RESET->INIT, the flush after ->ERR, and the state read back after an expected completion

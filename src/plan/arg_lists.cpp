@@ -36,13 +36,13 @@ const util::SharedList<Arg>& ArgLists::modify(const scenario::Qp& q, size_t inde
   return modify_.emplace(key, intern(std::move(args))).first->second;
 }
 
-uint32_t ArgLists::modify_attrs(const scenario::Qp& q, size_t index) {
+uint32_t ArgLists::lowered_modify(const scenario::Qp& q, size_t index) {
   TransitionKey key{q.transitions.identity(), index};
-  auto it = attrs_.find(key);
-  if (it != attrs_.end()) return it->second;
-  auto id = static_cast<uint32_t>(templates_->size());
-  templates_->push_back(lower_attrs(q.transitions[index]));
-  return attrs_.emplace(key, id).first->second;
+  auto it = lowered_.find(key);
+  if (it != lowered_.end()) return it->second;
+  auto id = static_cast<uint32_t>(modifies_->size());
+  modifies_->push_back(lower_modify(q.transitions[index]));
+  return lowered_.emplace(key, id).first->second;
 }
 
 util::SharedList<Arg> ArgLists::intern(std::vector<Arg> args) {

@@ -14,10 +14,10 @@ class ArgLists {
  public:
   // Transition `index` of q's transitions as modify arguments; built once per shared list.
   const util::SharedList<Arg>& modify(const scenario::Qp& q, size_t index);
-  // Transition `index` of q's transitions lowered to an ibv_qp_attr: its index in the
-  // templates this was given (set_templates), made once per shared transition list.
-  uint32_t modify_attrs(const scenario::Qp& q, size_t index);
-  void set_templates(std::vector<AttrTemplate>* templates) { templates_ = templates; }
+  // Transition `index` of q's transitions lowered (plan/modify_plan.h): its index in the
+  // list this was given (set_modifies), made once per shared transition list.
+  uint32_t lowered_modify(const scenario::Qp& q, size_t index);
+  void set_modifies(std::vector<ModifyPlan>* modifies) { modifies_ = modifies; }
   // A list equal to `args`: an earlier one when there is one, else `args` itself.
   util::SharedList<Arg> intern(std::vector<Arg> args);
 
@@ -32,8 +32,8 @@ class ArgLists {
   };
   std::unordered_map<TransitionKey, util::SharedList<Arg>, TransitionKeyHash> modify_;
   std::unordered_map<size_t, std::vector<util::SharedList<Arg>>> interned_;  // by hash of the items
-  std::unordered_map<TransitionKey, uint32_t, TransitionKeyHash> attrs_;
-  std::vector<AttrTemplate>* templates_ = nullptr;  // the plan's
+  std::unordered_map<TransitionKey, uint32_t, TransitionKeyHash> lowered_;
+  std::vector<ModifyPlan>* modifies_ = nullptr;  // the plan's
 };
 
 }  // namespace qpo::plan

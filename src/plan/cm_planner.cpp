@@ -67,7 +67,7 @@ class CmPlanner {
  public:
   CmPlanner(const Scenario& s, Plan& p, const scenario::BringupReceives* receives = nullptr)
       : s_(s), p_(p), receives_(receives) {
-    args_.set_templates(&p.attr_templates);
+    args_.set_modifies(&p.modifies);
     for (size_t i = 0; i < p.cm_ends.size(); ++i) end_index_.emplace(p.cm_ends[i].qp, static_cast<int>(i));
   }
 

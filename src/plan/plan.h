@@ -12,6 +12,7 @@
 
 #include "check/checked.h"
 #include "plan/attr_template.h"
+#include "plan/modify_plan.h"
 #include "util/packet_event_names.h"
 #include "plan/cm_end.h"
 #include "plan/external_peer.h"
@@ -49,7 +50,7 @@ enum class StepKind : uint8_t {
   RegSlots,       // ibv_reg_mr of qpo's own buffer for a QP's (or SRQ's) receives and smoke sends
   CreateAh,       // a UD QP's address handle for a peer ("qpo.ah.FROM->TO"), before its first send
   Fault,          // tc netem under a device
-  Modify,         // ibv_modify_qp (transition_index)
+  Modify,         // ibv_modify_qp (Plan::modify_of)
   PostRecv, PostSrqRecv,
   Publish, Resolve,  // the out-of-band exchange
   Barrier,        // every host meets here
@@ -152,8 +153,8 @@ struct Step {
   std::string object;       // scenario name of the object it creates or acts on
   util::SharedList<Arg> args;  // steps alike (the members of a counted group) share one list
   // ibv_modify_qp only:
-  uint32_t attrs = kNoAttrs;  // its lowered ibv_qp_attr: Plan::attr_templates[attrs]
-  static constexpr uint32_t kNoAttrs = ~0u;
+  uint32_t modify = kNoModify;  // its lowered transition: Plan::modifies[modify]
+  static constexpr uint32_t kNoModify = ~0u;
   // A setup step that makes an object: what it makes, Plan::setup_objects[setup] (CreateQp:
   // Plan::qp_creates[setup]). In the padding before `mask`: no bigger a step.
   uint32_t setup = kNoSetup;
@@ -162,7 +163,6 @@ struct Step {
   Text from_state, to_state;
   Text prediction;          // "ok", "EINVAL (expected)", "EINVAL"
   Text expect;              // expected errno name, empty for success
-  int transition_index = -1;  // index into the QP's transitions
   uint32_t count = 0;         // PostRecv, PostSrqRecv: how many receives bring-up posts; RegSlots
                               // of a QP: the bytes of one receive slot
   // After bring-up every step belongs to a stage: the hosts meet (Plan::stages) once all of
@@ -229,10 +229,11 @@ struct Plan {
   std::vector<std::string> stages;  // after bring-up, in order: every host meets at each
   // Per host, the address handles the timeline creates, in creation order (teardown: reverse).
   std::map<std::string, std::vector<std::string>> address_handles;
-  // Every Modify step's ibv_qp_attr (Step::attrs), once per distinct transition: the members
-  // of a counted group share theirs.
-  std::vector<AttrTemplate> attr_templates;
-  const AttrTemplate& attrs_of(const Step& s) const { return attr_templates.at(s.attrs); }
+  // Every Modify step's lowered transition (Step::modify), once per distinct transition: the
+  // members of a counted group share theirs.
+  std::vector<ModifyPlan> modifies;
+  const ModifyPlan& modify_of(const Step& s) const { return modifies.at(s.modify); }
+  const AttrTemplate& attrs_of(const Step& s) const { return modify_of(s).attrs; }
   DeviceNeeds needs;  // what the devices must be able to do (plan/device_needs.h)
   std::vector<NetemFault> faults;  // every host's; a host applies those on its devices
   std::vector<PacketEventPlan> packet_events;  // every host's; a host arms those it receives

@@ -161,7 +161,7 @@ class Planner {
     for (const auto& t : s_.timeline)
       want_slots_ |= t.kind == scenario::TimelineStep::Kind::Smoke && (o.smoke || t.path != "(default order)");
     Plan p;
-    args_.set_templates(&p.attr_templates);
+    args_.set_modifies(&p.modifies);
     p.scenario = s_.name;
     p.file = s_.file;
     index_objects(p);
@@ -910,9 +910,8 @@ void describe_modify(Step& st, const scenario::Qp& q, size_t index, ArgLists& li
   st.from_state = Text::of_static(spec::state_name(t.from));
   st.to_state = Text::of_static(spec::state_name(t.to));
   st.target = t.to;
-  st.transition_index = static_cast<int>(index);
   st.args = lists.modify(q, index);
-  st.attrs = lists.modify_attrs(q, index);
+  st.modify = lists.lowered_modify(q, index);
   bool expects_fail = t.expect && t.expect->errno_value != 0;
   if (expects_fail) st.expect = Text::intern(t.expect->errno_name);
   if (t.predicted_ok) st.prediction = expects_fail ? Text::intern("ok (but " + t.expect->errno_name + " expected)") : Text("ok");

@@ -106,7 +106,7 @@ class TimelinePlanner {
  public:
   TimelinePlanner(const Scenario& s, const PlanOptions& o, const scenario::BringupReceives& receives, Plan& p)
       : s_(s), o_(o), p_(p), receives_(receives) {
-    args_.set_templates(&p.attr_templates);
+    args_.set_modifies(&p.modifies);
     for (auto& h : p_.hosts) hosts_[h.host] = &h;
     for (const auto& q : s_.qps) {
       QpState st = QpState::RESET;

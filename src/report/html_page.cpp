@@ -24,7 +24,7 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; font-size: 12px; }
 table { border-collapse: collapse; font-size: 12px; }
 td, th { border: 1px solid #ddd; padding: 2px 6px; text-align: left; vertical-align: top; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
-tr.FAILED td { background: #fbe0e0; } tr.warning td { background: #fdf3d0; } tr.expected td { background: #e8eefc; }
+tr.FAILED td { background: #fbe0e0; } tr.warning td { background: #fdf3d0; } tr.expected td { background: #e8eefc; } tr.notrun td { color: #888; }
 tr.zero td { color: #999; }
 .plots { display: flex; flex-wrap: wrap; gap: 12px; }
 svg.plot { border: 1px solid #eee; background: #fff; }
@@ -89,7 +89,9 @@ std::string steps_table(const RunReport& r) {
   for (const auto& st : r.steps) {
     std::string status = status_name(st.status);
     std::string cls = st.status == StepStatus::Failed ? "FAILED" : st.status == StepStatus::Warning ? "warning"
-                      : st.status == StepStatus::ExpectedFailure ? "expected" : "";
+                      : st.status == StepStatus::ExpectedFailure ? "expected"
+                      : st.status == StepStatus::NotRun                ? "notrun"
+                                                                      : "";
     s += "<tr class=\"step " + cls + "\" data-step=\"" + std::to_string(st.plan_step) + "\" data-status=\"" +
          escape(status) + "\" data-micros=\"" + num(st.micros) + "\"><td class=\"n\">" +
          (st.plan_step ? std::to_string(st.plan_step) : "-") + "</td><td>" + escape(st.host) + "</td><td>" +

@@ -51,6 +51,7 @@ const char* status_name(StepStatus s) {
     case StepStatus::Skipped: return "skipped";
     case StepStatus::Warning: return "warning";
     case StepStatus::Info: return "info";
+    case StepStatus::NotRun: return "not run";
   }
   return "?";
 }
@@ -67,6 +68,7 @@ const char* verdict_name(Verdict v) {
 
 std::string render_step_text(const StepResult& s, bool verbose) {
   if (!verbose && s.status == StepStatus::Info) return "";
+  if (!verbose && s.status == StepStatus::NotRun && s.message.empty()) return "";  // its batch's first line counts it
   std::string out;
   // Numbered as `qpo plan` numbers the step (per host); a step may report several lines.
   char num[16] = "   -";

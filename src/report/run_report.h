@@ -15,8 +15,15 @@
 
 namespace qpo::report {
 
-enum class StepStatus { Ok, Failed, ExpectedFailure, Skipped, Warning, Info };
+// NotRun: a planned step the run never reached (it stopped, failed or was aborted first), or a
+// teardown step whose object was never made (exec/unrun_steps.h).
+enum class StepStatus { Ok, Failed, ExpectedFailure, Skipped, Warning, Info, NotRun };
 const char* status_name(StepStatus s);
+// Every status, for readers of status names (the cluster codec): the one table of names is
+// status_name's.
+inline constexpr StepStatus kStepStatuses[] = {StepStatus::Ok,      StepStatus::Failed, StepStatus::ExpectedFailure,
+                                               StepStatus::Skipped, StepStatus::Warning, StepStatus::Info,
+                                               StepStatus::NotRun};
 
 // A plain value of a workload's results, and named groups of them (kept in name order).
 using Scalar = std::variant<bool, int64_t, double, std::string>;
@@ -144,7 +151,9 @@ struct RunReport {
 };
 
 // One line per step: "  12 bring-up  ibv_modify_qp  qa  INIT->RTR mask=...  ok  35 us";
-// a script workload's step is followed by its table and thresholds.
+// a script workload's step is followed by its table and thresholds. Info lines, and the
+// not-run lines after the first of a batch (the one whose message counts them), show only
+// when verbose.
 std::string render_text(const RunReport& r, bool verbose);
 // render_text's parts: one step's line(s) ("" for an info line unless verbose), and what follows
 // the steps (disagreements, the bring-up rate, --set echoes, the verdict line last).

@@ -3,9 +3,9 @@
 // `qpo run --no-lab --local --format json FILE` (the qpo binary, every host in its process),
 // read back with qpo's own JSON reader. Each host's report lines walk its plan's steps in
 // order, one step after the other, each step reporting at least one line and no line
-// reporting on anything else. A run that stops early (unsupported, a failure) walks a prefix
-// of the plan's steps before teardown, then teardown steps in order; a failed run's prefix
-// ends at its failed step. Each run's verdict and exit status are asserted. Runs inside the
+// reporting on anything else. A run that stops early (unsupported, a failure) walks every
+// step too: the ones after where it stopped report "not run" (and teardown's with nothing to
+// release); a failed run's steps not run start right after its failed step. Each run's verdict and exit status are asserted. Runs inside the
 // lab guest (a real rxe device).
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -166,6 +166,24 @@ std::vector<int> walked(const json::Value& run, const std::string& host) {
   return out;
 }
 
+// The plan steps of `host` whose every line says "not run", in report order.
+std::vector<int> not_run(const json::Value& run, const std::string& host) {
+  std::map<int, bool> all_not_run;
+  std::vector<int> order;
+  for (const auto& s : member(run, "steps", json::Kind::Array).items) {
+    if (text_of(s, "host") != host) continue;
+    int step = int_of(s, "step");
+    bool unrun = text_of(s, "status") == "not run";
+    auto [it, fresh] = all_not_run.emplace(step, unrun);
+    if (fresh) order.push_back(step);
+    else it->second = it->second && unrun;
+  }
+  std::vector<int> out;
+  for (int step : order)
+    if (all_not_run[step]) out.push_back(step);
+  return out;
+}
+
 // What one lab guest's rxe0 cannot do, by scenario: RAW_PACKET and XRC QPs, completion
 // timestamps, and rdma_cm between two hosts on one device (the two-guest tests run those).
 const std::set<std::string>& unsupported_on_rxe() {
@@ -242,20 +260,24 @@ void check_file(const std::string& path) {
       CHECK_MESSAGE(text(got) == text(want.all), "verdict PASS");
       continue;
     }
-    // Stopped early: a prefix of the steps before teardown, then teardown steps in order.
+    // Stopped early: still every step of the plan in order, each it never reached (and each
+    // teardown step with nothing to release) reported "not run"; before teardown those are
+    // the steps after where it stopped, none before.
     CAPTURE(text(got));
-    CHECK(std::find(got.begin(), got.end(), 0) == got.end());
-    CHECK(std::is_sorted(got.begin(), got.end()));
-    std::vector<int> got_before;
-    for (int x : got)
+    CHECK_MESSAGE(text(got) == text(want.all), "a stopped run reports every planned step");
+    auto unrun = not_run(run, host);
+    CAPTURE(text(unrun));
+    std::vector<int> unrun_before;
+    for (int x : unrun)
       if (std::find(want.before_teardown.begin(), want.before_teardown.end(), x) != want.before_teardown.end())
-        got_before.push_back(x);
-    auto want_before = want.before_teardown;
-    want_before.resize(std::min(want_before.size(), got_before.size()));
-    CHECK_MESSAGE(text(got_before) == text(want_before), "not a prefix of the plan before teardown");
+        unrun_before.push_back(x);
+    auto want_unrun = want.before_teardown;
+    want_unrun.erase(want_unrun.begin(), want_unrun.end() - static_cast<std::ptrdiff_t>(std::min(want_unrun.size(), unrun_before.size())));
+    CHECK_MESSAGE(text(unrun_before) == text(want_unrun), "the steps not run are not the ones after where it stopped");
     if (verdict == "FAIL" && failing != failing_on_rxe().end()) {
-      CHECK_MESSAGE((got_before.empty() ? 0 : got_before.back()) == failed_step, "the walk does not end at the failed step");
-      CHECK_MESSAGE(got.size() > got_before.size(), "no teardown after the failure");
+      size_t ran = want.before_teardown.size() - unrun_before.size();
+      int last_run = ran ? want.before_teardown[ran - 1] : 0;
+      CHECK_MESSAGE(last_run == failed_step, "the steps not run do not start after the failed step");
     }
   }
 }
@@ -287,6 +309,6 @@ TEST_CASE("every regression-suite scenario's run walks its plan, step by step") 
   for (const auto& f : scenario_files(QPO_SOURCE_DIR "/tests/scenarios/suite")) check_file(f);
 }
 
-TEST_CASE("a failing run walks its plan up to the failed step, then teardown in order") {
+TEST_CASE("a failing run walks its plan up to the failed step, the rest reported not run, then teardown in order") {
   for (const auto& [name, step] : failing_on_rxe()) check_file(QPO_SOURCE_DIR "/tests/scenarios/run/" + name + ".yaml");
 }

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cerrno>
 #include <stdexcept>
 
 #include "plan_fixture.h"
@@ -41,9 +42,9 @@ TEST_CASE("a counted group's modify steps share one lowered attr per transition"
   auto p = qpo::test::plan_of(kPair);
   // cli's three transitions and srv's three: 16 QPs, 48 modify steps, 6 templates.
   CHECK(qpo::test::steps_of(p, qpo::plan::StepKind::Modify).size() == 48);
-  CHECK(p.attr_templates.size() == 6);
-  CHECK(modify_of(p, "cli.0", "RTR")->attrs == modify_of(p, "cli.7", "RTR")->attrs);
-  CHECK(modify_of(p, "cli.0", "RTR")->attrs != modify_of(p, "srv.0", "RTR")->attrs);
+  CHECK(p.modifies.size() == 6);
+  CHECK(modify_of(p, "cli.0", "RTR")->modify == modify_of(p, "cli.7", "RTR")->modify);
+  CHECK(modify_of(p, "cli.0", "RTR")->modify != modify_of(p, "srv.0", "RTR")->modify);
 }
 
 TEST_CASE("literals are in the template; the peer's and the QP's own values are filled in at run time") {
@@ -82,4 +83,32 @@ TEST_CASE("a field that needs the peer fails to resolve without one, naming the 
   const Peer* none = nullptr;
   CHECK_THROWS_WITH_AS(rtr.resolve(qpo::plan::OwnValues{}, none, "srv.0", a),
                        "ah_attr is 'peer' but QP 'srv.0' has no published peer", std::runtime_error);
+}
+
+TEST_CASE("a modify step carries what its judgement needs: states, mask, prediction and the scenario's expectation") {
+  auto p = qpo::test::plan_of(R"(version: 1
+devices: { d: { name: auto } }
+cqs: { c: { device: d, depth: 512 } }
+qps:
+  qa: { pd: d, type: RC, send_cq: c, recv_cq: c, connect: qb,
+        states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: { max_dest_rd_atomic: 1, expect: EINVAL } } }
+  qb: { pd: d, type: RC, send_cq: c, recv_cq: c, connect: qa,
+        states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: { timeout: 17 } } }
+)");
+  const auto& refused = p.modify_of(*modify_of(p, "qa", "RTS"));
+  CHECK(refused.from == qpo::spec::QpState::RTR);
+  CHECK(refused.to == qpo::spec::QpState::RTS);
+  CHECK(refused.mask == modify_of(p, "qa", "RTS")->mask);
+  CHECK_FALSE(refused.predicted_ok);  // max_dest_rd_atomic belongs to INIT->RTR
+  CHECK(refused.expect_errno == EINVAL);
+  CHECK(refused.expect_name == "EINVAL");
+  CHECK(refused.bring_up);
+  CHECK_FALSE(refused.quick());  // judged in full, never run ahead on a thread
+  CHECK(refused.literal("max_dest_rd_atomic") == 1u);
+  const auto& plain = p.modify_of(*modify_of(p, "qb", "RTS"));
+  CHECK(plain.predicted_ok);
+  CHECK_FALSE(plain.expects_failure());
+  CHECK(plain.quick());
+  CHECK(plain.literal("timeout") == 17u);
+  CHECK_FALSE(plain.literal("sq_psn"));  // random: known only at run time
 }
