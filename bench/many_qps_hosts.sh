@@ -1,21 +1,29 @@
 #!/bin/sh
 # Many QPs per host, one host against two (issue 34 item 3), side by side in one lab run:
-# for each QPS in the list, guest a first brings QPS QPs up on its own (QPS/2 loopback pairs,
-# bench/many_qps_hosts.py one), then QPS QPs on each of two hosts, a in guest a and b in guest b
-# behind a `qpo agent` (QPS pairs across the lab's link, bench/many_qps_hosts.py two). Both
-# guests get the same vCPUs and memory, and both shapes a QP and an MR per QP on each host, so
-# a host's bring-up per QP compares one for one.
+# for each QPS in the list, per round,
+#   alone: guest a brings QPS QPs up on its own (QPS/2 loopback pairs, bench/many_qps_hosts.py
+#          one) while guest b idles;
+#   busy:  guests a and b each run that same one-host scenario at the same time, so each host's
+#          own work meets the CPU contention the two-host run has (two TCG guests on the
+#          host's cores, each guest's emulation thread and I/O thread);
+#   two:   QPS QPs on each of two hosts, a in guest a and b in guest b behind a `qpo agent`
+#          (QPS pairs across the lab's link, bench/many_qps_hosts.py two).
+# Both guests get the same vCPUs and memory, and every shape puts a QP and an MR per QP on each
+# host, so a host's bring-up per QP compares one for one.
 # Prints per run the bring-up line (first create to the last QP at RTS; across hosts the slower
 # host's, its wait for the other host and the exchange included), each host's wait in the
 # exchange and, for two hosts, the control plane's tally (messages and bytes per type); then
-# per QPS the ratio two hosts / one host of the time per QP, round by round and the median.
+# per QPS the ratios of the time per QP of a host: two / alone, and two / busy (busy: the
+# slower of the two guests, which is the least a two-host window can take: each host's RTR
+# needs the other's QPs made); round by round and the medians.
 # Not a ctest: 10,000 QPs per host take a minute or two under TCG.
 #
 #   [ROUNDS=N] bench/many_qps_hosts.sh [QPS_LIST] [SMP] [MEM_MB] [QPO_BINARY]
 #       defaults: ROUNDS=1, "1000 10000", 1, 3072, build/qpo
 # The binary is copied first, so a build beside it cannot relink it under the guests. OUT is the
 # lab's results share: a guest writes its logs to its own /tmp (RAM) and copies them there after
-# a run, so the share's writes (9p under TCG) are not timed.
+# a run, so the share's writes (9p under TCG) are not timed. The guests keep in step through
+# marker files in OUT.
 set -u
 cd "$(dirname "$0")/.."
 QPS_LIST=${1:-1000 10000}
@@ -35,49 +43,69 @@ for n in $QPS_LIST; do
 done
 fails=0
 r=1
+# run SHAPE N GUEST: one qpo run of SHAPE-N.yaml in GUEST, its log and results into OUT by round.
+run() {
+  args=""
+  [ "$1" = two ] && args="--token-file $OUT/token --set hosts.a.address=localhost --set 'hosts.b.address=\"$AGENT\"'"
+  yaml=$1; [ "$1" = two ] || yaml=one
+  echo "$OUT/qpo run --no-lab --no-smoke --verbose --phase-timeout $PHASE --timeout-ms 60000 $args \
+--results /tmp/$1-$2-$3.json $OUT/$yaml-$2.yaml >/tmp/$1-$2-$3.log 2>&1; echo $1 $2 $3 exit \$?; \
+cp /tmp/$1-$2-$3.log $OUT/$1-$2-$3.r\$R.log; cp /tmp/$1-$2-$3.json $OUT/$1-$2-$3.r\$R.json;"
+}
+# Waits in a guest until marker file $1 of this round exists in OUT.
+wait_for() { echo "while [ ! -e $OUT/$1.r\$R ]; do sleep 0.05; done;"; }
+mark() { echo "touch $OUT/$1.r\$R;"; }
+# "bring-up: N QPs to RTS in S s" of log $1: milliseconds per QP of a host ($2: hosts in the run).
+per_qp() {
+  sed -n 's/^bring-up: \([0-9]*\) QPs to RTS in \([0-9.]*\) s.*/\2 \1/p' "$1" 2>/dev/null |
+    awk -v h="$2" '{ printf "%.4f", $1 * 1000 / ($2 / h) }'
+}
 while [ "$r" -le "$ROUNDS" ]; do
-  runs=""
+  cmd_a="R=$r;" cmd_b="R=$r;"
   for n in $QPS_LIST; do
-    for shape in one two; do
-      args=""
-      [ "$shape" = two ] && args="--token-file $OUT/token --set hosts.a.address=localhost --set 'hosts.b.address=\"$AGENT\"'"
-      runs="$runs $OUT/qpo run --no-lab --no-smoke --verbose --phase-timeout $PHASE --timeout-ms 60000 $args \
---results /tmp/$shape-$n.json $OUT/$shape-$n.yaml >/tmp/$shape-$n.log 2>&1; echo $shape $n exit \$?; \
-cp /tmp/$shape-$n.log $OUT/$shape-$n.r$r.log; cp /tmp/$shape-$n.json $OUT/$shape-$n.r$r.json;"
-    done
+    # busy: both start within a poll of each other (b says it is starting, a follows).
+    cmd_a="$cmd_a $(run alone "$n" a) $(mark "alone-$n") $(wait_for "busy-go-$n") $(run busy "$n" a) $(wait_for "busy-b-$n")"
+    cmd_b="$cmd_b $(wait_for "alone-$n") $(mark "busy-go-$n") $(run busy "$n" b) $(mark "busy-b-$n")"
   done
+  # Then every two-host run, once guest b's agent listens.
+  cmd_b="$cmd_b (sleep 1; $(mark agent)) & exec $OUT/qpo agent --listen '[::]:$PORT' --token-file $OUT/token"
+  cmd_a="$cmd_a $(wait_for agent)"
+  for n in $QPS_LIST; do cmd_a="$cmd_a $(run two "$n" a)"; done
   start=$(date +%s)
   scripts/lab/lab.sh run2 --timeout 7200 --smp "$SMP" --mem "$MEM" --grace-b 2 --out "$OUT" --status-file "$OUT/status" \
-    --cmd-a "$runs" --cmd-b "exec $OUT/qpo agent --listen '[::]:$PORT' --token-file $OUT/token" >"$OUT/lab.r$r.log" 2>&1
+    --cmd-a "$cmd_a" --cmd-b "$cmd_b" >"$OUT/lab.r$r.log" 2>&1
   # Guest b's agent serves until it is stopped (--grace-b): guest a's status is the round's.
   rc=$(sed -n 's/^a \([0-9]*\) .*/\1/p' "$OUT/status" 2>/dev/null)
   rc=${rc:-125}
   echo "round $r: guest a exit $rc, $(($(date +%s) - start)) s wall, $SMP vCPU and $MEM MB per guest"
   [ "$rc" -eq 0 ] || fails=$((fails + 1))
   for n in $QPS_LIST; do
-    for shape in one two; do
-      echo "  $shape host(s), $n QPs per host:"
-      grep -E '^(bring-up: |qpo: control plane: |PASS|FAIL|ERROR)' "$OUT/$shape-$n.r$r.log" | sed 's/^/    /'
-      grep -E '^ *[0-9]+ exchange +resolve ' "$OUT/$shape-$n.r$r.log" |
+    for run in alone-$n-a busy-$n-a busy-$n-b two-$n-a; do
+      echo "  $run ($n QPs per host):"
+      grep -E '^(bring-up: |qpo: control plane: |PASS|FAIL|ERROR)' "$OUT/$run.r$r.log" 2>/dev/null | sed 's/^/    /'
+      grep -E '^ *[0-9]+ exchange +resolve ' "$OUT/$run.r$r.log" 2>/dev/null |
         awk '{printf "    host %s waited %.3f s in the exchange\n", $4, $(NF-1) / 1e6}'
     done
-    # "bring-up: N QPs to RTS in S s": per host, S over the QPs one host brought up.
-    one=$(sed -n 's/^bring-up: \([0-9]*\) QPs to RTS in \([0-9.]*\) s.*/\2 \1/p' "$OUT/one-$n.r$r.log")
-    two=$(sed -n 's/^bring-up: \([0-9]*\) QPs to RTS in \([0-9.]*\) s.*/\2 \1/p' "$OUT/two-$n.r$r.log")
-    echo "$one|$two" | awk -F'|' -v n="$n" -v r="$r" '{
-      split($1, o, " "); split($2, t, " ");
-      if (o[1] == "" || t[1] == "") { print "  no ratio (a run did not reach RTS)"; next }
-      po = o[1] * 1000 / o[2]; pt = t[1] * 1000 / (t[2] / 2);
-      printf "  %d QPs per host: one host %.3f ms per QP, two hosts %.3f ms per QP of a host; two / one = %.2f\n", n, po, pt, pt / po
-      printf "%d %.4f\n", n, pt / po >> "'"$OUT/ratios"'" }'
+    alone=$(per_qp "$OUT/alone-$n-a.r$r.log" 1)
+    busy_a=$(per_qp "$OUT/busy-$n-a.r$r.log" 1)
+    busy_b=$(per_qp "$OUT/busy-$n-b.r$r.log" 1)
+    two=$(per_qp "$OUT/two-$n-a.r$r.log" 2)
+    echo "$alone $busy_a $busy_b $two" | awk -v n="$n" '{
+      if (NF < 4) { print "  no ratio (a run did not reach RTS)"; next }
+      busy = $2 > $3 ? $2 : $3
+      printf "  %d QPs per host, ms per QP of a host: alone %.3f, busy a %.3f b %.3f, two hosts %.3f; two / alone = %.2f, two / busy = %.2f\n", n, $1, $2, $3, $4, $4 / $1, $4 / busy
+      printf "%d %.4f %.4f\n", n, $4 / $1, $4 / busy >> "'"$OUT/ratios"'" }'
   done
   r=$((r + 1))
 done
 for n in $QPS_LIST; do
   [ -f "$OUT/ratios" ] || break
-  awk -v n="$n" '$1 == n { print $2 }' "$OUT/ratios" | sort -n | awk -v n="$n" '{ v[++c] = $1 } END {
-    if (!c) exit; m = c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2;
-    printf "median over %d rounds, %d QPs per host: two / one = %.2f\n", c, n, m }'
+  for col in 2 3; do
+    what=$([ $col = 2 ] && echo "two / alone" || echo "two / busy")
+    awk -v n="$n" -v c="$col" '$1 == n { print $c }' "$OUT/ratios" | sort -n | awk -v n="$n" -v w="$what" '{ v[++c] = $1 } END {
+      if (!c) exit; m = c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2;
+      printf "median over %d rounds, %d QPs per host: %s = %.2f\n", c, n, w, m }'
+  done
 done
 echo "$fails of $ROUNDS rounds failed; logs and JSON results in $OUT"
 [ "$fails" -eq 0 ]
