@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "exec/async_events.h"
-#include "exec/bringup_program.h"
+#include "exec/bringup_runner.h"
 #include "exec/cm_steps.h"
 #include "exec/failure_note.h"
 #include "exec/faults.h"
@@ -66,7 +66,8 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
   // Every step adds a report line: reserve them so the vector never copies mid-bring-up.
   if (plan_) st_.report.steps.reserve(plan_->steps.size() * 2 + 64);
   dataplane::clock::ticks_per_second();  // calibrate now, outside any timed step
-  program_.set_threads(o.bringup_threads);
+  bringup_.set_threads(o.bringup_threads);
+  if (plan_) bringup_.begin(st_, p_, *plan_);
 }
 
 bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop && !told_to_stop(); }
@@ -77,7 +78,7 @@ void HostSession::check_stop() {
   // a symptom: the reason is the other host's. An error of this host's own stays its reason.
   if (told_to_stop() && is_echo(stop_request_->why) && !abort_reported_) {
     abort_reported_ = true;
-    take_abort(st_.report, st_.host, stop_request_->why, program_.unnamed_latest_step());  // this host's own error stays its reason
+    take_abort(st_.report, st_.host, stop_request_->why, bringup_.unnamed_latest_step());  // this host's own error stays its reason
   }
   if (st_.report.verdict != report::Verdict::Pass) return;
   if (g_stop) st_.report.fail("interrupted (SIGINT); tore down");
@@ -128,10 +129,10 @@ void HostSession::setup() {
     }
     if (step.kind == plan::StepKind::Fault) return;  // faults are applied by the session (faults.cpp)
     if (step.kind == plan::StepKind::Capture) return captures_.start(st_, step, o_.capture_dir);
-    if (step.kind == plan::StepKind::CreateQp) return;  // the bring-up program's (open_window)
     if (step.kind == plan::StepKind::RegSlots && step.setup == plan::Step::kNoSetup)
-      return;  // a QP's (an SRQ's carries its SRQ): registered with the QP (BringUpProgram::compile)
+      return;  // a QP's (an SRQ's carries its SRQ): registered when its QP is prepared
     if (!check_capabilities()) return;
+    if (step.kind == plan::StepKind::CreateQp) return bringup_.prepare(st_, step);  // made in the window (open_window)
     auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
     if (r.status == report::StepStatus::Failed) note_unsupported(st_, r.err, r.message);
   });
@@ -184,24 +185,23 @@ bool HostSession::check_capabilities() {
 
 // The bring-up window opens: every QP created, then the bring-up steps before the exchange.
 // Only these run between first_create_ and the exchange; everything else (the other setup
-// steps, fault injection, compiling the program) is done before. Under emulation the first
+// steps, fault injection, preparing each QP) is done before. Under emulation the first
 // run of any piece of code costs far more than its later runs, so one-off work kept out of
 // the window is time the window does not measure (bench/qp_rate.sh).
 void HostSession::open_window() {
   if (!plan_ || !check_capabilities()) return;
-  program_.compile(st_, p_, *plan_);
-  if (program_.has_qps()) {  // a host may have only SRQs
+  bringup_.open(st_);
+  if (bringup_.has_qps()) {  // a host may have only SRQs
     create_started_ = true;
     first_create_ = std::chrono::steady_clock::now();
-    program_.create_qps(st_);
+    bringup_.create_qps(st_);
   }
-  program_.run_half(st_, 0);  // after a failed create too: what threads ran ahead gets its lines
+  bringup_.run_half(st_, 0);  // after a failed create too: what threads ran ahead gets its lines
 }
 
-// The bring-up steps after the exchange (open_window compiled the program and ran the half
-// before it).
+// The bring-up steps after the exchange (open_window ran the half before it).
 void HostSession::close_window() {
-  if (plan_ && program_.compiled()) program_.run_half(st_, 1);
+  if (plan_ && bringup_.opened()) bringup_.run_half(st_, 1);
 }
 
 bool HostSession::run_external_steps(plan::StepKind kind) {
@@ -488,7 +488,7 @@ report::RunReport HostSession::run(Channel& ch) {
   }
   check_stop();
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
-  Directory mine = ok() ? program_.publish() : Directory{};
+  Directory mine = ok() ? bringup_.publish() : Directory{};
   hold_cm_exchange(st_, p_, mine);  // exchange_only pairs: their CM connection carries these instead
   tell_failure(ch);
   StepTimer exchange_timer;
@@ -514,7 +514,7 @@ report::RunReport HostSession::run(Channel& ch) {
     }
   });
   if (!ok()) externals_.close_all();  // a tool waiting on its connection learns it now
-  program_.name_lines(st_);
+  bringup_.name_lines(st_);
   if (exchanged) log_published();
   if (alive_) report_barrier(setup_step(plan::StepKind::Barrier));
   publish_lines();

@@ -27,7 +27,7 @@ struct RunOptions {
   int meeting_timeout_ms = 0;
   // How many hosts this process runs (run_scenario sets it; an agent's session runs one).
   size_t hosts_here = 1;
-  // Threads that create and modify a host's QPs in the bring-up (exec/bringup_program.h):
+  // Threads that create and modify a host's QPs in the bring-up (exec/bringup_runner.h):
   // 1 makes the calls one after another, in plan order.
   unsigned bringup_threads = kDefaultBringupThreads;
   static constexpr unsigned kDefaultBringupThreads = 2;

@@ -8,7 +8,7 @@
 #include <vector>
 #include <string>
 
-#include "exec/bringup_program.h"
+#include "exec/bringup_runner.h"
 #include "exec/exchange.h"
 #include "exec/external_exchange.h"
 #include "exec/faults.h"
@@ -34,7 +34,7 @@ class HostSession {
   void tell_failure(Channel& ch);  // this host's failure note, before it arrives with ok=false
   template <typename Fn>
   void for_setup_steps(Fn fn);  // this host's setup steps while the run is ok
-  void setup();            // every setup step but the QP creates
+  void setup();            // every setup step; a QP's create is prepared here, made in the window
   bool check_capabilities();  // false when the device cannot run this scenario (verdict Unsupported)
   void open_window();      // QP creates and the bring-up steps before the exchange
   void close_window();     // the bring-up steps after it
@@ -63,7 +63,7 @@ class HostSession {
   const plan::HostPlan* plan_ = nullptr;
   RunOptions o_;
   RunState st_;
-  BringUpProgram program_;
+  BringUpRunner bringup_;
   const StopRequest* stop_request_ = nullptr;  // from the channel: this host was found late
   bool alive_ = true;
   // How long this host waited in its last exchange and its last stage's meeting: the time of

@@ -140,7 +140,7 @@ bool run_lua_workload(RunState& st, const plan::WorkloadRun& run, const RunOptio
 // What the exchange says about a QP's peer (nullptr when it has no connect: or was not published).
 const RemoteQp* peer_of(const RunState& st, const QpState& q);
 // What this host publishes about a QP (qpn 0 until it is created) and about an MR. The
-// bring-up program assembles this host's directory from them (BringUpProgram::publish).
+// bring-up runner assembles this host's directory from them (BringUpRunner::publish).
 RemoteQp published_qp(const QpState& q);
 RemoteMr published_mr(const std::string& host, const verbs::Mr& m);
 // The peer's GID as published in the exchange.

@@ -12,6 +12,7 @@
 
 #include "check/checked.h"
 #include "plan/attr_template.h"
+#include "plan/bringup_schedule.h"
 #include "plan/modify_plan.h"
 #include "util/packet_event_names.h"
 #include "plan/cm_end.h"
@@ -221,6 +222,7 @@ std::string describe(const WireExpectPlan& e);
 struct HostPlan {
   std::string host, address;
   std::vector<Step> steps;
+  BringUpSchedule bringup;  // its QP creates and bring-up steps as chains per QP (plan/bringup_schedule.h)
 };
 
 struct Plan {

@@ -228,6 +228,7 @@ class Planner {
     }
     for (auto& hp : p.hosts)
       for (auto& st : hp.steps) st.id = id_of_object(p, st);
+    for (auto& hp : p.hosts) hp.bringup = schedule_bringup(p, hp);
     return p;
   }
 

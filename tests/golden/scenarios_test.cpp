@@ -22,6 +22,8 @@
 #include "spec/rules.h"
 #include "util/async_event_names.h"
 #include "util/ops.h"
+#include "util/packet_event_names.h"
+#include "util/wire_facts.h"
 #include "util/strings.h"
 
 namespace fs = std::filesystem;
@@ -356,7 +358,7 @@ TEST_CASE("the scenario schema's object properties match the loader's keys") {
       {"cq", keys::cq()},     {"srq", keys::srq()},       {"xrcd", keys::xrcd()}, {"qp", keys::qp()},
       {"cap", keys::cap()},   {"workload", keys::workload()}, {"thresholds", keys::threshold()},
       {"mw", keys::mw()}, {"mcast_group", keys::mcast_group()}, {"fault", keys::fault()},
-      {"external", keys::external()}};
+      {"external", keys::external()}, {"packet_event", keys::packet_event()}};
   for (const auto& entry : objects) {
     // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
     const char* name = entry.first;
@@ -392,6 +394,40 @@ TEST_CASE("the schema's workload op enum is the op table's scenario and verbs na
   CHECK(op["markdownEnumDescriptions"].size() == op["enum"].size());
 }
 
+TEST_CASE("the schema's wire section lists the loader's wire keys") {
+  YAML::Node wire = load_schema()["properties"]["wire"];
+  REQUIRE(wire);
+  auto in_schema = property_names(wire);
+  auto in_loader = as_set(qpo::scenario::keys::wire());
+  CHECK_MESSAGE(minus(in_loader, in_schema).empty(), "loader accepts, schema lacks: " << show(minus(in_loader, in_schema)));
+  CHECK_MESSAGE(minus(in_schema, in_loader).empty(), "schema lists, loader rejects: " << show(minus(in_schema, in_loader)));
+}
+
+// "a, b, c" (the loader's hint lists) as a set.
+std::set<std::string> listed(const std::string& names) {
+  std::set<std::string> out;
+  for (auto n : qpo::util::split(names, ',')) {
+    while (!n.empty() && n.front() == ' ') n.remove_prefix(1);
+    out.emplace(n);
+  }
+  return out;
+}
+
+TEST_CASE("the schema's wire expectation is a qp and the wire facts; a packet event's actions are the loader's") {
+  YAML::Node schema = load_schema();
+  YAML::Node item = schema["properties"]["wire"]["properties"]["expect"]["items"];
+  REQUIRE(item);
+  auto want = listed(qpo::util::wire_fact_names());
+  CHECK(want.size() == 14);
+  want.insert("qp");
+  auto in_schema = property_names(item);
+  CHECK_MESSAGE(minus(want, in_schema).empty(), "loader takes, schema lacks: " << show(minus(want, in_schema)));
+  CHECK_MESSAGE(minus(in_schema, want).empty(), "schema lists, loader rejects: " << show(minus(in_schema, want)));
+  std::set<std::string> actions;
+  for (const auto& v : definition(schema, "packet_event")["properties"]["action"]["enum"]) actions.insert(v.as<std::string>());
+  CHECK(show(actions) == show(listed(qpo::util::event_action_names())));
+}
+
 TEST_CASE("the scenario schema's root properties match the loader's top-level keys") {
   YAML::Node schema = load_schema();
   auto in_schema = property_names(schema);
@@ -413,6 +449,22 @@ TEST_CASE("the schema's transition properties are the rule table's value fields 
   CHECK(want.count("defaults") == 1);
   CHECK_MESSAGE(minus(want, in_schema).empty(), "rule table has, schema lacks: " << show(minus(want, in_schema)));
   CHECK_MESSAGE(minus(in_schema, want).empty(), "schema lists, rule table lacks: " << show(minus(in_schema, want)));
+}
+
+TEST_CASE("the schema's ah_attr and grh properties are the rule table's ah_fields and grh_fields") {
+  YAML::Node schema = load_schema();
+  const auto& rules = qpo::spec::RuleTable::builtin();
+  for (const auto& [name, table] : {std::pair{"ah_attr", &rules.ah_fields()}, std::pair{"grh", &rules.grh_fields()}}) {
+    CAPTURE(name);
+    YAML::Node def = definition(schema, name);
+    REQUIRE_MESSAGE(def, "schema has no definition '" << name << "'");
+    auto in_schema = property_names(def);
+    std::set<std::string> want;
+    for (const auto& entry : *table) want.insert(entry.first);
+    if (std::string(name) == "ah_attr") want.insert("grh");  // the nested global route
+    CHECK_MESSAGE(minus(want, in_schema).empty(), "rule table has, schema lacks: " << show(minus(want, in_schema)));
+    CHECK_MESSAGE(minus(in_schema, want).empty(), "schema lists, rule table lacks: " << show(minus(in_schema, want)));
+  }
 }
 
 // The editor's list of `event:`/`forbid:` names comes from the one event table: every

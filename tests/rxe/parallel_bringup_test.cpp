@@ -1,4 +1,4 @@
-// The bring-up on several threads (exec/bringup_program.h) reports what one thread reports:
+// The bring-up on several threads (exec/bringup_runner.h) reports what one thread reports:
 // the same lines in plan order, the same verdict. Threads share the QPs out (QP i to thread
 // i % n) and run their creates and common-case modifies ahead; the session's thread then
 // walks the plan. Runs inside the lab guest (a real rxe device).

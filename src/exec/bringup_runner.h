@@ -1,17 +1,19 @@
 #pragma once
-// The bring-up window - from the first ibv_create_qp to the last QP at RTS - as a compiled
-// program. Everything that can be known before the window is worked out before it: each QP's
-// record and ibv_qp_init_attr, the QP each step acts on; each modify's attr template comes
-// lowered from the plan (plan/attr_template.h). Inside the window are the verbs, a copy and a few stores per attr, and report
-// lines whose text is written after it closes (deferred_lines.h). bench/qp_rate.sh measures
-// the window against a hand-written C loop making the same verbs.
+// The bring-up window - from the first ibv_create_qp to the last QP at RTS - run from the
+// plan's bring-up schedule (plan/bringup_schedule.h: the creates, and each half's steps as
+// chains per QP). Everything that can be done before the window is done in the setup walk:
+// each QP's record, its ibv_qp_init_attr, its slot buffer and its directory entry (prepare, at
+// its CreateQp step); each modify's attr template comes lowered from the plan
+// (plan/modify_plan.h). Inside the window are the verbs, a copy and a few stores per attr, and
+// report lines whose text is written after it closes (deferred_lines.h). bench/qp_rate.sh
+// measures the window against a hand-written C loop making the same verbs.
 //
 // With more than one thread (set_threads) the QPs are shared out among them (QP i to thread
 // i % n): each thread runs its QPs' creates and the common case of their modifies (predicted
 // ok, reads back as set) ahead, and records only an outcome per step. The session's thread
-// then walks the steps in plan order: it writes the lines of what ran ahead, judges a modify
-// that did not go as planned (apply_modify, with the verb's result), and runs whatever was
-// left (receives, SRQ steps, a QP after anything unusual) as a single thread would. The
+// then walks the half's steps in plan order: it writes the lines of what ran ahead, judges a
+// modify that did not go as planned (apply_modify, with the verb's result), and runs whatever
+// was left (receives, SRQ steps, a QP after anything unusual) as a single thread would. The
 // report's order is the plan's whatever the threads did; a QP's own steps keep their order.
 #include <atomic>
 #include <functional>
@@ -27,15 +29,19 @@
 
 namespace qpo::exec {
 
-class BringUpProgram {
+class BringUpRunner {
  public:
-  // Compiles this host's QP creates and bring-up steps. The objects the QPs use (PDs, CQs,
-  // SRQs, XRCDs) must exist: the planner creates them all before the first QP. Inserts the
-  // QPs' records into st.qps with their owners and slot buffers (make_qp_owner), without a
-  // QP until create_qps makes it. A slot buffer that cannot be registered fails the run
-  // (st.report) with a line naming it; nothing is compiled then.
-  void compile(RunState& st, const plan::Plan& all, const plan::HostPlan& plan);
-  bool compiled() const { return compiled_; }
+  // This host's plan, before its setup walk: room for the window's lines and owners.
+  void begin(RunState& st, const plan::Plan& all, const plan::HostPlan& plan);
+  // The setup walk's CreateQp step (in plan order; the objects the QP uses - PD, CQs, SRQ,
+  // XRCD - exist already): the QP's record in st.qps with its owner and slot buffer
+  // (make_qp_owner, the buffer's line at its RegSlots step), without a QP until create_qps
+  // makes it, and its directory entry. A slot buffer that cannot be registered fails the run
+  // (st.report) with a line naming it; no QP is prepared then.
+  void prepare(RunState& st, const plan::Step& create);
+  // The window opens: the scenario's MRs join the directory.
+  void open(RunState& st);
+  bool opened() const { return opened_; }
   // Threads for the window's QP verbs (1: all on the caller's, in plan order). Fewer are
   // used on a host with few QPs (kQpsPerThread each at least).
   void set_threads(unsigned n) { threads_ = n == 0 ? 1 : n; }
@@ -47,12 +53,12 @@ class BringUpProgram {
   // after it) leaves st.qps; its owner stays empty and teardown skips it.
   void create_qps(RunState& st);
 
-  // This host's directory for the exchange: assembled while compiling, the QP numbers and
-  // slot buffers filled in as the QPs are created. Moves it out (call once).
+  // This host's directory for the exchange: assembled as the QPs are prepared, their numbers
+  // filled in as they are created. Moves it out (call once).
   Directory publish() { return std::move(published_); }
 
   // The bring-up steps before (half 0) or after (half 1) the exchange, in plan order:
-  // ibv_modify_qp with the compiled attrs, the initial receives.
+  // ibv_modify_qp with the lowered attrs, the initial receives.
   void run_half(RunState& st, int half);
 
   // Call once the window has closed (whatever happened in it): names the lines the window
@@ -70,15 +76,13 @@ class BringUpProgram {
     ibv_xrcd* xrcd;
     RemoteQp* published;           // its entry in published_
   };
-  static constexpr uint32_t kNoQp = ~0u;
-  enum class OpKind : unsigned char { Modify, PostRecv, PostSrqRecv, Other };
-  struct Op {
-    const plan::Step* step;
-    OpKind kind = OpKind::Other;   // the step's verb, compared once while compiling
-    QpState* q = nullptr;          // ibv_modify_qp, ibv_post_recv
-    uint32_t qp = kNoQp;           // q's index in creates_ (and peers_)
-    const plan::ModifyPlan* modify = nullptr;  // ibv_modify_qp: lowered by the planner
-  };
+  static constexpr uint32_t kNoQp = plan::BringUpSchedule::kNone;
+  using Half = plan::BringUpSchedule::Half;
+  const plan::Step& step_at(const Half& h, uint32_t entry) const { return plan_->steps[h.steps[entry]]; }
+  // The QP of a half's entry (nullptr: an SRQ's step, or its QP was never created).
+  QpState* qp_at(const Half& h, uint32_t entry) const {
+    return h.chain[entry] == kNoQp ? nullptr : creates_[h.chain[entry]].q;
+  }
 
   // What a thread did with one step ahead of the walk (run_ahead).
   struct Ahead {
@@ -109,35 +113,31 @@ class BringUpProgram {
   // thread that cannot start runs on this thread after w 0.
   template <typename Body>
   void on_threads(unsigned n, Body body);
-  void run_receives(RunState& st, const Op& op);
+  void run_receives(RunState& st, const plan::Step& step, QpState* q);
   void create_failed(RunState& st, const Create& c, int err, double micros);
   // The bring-up's common case in as little code as possible: the modify succeeds and the
   // QP reads back in its new state with what was set. False (with the verb's result in
   // `done`) hands anything else to apply_modify's full judgement.
-  bool quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done);
+  bool quick_modify(RunState& st, const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done);
   // quick_modify without the line (a thread's): the verb, the read-back, the QP's new state.
-  bool modified_as_planned(const Op& op, ibv_qp_attr& attr, ModifyDone* done);
+  bool modified_as_planned(const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done);
   // Each QP's peer in the exchanged directory: one walk in name order, no lookups.
   void resolve_peers(const RunState& st);
 
+  const plan::Plan* all_ = nullptr;
+  const plan::HostPlan* plan_ = nullptr;
   std::vector<Create> creates_;
-  std::vector<Op> halves_[2];
   Directory published_;
   // QPs with a connect:, by the peer's name (sorted before the window), and what it resolved to.
   std::vector<std::pair<std::string_view, uint32_t>> by_peer_name_;
   std::vector<const RemoteQp*> peers_;
   DeferredLines lines_;
-  bool compiled_ = false;
+  bool opened_ = false;
   unsigned threads_ = 1;
   // Set by a thread whose verb failed: the others stop at their next step of that kind.
   std::atomic<bool> create_failed_{false}, modify_failed_{false};
   std::string thread_error_;  // what escaped a thread's body (ThreadGroup kept it)
   const StopRequest* channel_stop_ = nullptr;
-  // Each QP's steps per half, in plan order: ops[start[qp] .. start[qp + 1]) index halves_[h].
-  struct QpOps {
-    std::vector<uint32_t> start, ops;
-  };
-  QpOps qp_ops_[2];
   std::vector<Ahead> ahead_[2];  // empty: nothing ran ahead (one thread)
   // Per QP, written by its own thread only: the walk runs its steps from here on.
   std::vector<char> blocked_;

@@ -1,8 +1,7 @@
-#include "exec/bringup_program.h"
+#include "exec/bringup_runner.h"
 
 #include <algorithm>
 #include <atomic>
-#include <map>
 
 #include "exec/endpoints.h"
 #include "exec/steps.h"
@@ -12,9 +11,7 @@ namespace qpo::exec {
 
 namespace {
 
-bool is_create(const plan::Step& step) { return step.kind == plan::StepKind::CreateQp; }
-
-// What stops the program between two verbs: Ctrl-C, and the channel telling this host to
+// What stops the window between two verbs: Ctrl-C, and the channel telling this host to
 // stop (another host waited for it past --phase-timeout). Read once per loop.
 struct Stops {
   const std::atomic<bool>& interrupt;
@@ -32,108 +29,87 @@ bool goes_on(const RunState& st, const Stops& stops) {
 
 }  // namespace
 
-void BringUpProgram::compile(RunState& st, const plan::Plan& all, const plan::HostPlan& plan) {
-  compiled_ = true;
+void BringUpRunner::begin(RunState& st, const plan::Plan& all, const plan::HostPlan& plan) {
+  all_ = &all;
+  plan_ = &plan;
   size_t steps = plan.steps.size();
-  lines_.reserve(steps * 2);           // a create may add a "device granted" line
+  lines_.reserve(steps * 2);                      // a create may add a "device granted" line
   st.owned.reserve(st.owned.size() + steps * 2);  // a QP and its slot buffer
-  std::vector<uint32_t> index_of(all.qp_count(), kNoQp);  // QP id -> its index in creates_
-  std::map<std::string, const plan::Step*> slot_step;  // "qpo.slots.qa" -> its plan step
-  for (const auto& step : plan.steps)
-    if (step.kind == plan::StepKind::RegSlots) slot_step[step.object] = &step;
-  for (const auto& step : plan.steps) {
-    if (step.phase != plan::Phase::Setup || !is_create(step)) continue;
-    ibv_qp_init_attr init{};
-    auto slots = slot_step.find("qpo.slots." + step.object);
-    QpState qs = prepare_qp(st, step, &init, slots != slot_step.end() ? slots->second->count : 0);
-    qs.ordinal = static_cast<uint32_t>(st.qps.made());
-    qs.id = step.id;
-    QpState* q = &st.qps.put(step.id, std::move(qs));
-    try {
-      StepTimer timer;
-      make_qp_owner(st, *q);
-      if (q->slots) {
-        report::StepResult r;
-        r.plan_step = slots->second->index;
-        r.host = st.host;
-        r.phase = "setup";
-        r.verb = "ibv_reg_mr";
-        r.object = q->slots->name();
-        r.micros = timer.micros();
-        st.report.add(std::move(r));
-      }
-    } catch (const verbs::VerbsError& e) {
-      report::StepResult r;
-      if (slots != slot_step.end()) r.plan_step = slots->second->index;
-      r.host = st.host;
-      r.phase = "setup";
-      r.verb = e.verb();
-      r.object = e.object();
-      r.status = report::StepStatus::Failed;
-      r.err = e.error();
-      r.message = e.what();
-      st.report.add(std::move(r));
-      st.report.fail(e.what());
-      st.qps.clear();  // no QP was made; teardown releases the buffers registered so far
-      creates_.clear();
-      return;
-    }
-    if (q->slots) published_.mrs.insert_or_assign(q->slots->name(), published_mr(st.host, *q->slots));
-    RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
-    if (q->spec->connect) by_peer_name_.emplace_back(q->spec->connect.name, static_cast<uint32_t>(creates_.size()));
-    index_of.at(step.id) = static_cast<uint32_t>(creates_.size());
-    const auto& spec = *q->spec;
-    ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(all.id_of(plan::ObjectKind::Xrcd, spec.xrcd.name))->get() : nullptr;
-    creates_.push_back({&step, q, init, q->device->ctx().get(), xrcd, entry});
-  }
-  std::sort(by_peer_name_.begin(), by_peer_name_.end());
-  peers_.assign(creates_.size(), nullptr);
-  st.mrs.for_each([&](plan::ObjectId, const verbs::Mr* m) { published_.mrs.insert_or_assign(m->name(), published_mr(st.host, *m)); });
-  int half = 0;
-  for (const auto& step : plan.steps) {
-    if (step.phase == plan::Phase::Exchange) half = 1;
-    if (step.phase != plan::Phase::BringUp || step.stage >= 0) continue;  // a stage's (rdma_cm): the timeline runs it
-    Op op{&step};
-    op.kind = step.kind == plan::StepKind::Modify        ? OpKind::Modify
-              : step.kind == plan::StepKind::PostRecv    ? OpKind::PostRecv
-              : step.kind == plan::StepKind::PostSrqRecv ? OpKind::PostSrqRecv
-                                                         : OpKind::Other;
-    if (op.kind == OpKind::Modify || op.kind == OpKind::PostRecv) {
-      op.qp = step.id < index_of.size() ? index_of[step.id] : kNoQp;
-      if (op.qp == kNoQp) continue;  // not this host's (the planner only lists its own)
-      op.q = creates_[op.qp].q;
-    }
-    if (op.kind == OpKind::Modify) {
-      op.modify = &all.modify_of(step);
-    }
-    halves_[half].push_back(std::move(op));
-  }
-  for (int h = 0; h < 2; ++h) {  // each QP's steps of each half, in plan order (CSR)
-    auto& start = qp_ops_[h].start;
-    start.assign(creates_.size() + 1, 0);
-    for (const auto& op : halves_[h])
-      if (op.qp != kNoQp) ++start[op.qp + 1];
-    for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-    qp_ops_[h].ops.resize(start.back());
-    std::vector<uint32_t> next(start.begin(), start.end() - 1);
-    for (uint32_t i = 0; i < halves_[h].size(); ++i)
-      if (halves_[h][i].qp != kNoQp) qp_ops_[h].ops[next[halves_[h][i].qp]++] = i;
-  }
+  creates_.reserve(plan.bringup.creates.size());
+  peers_.assign(plan.bringup.creates.size(), nullptr);
 }
 
-unsigned BringUpProgram::workers() const {
+void BringUpRunner::prepare(RunState& st, const plan::Step& step) {
+  const auto& schedule = plan_->bringup;
+  const size_t chain = creates_.size();  // prepared in plan order: its number in the schedule
+  if (chain >= schedule.creates.size() || schedule.creates[chain] != static_cast<uint32_t>(step.index - 1)) {
+    st.report.fail("plan step " + std::to_string(step.index) + " (" + step.verb.str() + " " + step.object +
+                   ") is not the next create of the plan's bring-up schedule");
+    return;
+  }
+  uint32_t slots_at = schedule.slots[chain];
+  const plan::Step* slots = slots_at == kNoQp ? nullptr : &plan_->steps[slots_at];
+  ibv_qp_init_attr init{};
+  QpState qs = prepare_qp(st, step, &init, slots ? slots->count : 0);
+  qs.ordinal = static_cast<uint32_t>(st.qps.made());
+  qs.id = step.id;
+  QpState* q = &st.qps.put(step.id, std::move(qs));
+  try {
+    StepTimer timer;
+    make_qp_owner(st, *q);
+    if (q->slots) {
+      report::StepResult r;
+      r.plan_step = slots->index;
+      r.host = st.host;
+      r.phase = "setup";
+      r.verb = "ibv_reg_mr";
+      r.object = q->slots->name();
+      r.micros = timer.micros();
+      st.report.add(std::move(r));
+    }
+  } catch (const verbs::VerbsError& e) {
+    report::StepResult r;
+    if (slots) r.plan_step = slots->index;
+    r.host = st.host;
+    r.phase = "setup";
+    r.verb = e.verb();
+    r.object = e.object();
+    r.status = report::StepStatus::Failed;
+    r.err = e.error();
+    r.message = e.what();
+    st.report.add(std::move(r));
+    st.report.fail(e.what());
+    st.qps.clear();  // no QP was made; teardown releases the buffers registered so far
+    creates_.clear();
+    return;
+  }
+  if (q->slots) published_.mrs.insert_or_assign(q->slots->name(), published_mr(st.host, *q->slots));
+  RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
+  if (q->spec->connect) by_peer_name_.emplace_back(q->spec->connect.name, static_cast<uint32_t>(chain));
+  const auto& spec = *q->spec;
+  ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(all_->id_of(plan::ObjectKind::Xrcd, spec.xrcd.name))->get() : nullptr;
+  creates_.push_back({&step, q, init, q->device->ctx().get(), xrcd, entry});
+}
+
+void BringUpRunner::open(RunState& st) {
+  opened_ = true;
+  std::sort(by_peer_name_.begin(), by_peer_name_.end());
+  st.mrs.for_each([&](plan::ObjectId, const verbs::Mr* m) { published_.mrs.insert_or_assign(m->name(), published_mr(st.host, *m)); });
+}
+
+unsigned BringUpRunner::workers() const {
   size_t by_size = creates_.size() / kQpsPerThread;
   return static_cast<unsigned>(std::max<size_t>(1, std::min<size_t>(threads_, by_size)));
 }
 
-bool BringUpProgram::threads_go_on(bool creating) const {
+bool BringUpRunner::threads_go_on(bool creating) const {
   const auto& failed = creating ? create_failed_ : modify_failed_;
   return !stop_flag().load(std::memory_order_relaxed) && !failed.load(std::memory_order_relaxed) &&
          !(channel_stop_ && channel_stop_->requested.load(std::memory_order_relaxed));
 }
 
 template <typename Body>
-void BringUpProgram::on_threads(unsigned n, Body body) {
+void BringUpRunner::on_threads(unsigned n, Body body) {
   util::ThreadGroup group;
   unsigned started = 1;
   for (; started < n; ++started)
@@ -144,7 +120,7 @@ void BringUpProgram::on_threads(unsigned n, Body body) {
   if (std::string why = group.escaped(); !why.empty() && thread_error_.empty()) thread_error_ = why;
 }
 
-bool BringUpProgram::create_one(size_t i, Made& made) {
+bool BringUpRunner::create_one(size_t i, Made& made) {
   auto& c = creates_[i];
   StepTimer timer;
   int err = c.q->qp->create(c.ctx, c.q->pd, c.xrcd, c.init);
@@ -155,7 +131,7 @@ bool BringUpProgram::create_one(size_t i, Made& made) {
   return true;
 }
 
-void BringUpProgram::create_share(unsigned w, unsigned n, std::vector<Made>& made) {
+void BringUpRunner::create_share(unsigned w, unsigned n, std::vector<Made>& made) {
   for (size_t i = w; i < creates_.size(); i += n) {
     if (!threads_go_on(true)) return;
     if (!create_one(i, made[i])) {
@@ -168,12 +144,12 @@ void BringUpProgram::create_share(unsigned w, unsigned n, std::vector<Made>& mad
   }
 }
 
-void BringUpProgram::create_qps(RunState& st) {
+void BringUpRunner::create_qps(RunState& st) {
   channel_stop_ = st.channel ? st.channel->stop_request() : nullptr;
   std::vector<Made> made(creates_.size());
   unsigned n = workers();
   if (n > 1) {
-    ahead_[0].assign(halves_[0].size(), Ahead{});
+    ahead_[0].assign(plan_->bringup.halves[0].steps.size(), Ahead{});
     blocked_.assign(creates_.size(), 0);
     on_threads(n, [&](unsigned w) { create_share(w, n, made); });
   } else {
@@ -205,32 +181,31 @@ void BringUpProgram::create_qps(RunState& st) {
     published_.qps.erase(creates_[i].step->object);
     creates_[i].q = nullptr;
   }
-  for (auto& half : halves_)  // their steps never run: no step points at a QP that is gone
-    for (auto& op : half)
-      if (op.qp != kNoQp && !creates_[op.qp].q) op.q = nullptr;
+  // Their steps never run: qp_at finds no QP for them.
   if (!thread_error_.empty()) st.report.fail("bring-up thread: " + thread_error_);
 }
 
-void BringUpProgram::run_qp_ahead(int half, uint32_t qp) {
-  const auto& ops = halves_[half];
-  const auto& index = qp_ops_[half];
-  for (uint32_t k = index.start[qp]; k < index.start[qp + 1] && !blocked_[qp]; ++k) {
-    uint32_t i = index.ops[k];
-    const Op& op = ops[i];
+void BringUpRunner::run_qp_ahead(int half, uint32_t qp) {
+  const Half& h = plan_->bringup.halves[half];
+  QpState* q = creates_[qp].q;
+  for (uint32_t k = h.first[qp]; k < h.first[qp + 1] && !blocked_[qp]; ++k) {
+    uint32_t i = h.by_qp[k];
+    const plan::Step& step = step_at(h, i);
     if (!threads_go_on(false)) return;
-    if (op.kind != OpKind::Modify || !op.modify->quick() || !op.modify->attrs.error.empty()) {
+    const plan::ModifyPlan* m = step.kind == plan::StepKind::Modify ? &all_->modify_of(step) : nullptr;
+    if (!m || !m->quick() || !m->attrs.error.empty()) {
       blocked_[qp] = 1;  // a receive, or a modify that needs judging: the walk's
       return;
     }
     ibv_qp_attr attr;
     try {
-      op.modify->attrs.resolve(own_values(*op.q), peers_[qp], op.q->spec->name, attr);
+      m->attrs.resolve(own_values(*q), peers_[qp], q->spec->name, attr);
     } catch (const std::exception&) {
       blocked_[qp] = 1;  // the walk reports why
       return;
     }
     ModifyDone done;
-    if (modified_as_planned(op, attr, &done)) {
+    if (modified_as_planned(step, *q, attr, &done)) {
       ahead_[half][i] = {Ahead::State::Done, done};
       continue;
     }
@@ -240,63 +215,67 @@ void BringUpProgram::run_qp_ahead(int half, uint32_t qp) {
   }
 }
 
-void BringUpProgram::run_ahead(RunState& st, int half) {
+void BringUpRunner::run_ahead(RunState& st, int half) {
   unsigned n = workers();
-  if (n < 2 || ahead_[half].size() == halves_[half].size()) return;  // one thread, or run with the creates
+  size_t steps = plan_->bringup.halves[half].steps.size();
+  if (n < 2 || ahead_[half].size() == steps) return;  // one thread, or run with the creates
   channel_stop_ = st.channel ? st.channel->stop_request() : nullptr;
-  ahead_[half].assign(halves_[half].size(), Ahead{});
+  ahead_[half].assign(steps, Ahead{});
   blocked_.assign(creates_.size(), 0);  // the walk ran every step of the half before
   modify_failed_.store(false, std::memory_order_relaxed);
   on_threads(n, [&](unsigned w) {
-    for (size_t qp = w; qp < creates_.size(); qp += n) run_qp_ahead(half, static_cast<uint32_t>(qp));
+    for (size_t qp = w; qp < creates_.size(); qp += n)
+      if (creates_[qp].q) run_qp_ahead(half, static_cast<uint32_t>(qp));
   });
   if (!thread_error_.empty()) st.report.fail("bring-up thread: " + thread_error_);
 }
 
-void BringUpProgram::run_half(RunState& st, int half) {
+void BringUpRunner::run_half(RunState& st, int half) {
   const Stops stop(st);
   static const std::string kPhase = "bring-up";
   if (!goes_on(st, stop) && ahead_[half].empty()) return;  // what ran ahead is reported in any case
   if (half == 1 && goes_on(st, stop)) resolve_peers(st);
-  const auto& ops = halves_[half];
+  const Half& h = plan_->bringup.halves[half];
   run_ahead(st, half);
   const std::vector<Ahead>& ahead = ahead_[half];
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const Op& op = ops[i];
-    if (op.qp != kNoQp && !op.q) continue;  // its QP was never created (the run has failed)
-    st.report.current_step = op.step->index;
+  for (uint32_t i = 0; i < h.steps.size(); ++i) {
+    const plan::Step& step = step_at(h, i);
+    QpState* q = qp_at(h, i);
+    if (h.chain[i] != kNoQp && !q) continue;  // its QP was never created (the run has failed)
+    st.report.current_step = step.index;
+    const plan::ModifyPlan* m = step.kind == plan::StepKind::Modify ? &all_->modify_of(step) : nullptr;
     // What a thread ran ahead gets its line even after a stop: it happened.
     Ahead::State ran = ahead.empty() ? Ahead::State::NotRun : ahead[i].state;
     if (ran == Ahead::State::Done) {
-      lines_.modified_ok(st, *op.q, *op.modify, ahead[i].done.micros);
+      lines_.modified_ok(st, *q, *m, ahead[i].done.micros);
       continue;
     }
     if (ran == Ahead::State::NotRun && !goes_on(st, stop)) {
       if (ahead.empty()) return;
       continue;
     }
-    if (op.kind != OpKind::Modify) {
-      run_receives(st, op);
+    if (!m) {
+      run_receives(st, step, q);
       continue;
     }
-    if (!op.modify->attrs.error.empty()) {
-      attr_failure(st, kPhase, *op.q, *op.modify, op.modify->attrs.error);
+    if (!m->attrs.error.empty()) {
+      attr_failure(st, kPhase, *q, *m, m->attrs.error);
       continue;
     }
     ibv_qp_attr attr;
     try {
-      op.modify->attrs.resolve(own_values(*op.q), op.qp == kNoQp ? nullptr : peers_[op.qp], op.q->spec->name, attr);
+      m->attrs.resolve(own_values(*q), peers_[h.chain[i]], q->spec->name, attr);
     } catch (const std::exception& e) {
-      attr_failure(st, kPhase, *op.q, *op.modify, e.what());
+      attr_failure(st, kPhase, *q, *m, e.what());
       continue;
     }
     if (ran == Ahead::State::Tried) {  // the verb ran on a thread; judge it, do not repeat it
-      apply_modify(st, kPhase, *op.q, *op.modify, attr, &lines_, &ahead[i].done);
+      apply_modify(st, kPhase, *q, *m, attr, &lines_, &ahead[i].done);
       continue;
     }
     ModifyDone done;
-    if (op.modify->quick() && quick_modify(st, op, attr, &done)) continue;
-    apply_modify(st, kPhase, *op.q, *op.modify, attr, &lines_, op.modify->quick() ? &done : nullptr);
+    if (m->quick() && quick_modify(st, step, *q, attr, &done)) continue;
+    apply_modify(st, kPhase, *q, *m, attr, &lines_, m->quick() ? &done : nullptr);
   }
 }
 
@@ -304,35 +283,33 @@ void BringUpProgram::run_half(RunState& st, int half) {
 // TCG guest) each switch to it and back throws away the translated-code lookups: what runs
 // between two of them runs cold, so it pays per distinct piece of code rather than per
 // instruction. Hence one short path for the case that happens thousands of times.
-bool BringUpProgram::modified_as_planned(const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
-  QpState& q = *op.q;
-  const auto& t = *op.modify;
-  *done = timed_modify(q, op.step->mask, attr);
+bool BringUpRunner::modified_as_planned(const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done) {
+  const auto& t = all_->modify_of(step);
+  *done = timed_modify(q, step.mask, attr);
   if (done->err != 0 || !reads_back(q, t, attr)) return false;
   q.state = t.to;
   return true;
 }
 
-bool BringUpProgram::quick_modify(RunState& st, const Op& op, ibv_qp_attr& attr, ModifyDone* done) {
-  if (!modified_as_planned(op, attr, done)) return false;
-  lines_.modified_ok(st, *op.q, *op.modify, done->micros);
+bool BringUpRunner::quick_modify(RunState& st, const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done) {
+  if (!modified_as_planned(step, q, attr, done)) return false;
+  lines_.modified_ok(st, q, all_->modify_of(step), done->micros);
   return true;
 }
 
-void BringUpProgram::create_failed(RunState& st, const Create& c, int err, double micros) {
+void BringUpRunner::create_failed(RunState& st, const Create& c, int err, double micros) {
   verbs::VerbsError e(c.step->verb, c.step->object, err);
   st.report.fail(e.what());
   note_unsupported(st, err, e.what());
   lines_.created(st, *c.step, Outcome{report::StepStatus::Failed, err, micros, e.what()});
 }
 
-void BringUpProgram::run_receives(RunState& st, const Op& op) {
-  const plan::Step& step = *op.step;
+void BringUpRunner::run_receives(RunState& st, const plan::Step& step, QpState* q) {
   uint32_t n = step.count;  // fewer than the queue holds when scripts own it (scenario/script_qps.h)
-  if (op.kind == OpKind::PostRecv && op.q) {
+  if (step.kind == plan::StepKind::PostRecv && q) {
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
-             [&] { post_bringup_receives(*op.q, n); });
-  } else if (op.kind == OpKind::PostSrqRecv) {
+             [&] { post_bringup_receives(*q, n); });
+  } else if (step.kind == plan::StepKind::PostSrqRecv) {
     run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
              [&] { post_srq_bringup_receives(st, step.id, step.object, n); });
   } else if (step.kind == plan::StepKind::ModifySrq) {
@@ -340,7 +317,7 @@ void BringUpProgram::run_receives(RunState& st, const Op& op) {
   }
 }
 
-void BringUpProgram::resolve_peers(const RunState& st) {
+void BringUpRunner::resolve_peers(const RunState& st) {
   auto it = st.dir.qps.begin(), end = st.dir.qps.end();
   for (const auto& [name, index] : by_peer_name_) {
     while (it != end && std::string_view(it->first) < name) ++it;
