@@ -766,6 +766,28 @@ class Engine {
 
 }  // namespace
 
+double timeline_peak(std::span<const StreamTimeline* const> timelines) {
+  int64_t first = 0, end = 0;
+  bool any = false;
+  for (const auto* t : timelines) {
+    if (!t || t->bytes.empty()) continue;
+    int64_t e = t->first + static_cast<int64_t>(t->bytes.size());
+    first = any ? std::min(first, t->first) : t->first;
+    end = any ? std::max(end, e) : e;
+    any = true;
+  }
+  if (!any) return 0;
+  std::vector<uint64_t> sum(static_cast<size_t>(end - first), 0);
+  double bucket = StreamTimeline::kBucketSeconds;
+  for (const auto* t : timelines) {
+    if (!t || t->bytes.empty()) continue;
+    bucket = t->bucket_seconds;
+    for (size_t i = 0; i < t->bytes.size(); ++i) sum[static_cast<size_t>(t->first - first) + i] += t->bytes[i];
+  }
+  uint64_t best = *std::max_element(sum.begin(), sum.end());
+  return static_cast<double>(best) / bucket / kMB;
+}
+
 StreamResult run_stream(std::span<const StreamLane> lanes, const StreamConfig& cfg, const CqAccess& access) {
   Engine e(lanes, cfg, access);
   return e.run();

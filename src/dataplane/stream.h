@@ -138,6 +138,11 @@ struct StreamTimeline {
   std::vector<uint64_t> bytes;
 };
 
+// The best bucket of the timelines added up (streams that ran at the same time on this host,
+// one clock), in MB/sec (2^20 bytes): the peak of them together, which the sum of their peaks
+// is not. 0 when none has a timeline (a hooked stream keeps none).
+double timeline_peak(std::span<const StreamTimeline* const> timelines);
+
 struct StreamResult {
   BandwidthStats tx;              // completed sends/writes/reads/atomics
   BandwidthStats rx;              // receives

@@ -227,8 +227,7 @@ bool ExternalPerftest::finish(RunState& st) {
   } else if (streams_) {
     const auto& bw = client ? result_.tx : result_.rx;
     std::vector<double> none;
-    result->summary = op_summary(w.size, bw.ops, bw.seconds, none);
-    if (bw.bw_peak > 0) result->summary.emplace_back("bw_peak", bw.bw_peak);
+    result->summary = op_summary(w.size, bw.ops, bw.seconds, none, bw.bw_peak);
     r.micros = bw.seconds * 1e6;
     r.message = (client ? "" : "received: ") + figures(bw.bw_peak, bw.bw_avg, bw.msg_rate) +
                 (client && !(w.op == util::Op::Send) ? " (sent to the tool, which prints them)" : "");

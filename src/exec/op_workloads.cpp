@@ -79,6 +79,12 @@ struct Watch {
   }
 };
 
+// What a group's peak needs of each worker's stream.
+struct WorkerRun {
+  dataplane::StreamTimeline timeline;
+  double bw_peak = 0;  // perftest's (dataplane::peak_ticks_per_op): 0 when not measured
+};
+
 struct Initiator {
   const plan::Step* step;
   const scenario::Workload* w;
@@ -87,6 +93,10 @@ struct Initiator {
   dataplane::StreamConfig cfg;
   dataplane::CqAccess access;
   dataplane::StreamResult result;
+  // Its worker's stream (every lane): its timeline and perftest's peak of it. The member's own
+  // when it is alone in its worker; a group's peak adds up its workers' timelines.
+  std::shared_ptr<const WorkerRun> worker;
+  bool alone_in_worker = true;
   std::unique_ptr<Watch> watch;
   std::string error;
   bool timed_out = false;
@@ -226,6 +236,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   t->watch = std::make_unique<Watch>(st);
   auto& c = t->cfg;
   common(c, o, halt);
+  c.peak = true;  // perftest's BW peak of the worker's stream (its best window of WRs)
   Op op = *w.op;  // an op workload (scripts run elsewhere): the loader refused one without an op
   const auto& info = op_info(op);
   c.op = op;
@@ -418,7 +429,8 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t, std::vect
   auto result = std::make_shared<report::WorkloadResult>();
   result->name = w.name;
   result->group = w.group;
-  result->summary = op_summary(w.size, w.iterations, seconds, t.result.latency_us);
+  // A lane shares its worker's stream with the others: its own best moment is not measured.
+  result->summary = op_summary(w.size, w.iterations, seconds, t.result.latency_us, t.alone_in_worker ? res.tx.bw_peak : 0);
   if (!t.result.latency_us.empty())  // sorted by op_summary
     result->latency.push_back(report::latency_distribution(t.result.latency_us, static_cast<int64_t>(w.size)));
   r.workload = std::move(result);
@@ -520,15 +532,36 @@ void report_stopped(RunState& st, const RunOptions& o, const std::vector<const p
   }
 }
 
+// The peak of workers that ran at once (perf.lua's aggregate_peak, for op workloads): the best
+// 10 ms of their timelines added up, kept within what their own peaks allow - at least the
+// largest (the others add to that moment), at most their sum (bursts of completions reaped
+// at once land in one bucket). 0 when a worker's peak was not measured.
+double group_peak(const std::vector<const WorkerRun*>& workers) {
+  std::vector<const dataplane::StreamTimeline*> timelines;
+  double largest = 0, sum = 0;
+  for (const auto* w : workers) {
+    if (w->bw_peak <= 0 || w->timeline.bytes.empty()) return 0;
+    timelines.push_back(&w->timeline);
+    largest = std::max(largest, w->bw_peak);
+    sum += w->bw_peak;
+  }
+  if (timelines.empty()) return 0;
+  return std::min(std::max(dataplane::timeline_peak(timelines), largest), sum);
+}
+
 // Op workloads on a QP group (scenario Workload::group): after the members' lines, one line
 // per group with their figures together: the bytes of every member that completed over the
 // longest member's time (they ran at once), the latencies of all their WRs.
 // The line reports on the last member's plan step, after that step's own lines.
 void report_group(RunState& st, const std::string& g, const std::vector<const Initiator*>& members) {
   std::vector<MemberRun> done;
+  std::vector<const WorkerRun*> workers;  // each once
   for (const auto* t : members)
-    if (t->error.empty() && !t->timed_out && !t->result.expected && t->result.tx.ops >= t->w->iterations)
+    if (t->error.empty() && !t->timed_out && !t->result.expected && t->result.tx.ops >= t->w->iterations) {
       done.push_back({t->w->iterations, t->result.tx.seconds, &t->result.latency_us});
+      if (t->worker && std::find(workers.begin(), workers.end(), t->worker.get()) == workers.end())
+        workers.push_back(t->worker.get());
+    }
   if (done.empty()) return;  // each member's own line says what went wrong
   const auto& first = *members.front()->w;
   auto result = std::make_shared<report::WorkloadResult>();
@@ -536,7 +569,7 @@ void report_group(RunState& st, const std::string& g, const std::vector<const In
   result->group = g;
   result->aggregate = true;
   dataplane::BandwidthStats together;
-  result->summary = group_summary(first.size, done, &together);
+  result->summary = group_summary(first.size, done, &together, group_peak(workers));
   std::vector<double> all_latency;
   for (const auto& m : done) all_latency.insert(all_latency.end(), m.latency_us->begin(), m.latency_us->end());
   if (!all_latency.empty())
@@ -591,6 +624,11 @@ struct InitiatorWorker {
       if (e.kind() != dataplane::DataplaneError::Kind::Timeout && e.kind() != dataplane::DataplaneError::Kind::Usage)
         failed = {e.qp(), e.wc_status(), e.error()};
       throw;
+    }
+    auto worker = std::make_shared<const WorkerRun>(WorkerRun{r.timeline, r.tx.bw_peak});
+    for (auto* t : members) {
+      t->worker = worker;
+      t->alone_in_worker = members.size() == 1;
     }
     for (size_t i = 0; i < members.size(); ++i) {
       auto& res = members[i]->result;

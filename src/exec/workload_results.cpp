@@ -1,5 +1,7 @@
 #include "exec/workload_results.h"
 
+#include <algorithm>
+
 #include "dataplane/stats.h"
 #include "util/errno_names.h"
 #include "util/wc_status_names.h"
@@ -111,13 +113,15 @@ std::string headline(const lua::Value& summary) {
 
 namespace {
 
-// size, iterations, bytes, seconds, bw_avg, msg_rate of `bw`, then the latency figures.
-report::Fields summary_fields(uint64_t size, const dataplane::BandwidthStats& bw, std::vector<double>& latency_us) {
+// size, iterations, bytes, seconds, bw_peak, bw_avg, msg_rate of `bw`, then the latency figures.
+report::Fields summary_fields(uint64_t size, const dataplane::BandwidthStats& bw, double peak, std::vector<double>& latency_us) {
   report::Fields f;
   f.emplace_back("size", static_cast<int64_t>(size));
   f.emplace_back("iterations", static_cast<int64_t>(bw.ops));
   f.emplace_back("bytes", static_cast<int64_t>(bw.bytes));
   f.emplace_back("seconds", bw.seconds);
+  // The whole run is one of the windows a peak is the best of (perf.lua does the same).
+  f.emplace_back("bw_peak", peak > 0 ? std::max(peak, bw.bw_avg) : 0.0);
   f.emplace_back("bw_avg", bw.bw_avg);
   f.emplace_back("msg_rate", bw.msg_rate);
   if (latency_us.empty()) return f;
@@ -143,13 +147,14 @@ dataplane::BandwidthStats run_of(uint64_t size, uint64_t iterations, double seco
 
 }  // namespace
 
-report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us) {
+report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us, double peak) {
   auto bw = run_of(size, iterations, seconds);
   dataplane::set_rates(bw);
-  return summary_fields(size, bw, latency_us);
+  return summary_fields(size, bw, peak, latency_us);
 }
 
-report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members, dataplane::BandwidthStats* together) {
+report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members, dataplane::BandwidthStats* together,
+                             double peak) {
   std::vector<dataplane::BandwidthStats> runs;
   std::vector<double> latency;
   for (const auto& m : members) {
@@ -158,7 +163,7 @@ report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& member
   }
   auto all = dataplane::together(runs);
   if (together) *together = all;
-  report::Fields f = summary_fields(size, all, latency);
+  report::Fields f = summary_fields(size, all, peak, latency);
   f.emplace_back("qps", static_cast<int64_t>(members.size()));
   return f;
 }

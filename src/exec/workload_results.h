@@ -28,10 +28,13 @@ std::string missed_thresholds(const scenario::Workload& w, const std::vector<rep
 std::string headline(const lua::Value& summary);
 
 // An op workload's results in the fields script workloads report (perftest's units: MB =
-// 2^20 bytes, Mpps, usec): size, iterations, bytes, seconds, bw_avg, msg_rate, and each WR's
-// post-to-completion time as t_min, t_max, t_typical (median), t_avg, p99, p999.
+// 2^20 bytes, Mpps, usec): size, iterations, bytes, seconds, bw_peak, bw_avg, msg_rate, and
+// each WR's post-to-completion time as t_min, t_max, t_typical (median), t_avg, p99, p999.
+// `peak` (MB/sec, 0: not measured) is its best moment - perftest's peak of its stream
+// (dataplane::peak_ticks_per_op), or a tool's own - and bw_peak is never below bw_avg.
 // `latency_us` is sorted in place.
-report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us);
+report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us,
+                          double peak = 0);
 
 // An op workload on a QP group: its members that completed, together, in the same fields
 // plus `qps`: the bytes of all of them over the longest member's time (dataplane::together,
@@ -44,8 +47,10 @@ struct MemberRun {
   const std::vector<double>* latency_us = nullptr;
 };
 // `together`, when given, gets the same run as figures (for the group's line: no field read back).
+// `peak`: the best moment of all of them together (their workers' timelines added up:
+// op_workloads.cpp group_peak), not the sum of their peaks; 0 when not measured.
 report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members,
-                             dataplane::BandwidthStats* together = nullptr);
+                             dataplane::BandwidthStats* together = nullptr, double peak = 0);
 
 // One thread drives several QPs of a group (`workers:`: the lanes of one stream); one lane's
 // error stops the thread and with it every lane. Which QP failed, and how: its line carries

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/stream.h"
 #include "exec/workload_results.h"
 #include "report/run_report.h"
 #include "util/json_writer.h"
@@ -72,4 +73,36 @@ TEST_CASE("a group's line takes its figures from the same run as its summary, no
   CHECK(together.bytes == 6u * 1048576);
   CHECK(together.seconds == 2.0);
   CHECK(static_cast<int64_t>(together.bytes) == std::get<int64_t>(field(f, "bytes")));
+}
+
+TEST_CASE("the peak of timelines together is their best bucket added up, not the sum of their peaks") {
+  // Two workers' 10 ms buckets on one clock: 2, 2, 1 MiB from bucket 100; 1, 1, 2 MiB from 101.
+  // Together 2, 3, 2, 2 MiB: the best bucket holds 3 MiB, 300 MB/s (their own peaks sum to 400).
+  const uint64_t MiB = 1048576;
+  qpo::dataplane::StreamTimeline a, b;
+  a.first = 100;
+  a.bytes = {2 * MiB, 2 * MiB, MiB};
+  b.first = 101;
+  b.bytes = {MiB, MiB, 2 * MiB};
+  const qpo::dataplane::StreamTimeline* both[] = {&a, &b};
+  CHECK(qpo::dataplane::timeline_peak(both) == doctest::Approx(300));
+  const qpo::dataplane::StreamTimeline* one[] = {&a};
+  CHECK(qpo::dataplane::timeline_peak(one) == doctest::Approx(200));
+  const qpo::dataplane::StreamTimeline* none[] = {nullptr};
+  CHECK(qpo::dataplane::timeline_peak(none) == 0);  // not measured
+}
+
+TEST_CASE("an op workload's summary lists bw_peak beside bw_avg, never below it, 0 when not measured") {
+  std::vector<double> none;
+  // 100 x 1 MiB in 2 s: 50 MB/s on average.
+  auto measured = qpo::exec::op_summary(1048576, 100, 2.0, none, 80);
+  CHECK(std::get<double>(field(measured, "bw_peak")) == doctest::Approx(80));
+  CHECK(std::get<double>(field(measured, "bw_avg")) == doctest::Approx(50));
+  auto short_run = qpo::exec::op_summary(1048576, 100, 2.0, none, 30);  // a run shorter than its buckets
+  CHECK(std::get<double>(field(short_run, "bw_peak")) == doctest::Approx(50));
+  auto unmeasured = qpo::exec::op_summary(1048576, 100, 2.0, none);
+  CHECK(std::get<double>(field(unmeasured, "bw_peak")) == 0);
+  std::vector<std::string> names;
+  for (const auto& [name, v] : measured) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"size", "iterations", "bytes", "seconds", "bw_peak", "bw_avg", "msg_rate"});
 }
