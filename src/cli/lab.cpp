@@ -59,8 +59,8 @@ void say_if_no_device(const std::string& doing) {
 }
 
 std::vector<std::string> lab_script_places() {
-  std::vector<std::string> places;
   if (const char* env = std::getenv("QPO_LAB_SCRIPT")) return {env};
+  std::vector<std::string> places;
   // Installed (cmake --install, the .deb): PREFIX/bin/qpo beside PREFIX/share/qpo/lab.
   std::string self = self_path();
   if (auto slash = self.rfind('/'); slash != std::string::npos)
