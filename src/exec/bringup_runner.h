@@ -49,8 +49,9 @@ class BringUpRunner {
   bool has_qps() const { return !creates_.empty(); }
 
   // ibv_create_qp for every QP, in plan order, while the run goes on (no failure, no
-  // Ctrl-C; the session reports an interruption). A QP whose create failed (and every QP
-  // after it) leaves st.qps; its owner stays empty and teardown skips it.
+  // Ctrl-C; the session reports an interruption). A QP whose create failed or never ran
+  // leaves st.qps; its owner stays empty and teardown skips it. With threads, QPs another
+  // thread made past a failure exist, so they stay in the run.
   void create_qps(RunState& st);
 
   // This host's directory for the exchange: assembled as the QPs are prepared, their numbers

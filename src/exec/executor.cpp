@@ -531,6 +531,9 @@ report::RunReport HostSession::run(Channel& ch) {
     if (k == faults_off) traffic_faults_.reset();
     publish_lines();
   }
+  // The cleanup's lines (faults off, links up) report on the latest step that reported: they
+  // come after every line published so far, in plan order.
+  st_.report.current_step = st_.report.latest_step();
   traffic_faults_.reset();
   whole_run_faults.reset();  // before the devices close: it reads their counters
   links_.reset();            // a link a step took down is up again before the objects go
@@ -541,18 +544,22 @@ report::RunReport HostSession::run(Channel& ch) {
       else if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, p_, step.index);
     }
   }
+  // Whether the run stopped is settled here: a stop that comes during teardown does not make
+  // the run's steps "not run".
+  bool stopped = plan_ && !ok();
+  if (stopped) mark_unrun_steps(st_.report, *plan_, UnrunPart::BeforeTeardown);
   teardown();
-  if (plan_ && !ok()) mark_unrun_steps(st_.report, *plan_, UnrunPart::Teardown);
+  if (stopped) mark_unrun_steps(st_.report, *plan_, UnrunPart::Teardown);
   publish_lines();
   if (o_.live) o_.live->host_done(st_.host);
   return st_.report;
 }
 
 void HostSession::publish_lines() {
-  // A run that has stopped runs no more steps before teardown: each one it never reached gets
-  // its not-run line now, after an abort's line (check_stop), so nothing comes before it later.
-  check_stop();
-  if (plan_ && !ok()) mark_unrun_steps(st_.report, *plan_, UnrunPart::BeforeTeardown);
+  // A run that has stopped: the steps it skipped below the latest one that reported (bring-up
+  // threads ran some QPs' steps past a failure) get their not-run lines now, or they would
+  // come after that step's lines; the others once the run's cleanup has added its lines.
+  if (plan_ && !ok()) mark_unrun_steps(st_.report, *plan_, UnrunPart::BeforeTeardown, st_.report.latest_step());
   st_.report.order_new_lines();  // what is published is in plan order and never moves
   if (!o_.live) return;
   o_.live->lines(st_.host, st_.report.steps, published_, st_.report.steps.size());

@@ -95,6 +95,20 @@ std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q) {
   return why;
 }
 
+namespace {
+
+// The plan step of fault `name` on this host (0 when the plan has none).
+int fault_step(const RunState& st, const std::string& name) {
+  if (!st.plan) return 0;
+  for (const auto& h : st.plan->hosts)
+    if (h.host == st.host)
+      for (const auto& step : h.steps)
+        if (step.kind == plan::StepKind::Fault && step.object == name) return step.index;
+  return 0;
+}
+
+}  // namespace
+
 Faults::Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase)
     : st_(st), phase_(phase) {
   for (const auto& f : faults) {
@@ -112,6 +126,8 @@ Faults::Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const 
     for (const auto& x : netem) detail += " " + x;
     detail += " on udp dport " + std::string(util::kRoceV2UdpPort);
     bool installed = false;  // the root qdisc is ours to delete from the first command on
+    // All of a window's faults go on at its first Fault step; each line reports on its own.
+    if (int step = fault_step(st, f.name)) st.report.current_step = step;
     auto& r = run_step(st, st.host, phase, "tc qdisc replace", f.name, "dev " + a.netdev + " " + detail, [&] {
       if (a.netdev.empty()) throw std::runtime_error("no netdev found under " + d.ctx().device_name());
       // Refuse, before touching it, a root qdisc that is the host's own configuration.

@@ -612,6 +612,8 @@ struct InitiatorWorker {
     std::vector<dataplane::StreamLane> lanes;
     for (auto* t : members) lanes.push_back({&t->ep, nullptr, t->cfg.local_mr, t->cfg.remote_mr});
     dataplane::StreamConfig cfg = members.front()->cfg;
+    // perftest's peak needs two timestamps per WR: up to 2^20 WRs (16 MiB), not more.
+    cfg.peak = cfg.peak && cfg.iterations * members.size() <= dataplane::kMaxLatencySamples;
     if (members.size() > 1)
       cfg.progress = [this](const dataplane::StreamProgress& p) {
         // The stream counts all lanes: each member is credited an even share (stall messages).

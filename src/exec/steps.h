@@ -95,10 +95,10 @@ std::string provider_of(const RunState& st);
 bool modify_qp(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m);
 // What a lowered attr takes from the QP itself: its port, GID index, port MTU and sq_psn.
 plan::OwnValues own_values(const QpState& q);
-// The same with the attr already resolved (the bring-up program's templates). With `later`,
-// the report line is named after the bring-up window (deferred_lines.h).
-// With `done`, ibv_modify_qp was already called (the bring-up program's quick path) and this
-// only judges its result: the verb runs once whatever happens.
+// The same with the attr already resolved (the bring-up runner's). With `later`, the report
+// line is named after the bring-up window (deferred_lines.h). With `done`, ibv_modify_qp was
+// already called (the bring-up runner's quick path, or a thread's) and this only judges its
+// result: the verb runs once whatever happens.
 class DeferredLines;
 struct ModifyDone {
   int err = 0;

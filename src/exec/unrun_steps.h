@@ -17,7 +17,8 @@ enum class UnrunPart {
 };
 
 // Adds a not-run line for each step of `plan` in `part` that has no line in `r` yet (the
-// host's own report: every line is this host's). Returns how many it added.
-size_t mark_unrun_steps(report::RunReport& r, const plan::HostPlan& plan, UnrunPart part);
+// host's own report: every line is this host's), of those numbered below `below` when it is
+// not 0. Returns how many it added.
+size_t mark_unrun_steps(report::RunReport& r, const plan::HostPlan& plan, UnrunPart part, int below = 0);
 
 }  // namespace qpo::exec

@@ -120,8 +120,9 @@ report::Fields summary_fields(uint64_t size, const dataplane::BandwidthStats& bw
   f.emplace_back("iterations", static_cast<int64_t>(bw.ops));
   f.emplace_back("bytes", static_cast<int64_t>(bw.bytes));
   f.emplace_back("seconds", bw.seconds);
-  // The whole run is one of the windows a peak is the best of (perf.lua does the same).
-  f.emplace_back("bw_peak", peak > 0 ? std::max(peak, bw.bw_avg) : 0.0);
+  // The whole run is one of the windows a peak is the best of (perf.lua does the same). Not
+  // measured: no field (a 0 would read as a drop to `qpo compare`).
+  if (peak > 0) f.emplace_back("bw_peak", std::max(peak, bw.bw_avg));
   f.emplace_back("bw_avg", bw.bw_avg);
   f.emplace_back("msg_rate", bw.msg_rate);
   if (latency_us.empty()) return f;

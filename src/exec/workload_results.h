@@ -30,8 +30,9 @@ std::string headline(const lua::Value& summary);
 // An op workload's results in the fields script workloads report (perftest's units: MB =
 // 2^20 bytes, Mpps, usec): size, iterations, bytes, seconds, bw_peak, bw_avg, msg_rate, and
 // each WR's post-to-completion time as t_min, t_max, t_typical (median), t_avg, p99, p999.
-// `peak` (MB/sec, 0: not measured) is its best moment - perftest's peak of its stream
-// (dataplane::peak_ticks_per_op), or a tool's own - and bw_peak is never below bw_avg.
+// `peak` (MB/sec, 0: not measured, and no bw_peak then) is its best moment - perftest's peak
+// of its stream (dataplane::peak_ticks_per_op), or a tool's own - and bw_peak is never below
+// bw_avg.
 // `latency_us` is sorted in place.
 report::Fields op_summary(uint64_t size, uint64_t iterations, double seconds, std::vector<double>& latency_us,
                           double peak = 0);
@@ -48,7 +49,7 @@ struct MemberRun {
 };
 // `together`, when given, gets the same run as figures (for the group's line: no field read back).
 // `peak`: the best moment of all of them together (their workers' timelines added up:
-// op_workloads.cpp group_peak), not the sum of their peaks; 0 when not measured.
+// op_workloads.cpp group_peak), not the sum of their peaks; 0 when not measured (no bw_peak).
 report::Fields group_summary(uint64_t size, const std::vector<MemberRun>& members,
                              dataplane::BandwidthStats* together = nullptr, double peak = 0);
 

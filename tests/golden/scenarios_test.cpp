@@ -454,7 +454,10 @@ TEST_CASE("the schema's transition properties are the rule table's value fields 
 TEST_CASE("the schema's ah_attr and grh properties are the rule table's ah_fields and grh_fields") {
   YAML::Node schema = load_schema();
   const auto& rules = qpo::spec::RuleTable::builtin();
-  for (const auto& [name, table] : {std::pair{"ah_attr", &rules.ah_fields()}, std::pair{"grh", &rules.grh_fields()}}) {
+  for (const auto& entry : {std::pair{"ah_attr", &rules.ah_fields()}, std::pair{"grh", &rules.grh_fields()}}) {
+    // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+    const char* name = entry.first;
+    const auto* table = entry.second;
     CAPTURE(name);
     YAML::Node def = definition(schema, name);
     REQUIRE_MESSAGE(def, "schema has no definition '" << name << "'");

@@ -203,6 +203,8 @@ const std::map<std::string, FailedStep>& failing_on_rxe() {
   static const std::map<std::string, FailedStep> k{
       // the kernel refuses a transition the rule tables allow
       {"fail-alt-path-refused-by-rxe", {"ibv_modify_qp", "qa", "INIT->RTR"}},
+      // the same with a fault on for the whole run: its removal's line keeps plan order
+      {"fail-with-fault-applied", {"ibv_modify_qp", "qa", "INIT->RTR"}},
       // a transition expected to fail succeeds
       {"bringup-unexpected-success", {"ibv_modify_qp", "qb", "RTR->RTS"}},
       // a completion error in the traffic, after bring-up and smoke

@@ -341,3 +341,20 @@ TEST_CASE("lines with big results go in smaller messages: none above the byte bu
   CHECK(messages >= 3);
   CHECK(biggest <= qpo::cluster::kLinesMessageBytes);
 }
+
+TEST_CASE("every step status crosses the wire as itself, 'not run' included") {
+  std::vector<qpo::report::StepResult> steps;
+  for (auto status : qpo::report::kStepStatuses) {
+    steps.emplace_back();
+    steps.back().plan_step = static_cast<int>(steps.size());
+    steps.back().status = status;
+  }
+  std::vector<qpo::report::StepStatus> read;
+  qpo::cluster::send_lines("s", steps, 0, steps.size(), [&](const std::string& msg, size_t) {
+    for (const auto& s : qpo::cluster::read_report(qpo::cluster::member(reply(msg), "report")).steps) read.push_back(s.status);
+    return true;
+  });
+  REQUIRE(read.size() == steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) CHECK(read[i] == steps[i].status);
+  CHECK(read.back() == qpo::report::StepStatus::NotRun);
+}

@@ -3,7 +3,9 @@
 // batch, the others show in the text log only with --verbose.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "exec/unrun_steps.h"
 #include "plan_fixture.h"
@@ -97,7 +99,7 @@ TEST_CASE("teardown steps are marked only as their own part: what teardown did n
   const auto& first = r.steps[static_cast<size_t>(teardown - 1)];
   CHECK(first.plan_step == teardown);
   CHECK(first.phase == "teardown");
-  CHECK(first.message.rfind("nothing to release: the run stopped before making it", 0) == 0);
+  CHECK(first.message.rfind("nothing for it to do: the run stopped before what it undoes was made", 0) == 0);
 }
 
 TEST_CASE("the text log shows a batch's first not-run line; --verbose shows each") {
@@ -110,4 +112,29 @@ TEST_CASE("the text log shows a batch's first not-run line; --verbose shows each
   CHECK(shown.find("not run") != std::string::npos);
   CHECK(qpo::report::render_step_text(next, false).empty());
   CHECK(qpo::report::render_step_text(next, true).find("not run") != std::string::npos);
+}
+
+TEST_CASE("marking below the latest step leaves the later ones for after the cleanup's lines, which report on the latest step") {
+  auto p = qpo::test::plan_of(kPair);
+  const auto& h = p.hosts.at(0);
+  int teardown = first_teardown(h);
+  RunReport r;
+  r.add(ran(1));
+  r.add(ran(2, StepStatus::Failed));
+  r.add(ran(5));  // a bring-up thread ran a later QP's step past the failure
+  CHECK(mark_unrun_steps(r, h, UnrunPart::BeforeTeardown, r.latest_step()) == 2);  // 3 and 4
+  r.order_new_lines();  // published
+  r.add(ran(r.latest_step()));  // the run's cleanup (a fault removed): on the latest step that reported
+  CHECK(mark_unrun_steps(r, h, UnrunPart::BeforeTeardown) == static_cast<size_t>(teardown - 6));  // 6 .. teardown - 1
+  r.order_new_lines();
+  std::vector<int> order;
+  for (const auto& s : r.steps) order.push_back(s.plan_step);
+  CHECK(order[0] == 1);
+  CHECK(order[1] == 2);
+  CHECK(order[2] == 3);
+  CHECK(order[3] == 4);
+  CHECK(order[4] == 5);
+  CHECK(order[5] == 5);  // after what was published, before the later steps' lines
+  CHECK(order[6] == 6);
+  CHECK(std::is_sorted(order.begin(), order.end()));
 }
