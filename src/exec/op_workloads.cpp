@@ -627,7 +627,7 @@ struct InitiatorWorker {
         failed = {e.qp(), e.wc_status(), e.error()};
       throw;
     }
-    auto worker = std::make_shared<const WorkerRun>(WorkerRun{r.timeline, r.tx.bw_peak});
+    auto worker = std::make_shared<const WorkerRun>(WorkerRun{std::move(r.timeline), r.tx.bw_peak});
     for (auto* t : members) {
       t->worker = worker;
       t->alone_in_worker = members.size() == 1;

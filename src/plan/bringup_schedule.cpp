@@ -1,7 +1,6 @@
 #include "plan/bringup_schedule.h"
 
 #include <stdexcept>
-#include <unordered_map>
 #include <string>
 
 #include "plan/plan.h"
@@ -11,17 +10,17 @@ namespace qpo::plan {
 BringUpSchedule schedule_bringup(const Plan& p, const HostPlan& h) {
   BringUpSchedule s;
   std::vector<uint32_t> chain_of(p.qp_count(), BringUpSchedule::kNone);  // QP id -> its number in creates
-  std::unordered_map<std::string, uint32_t> slot_steps;  // "qpo.slots.qa" -> its RegSlots step
+  std::vector<uint32_t> slots_of(p.qp_count(), BringUpSchedule::kNone);  // QP id -> its RegSlots step
   for (const auto& step : h.steps)
-    if (step.kind == StepKind::RegSlots && step.setup == Step::kNoSetup) slot_steps.emplace(step.object, step.index - 1);
+    if (step.kind == StepKind::RegSlots && step.setup == Step::kNoSetup && step.id < slots_of.size())
+      slots_of[step.id] = static_cast<uint32_t>(step.index - 1);
   for (const auto& step : h.steps) {
     if (step.phase != Phase::Setup || step.kind != StepKind::CreateQp) continue;
     if (step.id >= chain_of.size())  // the planner gives every QP step its QP's id
       throw std::logic_error("plan step " + std::to_string(step.index) + " creates QP '" + step.object + "' with no QP id");
     chain_of[step.id] = static_cast<uint32_t>(s.creates.size());
     s.creates.push_back(static_cast<uint32_t>(step.index - 1));
-    auto slots = slot_steps.find("qpo.slots." + step.object);
-    s.slots.push_back(slots == slot_steps.end() ? BringUpSchedule::kNone : slots->second);
+    s.slots.push_back(slots_of[step.id]);
   }
   int half = 0;
   for (const auto& step : h.steps) {

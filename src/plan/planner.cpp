@@ -50,6 +50,9 @@ SetupKinds setup_kinds(StepKind k) {
 ObjectId id_of_object(const Plan& p, const Step& st) {
   switch (st.kind) {
     case StepKind::Destroy: return st.id;
+    case StepKind::RegSlots:  // a QP's carries its QP's id; an SRQ's is found below
+      if (st.setup == Step::kNoSetup) return st.id;
+      break;
     case StepKind::AllocPd: return p.id_of(ObjectKind::Pd, st.object);
     case StepKind::RegMr:
     case StepKind::PrepareData:  // the MR a workload's bytes land in (or are read from)
@@ -363,6 +366,7 @@ class Planner {
     for (const auto* q : qps_on(host)) {
       if (!has_slots(*q)) continue;
       auto& st = add(StepKind::RegSlots, Phase::Setup, "ibv_reg_mr", "qpo.slots." + q->name);
+      st.id = plan_->id_of(ObjectKind::Qp, q->name);  // a QP's buffer: its QP's id (the bring-up schedule pairs them)
       st.count = slot_bytes(*q);
       if (!prev || slots_inputs(*prev) != slots_inputs(*q)) prev_args = args_.intern(slots_args(slots_inputs(*q)));
       st.args = prev_args;
