@@ -37,12 +37,12 @@ std::pair<std::string, std::string> element_of(const RunState& st, const std::st
     case util::EventObject::Port: {
       const auto* d = st.device_named(device);
       std::string about = "port " + std::to_string(ev.element.port_num) + " of device '" + device + "'";
-      return {d && d->spec && ev.element.port_num == static_cast<int>(d->spec->port) ? device : "", about};
+      return {d && d->facts && ev.element.port_num == static_cast<int>(d->facts->port) ? device : "", about};
     }
     case util::EventObject::Device: return {device, "device '" + device + "'"};
     case util::EventObject::Qp: {
       const QpState* found = st.qps.find_if([&](const QpState& q) { return q.qp && q.qp->get() == ev.element.qp; });
-      if (found) return {found->spec->name, "QP '" + found->spec->name + "'"};
+      if (found) return {found->facts->name, "QP '" + found->facts->name + "'"};
       return {"", "a QP of another owner"};
     }
   }
@@ -55,7 +55,7 @@ size_t drain(const RunState& st) {
   st.devices.for_each([&](plan::ObjectId, const DeviceState& d) {
     if (!d.res) return;
     while (auto ev = take_async_event(d.ctx().get(), 0)) {
-      auto [object, about] = element_of(st, d.spec->name, *ev);
+      auto [object, about] = element_of(st, d.facts->name, *ev);
       st.events.seen.push_back({ev->event_type, std::move(object), std::move(about), Clock::now()});
       ++added;
     }
@@ -97,7 +97,7 @@ std::string object_text(const RunState& st, const plan::Step& step) {
   auto kind = info ? info->object : util::EventObject::Qp;
   if (kind == util::EventObject::Port) {
     const auto* d = st.devices.find(step.id);
-    std::string port = d && d->spec ? std::to_string(d->spec->port) : "?";
+    std::string port = d && d->facts ? std::to_string(d->facts->port) : "?";
     return "port " + port + " of device '" + step.object + "'";
   }
   return std::string(util::event_object_name(kind)) + " '" + step.object + "'";

@@ -85,9 +85,8 @@ void BringUpRunner::prepare(RunState& st, const plan::Step& step) {
   }
   if (q->slots) published_.mrs.insert_or_assign(q->slots->name(), published_mr(st.host, *q->slots));
   RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
-  if (q->spec->connect) by_peer_name_.emplace_back(q->spec->connect.name, static_cast<uint32_t>(chain));
-  const auto& spec = *q->spec;
-  ibv_xrcd* xrcd = spec.xrcd ? st.xrcds.at(all_->id_of(plan::ObjectKind::Xrcd, spec.xrcd.name))->get() : nullptr;
+  if (q->facts->peer != plan::kNoObject) by_peer_name_.emplace_back(all_->peer_name(*q->facts), static_cast<uint32_t>(chain));
+  ibv_xrcd* xrcd = q->facts->xrcd != plan::kNoObject ? st.xrcds.at(q->facts->xrcd)->get() : nullptr;
   creates_.push_back({&step, q, init, q->device->ctx().get(), xrcd, entry});
 }
 
@@ -199,7 +198,7 @@ void BringUpRunner::run_qp_ahead(int half, uint32_t qp) {
     }
     ibv_qp_attr attr;
     try {
-      m->attrs.resolve(own_values(*q), peers_[qp], q->spec->name, attr);
+      m->attrs.resolve(own_values(*q), peers_[qp], q->facts->name, attr);
     } catch (const std::exception&) {
       blocked_[qp] = 1;  // the walk reports why
       return;
@@ -264,7 +263,7 @@ void BringUpRunner::run_half(RunState& st, int half) {
     }
     ibv_qp_attr attr;
     try {
-      m->attrs.resolve(own_values(*q), peers_[h.chain[i]], q->spec->name, attr);
+      m->attrs.resolve(own_values(*q), peers_[h.chain[i]], q->facts->name, attr);
     } catch (const std::exception& e) {
       attr_failure(st, kPhase, *q, *m, e.what());
       continue;

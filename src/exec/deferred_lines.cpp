@@ -35,7 +35,7 @@ void DeferredLines::name_all(RunState& st) {
         r.host = qp->host;
         r.phase = kSetup;
         r.verb = "ibv_create_qp";
-        r.object = qp->spec->name;
+        r.object = qp->facts->name;
         r.message = "device granted: " + granted_text(qp->asked_cap, qp->granted_cap);
         break;
       case Kind::Modified:

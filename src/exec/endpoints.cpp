@@ -44,8 +44,8 @@ std::shared_ptr<dataplane::RecvPool> pool_of(QpState& q) {
   return *slot;
 }
 
-std::string slot_mr_name(const QpState& q) { return "qpo.slots." + q.spec->name; }
-std::string receive_mr_name(const QpState& q) { return q.srq ? "qpo.slots." + q.spec->srq.name : slot_mr_name(q); }
+std::string slot_mr_name(const QpState& q) { return "qpo.slots." + q.facts->name; }
+std::string receive_mr_name(const QpState& q) { return q.srq ? "qpo.slots." + q.srq_state->srq->name() : slot_mr_name(q); }
 
 uint32_t bringup_outstanding(QpState& q) {
   if (q.srq) {
@@ -78,9 +78,9 @@ namespace {
 // The QP, its CQs, SRQ and limits, and the peer: an endpoint without MRs.
 dataplane::Endpoint bare_endpoint(RunState& st, QpState& q, const std::string& peer) {
   dataplane::Endpoint e;
-  e.qp_name = q.spec->name;
-  e.qp_type = verbs::to_ibv(q.spec->qp_type);
-  e.type_name = q.spec->type_name;
+  e.qp_name = q.facts->name;
+  e.qp_type = verbs::to_ibv(q.facts->type);
+  e.type_name = q.facts->type_name;
   e.qp = q.qp->get();
   e.qpx = q.qp->extended();
   e.pd = q.pd;
@@ -90,12 +90,12 @@ dataplane::Endpoint bare_endpoint(RunState& st, QpState& q, const std::string& p
   e.send_channel = q.send_channel;  // event mode (`events = true`)
   e.recv_channel = q.recv_channel;
   e.srq = q.srq;
-  e.max_send_wr = q.spec->cap.max_send_wr;
+  e.max_send_wr = q.facts->cap.max_send_wr;
   // The room a script has: receives the executor still has posted take the rest.
   uint32_t executors = q.srq ? 0 : bringup_outstanding(q);
-  e.max_recv_wr = q.spec->cap.max_recv_wr > executors ? q.spec->cap.max_recv_wr - executors : 0;
+  e.max_recv_wr = q.facts->cap.max_recv_wr > executors ? q.facts->cap.max_recv_wr - executors : 0;
   e.recv_limited = !q.srq;  // 0 left is "full", not "no limit"
-  e.max_inline_data = q.spec->cap.max_inline_data;
+  e.max_inline_data = q.facts->cap.max_inline_data;
   if (auto it = st.dir.qps.find(peer); !peer.empty() && it != st.dir.qps.end()) {
     e.peer_name = peer;
     e.peer_qpn = it->second.qpn;
@@ -108,7 +108,7 @@ dataplane::Endpoint bare_endpoint(RunState& st, QpState& q, const std::string& p
 
 // The executor's slot buffers: the QP's own and its SRQ's.
 void add_slots(QpState& q, dataplane::Endpoint& e) {
-  e.max_recv_wr = q.spec->cap.max_recv_wr;  // the executor's receives are its own to count
+  e.max_recv_wr = q.facts->cap.max_recv_wr;  // the executor's receives are its own to count
   if (q.slots) e.local_mrs.add(slot_mr_name(q), local_of(q.slots));
   if (q.srq && q.srq_state && q.srq_state->slots) e.local_mrs.add(receive_mr_name(q), local_of(q.srq_state->slots));
 }
@@ -149,7 +149,7 @@ void use_executor_receives(QpState& q, dataplane::StreamConfig& c) {
   executor_stream(c);
   c.recv_mr = receive_mr_name(q);
   if (q.srq) {
-    if (!q.srq_state) throw std::logic_error("QP '" + q.spec->name + "' has an SRQ but no record of it");
+    if (!q.srq_state) throw std::logic_error("QP '" + q.facts->name + "' has an SRQ but no record of it");
     const auto& ss = *q.srq_state;
     c.recv_slot_size = ss.slot_size;
     c.recv_slots = ss.slot_count;
@@ -162,7 +162,7 @@ void use_executor_receives(QpState& q, dataplane::StreamConfig& c) {
 
 void post_bringup_receives(QpState& q, uint32_t count) {
   if (!q.slots || q.slot_count < 2 || count == 0) return;
-  auto e = receive_endpoint(q.spec->name, q.qp->get(), nullptr);
+  auto e = receive_endpoint(q.facts->name, q.qp->get(), nullptr);
   auto pool = pool_of(q);
   pool->layout(e, local_of(q.slots), 0, q.slot_size, q.slot_count - 1);  // the last slot sends
   pool->fill(e, pool->outstanding() + std::min(count, q.slot_count - 1));

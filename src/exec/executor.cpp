@@ -111,14 +111,14 @@ void HostSession::for_setup_steps(Fn fn) {
 void HostSession::setup() {
   for_setup_steps([&](const plan::Step& step) {
     if (step.kind == plan::StepKind::OpenDevice) {
-      const auto* d = p_.setup_of(step).device;
-      auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d->dev_name, [&] { open_device(st_, *d, step.id); });
+      const auto& d = p_.devices.at(step.id);
+      auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d.dev_name, [&] { open_device(st_, d, step.id); });
       if (r.status == report::StepStatus::Ok) {
         auto& ds = st_.devices.at(step.id);
         r.message = ds.ctx().device_name();
         if (!st_.report.device.empty()) st_.report.device += ", ";
         st_.report.device += ds.ctx().device_name();
-        counters_at_open_[d->name] = read_hw_counters(ds);
+        counters_at_open_[d.name] = read_hw_counters(ds);
       }
       return;
     }
@@ -157,7 +157,7 @@ void HostSession::report_device_query(const plan::Step& step) {
   r.verb = step.verb;
   r.object = step.object;
   if (step.kind == plan::StepKind::QueryPort)
-    r.message = "port " + std::to_string(ds.spec->port) + " " +
+    r.message = "port " + std::to_string(ds.facts->port) + " " +
                 (ds.ctx().port_attr().state == IBV_PORT_ACTIVE ? "ACTIVE" : "not active") + ", active_mtu " +
                 std::to_string(128 << ds.ctx().port_attr().active_mtu);
   else

@@ -58,7 +58,7 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
     pp_.initiator = peer_->qpo_writes_first();  // the tool's server writes first
     pp_.size = cfg_.size;
     pp_.iterations = w.iterations;
-    pp_.inline_size = q_->spec->cap.max_inline_data;
+    pp_.inline_size = q_->facts->cap.max_inline_data;
     pp_.local_mr = slot_mr_name(*q_);
     pp_.local_offset = uint64_t{q_->slot_count - 1} * q_->slot_size;  // qpo writes from its last slot
     pp_.recv_offset = 0;            // the tool writes where qpo's keys pointed: the slots' start
@@ -79,7 +79,7 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
     cfg_.peak = true;  // the tool prints the BW peak qpo sends it
     cfg_.op = w.op == util::Op::Read ? dataplane::Op::Read : send ? dataplane::Op::Send : dataplane::Op::Write;
     if (!send) cfg_.remote_mr = peer_->name;  // the tool's buffer, from its keys
-    cfg_.depth = std::min<uint32_t>(128, std::max<uint32_t>(1, q_->spec->cap.max_send_wr));  // perftest's -t
+    cfg_.depth = std::min<uint32_t>(128, std::max<uint32_t>(1, q_->facts->cap.max_send_wr));  // perftest's -t
     access_ = access_for(st, *q_, Reader::Sends);
   } else if (send) {
     use_executor_receives(*q_, cfg_);  // the slots bring-up posted, re-posted as they fill

@@ -104,7 +104,7 @@ dataplane::PingPongConfig slot_pingpong(QpState& q, bool initiator, uint32_t siz
   c.initiator = initiator;
   c.size = size;
   c.iterations = iterations;
-  c.inline_size = q.spec->cap.max_inline_data;  // as the tools: inline when the message fits (what was asked)
+  c.inline_size = q.facts->cap.max_inline_data;  // as the tools: inline when the message fits (what was asked)
   c.local_mr = slot_mr_name(q);
   c.local_offset = uint64_t{q.slot_count - 1} * q.slot_size;  // the last slot sends
   c.recv_offset = 0;

@@ -29,11 +29,11 @@ void await_completion(RunState& st, QpState& q, uint64_t wr_id, int timeout_ms, 
       if (wc[i].wr_id != wr_id) continue;
       if (wc[i].status != IBV_WC_SUCCESS)
         throw std::runtime_error(what + " completed with " + util::wc_status_name(wc[i].status) + " (QP '" +
-                                 q.spec->name + "' is now in ERR)");
+                                 q.facts->name + "' is now in ERR)");
       return;
     }
     if (std::chrono::steady_clock::now() >= deadline)
-      throw std::runtime_error("no completion of " + what + " on QP '" + q.spec->name + "' within " +
+      throw std::runtime_error("no completion of " + what + " on QP '" + q.facts->name + "' within " +
                                std::to_string(timeout_ms) + " ms");
     if (n == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
@@ -63,11 +63,11 @@ bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
     uint32_t rkey = 0;
     if (w.type == 1) {
       if (int e = verbs::bind_type1(q.qp->get(), *ms.mw, b, wr_id, &rkey))
-        throw verbs::VerbsError("ibv_bind_mw", w.name, e, "on QP " + q.spec->name);
+        throw verbs::VerbsError("ibv_bind_mw", w.name, e, "on QP " + q.facts->name);
     } else {
       rkey = verbs::next_rkey(ms.rkey);
       if (int e = verbs::post_bind_type2(q.qp->get(), *ms.mw, b, rkey, wr_id))
-        throw verbs::VerbsError("ibv_post_send", w.name, e, "IBV_WR_BIND_MW on QP " + q.spec->name);
+        throw verbs::VerbsError("ibv_post_send", w.name, e, "IBV_WR_BIND_MW on QP " + q.facts->name);
     }
     await_completion(st, q, wr_id, o.timeout_ms, "the bind of window '" + w.name + "'");
     ms.rkey = rkey;
@@ -94,12 +94,12 @@ bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
     if (w.type == 1) {
       uint32_t rkey = 0;
       if (int e = verbs::unbind_type1(q.qp->get(), *ms.mw, st.mrs.at(window.mr)->get(), wr_id, &rkey))
-        throw verbs::VerbsError("ibv_bind_mw", w.name, e, "length 0 (unbind) on QP " + q.spec->name);
+        throw verbs::VerbsError("ibv_bind_mw", w.name, e, "length 0 (unbind) on QP " + q.facts->name);
       await_completion(st, q, wr_id, o.timeout_ms, "the unbind of window '" + w.name + "'");
       ms.rkey = rkey;
     } else {
       if (int e = verbs::post_local_invalidate(q.qp->get(), ms.rkey, wr_id))
-        throw verbs::VerbsError("ibv_post_send", w.name, e, "IBV_WR_LOCAL_INV on QP " + q.spec->name);
+        throw verbs::VerbsError("ibv_post_send", w.name, e, "IBV_WR_LOCAL_INV on QP " + q.facts->name);
       await_completion(st, q, wr_id, o.timeout_ms, "the local invalidation of window '" + w.name + "'");
     }
     ms.bound = false;

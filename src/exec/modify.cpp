@@ -102,7 +102,7 @@ void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, con
   r.host = q.host;
   r.phase = phase;
   r.verb = "ibv_modify_qp";
-  r.object = q.spec->name;
+  r.object = q.facts->name;
   r.detail = mask_detail(st, t);
 }
 
@@ -134,7 +134,7 @@ bool modify_qp(RunState& st, const std::string& phase, QpState& q, const plan::M
     return false;
   }
   try {
-    m.attrs.resolve(own_values(q), peer_of(st, q), q.spec->name, attr);
+    m.attrs.resolve(own_values(q), peer_of(st, q), q.facts->name, attr);
   } catch (const std::exception& e) {
     attr_failure(st, phase, q, m, e.what());
     return false;
@@ -152,7 +152,7 @@ std::string recorded_refusal(const QpState& q, const plan::ModifyPlan& t, int er
   const auto* entry = spec::ProviderTable::builtin().entry(q.device->ctx().provider());
   if (!entry) return "";
   auto value_of = [&](const std::string& field) { return t.literal(field); };
-  for (const auto* d : spec::refusals(*entry, spec::RuleTable::builtin(), q.spec->type_name, t.from, t.to, t.mask,
+  for (const auto* d : spec::refusals(*entry, spec::RuleTable::builtin(), q.facts->type_name, t.from, t.to, t.mask,
                                       value_of))
     if (d->answered == verbs::errno_name(err))
       return "; as schemas/providers.yaml records for " + entry->name + ": " + d->what;
@@ -169,16 +169,16 @@ Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_
   r.err = err;
   auto detail = [&]() -> const std::string& { return mask_detail(st, t); };
   bool expected_fail = t.expects_failure();
-  auto where = [&] { return "QP '" + q.spec->name + "' " + q.spec->type_name + " " + detail(); };
+  auto where = [&] { return "QP '" + q.facts->name + "' " + q.facts->type_name + " " + detail(); };
   if (err != 0) {
     const auto* deviation = spec::ProviderTable::builtin().transition_deviation(
-        q.device->ctx().provider(), q.spec->type_name, spec::state_name(t.from), spec::state_name(t.to));
+        q.device->ctx().provider(), q.facts->type_name, spec::state_name(t.from), spec::state_name(t.to));
     if (deviation && verbs::errno_name(err) == deviation->errno_name && !(expected_fail && t.expect_errno == err)) {
       r.status = report::StepStatus::Skipped;
       r.message = "unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
       if (st.report.verdict == report::Verdict::Pass) {
         st.report.verdict = report::Verdict::Unsupported;
-        st.report.reason = q.spec->type_name + " " + spec::state_name(t.from) + "->" + spec::state_name(t.to) +
+        st.report.reason = q.facts->type_name + " " + spec::state_name(t.from) + "->" + spec::state_name(t.to) +
                            " is unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
       }
       return Attempt::Failed;
@@ -195,7 +195,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_
     r.status = report::StepStatus::Failed;
     r.message = "ibv_modify_qp failed: " + verbs::errno_name(err) + " (" + std::strerror(err) + ")" +
                 (expected_fail ? "; the scenario expected " + t.expect_name : "");
-    st.report.fail(verbs::call_text("ibv_modify_qp", q.spec->name, detail()) + ": " + verbs::errno_name(err));
+    st.report.fail(verbs::call_text("ibv_modify_qp", q.facts->name, detail()) + ": " + verbs::errno_name(err));
     return Attempt::Failed;
   }
   if (!t.predicted_ok)
@@ -203,7 +203,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_
   if (expected_fail) {
     r.status = report::StepStatus::Failed;
     r.message = "succeeded, but the scenario expected " + t.expect_name;
-    st.report.fail(verbs::call_text("ibv_modify_qp", q.spec->name, detail()) + " succeeded; expected " +
+    st.report.fail(verbs::call_text("ibv_modify_qp", q.facts->name, detail()) + " succeeded; expected " +
                    t.expect_name);
     return Attempt::Failed;
   }
@@ -211,7 +211,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_
   if (!verify(q, t, attr, &mismatch)) {
     r.status = report::StepStatus::Failed;
     r.message = "ibv_query_qp: " + mismatch;
-    st.report.fail("QP '" + q.spec->name + "' " + mismatch);
+    st.report.fail("QP '" + q.facts->name + "' " + mismatch);
     return Attempt::Failed;
   }
   if (!mismatch.empty()) {
@@ -255,8 +255,8 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, const plan
 // The follow-ups a transition implies: the plan lists each as its own step.
 
 bool repost_after_reset(RunState& st, QpState& q) {
-  return run_step(st, q.host, "transitions", "ibv_post_recv", q.spec->name, "re-post receives after RESET", [&] {
-           post_bringup_receives(q, q.spec->cap.max_recv_wr);
+  return run_step(st, q.host, "transitions", "ibv_post_recv", q.facts->name, "re-post receives after RESET", [&] {
+           post_bringup_receives(q, q.facts->cap.max_recv_wr);
          }).status != report::StepStatus::Failed;
 }
 
@@ -277,18 +277,18 @@ bool flush_after_err(RunState& st, QpState& q) {
   f.host = q.host;
   f.phase = phase;
   f.verb = "ibv_poll_cq";
-  f.object = q.spec->name;
+  f.object = q.facts->name;
   f.detail = "flush after ->ERR";
   f.message = std::to_string(flush_count) + " of " + std::to_string(expected) +
               " outstanding receives completed with IBV_WC_WR_FLUSH_ERR";
-  if (q.srq) f.message = std::to_string(flush_count) + " flushed (receives live on SRQ " + q.spec->srq.name + ")";
+  if (q.srq) f.message = std::to_string(flush_count) + " flushed (receives live on SRQ " + q.srq_state->srq->name() + ")";
   bool ok = q.srq || flush_count == expected;
   f.status = ok && other == 0 ? report::StepStatus::Ok : report::StepStatus::Failed;
   if (other) f.message += "; " + std::to_string(other) + " completions had another status";
   if (q.recv_pool && !q.srq) q.recv_pool->forget_outstanding();  // a later stream must not count them
   st.report.add(f);
   if (f.status == report::StepStatus::Failed) {
-    st.report.fail("QP '" + q.spec->name + "': " + f.message);
+    st.report.fail("QP '" + q.facts->name + "': " + f.message);
     return false;
   }
   return true;
@@ -299,7 +299,7 @@ bool read_state(RunState& st, QpState& q, const std::string& expected) {
   r.host = q.host;
   r.phase = "traffic";
   r.verb = "ibv_query_qp";
-  r.object = q.spec->name;
+  r.object = q.facts->name;
   r.detail = "after the expected completion error";
   ibv_qp_state state{};
   StepTimer timer;
@@ -309,7 +309,7 @@ bool read_state(RunState& st, QpState& q, const std::string& expected) {
     r.status = report::StepStatus::Failed;
     r.err = err;
     r.message = "ibv_query_qp failed: " + verbs::errno_name(err);
-    st.report.fail(verbs::call_text("ibv_query_qp", q.spec->name) + ": " + verbs::errno_name(err));
+    st.report.fail(verbs::call_text("ibv_query_qp", q.facts->name) + ": " + verbs::errno_name(err));
     st.report.add(r);
     return false;
   }

@@ -63,14 +63,14 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
   auto group = static_cast<plan::ObjectId>(&g - st.plan->mcast_groups.data());  // g is the plan's
   auto& made_for = st.mcast_ahs[{from.id, group}];
   if (made_for) return made_for->get();
-  std::string name = "qpo.ah." + from.spec->name + "->" + g.name;
+  std::string name = "qpo.ah." + from.facts->name + "->" + g.name;
   ibv_gid dgid = gid_of(g);
   if (roce(*from.device) && verbs::gid_is_ipv4(dgid) != verbs::gid_is_ipv4(from.device->gid))
     throw std::runtime_error("multicast group '" + g.name + "' (" + g.gid_text + ") is " +
                              (verbs::gid_is_ipv4(dgid) ? "IPv4" : "IPv6") + ", the source GID " +
                              verbs::gid_text(from.device->gid) + " (gid_index " + std::to_string(from.device->gid_index) +
                              ") is not: RoCEv2 sends one IP packet, both addresses of one family (set the device's gid_index)");
-  if (const auto* cm = g.cm_join ? cm_joined(st, g.name, from.spec->name) : nullptr) {  // the CM's attributes
+  if (const auto* cm = g.cm_join ? cm_joined(st, g.name, from.facts->name) : nullptr) {  // the CM's attributes
     ibv_ah_attr ah = cm->ah;
     made_for = st.own<verbs::Ah>(name, from.pd, ah);
     return made_for->get();

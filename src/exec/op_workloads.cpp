@@ -140,7 +140,7 @@ struct Responder {
   // UD: the sender's QP number tells workloads apart; a connected QP hears one peer, whose
   // workloads arrive in step order.
   Incoming* incoming_for(const ibv_wc& wc) {
-    bool ud = q->spec->qp_type == spec::QpType::UD;
+    bool ud = q->facts->type == spec::QpType::UD;
     Incoming* last = nullptr;
     Incoming* outside = nullptr;  // op recv: a sender this step does not name, up to its count
     for (auto& i : in) {
@@ -166,7 +166,7 @@ struct Responder {
       i.problem = "the receive invalidated rkey " + util::hex(wc.invalidated_rkey) + ", window '" + i.window +
                   "' has rkey " + util::hex(i.window_rkey);
     if (!i.problem.empty())
-      throw dataplane::DataplaneError(dataplane::DataplaneError::Kind::Data, i.receiver->spec->name, i.problem);
+      throw dataplane::DataplaneError(dataplane::DataplaneError::Kind::Data, i.receiver->facts->name, i.problem);
   }
 
   bool all_received() const {
@@ -187,7 +187,7 @@ struct Responder {
     else if (!i->from_outside && dataplane::check_pattern(data, len, i->step->extra().data_seed) >= 0)
       i->problem = "received data differs from what was sent";
     if (!i->problem.empty())
-      throw dataplane::DataplaneError(dataplane::DataplaneError::Kind::Data, i->receiver->spec->name, i->problem);
+      throw dataplane::DataplaneError(dataplane::DataplaneError::Kind::Data, i->receiver->facts->name, i->problem);
   }
 };
 
@@ -211,11 +211,11 @@ void common(dataplane::StreamConfig& c, const RunOptions& o, const std::atomic<b
 // A UD message is one packet, at most the port's active MTU: a larger send is dropped on the
 // way while the sender's completion may still say success (rxe), so neither side runs it.
 void refuse_ud_above_mtu(const QpState& q, const scenario::Workload& w) {
-  if (q.spec->qp_type != spec::QpType::UD) return;
+  if (q.facts->type != spec::QpType::UD) return;
   uint64_t mtu = 128u << q.device->ctx().port_attr().active_mtu;
   if (w.size <= mtu) return;
   throw std::runtime_error("a UD message is one packet: size " + std::to_string(w.size) + " B is above the active MTU " +
-                           std::to_string(mtu) + " B of QP '" + q.spec->name + "''s port; nothing sent");
+                           std::to_string(mtu) + " B of QP '" + q.facts->name + "''s port; nothing sent");
 }
 
 std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, const plan::WorkloadRun& run,
@@ -226,7 +226,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   t->w = &w;
   t->q = &st.qps.at(run.qp);
   refuse_ud_above_mtu(*t->q, w);
-  t->ep = own_endpoint(st, *t->q, w.mcast ? "" : t->q->spec->connect.name, &mrs);
+  t->ep = own_endpoint(st, *t->q, w.mcast ? "" : st.plan->peer_name(*t->q->facts), &mrs);
   if (const auto* g = w.mcast ? st.plan->mcast_group(w.mcast.name) : nullptr) {
     t->ep.peer_name = g->name;  // every member: the group's GID, QPN 0xffffff, the group's qkey
     t->ep.peer_qpn = 0xffffff;
@@ -242,9 +242,9 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   c.op = op;
   c.size = static_cast<uint32_t>(w.size);
   c.iterations = w.iterations;
-  c.depth = std::max(1u, std::min(t->q->spec->cap.max_send_wr, 16u));
+  c.depth = std::max(1u, std::min(t->q->facts->cap.max_send_wr, 16u));
   // Unreliable transports drop what finds no receive: stay within what the peer keeps posted.
-  if (info.consumes_recv && t->q->spec->qp_type != spec::QpType::RC) c.depth = 1;
+  if (info.consumes_recv && t->q->facts->type != spec::QpType::RC) c.depth = 1;
   if (info.atomic) c.depth = 1;  // cmp_swp i -> i+1 must run in order
   c.signal_every = 1;
   c.keep_latency = true;
@@ -297,7 +297,7 @@ struct Responders {
 
 Responder& responder_for(RunState& st, Responders& responders, QpState& receiver, const RunOptions& o,
                          const std::atomic<bool>* halt, const EndpointMrs& mrs) {
-  std::string unit = receiver.srq ? "srq " + receiver.spec->srq.name : receiver.spec->name;
+  std::string unit = receiver.srq ? "srq " + receiver.srq_state->srq->name() : receiver.facts->name;
   // A lane for `receiver` in its unit's stream (it only receives: no address handle back).
   auto add_lane = [&](Responder& r) {
     for (const auto& e : r.eps)
@@ -313,7 +313,7 @@ Responder& responder_for(RunState& st, Responders& responders, QpState& receiver
   r->unit = unit;
   r->q = &receiver;
   add_lane(*r);
-  r->unreliable = receiver.spec->qp_type == spec::QpType::UD || receiver.spec->qp_type == spec::QpType::UC;
+  r->unreliable = receiver.facts->type == spec::QpType::UD || receiver.facts->type == spec::QpType::UC;
   r->watch = std::make_unique<Watch>(st);
   auto& c = r->cfg;
   common(c, o, halt);
@@ -461,7 +461,7 @@ std::string incoming_failure(const RunState& st, const RunOptions& o, const Resp
 
 bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, const Incoming& in) {
   const auto& w = *in.w;
-  auto r = line(st, *in.step, "workload receive", in.receiver->spec->name, w);
+  auto r = line(st, *in.step, "workload receive", in.receiver->facts->name, w);
   r.message = incoming_failure(st, o, rs, in);
   if (!r.message.empty()) {
     r.status = report::StepStatus::Failed;
@@ -473,7 +473,7 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
     r.message = "member of multicast group '" + w.mcast.name + "' received " + std::to_string(in.received) + " of " +
                 std::to_string(w.iterations) + " (data of each checked)";
     r.status = report::StepStatus::Failed;
-    st.report.fail("workload '" + w.name + "': " + in.receiver->spec->name + " " + r.message);
+    st.report.fail("workload '" + w.name + "': " + in.receiver->facts->name + " " + r.message);
     st.report.add(r);
     return false;
   }
@@ -482,7 +482,7 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
     std::snprintf(buf, sizeof buf, "%llu of %llu received (%.1f%% lost: %s is unreliable), data of each checked",
                   static_cast<unsigned long long>(in.received), static_cast<unsigned long long>(w.iterations),
                   100.0 * static_cast<double>(w.iterations - in.received) / static_cast<double>(w.iterations),
-                  in.receiver->spec->type_name.c_str());
+                  in.receiver->facts->type_name.str().c_str());
     r.message = buf;
     r.status = report::StepStatus::Warning;
   } else {
@@ -527,7 +527,7 @@ void report_stopped(RunState& st, const RunOptions& o, const std::vector<const p
       for (const auto& in : r->in) {
         if (in.step != step) continue;
         if (r->timed_out || !r->error.empty() || !in.problem.empty()) report_incoming(st, o, *r, in);
-        else stopped(*step, "workload receive", in.receiver->spec->name, *in.w, in.received);
+        else stopped(*step, "workload receive", in.receiver->facts->name, *in.w, in.received);
       }
   }
 }

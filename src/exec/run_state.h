@@ -14,7 +14,7 @@
 #include "exec/exchange.h"
 #include "exec/id_table.h"
 #include "report/run_report.h"
-#include "scenario/model.h"
+#include "plan/object_facts.h"
 #include "verbs/memory_window.h"
 #include "verbs/resources.h"
 
@@ -25,7 +25,7 @@ namespace qpo::exec {
 
 struct DeviceState {
   verbs::ContextResource* res = nullptr;
-  const scenario::Device* spec = nullptr;
+  const plan::DeviceFacts* facts = nullptr;  // its lowered entry (Plan::devices)
   int gid_index = 0;
   ibv_gid gid{};
   verbs::Context& ctx() const { return res->ctx(); }
@@ -35,7 +35,7 @@ struct SrqState;
 
 // Per-QP facts published in the out-of-band exchange (here: in-process).
 struct QpState {
-  const scenario::Qp* spec = nullptr;
+  const plan::QpFacts* facts = nullptr;  // its lowered entry (Plan::qps): name, type, caps, peer
   verbs::Qp* qp = nullptr;
   DeviceState* device = nullptr;
   ibv_pd* pd = nullptr;

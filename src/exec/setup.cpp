@@ -17,34 +17,20 @@ uint32_t random_psn() {
   return gen() & 0xFFFFFF;
 }
 
-// The literal sq_psn of a QP's bring-up RTS transition, if the scenario gives one.
-std::optional<uint32_t> literal_sq_psn(const scenario::Qp& q) {
-  for (const auto& t : q.transitions)
-    if (const auto* a = t.attr("sq_psn"); a && a->symbol == scenario::Symbol::None) return static_cast<uint32_t>(a->number);
-  return std::nullopt;
-}
-
-uint32_t literal_qkey(const scenario::Qp& q) {
-  for (const auto& t : q.transitions)
-    if (const auto* a = t.attr("qkey"); a && a->symbol == scenario::Symbol::None) return static_cast<uint32_t>(a->number);
-  return 0x11111111;
-}
-
-
 }  // namespace
 
-void open_device(RunState& st, const scenario::Device& d, plan::ObjectId id) {
+void open_device(RunState& st, const plan::DeviceFacts& d, plan::ObjectId id) {
   auto* res = st.own<verbs::ContextResource>(d.name, d.dev_name, static_cast<uint8_t>(d.port));
   DeviceState ds;
   ds.res = res;
-  ds.spec = &d;
+  ds.facts = &d;
   if (!d.gid_ip.empty()) {
     ds.gid_index = res->ctx().gid_index_of_ip(d.gid_ip);
     if (ds.gid_index < 0)
       throw std::runtime_error("device " + d.name + ": no GID of " + res->ctx().device_name() + " port " +
                                std::to_string(d.port) + " has the IP " + d.gid_ip + " (`qpo devices` lists the GID table)");
   } else {
-    ds.gid_index = d.gid_symbol == scenario::Symbol::Auto ? res->ctx().auto_gid_index() : static_cast<int>(d.gid_index);
+    ds.gid_index = d.gid_auto ? res->ctx().auto_gid_index() : static_cast<int>(d.gid_index);
   }
   ds.gid = res->ctx().gid(ds.gid_index);
   st.devices.put(id, ds);
@@ -92,49 +78,47 @@ void create_object(RunState& st, const plan::Step& step) {
 }
 
 QpState prepare_qp(RunState& st, const plan::Step& create, ibv_qp_init_attr* init, uint32_t slot_bytes) {
-  const auto& made = st.plan->qp_create_of(create);
-  const auto* q = made.qp;
+  const auto& q = st.plan->qps.at(create.id);
   QpState qs;
-  qs.spec = q;
-  qs.host = made.device->host.name;
+  qs.facts = &q;
+  qs.id = create.id;
   // Its objects by id, resolved once here: what later steps need of them rides on the QP.
-  const auto& p = *st.plan;
-  auto id = [&p](plan::ObjectKind kind, const scenario::Ref& r) { return p.id_of(kind, r.name); };
-  qs.device = &st.devices.at(p.id_of(plan::ObjectKind::Device, made.device->name));
-  if (auto* pd = q->pd ? st.pds.find(id(plan::ObjectKind::Pd, q->pd)) : nullptr) qs.pd_res = *pd;
-  qs.pd = q->qp_type == spec::QpType::XRC_RECV ? nullptr : st.pds.at(id(plan::ObjectKind::Pd, q->pd))->get();
+  qs.device = &st.devices.at(q.device);
+  qs.host = qs.device->facts->host;
+  if (auto* pd = st.pds.find(q.pd)) qs.pd_res = *pd;
+  qs.pd = q.type == spec::QpType::XRC_RECV ? nullptr : st.pds.at(q.pd)->get();
   *init = {};
-  init->qp_type = verbs::to_ibv(q->qp_type);
-  if (q->send_cq) {
-    qs.send_cq_res = st.cqs.at(id(plan::ObjectKind::Cq, q->send_cq));
+  init->qp_type = verbs::to_ibv(q.type);
+  if (q.send_cq != plan::kNoObject) {
+    qs.send_cq_res = st.cqs.at(q.send_cq);
     init->send_cq = qs.send_cq_res->get();
-    if (auto* ch = st.channels.find(id(plan::ObjectKind::Cq, q->send_cq))) qs.send_channel = (*ch)->get();
+    if (auto* ch = st.channels.find(q.send_cq)) qs.send_channel = (*ch)->get();
   }
-  if (q->recv_cq) {
-    init->recv_cq = st.cqs.at(id(plan::ObjectKind::Cq, q->recv_cq))->get();
-    if (auto* ch = st.channels.find(id(plan::ObjectKind::Cq, q->recv_cq))) qs.recv_channel = (*ch)->get();
+  if (q.recv_cq != plan::kNoObject) {
+    init->recv_cq = st.cqs.at(q.recv_cq)->get();
+    if (auto* ch = st.channels.find(q.recv_cq)) qs.recv_channel = (*ch)->get();
   }
-  if (q->srq) {
-    qs.srq_state = &st.srqs.at(id(plan::ObjectKind::Srq, q->srq));
+  if (q.srq != plan::kNoObject) {
+    qs.srq_state = &st.srqs.at(q.srq);
     init->srq = qs.srq_state->srq->get();
   }
-  init->cap.max_send_wr = q->cap.max_send_wr;
-  init->cap.max_recv_wr = q->srq ? 0 : q->cap.max_recv_wr;
-  init->cap.max_send_sge = q->cap.max_send_sge;
-  init->cap.max_recv_sge = q->cap.max_recv_sge;
-  init->cap.max_inline_data = q->cap.max_inline_data;
-  init->sq_sig_all = q->sq_sig_all ? 1 : 0;
+  init->cap.max_send_wr = q.cap.max_send_wr;
+  init->cap.max_recv_wr = init->srq ? 0 : q.cap.max_recv_wr;
+  init->cap.max_send_sge = q.cap.max_send_sge;
+  init->cap.max_recv_sge = q.cap.max_recv_sge;
+  init->cap.max_inline_data = q.cap.max_inline_data;
+  init->sq_sig_all = q.sq_sig_all ? 1 : 0;
   qs.send_cq = init->send_cq;
   qs.recv_cq = init->recv_cq;
   qs.srq = init->srq;
   qs.asked_cap = init->cap;
-  qs.sq_psn = literal_sq_psn(*q).value_or(random_psn());
-  qs.qkey = literal_qkey(*q);
+  qs.sq_psn = q.sq_psn.value_or(random_psn());
+  qs.qkey = q.qkey;
   if (!slot_bytes || !qs.pd) {
     // no buffer of qpo's own: the plan lists none for this QP
-  } else if (!q->srq && q->qp_type != spec::QpType::XRC_SEND && q->cap.max_recv_wr > 0) {
+  } else if (!init->srq && q.type != spec::QpType::XRC_SEND && q.cap.max_recv_wr > 0) {
     qs.slot_size = slot_bytes;
-    qs.slot_count = q->cap.max_recv_wr + 1;  // the last slot is the send buffer
+    qs.slot_count = q.cap.max_recv_wr + 1;  // the last slot is the send buffer
   } else {
     qs.slot_size = slot_bytes;
     qs.slot_count = 1;
@@ -143,13 +127,13 @@ QpState prepare_qp(RunState& st, const plan::Step& create, ibv_qp_init_attr* ini
 }
 
 void make_qp_owner(RunState& st, QpState& q) {
-  const auto& spec = *q.spec;
+  const auto& name = q.facts->name;
   // The slot buffer first: teardown runs in reverse, so the QP goes before the memory its
   // receives point into.
   if (q.slot_count)
-    q.slots = st.own<verbs::Mr>("qpo.slots." + spec.name, q.pd, static_cast<size_t>(q.slot_size) * q.slot_count,
+    q.slots = st.own<verbs::Mr>("qpo.slots." + name, q.pd, static_cast<size_t>(q.slot_size) * q.slot_count,
                                 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-  q.qp = st.own<verbs::Qp>(spec.name);
+  q.qp = st.own<verbs::Qp>(name);
 }
 
 void note_unsupported(RunState& st, int err, const std::string& message) {
@@ -160,15 +144,15 @@ void note_unsupported(RunState& st, int err, const std::string& message) {
 }
 
 const RemoteQp* peer_of(const RunState& st, const QpState& q) {
-  if (!q.spec->connect) return nullptr;
-  auto it = st.dir.qps.find(q.spec->connect.name);
+  if (q.facts->peer == plan::kNoObject) return nullptr;
+  auto it = st.dir.qps.find(st.plan->peer_name(*q.facts));
   return it == st.dir.qps.end() ? nullptr : &it->second;
 }
 
 RemoteQp published_qp(const QpState& q) {
   RemoteQp r;
   r.host = q.host;
-  r.type = q.spec->type_name;
+  r.type = q.facts->type_name;
   r.qpn = q.qp && q.qp->holds() ? q.qp->get()->qp_num : 0;
   r.sq_psn = q.sq_psn;
   r.qkey = q.qkey;
@@ -201,7 +185,7 @@ ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const R
   if (to_id == plan::kNoQp) throw std::logic_error("an address handle to '" + to_name + "', neither a QP nor an external peer");
   auto& made_for = st.peer_ahs[{from.id, to_id}];
   if (made_for) return made_for->get();
-  std::string name = "qpo.ah." + from.spec->name + "->" + to_name;
+  std::string name = "qpo.ah." + from.facts->name + "->" + to_name;
   ibv_ah_attr ah{};
   ah.port_num = from.device->ctx().port();
   ah.dlid = to.lid;

@@ -49,7 +49,7 @@ void run_one(RunState& st, QpState& q, dataplane::Endpoint& ep, const dataplane:
     if (e.kind() != dataplane::DataplaneError::Kind::Timeout) throw;
     // The device's own account (a CQ overrun, a fatal QP) says more than the silence.
     throw std::runtime_error(std::string("no ") + (c.op == dataplane::Op::Recv ? "receive" : "send") +
-                             " completion on '" + q.spec->name + "' within " + std::to_string(c.timeout_ms) + " ms" +
+                             " completion on '" + q.facts->name + "' within " + std::to_string(c.timeout_ms) + " ms" +
                              describe_async_events(st));
   }
   throw_if_interrupted();

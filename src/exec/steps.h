@@ -72,7 +72,7 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
                              const std::string& object, const std::string& detail, const std::function<void()>& fn);
 
 // Setup (setup.cpp)
-void open_device(RunState& st, const scenario::Device& d, plan::ObjectId id);
+void open_device(RunState& st, const plan::DeviceFacts& d, plan::ObjectId id);
 void create_object(RunState& st, const plan::Step& step);  // alloc_pd, reg_mr, create_cq/srq, open_xrcd, an SRQ's slots
 // A QP's record and ibv_qp_init_attr from the scenario, without a verb: everything the
 // create needs is resolved before the bring-up window (the PDs, CQs, SRQs, XRCDs exist).

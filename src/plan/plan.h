@@ -17,6 +17,7 @@
 #include "util/packet_event_names.h"
 #include "plan/cm_end.h"
 #include "plan/external_peer.h"
+#include "plan/object_facts.h"
 #include "plan/qp_id.h"
 #include "plan/setup_object.h"
 #include "plan/device_needs.h"
@@ -157,7 +158,7 @@ struct Step {
   uint32_t modify = kNoModify;  // its lowered transition: Plan::modifies[modify]
   static constexpr uint32_t kNoModify = ~0u;
   // A setup step that makes an object: what it makes, Plan::setup_objects[setup] (CreateQp:
-  // Plan::qp_creates[setup]). In the padding before `mask`: no bigger a step.
+  // none, its QP is Plan::qps[id]). In the padding before `mask`: no bigger a step.
   uint32_t setup = kNoSetup;
   static constexpr uint32_t kNoSetup = ~0u;
   spec::Mask mask = 0;
@@ -251,8 +252,12 @@ struct Plan {
   // What each setup step makes (Step::setup), so exec creates it without the scenario.
   std::vector<SetupObject> setup_objects;
   const SetupObject& setup_of(const Step& s) const { return setup_objects.at(s.setup); }
-  std::vector<QpCreate> qp_creates;  // CreateQp steps' (Step::setup)
-  const QpCreate& qp_create_of(const Step& s) const { return qp_creates.at(s.setup); }
+  // Every device and QP of the scenario, by id (plan/object_facts.h): what exec makes them
+  // from and names them by. A CreateQp step's QP is qps[Step::id].
+  std::vector<DeviceFacts> devices;
+  std::vector<QpFacts> qps;
+  // The name of a QP's `connect:` peer (QpFacts::peer: a QP or an external peer); "" none.
+  const std::string& peer_name(const QpFacts& q) const;
   const ExternalPeer* external(const std::string& name) const;
   // Every workload the timeline runs, lowered (plan/workload_run.h), in the order first run.
   std::vector<WorkloadRun> workloads;

@@ -172,8 +172,7 @@ class Planner {
     p.externals = lower_externals();
     externals_ = &p.externals;
     setup_objects_ = &p.setup_objects;
-    qp_creates_ = &p.qp_creates;
-    p.qp_creates.reserve(s_.qps.size());
+    lower_objects(p);
     for (const auto& h : s_.hosts) {
       HostPlan hp;
       hp.host = h.name;
@@ -247,6 +246,46 @@ class Planner {
     return st;
   }
 
+  // Plan::devices and Plan::qps: what exec makes and names them by, in the model's order (their ids).
+  void lower_objects(Plan& p) const {
+    p.devices.reserve(s_.devices.size());
+    for (const auto& d : s_.devices)
+      p.devices.push_back({.name = d.name, .host = d.host.name, .dev_name = d.dev_name, .port = d.port,
+                           .gid_auto = d.gid_symbol == scenario::Symbol::Auto, .gid_index = d.gid_index, .gid_ip = d.gid_ip});
+    p.qps.reserve(s_.qps.size());
+    auto id = [&p](ObjectKind kind, const scenario::Ref& r) { return r ? p.id_of(kind, r.name) : kNoObject; };
+    for (const auto& q : s_.qps) {
+      QpFacts& f = p.qps.emplace_back();
+      f.name = q.name;
+      f.type_name = Text::intern(q.type_name);
+      f.type = q.qp_type;
+      const auto* device = s_.device_of_qp(q);
+      f.device = device ? p.id_of(ObjectKind::Device, device->name) : kNoObject;
+      f.pd = id(ObjectKind::Pd, q.pd);
+      f.send_cq = id(ObjectKind::Cq, q.send_cq);
+      f.recv_cq = id(ObjectKind::Cq, q.recv_cq);
+      f.srq = id(ObjectKind::Srq, q.srq);
+      f.xrcd = id(ObjectKind::Xrcd, q.xrcd);
+      if (q.connect) {
+        f.peer = p.id_of(ObjectKind::Qp, q.connect.name);
+        if (f.peer == kNoObject)
+          for (size_t i = 0; i < p.externals.size(); ++i)
+            if (p.externals[i].name == q.connect.name) f.peer = static_cast<ObjectId>(s_.qps.size() + i);
+      }
+      f.cap = {q.cap.max_send_wr, q.cap.max_recv_wr, q.cap.max_send_sge, q.cap.max_recv_sge, q.cap.max_inline_data};
+      f.sq_sig_all = q.sq_sig_all;
+      for (const auto& t : q.transitions) {  // the literals the QP's transitions give (bring-up's first)
+        const auto* psn = t.attr("sq_psn");
+        if (!f.sq_psn && psn && psn->symbol == scenario::Symbol::None) f.sq_psn = static_cast<uint32_t>(psn->number);
+      }
+      for (const auto& t : q.transitions)
+        if (const auto* a = t.attr("qkey"); a && a->symbol == scenario::Symbol::None) {
+          f.qkey = static_cast<uint32_t>(a->number);
+          break;
+        }
+    }
+  }
+
   // Plan::object_index: each kind's objects by their place in the checked model's list.
   void index_objects(Plan& p) const {
     auto index = [&p](ObjectKind kind, const auto& list) {
@@ -291,7 +330,7 @@ class Planner {
   void setup(const std::string& host) {
     for (const auto& d : s_.devices) {
       if (d.host.name != host) continue;
-      auto& st = makes(add(StepKind::OpenDevice, Phase::Setup, "ibv_open_device", d.name), {.device = &d});
+      auto& st = makes(add(StepKind::OpenDevice, Phase::Setup, "ibv_open_device", d.name), {});
       st.args.push_back(arg("name", d.dev_name == "auto" ? "auto (first active device)" : d.dev_name));
       auto& port = add(StepKind::QueryPort, Phase::Setup, "ibv_query_port", d.name);
       port.args.push_back(arg("port_num", std::to_string(d.port)));
@@ -375,8 +414,6 @@ class Planner {
     prev = nullptr;
     for (const auto* q : qps_on(host)) {
       auto& st = add(StepKind::CreateQp, Phase::Setup, spec::is_xrc(q->qp_type) ? Text("ibv_create_qp_ex") : Text("ibv_create_qp"), q->name);
-      st.setup = static_cast<uint32_t>(qp_creates_->size());
-      qp_creates_->push_back({q, s_.device_of_qp(*q)});
       if (!prev || create_inputs(*prev) != create_inputs(*q)) prev_args = args_.intern(create_args(create_inputs(*q)));
       st.args = prev_args;
       prev = q;
@@ -729,7 +766,6 @@ class Planner {
   const Scenario& s_;
   const std::vector<ExternalPeer>* externals_ = nullptr;  // the plan's (build sets it)
   std::vector<SetupObject>* setup_objects_ = nullptr;      // the plan's (build sets it)
-  std::vector<QpCreate>* qp_creates_ = nullptr;
   const Plan* plan_ = nullptr;  // the one being built (build sets it): its object index
 
   // A teardown step destroying the `kind` object `name`, with its id (a channel's is its CQ's).
@@ -877,6 +913,13 @@ const StepExtra& Step::no_extra() {
 const Plan::Window* Plan::window(const std::string& name) const {
   auto it = window_index.find(name);
   return it == window_index.end() ? nullptr : &windows[it->second];
+}
+
+const std::string& Plan::peer_name(const QpFacts& q) const {
+  static const std::string none;
+  if (q.peer < qps.size()) return qps[q.peer].name;
+  if (q.peer != kNoObject && q.peer - qps.size() < externals.size()) return externals[q.peer - qps.size()].name;
+  return none;
 }
 
 const ExternalPeer* Plan::external(const std::string& name) const {

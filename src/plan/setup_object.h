@@ -4,16 +4,9 @@
 #include <cstdint>
 #include <string>
 
-namespace qpo::scenario {
-struct Device;
-struct Qp;
-}  // namespace qpo::scenario
-
 namespace qpo::plan {
 
 struct SetupObject {
-  // OpenDevice: the device entry (its name, port, GID choice).
-  const scenario::Device* device = nullptr;
   // What it is made on: the device (PD, XRCD, completion channel, CQ) or the PD (MR, SRQ, an
   // SRQ's slots).
   std::string on;
@@ -30,13 +23,6 @@ struct SetupObject {
   uint32_t depth = 0;      // CreateCq: cqe
   bool timestamps = false; // CreateCq: ibv_create_cq_ex with completion timestamps
   uint32_t max_wr = 0, max_sge = 0;  // CreateSrq; an SRQ's slots (max_wr of them)
-};
-
-// A CreateQp step's QP (type, caps, transitions: the checked model's own, immutable for the
-// run) and its device: 16 bytes each, a plan may hold 100,000 (Plan::qp_creates[Step::setup]).
-struct QpCreate {
-  const scenario::Qp* qp = nullptr;
-  const scenario::Device* device = nullptr;
 };
 
 }  // namespace qpo::plan

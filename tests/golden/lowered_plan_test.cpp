@@ -146,3 +146,45 @@ TEST_CASE("receive slots: as big as the largest send a workload aims at the QP, 
   REQUIRE(tx != nullptr);
   CHECK(tx->count == 256 + 64);  // nothing is sent to the sender: the smoke's size
 }
+
+// The facts a QP is made and named by (plan/object_facts.h): exec reads these, not the scenario.
+TEST_CASE("QP facts: an SRQ receiver's ids, caps and peer, by the QP's id") {
+  auto p = plan_of_file("scenarios/rc-srq.yaml");
+  REQUIRE(p.qps.size() == p.qp_count());
+  const auto& r1 = p.qps.at(p.qp_id("r1"));
+  CHECK(r1.name == "r1");
+  CHECK(r1.type == qpo::spec::QpType::RC);
+  CHECK(r1.type_name == "RC");
+  CHECK(r1.srq == p.id_of(qpo::plan::ObjectKind::Srq, "srq0"));
+  CHECK(r1.send_cq == p.id_of(qpo::plan::ObjectKind::Cq, "scq"));
+  CHECK(r1.recv_cq == p.id_of(qpo::plan::ObjectKind::Cq, "rcq"));
+  CHECK(r1.pd == p.id_of(qpo::plan::ObjectKind::Pd, "pa"));
+  CHECK(r1.xrcd == qpo::plan::kNoObject);
+  CHECK(r1.cap.max_send_wr == 16);
+  CHECK(r1.peer == p.qp_id("c1"));
+  CHECK(p.peer_name(r1) == "c1");
+  CHECK_FALSE(r1.sq_psn.has_value());  // sq_psn: random
+  const auto& da = p.devices.at(r1.device);
+  CHECK(da.name == "da");
+  CHECK(da.host == "a");
+  CHECK(da.gid_auto);
+}
+
+TEST_CASE("QP facts: a peer outside the scenario counts after the QPs; a literal sq_psn is kept") {
+  auto p = plan_of_file("scenarios/interop/dut-given-values.yaml");
+  const auto& qa = p.qps.at(p.qp_id("qa"));
+  REQUIRE(p.externals.size() == 1);
+  CHECK(qa.peer == p.qp_count());
+  CHECK(p.peer_name(qa) == "dut");
+  CHECK(qa.sq_psn == std::optional<uint32_t>(0));
+}
+
+TEST_CASE("QP facts: a UD QP's literal qkey; a QP that connects to nobody has no peer") {
+  auto p = plan_of_file("scenarios/two-host-rc-ud.yaml");
+  const auto& ur = p.qps.at(p.qp_id("ur"));
+  CHECK(ur.qkey == 0x33333333u);
+  CHECK(ur.type == qpo::spec::QpType::UD);
+  CHECK(ur.peer == qpo::plan::kNoObject);
+  CHECK(p.peer_name(ur).empty());
+  CHECK(p.devices.at(ur.device).host == "b");
+}
