@@ -202,19 +202,20 @@ constexpr size_t kMaxGidsPerHost = 256;
 
 // A directory on the wire, by host: each host's GIDs once, and each entry one string of fields
 // (10,000 QPs are 10,000 values to read, not 120,000: under TCG the reader's tree was most
-// of the exchange's time):
+// of the exchange's time). A QP's key is its peer id (exec/exchange.h: every host plans the
+// same file, so ids agree):
 //   {"hosts": {"a": {"gids": ["<32 hex>"],
-//                    "qps": {"qa": "TYPE QPN SQ_PSN QKEY LID GID# ACTIVE_MTU PORT SLOTS SLOT_SIZE"},
+//                    "qps": {"3": "TYPE QPN SQ_PSN QKEY LID GID# ACTIVE_MTU PORT SLOTS SLOT_SIZE"},
 //                    "mrs": {"ma": "ADDR LENGTH RKEY"}}}}
 void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::string& except) {
   struct Part {
     std::vector<std::array<uint8_t, 16>> gids;
-    std::vector<std::pair<const std::string*, const exec::RemoteQp*>> qps;
+    std::vector<std::pair<uint32_t, const exec::RemoteQp*>> qps;
     std::vector<std::pair<const std::string*, const exec::RemoteMr*>> mrs;
   };
   std::map<std::string, Part> hosts;
-  for (const auto& [name, q] : d.qps)
-    if (except.empty() || q.host != except) hosts[q.host].qps.emplace_back(&name, &q);
+  for (const auto& [id, q] : d.qps)
+    if (except.empty() || q.host != except) hosts[q.host].qps.emplace_back(id, &q);
   for (const auto& [name, m] : d.mrs)
     if (except.empty() || m.host != except) hosts[m.host].mrs.emplace_back(&name, &m);
   w.begin_object().key("hosts").begin_object();
@@ -239,7 +240,7 @@ void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::s
       std::snprintf(fields, sizeof fields, "%s %u %u %u %u %u %u %u %u %u", type, q.qpn,
                     q.sq_psn, q.qkey, unsigned{q.lid}, gid_of[i], unsigned{q.active_mtu}, unsigned{q.port}, q.slots_count,
                     q.slot_size);
-      w.key(*part.qps[i].first).value(fields);
+      w.key(std::to_string(part.qps[i].first)).value(fields);
     }
     w.end_object().key("mrs").begin_object();
     for (const auto& [name, m] : part.mrs) {
@@ -303,8 +304,12 @@ exec::Directory read_directory(const Message& n) {
       throw ProtocolError("host '" + util::printable(host, 200) + "' lists " + std::to_string(listed.size()) + " GIDs (at most " +
                           std::to_string(kMaxGidsPerHost) + ")");
     for (const auto& g : listed) gids.push_back(gid_from_hex(value_of<std::string>(g, "a GID")));
-    for (const auto& [name, entry] : map_of(part, "qps")) {
-      std::string what = "QP '" + util::printable(name, 200) + "'";
+    for (const auto& [key, entry] : map_of(part, "qps")) {
+      std::string what = "QP '" + util::printable(key, 200) + "'";
+      uint32_t id = 0;
+      auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
+      if (ec != std::errc() || end != key.data() + key.size() || key.empty())
+        throw ProtocolError(what + " is not a QP id (a number)");
       Fields f(entry, what);
       exec::RemoteQp q;
       q.host = host;
@@ -323,7 +328,7 @@ exec::Directory read_directory(const Message& n) {
       q.slots_count = static_cast<uint32_t>(f.number(UINT32_MAX));
       q.slot_size = static_cast<uint32_t>(f.number(UINT32_MAX));
       f.end();
-      d.qps.insert_or_assign(name, std::move(q));
+      d.qps.insert_or_assign(id, std::move(q));
     }
     for (const auto& [name, entry] : map_of(part, "mrs")) {
       std::string what = "MR '" + util::printable(name, 200) + "'";

@@ -271,7 +271,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
             throw ProtocolError(std::string(kind) + " '" + util::printable(name, 200) + "' names host '" +
                                 util::printable(host, 200) + "', not the host that published it");
         };
-        for (const auto& [name, q] : a.published.qps) own("QP", name, q.host);
+        for (const auto& [id, q] : a.published.qps) own("QP", std::to_string(id), q.host);
         for (const auto& [name, m] : a.published.mrs) own("MR", name, m.host);
         std::erase_if(n.members, [](const util::json::Member& m) { return m.key == "directory"; });  // read: not kept twice
       } else {

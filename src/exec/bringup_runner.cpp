@@ -84,15 +84,15 @@ void BringUpRunner::prepare(RunState& st, const plan::Step& step) {
     return;
   }
   if (q->slots) published_.mrs.insert_or_assign(q->slots->name(), published_mr(st.host, *q->slots));
-  RemoteQp* entry = &published_.qps.insert_or_assign(step.object, published_qp(*q)).first->second;
-  if (q->facts->peer != plan::kNoObject) by_peer_name_.emplace_back(all_->peer_name(*q->facts), static_cast<uint32_t>(chain));
+  RemoteQp* entry = &published_.qps.insert_or_assign(step.id, published_qp(*q)).first->second;
+  if (q->facts->peer != plan::kNoObject) by_peer_.emplace_back(q->facts->peer, static_cast<uint32_t>(chain));
   ibv_xrcd* xrcd = q->facts->xrcd != plan::kNoObject ? st.xrcds.at(q->facts->xrcd)->get() : nullptr;
   creates_.push_back({&step, q, init, q->device->ctx().get(), xrcd, entry});
 }
 
 void BringUpRunner::open(RunState& st) {
   opened_ = true;
-  std::sort(by_peer_name_.begin(), by_peer_name_.end());
+  std::sort(by_peer_.begin(), by_peer_.end());
   st.mrs.for_each([&](plan::ObjectId, const verbs::Mr* m) { published_.mrs.insert_or_assign(m->name(), published_mr(st.host, *m)); });
 }
 
@@ -177,7 +177,7 @@ void BringUpRunner::create_qps(RunState& st) {
     if (made[i].err == 0) continue;
     if (creates_[i].q->slots) published_.mrs.erase(creates_[i].q->slots->name());
     st.qps.erase(creates_[i].step->id);
-    published_.qps.erase(creates_[i].step->object);
+    published_.qps.erase(creates_[i].step->id);
     creates_[i].q = nullptr;
   }
   // Their steps never run: qp_at finds no QP for them.
@@ -318,9 +318,9 @@ void BringUpRunner::run_receives(RunState& st, const plan::Step& step, QpState* 
 
 void BringUpRunner::resolve_peers(const RunState& st) {
   auto it = st.dir.qps.begin(), end = st.dir.qps.end();
-  for (const auto& [name, index] : by_peer_name_) {
-    while (it != end && std::string_view(it->first) < name) ++it;
-    peers_[index] = it != end && it->first == name ? &it->second : nullptr;
+  for (const auto& [peer, index] : by_peer_) {
+    while (it != end && it->first < peer) ++it;
+    peers_[index] = it != end && it->first == peer ? &it->second : nullptr;
   }
 }
 

@@ -122,15 +122,15 @@ class BringUpRunner {
   bool quick_modify(RunState& st, const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done);
   // quick_modify without the line (a thread's): the verb, the read-back, the QP's new state.
   bool modified_as_planned(const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done);
-  // Each QP's peer in the exchanged directory: one walk in name order, no lookups.
+  // Each QP's peer in the exchanged directory: one walk in id order, no lookups.
   void resolve_peers(const RunState& st);
 
   const plan::Plan* all_ = nullptr;
   const plan::HostPlan* plan_ = nullptr;
   std::vector<Create> creates_;
   Directory published_;
-  // QPs with a connect:, by the peer's name (sorted before the window), and what it resolved to.
-  std::vector<std::pair<std::string_view, uint32_t>> by_peer_name_;
+  // QPs with a connect:, by the peer's id (sorted before the window), and what it resolved to.
+  std::vector<std::pair<plan::ObjectId, uint32_t>> by_peer_;
   std::vector<const RemoteQp*> peers_;
   DeferredLines lines_;
   bool opened_ = false;

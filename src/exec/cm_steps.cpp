@@ -79,7 +79,7 @@ RemoteMr get_mr(ExchangeReader& r, const std::string& host) {
 
 // e's side of the exchange from `held` (its own QP, slots and carried MRs).
 std::vector<unsigned char> encode_exchange(const plan::CmEnd& e, const Directory& held) {
-  auto it = held.qps.find(e.qp);
+  auto it = held.qps.find(e.qp_id);
   if (it == held.qps.end()) throw std::runtime_error("QP '" + e.qp + "' has no values to exchange (not created?)");
   const RemoteQp& v = it->second;
   Bytes b;
@@ -123,7 +123,7 @@ std::string decode_exchange(const plan::CmEnd& e, const std::vector<unsigned cha
     out += ", MR " + name + " rkey " + util::hex(m.rkey);
     dir.mrs.insert_or_assign(name, m);
   }
-  dir.qps.insert_or_assign(e.peer, v);
+  dir.qps.insert_or_assign(e.peer_id, v);
   return out;
 }
 
@@ -461,7 +461,7 @@ class CmRunner {
     if (!ud || s.connect.empty()) return;
     // UD: what the CM says about the peer is what the sends use (the directory had the QPN
     // already; the qkey is the CM's, RDMA_UDP_QKEY).
-    auto it = st_.dir.qps.find(s.connect);
+    auto it = st_.dir.qps.find(s.connect_id);
     if (it == st_.dir.qps.end()) throw std::runtime_error("peer '" + s.connect + "' is not in the directory");
     if (it->second.qpn != e.qp_num)
       throw std::runtime_error("rdma_cm names peer QP " + std::to_string(e.qp_num) + ", but '" + s.connect +
@@ -491,7 +491,7 @@ class CmRunner {
         throw std::runtime_error("the request came from IPv6 address " + cm::peer_address(e.id) +
                                  ": qpo answers UD tools over IPv4 only, for now (its GID is the device's IPv4-mapped one)");
     }
-    st_.dir.qps.insert_or_assign(end().peer, v);
+    st_.dir.qps.insert_or_assign(end().peer_id, v);
   }
 
   // The peer's connect request. A request from anyone else (a stray rdma_cm client, another
@@ -550,7 +550,7 @@ class CmRunner {
       p.exchange_bytes = cm.peer_exchange_bytes;
       return p;
     }
-    if (auto it = st_.dir.qps.find(cm.peer); it != st_.dir.qps.end()) p.qpn = it->second.qpn;
+    if (auto it = st_.dir.qps.find(cm.peer_id); it != st_.dir.qps.end()) p.qpn = it->second.qpn;
     if (!cm.peer_private_data.empty()) p.private_data = cm.peer_private_data;
     return p;
   }
@@ -573,7 +573,7 @@ class CmRunner {
     const auto& s = end();
     if (s.peer.empty()) throw std::runtime_error("QP '" + s.qp + "' has no peer to take an exchange from");
     std::string got = decode_exchange(s, e.private_data, st_.dir);
-    auto own = host().held.qps.find(s.qp);
+    auto own = host().held.qps.find(s.qp_id);
     if (own != host().held.qps.end()) st_.dir.qps.insert_or_assign(own->first, own->second);
     message_ = e.name() + " (" + s.peer + "'s exchange: " + got + ")";
   }
@@ -624,11 +624,11 @@ class CmRunner {
 void hold_cm_exchange(RunState& st, const plan::Plan& plan, Directory& mine) {
   for (const auto& e : plan.cm_ends) {
     if (!e.exchange_only || e.host != st.host) continue;
-    auto it = mine.qps.find(e.qp);
+    auto it = mine.qps.find(e.qp_id);
     if (it == mine.qps.end()) continue;  // not created
     if (!st.cm) st.cm = std::make_shared<CmHost>();
     auto& held = st.cm->held;
-    held.qps.insert_or_assign(e.qp, std::move(it->second));
+    held.qps.insert_or_assign(e.qp_id, std::move(it->second));
     mine.qps.erase(it);
     if (auto m = mine.mrs.find("qpo.slots." + e.qp); m != mine.mrs.end()) {
       held.mrs.insert_or_assign(m->first, std::move(m->second));

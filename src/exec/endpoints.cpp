@@ -96,11 +96,12 @@ dataplane::Endpoint bare_endpoint(RunState& st, QpState& q, const std::string& p
   e.max_recv_wr = q.facts->cap.max_recv_wr > executors ? q.facts->cap.max_recv_wr - executors : 0;
   e.recv_limited = !q.srq;  // 0 left is "full", not "no limit"
   e.max_inline_data = q.facts->cap.max_inline_data;
-  if (auto it = st.dir.qps.find(peer); !peer.empty() && it != st.dir.qps.end()) {
+  plan::ObjectId peer_id = peer.empty() ? plan::kNoObject : st.plan->peer_id(peer);  // a script names it
+  if (auto it = st.dir.qps.find(peer_id); it != st.dir.qps.end()) {
     e.peer_name = peer;
     e.peer_qpn = it->second.qpn;
     e.peer_qkey = it->second.qkey;
-    if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer, it->second);
+    if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer_id, it->second);
   }
   e.recv_pool = pool_of(q);
   return e;

@@ -33,9 +33,11 @@ struct RemoteMr {
   uint32_t rkey = 0;
 };
 
-// Everything published so far, by scenario name. Slot buffers appear as "qpo.slots.<qp>".
+// Everything published so far. QPs by their peer id: a scenario QP's id, or the plan's QP
+// count + an external peer's index (plan::Plan::peer_id; the same on every host, which plans
+// the same file). MRs by scenario name; slot buffers appear as "qpo.slots.<qp>".
 struct Directory {
-  std::map<std::string, RemoteQp> qps;
+  std::map<uint32_t, RemoteQp> qps;
   std::map<std::string, RemoteMr> mrs;
   // Takes every entry of `other` (moved, not copied); a name both have keeps other's value.
   void merge(Directory&& other);

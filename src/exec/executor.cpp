@@ -224,13 +224,13 @@ bool HostSession::run_external_steps(plan::StepKind kind) {
 // timed window between the first create and the last RTS.
 void HostSession::log_published() {
   std::vector<report::StepResult> lines;
-  for (const auto& [name, q] : st_.dir.qps) {
+  for (const auto& [id, q] : st_.dir.qps) {
     if (q.host != st_.host) continue;  // what this host published
     report::StepResult r;
     r.host = st_.host;
     r.phase = "exchange";
     r.verb = "publish";
-    r.object = name;
+    r.object = p_.peer_name(id);
     r.status = report::StepStatus::Info;
     ibv_gid g;
     std::copy(q.gid.begin(), q.gid.end(), g.raw);
@@ -296,7 +296,8 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::PrepareData: return prepare_workload(st_, step);
     case StepKind::CreateAh:
       return run_step(st_, st_.host, "traffic", step.verb, step.object, "", [&] {
-               peer_ah(st_, st_.qp_here(step.extra().smoke.sender), step.extra().smoke.receiver, st_.dir.qps.at(step.extra().smoke.receiver));
+               plan::ObjectId to = p_.peer_id(step.extra().smoke.receiver);
+               peer_ah(st_, st_.qp_here(step.extra().smoke.sender), to, st_.dir.qps.at(to));
              }).status != report::StepStatus::Failed;
     case StepKind::Verify: return verify_workload(st_, step);
     case StepKind::Fault:

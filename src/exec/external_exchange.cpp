@@ -36,7 +36,7 @@ interop::Deadline deadline_in(int timeout_ms) {
 // What the QP published in the hosts' exchange: the values the tool needs from it.
 PingpongAddress own_address(const RunState& st, const std::string& qp) {
   PingpongAddress a;
-  if (auto it = st.dir.qps.find(qp); it != st.dir.qps.end()) {
+  if (auto it = st.dir.qps.find(st.plan->qp_id(qp)); it != st.dir.qps.end()) {
     a.lid = it->second.lid;
     a.qpn = it->second.qpn;
     a.psn = it->second.sq_psn;
@@ -66,7 +66,7 @@ void record_peer(RunState& st, const plan::ExternalPeer& e, const PingpongAddres
   r.lid = a.lid;
   r.gid = a.gid;
   r.active_mtu = mtu_enum(e.mtu);
-  st.dir.qps[e.name] = r;
+  st.dir.qps[st.plan->peer_id(e.name)] = r;
 }
 
 report::StepResult line(const RunState& st, const plan::Step& step, double micros) {
@@ -88,7 +88,7 @@ bool failed(RunState& st, report::StepResult r, const plan::ExternalPeer& e, con
 std::string own_values_json(const RunState& st, const plan::ExternalPeer& e) {
   util::JsonWriter j(/*pretty=*/false);  // one line: what a setup script reads from stdout
   j.begin_object();
-  if (auto it = st.dir.qps.find(e.qp); it != st.dir.qps.end()) {
+  if (auto it = st.dir.qps.find(st.plan->qp_id(e.qp)); it != st.dir.qps.end()) {
     const auto& q = it->second;
     ibv_gid g;
     std::copy(q.gid.begin(), q.gid.end(), g.raw);
@@ -207,7 +207,7 @@ bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const pl
   q.qkey = v->qkey;
   if (!v->gid.empty() && !gid_of(v->gid, &q.gid)) return failed(st, std::move(r), e, "'" + v->gid + "' is not a GID");
   q.active_mtu = mtu_enum(v->mtu);
-  st.dir.qps[e.name] = q;
+  st.dir.qps[st.plan->peer_id(e.name)] = q;
   if (v->has_mr) st.dir.mrs[e.name] = RemoteMr{"external " + e.name, v->mr_addr, v->mr_length, v->mr_rkey};
   r.micros = timer.micros();
   r.message += std::string(e.values ? "the peer's values as given: " : "the peer's values from " + e.values_file + ": ") +
@@ -313,7 +313,7 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
                                           report::StepResult r, const StepTimer& timer) {
   std::string why, remote = tool->remote();
   auto slots = st.dir.mrs.find("qpo.slots." + e.qp);
-  auto self = st.dir.qps.find(e.qp);
+  auto self = st.dir.qps.find(st.plan->qp_id(e.qp));
   if (slots == st.dir.mrs.end() || self == st.dir.qps.end())  // bring-up publishes both; a guard
     return failed(st, std::move(r), e, "QP " + e.qp + " or its slot buffer was not published");
   // qpo offers the smaller of the external's mtu and its own port's: the tool takes the
@@ -374,7 +374,7 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   q.lid = theirs->lid;
   q.gid = theirs->gid;
   q.active_mtu = static_cast<uint8_t>(mtu);
-  st.dir.qps[e.name] = q;
+  st.dir.qps[st.plan->peer_id(e.name)] = q;
   // The tool's buffer, where qpo's client writes or reads: `size` bytes from its vaddr (the
   // tool's own -s is what it holds; the check's note asks for the same size).
   st.dir.mrs[e.name] = RemoteMr{"external " + e.name, theirs->vaddr, e.size, theirs->rkey};

@@ -763,7 +763,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         if (!op_info(*w.op).consumes_recv || w.expect_status) break;
         auto& q = *receiver;
         refuse_ud_above_mtu(q, w);
-        Incoming in{step, &w, &q, st.dir.qps.at(w.qp.name).qpn, *w.op != Op::WriteImm};
+        Incoming in{step, &w, &q, st.dir.qps.at(run.qp).qpn, *w.op != Op::WriteImm};
         if (w.invalidate) {  // the window lives on the receiver's side: its rkey is this host's
           in.window = w.invalidate.name;
           in.window_id = run.invalidate_mw;

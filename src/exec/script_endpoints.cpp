@@ -124,7 +124,7 @@ std::string clear_receives_across_hosts(RunState& st, const plan::WorkloadRun& r
     QpState* peer = st.qp_named(peer_in(run, name));
     if (!peer) continue;  // another host's pair
     if (auto problem = send_empty(st, *peer, name, count, timeout_ms); !problem.empty())
-      return "clearing the executor's receives on '" + name + "' (host " + st.dir.qps.at(name).host + "): " + problem;
+      return "clearing the executor's receives on '" + name + "' (host " + st.dir.qps.at(st.plan->qp_id(name)).host + "): " + problem;
   }
   for (const auto& [name, count] : all) {
     QpState* q = st.qp_named(name);

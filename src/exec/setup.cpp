@@ -145,7 +145,7 @@ void note_unsupported(RunState& st, int err, const std::string& message) {
 
 const RemoteQp* peer_of(const RunState& st, const QpState& q) {
   if (q.facts->peer == plan::kNoObject) return nullptr;
-  auto it = st.dir.qps.find(st.plan->peer_name(*q.facts));
+  auto it = st.dir.qps.find(q.facts->peer);
   return it == st.dir.qps.end() ? nullptr : &it->second;
 }
 
@@ -175,14 +175,9 @@ ibv_gid gid_of(const RemoteQp& p) {
   return g;
 }
 
-ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to) {
-  // The directory names the peer (the exchange's message is by name): its id once, here. A
-  // peer outside the scenario (an `externals:` entry) counts after the QPs, by its place there.
-  plan::ObjectId to_id = st.plan->qp_id(to_name);
-  if (to_id == plan::kNoQp)
-    if (const auto* x = st.plan->external(to_name))
-      to_id = static_cast<plan::ObjectId>(st.plan->qp_count() + static_cast<size_t>(x - st.plan->externals.data()));
-  if (to_id == plan::kNoQp) throw std::logic_error("an address handle to '" + to_name + "', neither a QP nor an external peer");
+ibv_ah* peer_ah(RunState& st, QpState& from, plan::ObjectId to_id, const RemoteQp& to) {
+  const std::string& to_name = st.plan->peer_name(to_id);  // a QP, or an `externals:` entry after the QPs
+  if (to_name.empty()) throw std::logic_error("an address handle to peer id " + std::to_string(to_id) + ", neither a QP nor an external peer");
   auto& made_for = st.peer_ahs[{from.id, to_id}];
   if (made_for) return made_for->get();
   std::string name = "qpo.ah." + from.facts->name + "->" + to_name;

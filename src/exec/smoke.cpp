@@ -67,7 +67,7 @@ void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) 
   run_one(st, a, ep, c);
   if (!pair.rdma_write) return;
   // Into the receiver's last slot (its send buffer), which no receive uses.
-  const RemoteQp& b = st.dir.qps.at(pair.receiver);
+  const RemoteQp& b = st.dir.qps.at(st.plan->peer_id(pair.receiver));
   dataplane::fill_pattern(buf, kSmokeBytes, pair.seed + kWriteSeedOffset);
   c.op = dataplane::Op::Write;
   c.remote_mr = "qpo.slots." + pair.receiver;

@@ -147,6 +147,6 @@ RemoteMr published_mr(const std::string& host, const verbs::Mr& m);
 ibv_gid gid_of(const RemoteQp& p);
 // A UD sender's address handle for its peer, created once per (from, to) and owned by the run;
 // the smoke exchange and script workloads share it.
-ibv_ah* peer_ah(RunState& st, QpState& from, const std::string& to_name, const RemoteQp& to);
+ibv_ah* peer_ah(RunState& st, QpState& from, plan::ObjectId to, const RemoteQp& to_values);
 
 }  // namespace qpo::exec

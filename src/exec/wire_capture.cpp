@@ -27,7 +27,7 @@ std::string capture_path(const std::string& dir, const std::string& scenario, co
 
 std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan) {
   auto one_device = [&](const std::string& qp, const std::string& peer) -> std::string {
-    auto a = st.dir.qps.find(qp), b = st.dir.qps.find(peer);
+    auto a = st.dir.qps.find(plan.peer_id(qp)), b = st.dir.qps.find(plan.peer_id(peer));
     if (a == st.dir.qps.end() || b == st.dir.qps.end() || a->second.gid != b->second.gid) return "";
     return qp + " and " + peer + " are on one device (" + st.report.device +
            "): their packets never reach a netdev, where qpo captures them and packet events act (--local runs every "
@@ -79,7 +79,7 @@ void WireCaptures::start(RunState& st, const plan::Step& step, const std::string
 void WireCaptures::stop(RunState& st, const plan::Plan& plan, int end_step) {
   // Every QP the run knows by address and number, this host's and the others' (the directory).
   std::vector<wire::KnownQp> known;
-  for (const auto& [name, q] : st.dir.qps) known.push_back({name, q.gid, q.qpn});
+  for (const auto& [id, q] : st.dir.qps) known.push_back({plan.peer_name(id), q.gid, q.qpn});
   for (auto& c : live_) {
     wire::CaptureStats s = c->stop();
     missed_[c->path()] = s.dropped;
@@ -131,7 +131,7 @@ void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
     if (!q || !q->device) continue;
     const std::string& peer = named.peer;
     const auto& events = named.events;
-    auto self = st.dir.qps.find(name), other = st.dir.qps.find(peer);
+    auto self = st.dir.qps.find(st.plan->peer_id(name)), other = st.dir.qps.find(st.plan->peer_id(peer));
     if (self == st.dir.qps.end() || other == st.dir.qps.end()) continue;
     const auto& packets = read(capture_path(dir_, st.report.scenario, st.host, netdev_of(*q->device))).packets;
     report::WireSequence seq{st.host, name, peer, {}, 0, events};
@@ -218,7 +218,7 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
       continue;
     }
     const DeviceState* device = st.device_named(e.device);
-    auto self = st.dir.qps.find(e.qp), peer = st.dir.qps.find(e.peer);
+    auto self = st.dir.qps.find(plan.peer_id(e.qp)), peer = st.dir.qps.find(plan.peer_id(e.peer));
     const QpState* q = st.qp_named(e.qp);
     if (!device || self == st.dir.qps.end() || peer == st.dir.qps.end() || !q) {
       fail("the run did not get as far as " + e.qp + " and " + e.peer + " being up");

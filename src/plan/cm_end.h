@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/qp_id.h"
 #include "spec/rules.h"
 
 namespace qpo::plan {
@@ -31,6 +32,9 @@ struct CmEnd {
   std::optional<std::string> expect_reason, expect_private_data;
   uint64_t within_ms = 0;      // the wait for an expected event; 0 = the phase timeout
   std::string connect;         // the QP's `connect:` (UD: the CM's QPN and qkey go there), or ""
+  // By id (the exchange's Directory keys, Plan::peer_id): the QP, its `connect:` and the peer;
+  // kNoObject where there is none.
+  ObjectId qp_id = kNoObject, connect_id = kNoObject, peer_id = kNoObject;
 
   // The peer: "" when none (an active side that expects a failure).
   std::string peer, peer_host, peer_type;

@@ -245,6 +245,9 @@ class CmPlanner {
             e.carried_and_published.push_back(m);
             break;
           }
+      e.qp_id = p_.qp_id(e.qp);
+      if (!e.connect.empty()) e.connect_id = p_.peer_id(e.connect);
+      if (!e.peer.empty()) e.peer_id = p_.peer_id(e.peer);
       end_index_.emplace(e.qp, static_cast<int>(p_.cm_ends.size()));
       p_.cm_ends.push_back(std::move(e));
     }

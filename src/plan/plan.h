@@ -191,8 +191,12 @@ struct Plan {
   // from and names them by. A CreateQp step's QP is qps[Step::id].
   std::vector<DeviceFacts> devices;
   std::vector<QpFacts> qps;
-  // The name of a QP's `connect:` peer (QpFacts::peer: a QP or an external peer); "" none.
-  const std::string& peer_name(const QpFacts& q) const;
+  // A peer's id: a QP's id, or qp_count() + an external peer's index in `externals` (the
+  // space of QpFacts::peer, and the exchange's Directory keys); kNoObject when `name` is neither.
+  ObjectId peer_id(const std::string& name) const;
+  // The name of peer id `peer` (a QP or an external peer); "" when it is neither.
+  const std::string& peer_name(ObjectId peer) const;
+  const std::string& peer_name(const QpFacts& q) const { return peer_name(q.peer); }
   const ExternalPeer* external(const std::string& name) const;
   // Every workload the timeline runs, lowered (plan/workload_run.h), in the order first run.
   std::vector<WorkloadRun> workloads;

@@ -266,12 +266,7 @@ class Planner {
       f.recv_cq = id(ObjectKind::Cq, q.recv_cq);
       f.srq = id(ObjectKind::Srq, q.srq);
       f.xrcd = id(ObjectKind::Xrcd, q.xrcd);
-      if (q.connect) {
-        f.peer = p.id_of(ObjectKind::Qp, q.connect.name);
-        if (f.peer == kNoObject)
-          for (size_t i = 0; i < p.externals.size(); ++i)
-            if (p.externals[i].name == q.connect.name) f.peer = static_cast<ObjectId>(s_.qps.size() + i);
-      }
+      if (q.connect) f.peer = p.peer_id(q.connect.name);
       f.cap = {q.cap.max_send_wr, q.cap.max_recv_wr, q.cap.max_send_sge, q.cap.max_recv_sge, q.cap.max_inline_data};
       f.sq_sig_all = q.sq_sig_all;
       for (const auto& t : q.transitions) {  // the literals the QP's transitions give (bring-up's first)
@@ -851,10 +846,17 @@ const Plan::Window* Plan::window(const std::string& name) const {
   return it == window_index.end() ? nullptr : &windows[it->second];
 }
 
-const std::string& Plan::peer_name(const QpFacts& q) const {
+ObjectId Plan::peer_id(const std::string& name) const {
+  if (ObjectId id = qp_id(name); id != kNoObject) return id;
+  for (size_t i = 0; i < externals.size(); ++i)  // few: no index
+    if (externals[i].name == name) return static_cast<ObjectId>(qp_count() + i);
+  return kNoObject;
+}
+
+const std::string& Plan::peer_name(ObjectId peer) const {
   static const std::string none;
-  if (q.peer < qps.size()) return qps[q.peer].name;
-  if (q.peer != kNoObject && q.peer - qps.size() < externals.size()) return externals[q.peer - qps.size()].name;
+  if (peer < qps.size()) return qps[peer].name;
+  if (peer != kNoObject && peer >= qp_count() && peer - qp_count() < externals.size()) return externals[peer - qp_count()].name;
   return none;
 }
 

@@ -250,9 +250,9 @@ TEST_CASE("the typed reader takes numbers and strings as JSON writes them, not a
 
 TEST_CASE("a host's exchange answer holds the other hosts' entries, not its own") {
   qpo::exec::Directory d;
-  d.qps["qa"].host = "a";
-  d.qps["qb"].host = "b";
-  d.qps["qb"].qpn = 0x11;
+  d.qps[0].host = "a";
+  d.qps[1].host = "b";
+  d.qps[1].qpn = 0x11;
   d.mrs["ma"] = {"a", 0x1000, 64, 7};
   d.mrs["mb"] = {"b", 0x2000, 64, 8};
   qpo::util::JsonWriter w(false);
@@ -261,14 +261,14 @@ TEST_CASE("a host's exchange answer holds the other hosts' entries, not its own"
   w.end_object();
   auto back = qpo::cluster::read_directory(qpo::cluster::member(reply(w.str()), "directory"));
   REQUIRE(back.qps.size() == 1);
-  CHECK(back.qps.at("qb").qpn == 0x11);
+  CHECK(back.qps.at(1).qpn == 0x11);
   REQUIRE(back.mrs.size() == 1);
   CHECK(back.mrs.at("mb").rkey == 8);
 }
 
 TEST_CASE("a directory goes by host, each entry one string of fields, and reads back whole") {
   qpo::exec::Directory d;
-  auto& q = d.qps["cli.0"];
+  auto& q = d.qps[3];  // a QP goes by its id
   q.host = "a";
   q.type = "RC";
   q.qpn = 0x11;
@@ -286,11 +286,11 @@ TEST_CASE("a directory goes by host, each entry one string of fields, and reads 
   qpo::cluster::write_directory(w, d);
   w.end_object();
   CHECK(w.str() == R"({"type":"exchange","directory":{"hosts":{"a":{"gids":["00000000000000000000ffff00000007"],)"
-                   R"("qps":{"cli.0":"RC 17 11259375 286331153 0 0 3 1 4 4096"},"mrs":{}},)"
+                   R"("qps":{"3":"RC 17 11259375 286331153 0 0 3 1 4 4096"},"mrs":{}},)"
                    R"("b":{"gids":[],"qps":{},"mrs":{"dst.0":"139638282145792 64 4660"}}}}})");
   auto back = qpo::cluster::read_directory(qpo::cluster::member(reply(w.str()), "directory"));
-  REQUIRE(back.qps.count("cli.0") == 1);
-  const auto& r = back.qps.at("cli.0");
+  REQUIRE(back.qps.count(3) == 1);
+  const auto& r = back.qps.at(3);
   CHECK(r.host == "a");
   CHECK(r.type == "RC");
   CHECK(r.sq_psn == 0xabcdef);
@@ -303,15 +303,27 @@ TEST_CASE("a directory goes by host, each entry one string of fields, and reads 
 TEST_CASE("a directory entry with a field out of range or missing is refused, naming the entry") {
   auto dir = [](const std::string& entry) {
     return qpo::cluster::read_directory(qpo::cluster::member(
-        reply(R"({"type":"x","directory":{"hosts":{"a":{"gids":["00000000000000000000000000000000"],"qps":{"q":")" +
+        reply(R"({"type":"x","directory":{"hosts":{"a":{"gids":["00000000000000000000000000000000"],"qps":{"7":")" +
               entry + R"("}}}}})"),
         "directory"));
   };
-  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 70000 0 3 1 0 0"), "QP 'q': field 4 is not a number in range", qpo::cluster::ProtocolError);
-  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 1 3 1 0 0"), "QP 'q' names GID 1 of 1", qpo::cluster::ProtocolError);
-  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 0 3 1 0"), "QP 'q': field 9 is not a number in range", qpo::cluster::ProtocolError);
-  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 0 3 1 0 0 9"), "QP 'q' has too many fields", qpo::cluster::ProtocolError);
-  CHECK(dir("RC 17 1 0 0 0 3 1 0 0").qps.at("q").qpn == 17);
+  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 70000 0 3 1 0 0"), "QP '7': field 4 is not a number in range", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 1 3 1 0 0"), "QP '7' names GID 1 of 1", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 0 3 1 0"), "QP '7': field 9 is not a number in range", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("RC 17 1 0 0 0 3 1 0 0 9"), "QP '7' has too many fields", qpo::cluster::ProtocolError);
+  CHECK(dir("RC 17 1 0 0 0 3 1 0 0").qps.at(7).qpn == 17);
+}
+
+TEST_CASE("a directory entry keyed by no QP id is refused, naming the key") {
+  auto dir = [](const std::string& key) {
+    return qpo::cluster::read_directory(qpo::cluster::member(
+        reply(R"({"type":"x","directory":{"hosts":{"a":{"gids":["00000000000000000000000000000000"],"qps":{")" + key +
+              R"(":"RC 17 1 0 0 0 3 1 0 0"}}}}})"),
+        "directory"));
+  };
+  CHECK_THROWS_WITH_AS(dir("qa"), "QP 'qa' is not a QP id (a number)", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("12x"), "QP '12x' is not a QP id (a number)", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("4294967296"), "QP '4294967296' is not a QP id (a number)", qpo::cluster::ProtocolError);
 }
 
 TEST_CASE("a directory entry whose type is no QP type word, or a host with 257 GIDs, is refused") {
@@ -319,8 +331,8 @@ TEST_CASE("a directory entry whose type is no QP type word, or a host with 257 G
     return qpo::cluster::read_directory(
         qpo::cluster::member(reply(R"({"type":"x","directory":{"hosts":{"a":)" + part + "}}}"), "directory"));
   };
-  CHECK_THROWS_WITH_AS(dir(R"({"gids":["00000000000000000000000000000000"],"qps":{"q":"rc;x 17 1 0 0 0 3 1 0 0"}})"),
-                       "QP 'q': 'rc;x' is not a QP type", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir(R"({"gids":["00000000000000000000000000000000"],"qps":{"7":"rc;x 17 1 0 0 0 3 1 0 0"}})"),
+                       "QP '7': 'rc;x' is not a QP type", qpo::cluster::ProtocolError);
   std::string gids;
   for (int i = 0; i < 257; ++i) gids += std::string(i ? "," : "") + "\"00000000000000000000000000000000\"";
   CHECK_THROWS_WITH_AS(dir(R"({"gids":[)" + gids + "]}"), "host 'a' lists 257 GIDs (at most 256)", qpo::cluster::ProtocolError);

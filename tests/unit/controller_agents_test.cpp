@@ -338,7 +338,7 @@ TEST_CASE("an agent that publishes a QP under another host's name fails, naming 
   auto publish = [](int fd) {
     std::string err;
     std::string msg = R"({"type":"exchange","seq":1,"ok":true,"directory":{"hosts":{"h9":{"gids":[)"
-                      R"("00000000000000000000000000000000"],"qps":{"qx":"RC 17 1 0 0 0 3 1 0 0"},"mrs":{}}}}})";
+                      R"("00000000000000000000000000000000"],"qps":{"5":"RC 17 1 0 0 0 3 1 0 0"},"mrs":{}}}}})";
     return qpo::cluster::write_message(fd, msg, &err) ? std::string() : "cannot send the exchange: " + err;
   };
   StandIn agent(port, 0ms, meeting, 0, kPassReport, publish);
@@ -346,5 +346,5 @@ TEST_CASE("an agent that publishes a QP under another host's name fails, naming 
   agent.thread.join();
   CHECK(report.verdict == qpo::report::Verdict::Fail);
   CHECK(report.reason == "host h0 (tcp agent 127.0.0.1:" + std::to_string(port) +
-                             "): malformed message: QP 'qx' names host 'h9', not the host that published it");
+                             "): malformed message: QP '5' names host 'h9', not the host that published it");
 }
