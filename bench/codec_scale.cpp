@@ -35,7 +35,7 @@ qpo::exec::Directory directory(size_t qps) {
     q.gid[12] = 10, q.gid[15] = 1;
     q.active_mtu = 3;
     d.qps[static_cast<uint32_t>(i)] = q;
-    d.mrs["dst." + std::to_string(i)] = {"a", 0x7f0000000000 + i * 4096, 64, static_cast<uint32_t>(0x1000 + i)};
+    d.mrs[{qpo::exec::MrKey::Kind::Mr, static_cast<uint32_t>(i)}] = {"a", 0x7f0000000000 + i * 4096, 64, static_cast<uint32_t>(0x1000 + i)};
   }
   return d;
 }

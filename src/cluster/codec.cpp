@@ -1,4 +1,5 @@
 #include "cluster/codec.h"
+#include "exec/directory_names.h"
 
 #include <algorithm>
 #include <array>
@@ -206,18 +207,18 @@ constexpr size_t kMaxGidsPerHost = 256;
 // same file, so ids agree):
 //   {"hosts": {"a": {"gids": ["<32 hex>"],
 //                    "qps": {"3": "TYPE QPN SQ_PSN QKEY LID GID# ACTIVE_MTU PORT SLOTS SLOT_SIZE"},
-//                    "mrs": {"ma": "ADDR LENGTH RKEY"}}}}
+//                    "mrs": {"m0": "ADDR LENGTH RKEY"}}}}  (exec/directory_names.h: MR keys as text)
 void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::string& except) {
   struct Part {
     std::vector<std::array<uint8_t, 16>> gids;
     std::vector<std::pair<uint32_t, const exec::RemoteQp*>> qps;
-    std::vector<std::pair<const std::string*, const exec::RemoteMr*>> mrs;
+    std::vector<std::pair<exec::MrKey, const exec::RemoteMr*>> mrs;
   };
   std::map<std::string, Part> hosts;
   for (const auto& [id, q] : d.qps)
     if (except.empty() || q.host != except) hosts[q.host].qps.emplace_back(id, &q);
-  for (const auto& [name, m] : d.mrs)
-    if (except.empty() || m.host != except) hosts[m.host].mrs.emplace_back(&name, &m);
+  for (const auto& [key, m] : d.mrs)
+    if (except.empty() || m.host != except) hosts[m.host].mrs.emplace_back(key, &m);
   w.begin_object().key("hosts").begin_object();
   char fields[160];
   for (auto& [host, part] : hosts) {
@@ -243,10 +244,10 @@ void write_directory(util::JsonWriter& w, const exec::Directory& d, const std::s
       w.key(std::to_string(part.qps[i].first)).value(fields);
     }
     w.end_object().key("mrs").begin_object();
-    for (const auto& [name, m] : part.mrs) {
+    for (const auto& [key, m] : part.mrs) {
       std::snprintf(fields, sizeof fields, "%llu %llu %u", static_cast<unsigned long long>(m->addr),
                     static_cast<unsigned long long>(m->length), m->rkey);
-      w.key(*name).value(fields);
+      w.key(exec::mr_key_text(key)).value(fields);
     }
     w.end_object().end_object();
   }
@@ -330,8 +331,10 @@ exec::Directory read_directory(const Message& n) {
       f.end();
       d.qps.insert_or_assign(id, std::move(q));
     }
-    for (const auto& [name, entry] : map_of(part, "mrs")) {
-      std::string what = "MR '" + util::printable(name, 200) + "'";
+    for (const auto& [text, entry] : map_of(part, "mrs")) {
+      std::string what = "MR '" + util::printable(text, 200) + "'";
+      auto key = exec::mr_key_from_text(text);
+      if (!key) throw ProtocolError(what + " is not an MR key (m, s, w or x and an id)");
       Fields f(entry, what);
       exec::RemoteMr m;
       m.host = host;
@@ -339,7 +342,7 @@ exec::Directory read_directory(const Message& n) {
       m.length = f.number(UINT64_MAX);
       m.rkey = static_cast<uint32_t>(f.number(UINT32_MAX));
       f.end();
-      d.mrs.insert_or_assign(name, std::move(m));
+      d.mrs.insert_or_assign(*key, std::move(m));
     }
   }
   return d;

@@ -14,6 +14,7 @@
 #include "cluster/launch.h"
 #include "cluster/tally.h"
 #include "cluster/wire.h"
+#include "exec/directory_names.h"
 #include "exec/host_session.h"
 #include "report/step_line.h"
 #include "util/json_writer.h"
@@ -272,7 +273,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
                                 util::printable(host, 200) + "', not the host that published it");
         };
         for (const auto& [id, q] : a.published.qps) own("QP", std::to_string(id), q.host);
-        for (const auto& [name, m] : a.published.mrs) own("MR", name, m.host);
+        for (const auto& [key, m] : a.published.mrs) own("MR", exec::mr_key_text(key), m.host);
         std::erase_if(n.members, [](const util::json::Member& m) { return m.key == "directory"; });  // read: not kept twice
       } else {
         field<std::string>(n, "name");

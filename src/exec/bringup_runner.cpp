@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "exec/endpoints.h"
+#include "exec/directory_names.h"
 #include "exec/steps.h"
 #include "util/thread_group.h"
 
@@ -83,7 +84,7 @@ void BringUpRunner::prepare(RunState& st, const plan::Step& step) {
     creates_.clear();
     return;
   }
-  if (q->slots) published_.mrs.insert_or_assign(q->slots->name(), published_mr(st.host, *q->slots));
+  if (q->slots) published_.mrs.insert_or_assign(slots_key(step.id), published_mr(st.host, *q->slots));
   RemoteQp* entry = &published_.qps.insert_or_assign(step.id, published_qp(*q)).first->second;
   if (q->facts->peer != plan::kNoObject) by_peer_.emplace_back(q->facts->peer, static_cast<uint32_t>(chain));
   ibv_xrcd* xrcd = q->facts->xrcd != plan::kNoObject ? st.xrcds.at(q->facts->xrcd)->get() : nullptr;
@@ -93,7 +94,9 @@ void BringUpRunner::prepare(RunState& st, const plan::Step& step) {
 void BringUpRunner::open(RunState& st) {
   opened_ = true;
   std::sort(by_peer_.begin(), by_peer_.end());
-  st.mrs.for_each([&](plan::ObjectId, const verbs::Mr* m) { published_.mrs.insert_or_assign(m->name(), published_mr(st.host, *m)); });
+  st.mrs.for_each([&](plan::ObjectId id, const verbs::Mr* m) {
+    published_.mrs.insert_or_assign(MrKey{MrKey::Kind::Mr, id}, published_mr(st.host, *m));
+  });
 }
 
 unsigned BringUpRunner::workers() const {
@@ -175,7 +178,7 @@ void BringUpRunner::create_qps(RunState& st) {
   // The run has failed then, so no step of theirs runs (run_half stops first).
   for (size_t i = 0; i < creates_.size(); ++i) {
     if (made[i].err == 0) continue;
-    if (creates_[i].q->slots) published_.mrs.erase(creates_[i].q->slots->name());
+    if (creates_[i].q->slots) published_.mrs.erase(slots_key(creates_[i].step->id));
     st.qps.erase(creates_[i].step->id);
     published_.qps.erase(creates_[i].step->id);
     creates_[i].q = nullptr;

@@ -14,6 +14,7 @@
 #include "cm/flow.h"
 #include "cm/peer_check.h"
 #include "exec/cm_resources.h"
+#include "exec/directory_names.h"
 #include "exec/failure_note.h"
 #include "exec/endpoints.h"
 #include "exec/host_session.h"
@@ -78,7 +79,14 @@ RemoteMr get_mr(ExchangeReader& r, const std::string& host) {
 }
 
 // e's side of the exchange from `held` (its own QP, slots and carried MRs).
-std::vector<unsigned char> encode_exchange(const plan::CmEnd& e, const Directory& held) {
+// A carried MR's key (a workload's remote_mr: an MR or a window).
+MrKey carried_key(const plan::Plan& p, const std::string& name) {
+  auto k = mr_key_of(p, name);
+  if (!k) throw std::logic_error("MR '" + name + "' is carried by a connection but not in the plan");
+  return *k;
+}
+
+std::vector<unsigned char> encode_exchange(const plan::Plan& p, const plan::CmEnd& e, const Directory& held) {
   auto it = held.qps.find(e.qp_id);
   if (it == held.qps.end()) throw std::runtime_error("QP '" + e.qp + "' has no values to exchange (not created?)");
   const RemoteQp& v = it->second;
@@ -91,10 +99,10 @@ std::vector<unsigned char> encode_exchange(const plan::CmEnd& e, const Directory
   b.put<uint8_t>(v.port);
   b.put<uint32_t>(v.slots_count);
   b.put<uint32_t>(v.slot_size);
-  auto slots = held.mrs.find("qpo.slots." + e.qp);
+  auto slots = held.mrs.find(slots_key(e.qp_id));
   put_mr(b, slots == held.mrs.end() ? nullptr : &slots->second);
   for (const auto& name : e.carried_mrs) {
-    auto m = held.mrs.find(name);
+    auto m = held.mrs.find(carried_key(p, name));
     if (m == held.mrs.end()) throw std::runtime_error("MR '" + name + "' has no values to exchange");
     put_mr(b, &m->second);
   }
@@ -102,7 +110,7 @@ std::vector<unsigned char> encode_exchange(const plan::CmEnd& e, const Directory
 }
 
 // e's peer's side into `dir`, as the agents' exchange would have put it; returns a summary.
-std::string decode_exchange(const plan::CmEnd& e, const std::vector<unsigned char>& data, Directory& dir) {
+std::string decode_exchange(const plan::Plan& p, const plan::CmEnd& e, const std::vector<unsigned char>& data, Directory& dir) {
   ExchangeReader r(data);
   RemoteQp v;
   v.host = e.peer_host;
@@ -117,11 +125,11 @@ std::string decode_exchange(const plan::CmEnd& e, const std::vector<unsigned cha
   v.slot_size = r.get<uint32_t>();
   std::string out = "qp_num " + std::to_string(v.qpn) + ", sq_psn " + util::hex(v.sq_psn);
   RemoteMr slots = get_mr(r, v.host);
-  if (slots.length) dir.mrs.insert_or_assign("qpo.slots." + e.peer, slots);
+  if (slots.length) dir.mrs.insert_or_assign(slots_key(e.peer_id), slots);
   for (const auto& name : e.peer_carried_mrs) {
     RemoteMr m = get_mr(r, v.host);
     out += ", MR " + name + " rkey " + util::hex(m.rkey);
-    dir.mrs.insert_or_assign(name, m);
+    dir.mrs.insert_or_assign(carried_key(p, name), m);
   }
   dir.qps.insert_or_assign(e.peer_id, v);
   return out;
@@ -383,7 +391,7 @@ class CmRunner {
     rdma_conn_param p{};
     data_ = data;
     if (end().exchange_only) {
-      exchange_ = encode_exchange(end(), host().held);
+      exchange_ = encode_exchange(plan_, end(), host().held);
       p.private_data = exchange_.data();
       p.private_data_len = static_cast<uint8_t>(exchange_.size());
     } else if (!data_.empty()) {
@@ -572,7 +580,7 @@ class CmRunner {
   void take_exchange(const cm::Event& e) {
     const auto& s = end();
     if (s.peer.empty()) throw std::runtime_error("QP '" + s.qp + "' has no peer to take an exchange from");
-    std::string got = decode_exchange(s, e.private_data, st_.dir);
+    std::string got = decode_exchange(plan_, s, e.private_data, st_.dir);
     auto own = host().held.qps.find(s.qp_id);
     if (own != host().held.qps.end()) st_.dir.qps.insert_or_assign(own->first, own->second);
     message_ = e.name() + " (" + s.peer + "'s exchange: " + got + ")";
@@ -630,14 +638,14 @@ void hold_cm_exchange(RunState& st, const plan::Plan& plan, Directory& mine) {
     auto& held = st.cm->held;
     held.qps.insert_or_assign(e.qp_id, std::move(it->second));
     mine.qps.erase(it);
-    if (auto m = mine.mrs.find("qpo.slots." + e.qp); m != mine.mrs.end()) {
+    if (auto m = mine.mrs.find(slots_key(e.qp_id)); m != mine.mrs.end()) {
       held.mrs.insert_or_assign(m->first, std::move(m->second));
       mine.mrs.erase(m);
     }
     for (const auto& name : e.carried_mrs) {
-      auto m = mine.mrs.find(name);
+      auto m = mine.mrs.find(carried_key(plan, name));
       if (m == mine.mrs.end()) continue;
-      held.mrs.insert_or_assign(name, m->second);
+      held.mrs.insert_or_assign(m->first, m->second);
       // It stays in the agents' exchange too when a workload of another QP aims at it.
       if (std::find(e.carried_and_published.begin(), e.carried_and_published.end(), name) == e.carried_and_published.end())
         mine.mrs.erase(m);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "exec/directory_names.h"
 #include "exec/steps.h"
 #include "verbs/qp_control.h"
 #include "verbs/qp_type.h"
@@ -66,7 +67,7 @@ EndpointMrs endpoint_mrs(const RunState& st) {
     table->emplace(mr->name(), local_of(mr));
   });
   auto remote = std::make_shared<dataplane::MrNames<dataplane::RemoteMr>::Table>();
-  for (const auto& [name, r] : st.dir.mrs) remote->emplace_hint(remote->end(), name, dataplane::RemoteMr{r.addr, r.rkey, r.length});
+  for (const auto& [key, r] : st.dir.mrs) remote->emplace(mr_key_name(*st.plan, key), dataplane::RemoteMr{r.addr, r.rkey, r.length});
   EndpointMrs out;
   for (auto& [pd, table] : local) out.local.emplace(pd, std::move(table));
   out.remote = std::move(remote);
@@ -132,11 +133,12 @@ dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& pe
   return e;
 }
 
-dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, const std::string& peer, const std::string& remote_slots) {
+dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, const std::string& peer, bool peer_slots) {
   dataplane::Endpoint e = bare_endpoint(st, q, peer);
   add_slots(q, e);
-  if (auto it = st.dir.mrs.find(remote_slots); !remote_slots.empty() && it != st.dir.mrs.end())
-    e.remote_mrs.add(remote_slots, {it->second.addr, it->second.rkey, it->second.length});
+  plan::QpId peer_id = peer_slots ? st.plan->qp_id(peer) : plan::kNoQp;
+  if (auto it = st.dir.mrs.find(slots_key(peer_id)); peer_id != plan::kNoQp && it != st.dir.mrs.end())
+    e.remote_mrs.add(mr_key_name(*st.plan, it->first), {it->second.addr, it->second.rkey, it->second.length});
   return e;
 }
 

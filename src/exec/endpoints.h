@@ -32,9 +32,9 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
 // The same plus the executor's own slot buffer ("qpo.slots.<qp>", or the SRQ's): what the
 // smoke exchange and op workloads send from and receive into.
 dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs = nullptr);
-// Only the executor's slot buffers, and the peer's as `remote_slots` names it (when not ""):
-// the smoke exchange's one message needs no other MR.
-dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, const std::string& peer, const std::string& remote_slots);
+// Only the executor's slot buffers, and with `peer_slots` the peer's ("qpo.slots.<peer>", an
+// RDMA WRITE's target): the smoke exchange's one message needs no other MR.
+dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, const std::string& peer, bool peer_slots);
 // The slot buffers own_endpoint adds: the QP's ("qpo.slots.<qp>": receives, and in its last
 // slot what the QP sends) and where its receives land (its SRQ's "qpo.slots.<srq>", or its own).
 std::string slot_mr_name(const QpState& q);

@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <compare>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -33,12 +34,23 @@ struct RemoteMr {
   uint32_t rkey = 0;
 };
 
-// Everything published so far. QPs by their peer id: a scenario QP's id, or the plan's QP
-// count + an external peer's index (plan::Plan::peer_id; the same on every host, which plans
-// the same file). MRs by scenario name; slot buffers appear as "qpo.slots.<qp>".
+// A directory MR's key: what the buffer is and its id in the plan. A scenario MR by its id
+// (plan::ObjectKind::Mr), a QP's slot buffer by its QP's id, a bound memory window by its id,
+// an external peer's buffer by its place in plan::Plan::externals. exec/directory_names.h
+// says each one's name (what scripts and messages use) and finds the key of a name.
+struct MrKey {
+  enum class Kind : uint8_t { Mr, Slots, Window, External };
+  Kind kind = Kind::Mr;
+  uint32_t id = 0;
+  auto operator<=>(const MrKey&) const = default;
+};
+
+// Everything published so far, by id: every host plans the same file, so ids agree. QPs by
+// their peer id: a scenario QP's id, or the plan's QP count + an external peer's index
+// (plan::Plan::peer_id); MRs by MrKey.
 struct Directory {
   std::map<uint32_t, RemoteQp> qps;
-  std::map<std::string, RemoteMr> mrs;
+  std::map<MrKey, RemoteMr> mrs;
   // Takes every entry of `other` (moved, not copied); a name both have keeps other's value.
   void merge(Directory&& other);
 };

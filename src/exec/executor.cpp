@@ -242,7 +242,7 @@ void HostSession::log_published() {
     // Every QP of this host is an exchange_only one (its values ride on rdma_cm): the step
     // still says what went through the agents.
     size_t mrs = 0;
-    for (const auto& [name, m] : st_.dir.mrs) mrs += m.host == st_.host;
+    for (const auto& [key, m] : st_.dir.mrs) mrs += m.host == st_.host;
     lines.push_back(report::step_line(st_.host, "exchange", "publish", st_.host, report::StepStatus::Info,
                                       "no QPs (their exchange rides on rdma_cm), " + std::to_string(mrs) + " MRs"));
   }

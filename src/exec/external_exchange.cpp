@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "exec/directory_names.h"
 #include "exec/steps.h"
 #include "interop/pingpong_message.h"
 #include "report/step_line.h"
@@ -55,6 +56,11 @@ uint8_t mtu_enum(uint32_t bytes) {
   }
 }
 
+// The directory's key of the tool's buffer.
+MrKey external_key(const RunState& st, const plan::ExternalPeer& e) {
+  return {MrKey::Kind::External, static_cast<uint32_t>(st.plan->peer_id(e.name) - st.plan->qp_count())};
+}
+
 // The tool's values as the directory holds a peer's: what `peer` resolves to at RTR.
 void record_peer(RunState& st, const plan::ExternalPeer& e, const PingpongAddress& a) {
   RemoteQp r;
@@ -95,7 +101,7 @@ std::string own_values_json(const RunState& st, const plan::ExternalPeer& e) {
     j.field("qp", e.qp).field("qpn", uint64_t{q.qpn}).field("psn", uint64_t{q.sq_psn}).field("lid", uint64_t{q.lid});
     j.field("gid", verbs::gid_text(g)).field("qkey", uint64_t{q.qkey}).field("mtu", uint64_t{128u << q.active_mtu});
   }
-  if (auto m = st.dir.mrs.find("qpo.slots." + e.qp); m != st.dir.mrs.end()) {
+  if (auto m = st.dir.mrs.find(slots_key(st.plan->qp_id(e.qp))); m != st.dir.mrs.end()) {
     j.key("mr").begin_object();
     j.field("addr", m->second.addr).field("rkey", uint64_t{m->second.rkey}).field("length", m->second.length);
     j.end_object();
@@ -208,7 +214,7 @@ bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const pl
   if (!v->gid.empty() && !gid_of(v->gid, &q.gid)) return failed(st, std::move(r), e, "'" + v->gid + "' is not a GID");
   q.active_mtu = mtu_enum(v->mtu);
   st.dir.qps[st.plan->peer_id(e.name)] = q;
-  if (v->has_mr) st.dir.mrs[e.name] = RemoteMr{"external " + e.name, v->mr_addr, v->mr_length, v->mr_rkey};
+  if (v->has_mr) st.dir.mrs[external_key(st, e)] = RemoteMr{"external " + e.name, v->mr_addr, v->mr_length, v->mr_rkey};
   r.micros = timer.micros();
   r.message += std::string(e.values ? "the peer's values as given: " : "the peer's values from " + e.values_file + ": ") +
                "qpn " + util::hex(v->qpn) + ", psn " + util::hex(v->psn) + (v->gid.empty() ? "" : ", gid " + v->gid) +
@@ -312,7 +318,7 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
                                           std::unique_ptr<interop::PerftestPipe> tool, interop::Deadline deadline,
                                           report::StepResult r, const StepTimer& timer) {
   std::string why, remote = tool->remote();
-  auto slots = st.dir.mrs.find("qpo.slots." + e.qp);
+  auto slots = st.dir.mrs.find(slots_key(st.plan->qp_id(e.qp)));
   auto self = st.dir.qps.find(st.plan->qp_id(e.qp));
   if (slots == st.dir.mrs.end() || self == st.dir.qps.end())  // bring-up publishes both; a guard
     return failed(st, std::move(r), e, "QP " + e.qp + " or its slot buffer was not published");
@@ -377,7 +383,7 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   st.dir.qps[st.plan->peer_id(e.name)] = q;
   // The tool's buffer, where qpo's client writes or reads: `size` bytes from its vaddr (the
   // tool's own -s is what it holds; the check's note asks for the same size).
-  st.dir.mrs[e.name] = RemoteMr{"external " + e.name, theirs->vaddr, e.size, theirs->rkey};
+  st.dir.mrs[external_key(st, e)] = RemoteMr{"external " + e.name, theirs->vaddr, e.size, theirs->rkey};
   r.micros = timer.micros();
   r.message += (e.qpo_listens() ? "accepted " : "connected to ") + remote + "; " + e.tool() + " " + opening->version +
               ", MTU " + std::to_string(128 << mtu) + "; the tool: " + interop::describe(*theirs);

@@ -134,9 +134,10 @@ bool publish_mws(RunState& st, const plan::Step& step) {
       std::string name;
       RemoteMr m;
       while (in >> name >> m.addr >> m.length >> m.rkey) {
-        const auto* w = st.plan->window(name);
-        m.host = w ? w->host : "";
-        st.dir.mrs[name] = m;
+        const auto* w = st.plan->window(name);  // another host's note names it
+        if (!w) throw std::runtime_error("a host published window '" + name + "', which the plan does not have");
+        m.host = w->host;
+        st.dir.mrs[{MrKey::Kind::Window, static_cast<uint32_t>(w - st.plan->windows.data())}] = m;
       }
     }
   });

@@ -27,6 +27,7 @@
 #include "exec/memory_windows.h"
 #include "exec/multicast.h"
 #include "exec/stall_watch.h"
+#include "exec/directory_names.h"
 #include "exec/steps.h"
 #include "spec/providers.h"
 #include "verbs/qp_control.h"
@@ -264,7 +265,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   }
   c.imm = kImmediate;
   if (w.invalidate) {  // the window's rkey as its last bind published it
-    auto mw = st.dir.mrs.find(w.invalidate.name);
+    auto mw = st.dir.mrs.find({MrKey::Kind::Window, st.plan->workload_of(step).invalidate_mw});
     if (mw == st.dir.mrs.end())
       throw std::runtime_error("window '" + w.invalidate.name + "' has no published rkey (no bind before this workload)");
     c.invalidate_rkey = mw->second.rkey;
@@ -768,7 +769,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
           in.window = w.invalidate.name;
           in.window_id = run.invalidate_mw;
           const auto* mw = st.mws.find(in.window_id);
-          in.window_rkey = mw ? mw->rkey : st.dir.mrs.at(in.window).rkey;
+          in.window_rkey = mw ? mw->rkey : st.dir.mrs.at({MrKey::Kind::Window, in.window_id}).rkey;
           in.with_inv_flag = spec::ProviderTable::builtin().completion_flag(provider_of(st), "IBV_WC_WITH_INV", IBV_WC_WITH_INV);
         }
         // Receivers keep a thread per receive queue: the receive config (slot MR, layout) is

@@ -42,7 +42,7 @@ std::string interrupted() { return stop_requested() ? "interrupted (SIGINT)" : "
 // `count` empty SENDs from `from` to the QP named `to` (here or on another host), each
 // completed before the next.
 std::string send_empty(RunState& st, QpState& from, const std::string& to, uint32_t count, int timeout_ms) {
-  auto ep = slots_endpoint(st, from, to, "");  // empty SENDs: no MR but its own slots
+  auto ep = slots_endpoint(st, from, to, false);  // empty SENDs: no MR but its own slots
   auto c = one_by_one(timeout_ms);
   c.op = dataplane::Op::Send;
   c.size = 0;
@@ -58,7 +58,7 @@ std::string send_empty(RunState& st, QpState& from, const std::string& to, uint3
 
 // `count` receives of `to` completing (messages its peer sent to clear them), not re-posted.
 std::string await_receives(RunState& st, QpState& to, uint32_t count, int timeout_ms) {
-  auto ep = slots_endpoint(st, to, "", "");
+  auto ep = slots_endpoint(st, to, "", false);
   auto c = one_by_one(timeout_ms);
   c.op = dataplane::Op::Recv;
   c.size = 1;

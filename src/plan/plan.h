@@ -220,6 +220,14 @@ struct Plan {
   // The scenario's devices, PDs, CQs, SRQs, XRCDs and QPs by name, a table per kind (plan/qp_id.h:
   // a device's default PD has the device's name).
   std::array<std::unordered_map<std::string, ObjectId>, kObjectKinds> object_index;
+  // The same, the other way: each kind's names by id.
+  std::array<std::vector<std::string>, kObjectKinds> object_names;
+  // The name of object `id` of kind `k`; "" when there is none.
+  const std::string& name_of(ObjectKind k, ObjectId id) const {
+    static const std::string none;
+    const auto& names = object_names[static_cast<size_t>(k)];
+    return id < names.size() ? names[id] : none;
+  }
   // The id of the object `name` of kind `k`; kNoObject when no object of that kind has it.
   ObjectId id_of(ObjectKind k, const std::string& name) const {
     const auto& index = object_index[static_cast<size_t>(k)];

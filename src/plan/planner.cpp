@@ -284,9 +284,14 @@ class Planner {
   // Plan::object_index: each kind's objects by their place in the checked model's list.
   void index_objects(Plan& p) const {
     auto index = [&p](ObjectKind kind, const auto& list) {
-      auto& names = p.object_index[static_cast<size_t>(kind)];
+      auto& index = p.object_index[static_cast<size_t>(kind)];
+      auto& names = p.object_names[static_cast<size_t>(kind)];
+      index.reserve(list.size());
       names.reserve(list.size());
-      for (size_t i = 0; i < list.size(); ++i) names.emplace(list[i].name, static_cast<ObjectId>(i));
+      for (size_t i = 0; i < list.size(); ++i) {
+        index.emplace(list[i].name, static_cast<ObjectId>(i));
+        names.push_back(list[i].name);
+      }
     };
     index(ObjectKind::Device, s_.devices);
     index(ObjectKind::Pd, s_.pds);

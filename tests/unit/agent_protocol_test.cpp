@@ -65,6 +65,8 @@ const std::string kHello = R"({"type":"hello","version":5})";
 
 }  // namespace
 
+using qpo::exec::MrKey;
+
 TEST_CASE("a hello whose version is a string gets an error naming the field, not a crash") {
   auto o = feed_agent({R"({"type":"hello","version":"two"})"});
   CHECK(o.exit_code == 2);
@@ -253,8 +255,8 @@ TEST_CASE("a host's exchange answer holds the other hosts' entries, not its own"
   d.qps[0].host = "a";
   d.qps[1].host = "b";
   d.qps[1].qpn = 0x11;
-  d.mrs["ma"] = {"a", 0x1000, 64, 7};
-  d.mrs["mb"] = {"b", 0x2000, 64, 8};
+  d.mrs[{MrKey::Kind::Mr, 0}] = {"a", 0x1000, 64, 7};
+  d.mrs[{MrKey::Kind::Mr, 1}] = {"b", 0x2000, 64, 8};
   qpo::util::JsonWriter w(false);
   w.begin_object().field("type", "exchange_result").key("directory");
   qpo::cluster::write_directory(w, d, "a");
@@ -263,7 +265,7 @@ TEST_CASE("a host's exchange answer holds the other hosts' entries, not its own"
   REQUIRE(back.qps.size() == 1);
   CHECK(back.qps.at(1).qpn == 0x11);
   REQUIRE(back.mrs.size() == 1);
-  CHECK(back.mrs.at("mb").rkey == 8);
+  CHECK(back.mrs.at({MrKey::Kind::Mr, 1}).rkey == 8);
 }
 
 TEST_CASE("a directory goes by host, each entry one string of fields, and reads back whole") {
@@ -280,14 +282,14 @@ TEST_CASE("a directory goes by host, each entry one string of fields, and reads 
   q.port = 1;
   q.slots_count = 4;
   q.slot_size = 4096;
-  d.mrs["dst.0"] = {"b", 0x7f0012345000, 64, 0x1234};
+  d.mrs[{MrKey::Kind::Slots, 3}] = {"b", 0x7f0012345000, 64, 0x1234};  // QP 3's slot buffer
   qpo::util::JsonWriter w(false);
   w.begin_object().field("type", "exchange").key("directory");
   qpo::cluster::write_directory(w, d);
   w.end_object();
   CHECK(w.str() == R"({"type":"exchange","directory":{"hosts":{"a":{"gids":["00000000000000000000ffff00000007"],)"
                    R"("qps":{"3":"RC 17 11259375 286331153 0 0 3 1 4 4096"},"mrs":{}},)"
-                   R"("b":{"gids":[],"qps":{},"mrs":{"dst.0":"139638282145792 64 4660"}}}}})");
+                   R"("b":{"gids":[],"qps":{},"mrs":{"s3":"139638282145792 64 4660"}}}}})");
   auto back = qpo::cluster::read_directory(qpo::cluster::member(reply(w.str()), "directory"));
   REQUIRE(back.qps.count(3) == 1);
   const auto& r = back.qps.at(3);
@@ -296,8 +298,8 @@ TEST_CASE("a directory goes by host, each entry one string of fields, and reads 
   CHECK(r.sq_psn == 0xabcdef);
   CHECK(r.gid == q.gid);
   CHECK(r.slot_size == 4096);
-  CHECK(back.mrs.at("dst.0").addr == 0x7f0012345000);
-  CHECK(back.mrs.at("dst.0").host == "b");
+  CHECK(back.mrs.at({MrKey::Kind::Slots, 3}).addr == 0x7f0012345000);
+  CHECK(back.mrs.at({MrKey::Kind::Slots, 3}).host == "b");
 }
 
 TEST_CASE("a directory entry with a field out of range or missing is refused, naming the entry") {
@@ -324,6 +326,19 @@ TEST_CASE("a directory entry keyed by no QP id is refused, naming the key") {
   CHECK_THROWS_WITH_AS(dir("qa"), "QP 'qa' is not a QP id (a number)", qpo::cluster::ProtocolError);
   CHECK_THROWS_WITH_AS(dir("12x"), "QP '12x' is not a QP id (a number)", qpo::cluster::ProtocolError);
   CHECK_THROWS_WITH_AS(dir("4294967296"), "QP '4294967296' is not a QP id (a number)", qpo::cluster::ProtocolError);
+}
+
+TEST_CASE("a directory MR keyed by no kind letter and id is refused, naming the key") {
+  auto dir = [](const std::string& key) {
+    return qpo::cluster::read_directory(qpo::cluster::member(
+        reply(R"({"type":"x","directory":{"hosts":{"a":{"gids":[],"qps":{},"mrs":{")" + key + R"(":"4096 64 7"}}}}})"),
+        "directory"));
+  };
+  CHECK_THROWS_WITH_AS(dir("ma"), "MR 'ma' is not an MR key (m, s, w or x and an id)", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("q1"), "MR 'q1' is not an MR key (m, s, w or x and an id)", qpo::cluster::ProtocolError);
+  CHECK_THROWS_WITH_AS(dir("m"), "MR 'm' is not an MR key (m, s, w or x and an id)", qpo::cluster::ProtocolError);
+  CHECK(dir("w2").mrs.at({MrKey::Kind::Window, 2}).rkey == 7);
+  CHECK(dir("x0").mrs.at({MrKey::Kind::External, 0}).addr == 4096);
 }
 
 TEST_CASE("a directory entry whose type is no QP type word, or a host with 257 GIDs, is refused") {

@@ -312,15 +312,15 @@ TEST_CASE("an anonymous channel (no names, no phase timeout) still carries the e
   qpo::exec::Directory got_b;
   std::thread b([&] {
     qpo::exec::Directory mine;
-    mine.mrs["mb"].rkey = 2;
+    mine.mrs[{qpo::exec::MrKey::Kind::Mr, 1}].rkey = 2;
     CHECK(ch.exchange(std::move(mine), true, &got_b));
   });
   qpo::exec::Directory mine, got_a;
-  mine.mrs["ma"].rkey = 1;
+  mine.mrs[{qpo::exec::MrKey::Kind::Mr, 0}].rkey = 1;
   CHECK(ch.exchange(std::move(mine), true, &got_a));
   b.join();
   CHECK(got_a.mrs.size() == 2);
-  CHECK(got_b.mrs.at("ma").rkey == 1);
+  CHECK(got_b.mrs.at({qpo::exec::MrKey::Kind::Mr, 0}).rkey == 1);
   CHECK(ch.stop_request() == nullptr);
 }
 
