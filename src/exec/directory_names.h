@@ -15,8 +15,13 @@ inline MrKey slots_key(plan::QpId qp) { return {MrKey::Kind::Slots, qp}; }
 // The name of `k`'s buffer; "" when its id is not in the plan.
 std::string mr_key_name(const plan::Plan& p, MrKey k);
 
-// The key of the buffer `name` (a scenario MR, a memory window, an external peer, or a QP's
-// "qpo.slots.<qp>"); nullopt when the plan has none of that name.
+// Which kind a name means when buffers of several kinds share it: the order the plan resolves a
+// workload's remote_mr in (a window, an external peer's buffer, a scenario MR, a slot buffer).
+inline constexpr MrKey::Kind kByPrecedence[] = {MrKey::Kind::Window, MrKey::Kind::External, MrKey::Kind::Mr,
+                                                 MrKey::Kind::Slots};
+
+// The key of the buffer `name` (a memory window, an external peer, a scenario MR, or a QP's
+// "qpo.slots.<qp>", in that precedence); nullopt when the plan has none of that name.
 std::optional<MrKey> mr_key_of(const plan::Plan& p, const std::string& name);
 
 // The key's text on the agents' wire ("m3", "s12", "w0", "x1") and back (nullopt: not one).

@@ -67,7 +67,12 @@ EndpointMrs endpoint_mrs(const RunState& st) {
     table->emplace(mr->name(), local_of(mr));
   });
   auto remote = std::make_shared<dataplane::MrNames<dataplane::RemoteMr>::Table>();
-  for (const auto& [key, r] : st.dir.mrs) remote->emplace(mr_key_name(*st.plan, key), dataplane::RemoteMr{r.addr, r.rkey, r.length});
+  // By name, as scripts and workloads name them; where kinds share a name the plan's
+  // precedence decides (a window over the MR of the same name).
+  for (auto kind : kByPrecedence)
+    for (const auto& [key, r] : st.dir.mrs)
+      if (std::string name = mr_key_name(*st.plan, key); key.kind == kind && !name.empty())  // "": not in this plan
+        remote->emplace(std::move(name), dataplane::RemoteMr{r.addr, r.rkey, r.length});
   EndpointMrs out;
   for (auto& [pd, table] : local) out.local.emplace(pd, std::move(table));
   out.remote = std::move(remote);

@@ -118,7 +118,7 @@ void HostSession::setup() {
         r.message = ds.ctx().device_name();
         if (!st_.report.device.empty()) st_.report.device += ", ";
         st_.report.device += ds.ctx().device_name();
-        counters_at_open_[d.name] = read_hw_counters(ds);
+        counters_at_open_[step.id] = read_hw_counters(ds);
       }
       return;
     }
@@ -296,8 +296,8 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     case StepKind::PrepareData: return prepare_workload(st_, step);
     case StepKind::CreateAh:
       return run_step(st_, st_.host, "traffic", step.verb, step.object, "", [&] {
-               plan::ObjectId to = p_.peer_id(step.extra().smoke.receiver);
-               peer_ah(st_, st_.qp_here(step.extra().smoke.sender), to, st_.dir.qps.at(to));
+               const auto& pair = step.extra().smoke;
+               peer_ah(st_, st_.qp_here(pair.sender_id), pair.receiver_id, st_.dir.qps.at(pair.receiver_id));
              }).status != report::StepStatus::Failed;
     case StepKind::Verify: return verify_workload(st_, step);
     case StepKind::Fault:
@@ -569,8 +569,8 @@ void HostSession::publish_lines() {
 
 // Every hw_counter of every device this host opened, at open and now (the HTML report's table).
 void HostSession::record_counter_deltas() {
-  for (const auto& [name, before] : counters_at_open_) {
-    const DeviceState* device = st_.device_named(name);
+  for (const auto& [id, before] : counters_at_open_) {
+    const DeviceState* device = st_.devices.find(id);
     if (!device) continue;
     const auto& ds = *device;
     std::string where = ds.ctx().device_name() + " port " + std::to_string(ds.ctx().port());

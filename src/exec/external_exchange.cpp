@@ -35,9 +35,9 @@ interop::Deadline deadline_in(int timeout_ms) {
 }
 
 // What the QP published in the hosts' exchange: the values the tool needs from it.
-PingpongAddress own_address(const RunState& st, const std::string& qp) {
+PingpongAddress own_address(const RunState& st, plan::QpId qp) {
   PingpongAddress a;
-  if (auto it = st.dir.qps.find(st.plan->qp_id(qp)); it != st.dir.qps.end()) {
+  if (auto it = st.dir.qps.find(qp); it != st.dir.qps.end()) {
     a.lid = it->second.lid;
     a.qpn = it->second.qpn;
     a.psn = it->second.sq_psn;
@@ -58,7 +58,7 @@ uint8_t mtu_enum(uint32_t bytes) {
 
 // The directory's key of the tool's buffer.
 MrKey external_key(const RunState& st, const plan::ExternalPeer& e) {
-  return {MrKey::Kind::External, static_cast<uint32_t>(st.plan->peer_id(e.name) - st.plan->qp_count())};
+  return {MrKey::Kind::External, static_cast<uint32_t>(e.peer_id - st.plan->qp_count())};
 }
 
 // The tool's values as the directory holds a peer's: what `peer` resolves to at RTR.
@@ -72,7 +72,7 @@ void record_peer(RunState& st, const plan::ExternalPeer& e, const PingpongAddres
   r.lid = a.lid;
   r.gid = a.gid;
   r.active_mtu = mtu_enum(e.mtu);
-  st.dir.qps[st.plan->peer_id(e.name)] = r;
+  st.dir.qps[e.peer_id] = r;
 }
 
 report::StepResult line(const RunState& st, const plan::Step& step, double micros) {
@@ -94,14 +94,14 @@ bool failed(RunState& st, report::StepResult r, const plan::ExternalPeer& e, con
 std::string own_values_json(const RunState& st, const plan::ExternalPeer& e) {
   util::JsonWriter j(/*pretty=*/false);  // one line: what a setup script reads from stdout
   j.begin_object();
-  if (auto it = st.dir.qps.find(st.plan->qp_id(e.qp)); it != st.dir.qps.end()) {
+  if (auto it = st.dir.qps.find(e.qp_id); it != st.dir.qps.end()) {
     const auto& q = it->second;
     ibv_gid g;
     std::copy(q.gid.begin(), q.gid.end(), g.raw);
     j.field("qp", e.qp).field("qpn", uint64_t{q.qpn}).field("psn", uint64_t{q.sq_psn}).field("lid", uint64_t{q.lid});
     j.field("gid", verbs::gid_text(g)).field("qkey", uint64_t{q.qkey}).field("mtu", uint64_t{128u << q.active_mtu});
   }
-  if (auto m = st.dir.mrs.find(slots_key(st.plan->qp_id(e.qp))); m != st.dir.mrs.end()) {
+  if (auto m = st.dir.mrs.find(slots_key(e.qp_id)); m != st.dir.mrs.end()) {
     j.key("mr").begin_object();
     j.field("addr", m->second.addr).field("rkey", uint64_t{m->second.rkey}).field("length", m->second.length);
     j.end_object();
@@ -213,7 +213,7 @@ bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const pl
   q.qkey = v->qkey;
   if (!v->gid.empty() && !gid_of(v->gid, &q.gid)) return failed(st, std::move(r), e, "'" + v->gid + "' is not a GID");
   q.active_mtu = mtu_enum(v->mtu);
-  st.dir.qps[st.plan->peer_id(e.name)] = q;
+  st.dir.qps[e.peer_id] = q;
   if (v->has_mr) st.dir.mrs[external_key(st, e)] = RemoteMr{"external " + e.name, v->mr_addr, v->mr_length, v->mr_rkey};
   r.micros = timer.micros();
   r.message += std::string(e.values ? "the peer's values as given: " : "the peer's values from " + e.values_file + ": ") +
@@ -250,7 +250,7 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   StepTimer timer;
   auto deadline = deadline_in(timeout_ms);
   std::string why;
-  std::string mine = interop::format_pingpong_message(own_address(st, e.qp));
+  std::string mine = interop::format_pingpong_message(own_address(st, e.qp_id));
   auto r = line(st, step, 0);
   std::optional<interop::TcpPeer> tool;
   std::vector<std::string> refused;  // connections not from the tool's address (`from:`)
@@ -318,8 +318,8 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
                                           std::unique_ptr<interop::PerftestPipe> tool, interop::Deadline deadline,
                                           report::StepResult r, const StepTimer& timer) {
   std::string why, remote = tool->remote();
-  auto slots = st.dir.mrs.find(slots_key(st.plan->qp_id(e.qp)));
-  auto self = st.dir.qps.find(st.plan->qp_id(e.qp));
+  auto slots = st.dir.mrs.find(slots_key(e.qp_id));
+  auto self = st.dir.qps.find(e.qp_id);
   if (slots == st.dir.mrs.end() || self == st.dir.qps.end())  // bring-up publishes both; a guard
     return failed(st, std::move(r), e, "QP " + e.qp + " or its slot buffer was not published");
   // qpo offers the smaller of the external's mtu and its own port's: the tool takes the
@@ -337,7 +337,7 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
                       std::to_string(opening->cycle_buffer) + " bytes (its page size), more than qpo.slots." + e.qp + "'s " +
                       std::to_string(slots->second.length) + " bytes: give a size above half its cycle buffer");
   interop::PerftestKeys mine;
-  auto own = own_address(st, e.qp);
+  auto own = own_address(st, e.qp_id);
   mine.lid = own.lid;
   mine.qpn = own.qpn;
   mine.psn = own.psn;
@@ -380,7 +380,7 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   q.lid = theirs->lid;
   q.gid = theirs->gid;
   q.active_mtu = static_cast<uint8_t>(mtu);
-  st.dir.qps[st.plan->peer_id(e.name)] = q;
+  st.dir.qps[e.peer_id] = q;
   // The tool's buffer, where qpo's client writes or reads: `size` bytes from its vaddr (the
   // tool's own -s is what it holds; the check's note asks for the same size).
   st.dir.mrs[external_key(st, e)] = RemoteMr{"external " + e.name, theirs->vaddr, e.size, theirs->rkey};
@@ -431,7 +431,7 @@ bool ExternalExchanges::reply(RunState& st, const plan::Step& step, int timeout_
   auto it = accepted_.find(step.extra().external);
   std::string why;
   if (it == accepted_.end()) return failed(st, std::move(r), e, "no connection from the tool to answer");
-  auto own = own_address(st, e.qp);
+  auto own = own_address(st, e.qp_id);
   if (!it->second.send(interop::format_pingpong_message(own), &why)) return failed(st, std::move(r), e, why);
   auto done = it->second.receive(interop::kPingpongDone.size(), deadline_in(timeout_ms), &why);
   if (!done) return failed(st, std::move(r), e, why);

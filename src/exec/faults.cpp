@@ -112,10 +112,10 @@ int fault_step(const RunState& st, const std::string& name) {
 Faults::Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase)
     : st_(st), phase_(phase) {
   for (const auto& f : faults) {
-    const DeviceState* device = st.device_named(f.device);
+    const DeviceState* device = st.devices.find(f.device_id);
     if (f.during != window || !device) continue;
     const DeviceState& d = *device;
-    Applied a{f.name, f.device, netdev_of(d), read_hw_counters(d)};
+    Applied a{f.name, f.device, f.device_id, netdev_of(d), read_hw_counters(d)};
     std::vector<std::string> netem;
     if (f.delay_us) netem.insert(netem.end(), {"delay", std::to_string(f.delay_us) + "us"});
     if (f.loss > 0) netem.insert(netem.end(), {"loss", pct(f.loss)});
@@ -152,7 +152,7 @@ Faults::~Faults() {
     std::string out;
     int rc = run_tool("tc", del, &out);
     // What the faults did, as the device counted it: retransmissions, sequence errors, ...
-    const DeviceState* d = st_.device_named(a.device);  // applied on it: it is there
+    const DeviceState* d = st_.devices.find(a.device_id);  // applied on it: it is there
     auto after = d ? read_hw_counters(*d) : a.before;
     auto status = report::StepStatus::Ok;
     std::string message = "hw_counters: " + describe_growth(a.before, after);

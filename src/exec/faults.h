@@ -38,7 +38,9 @@ class Faults {
 
  private:
   struct Applied {
-    std::string fault, device, netdev;
+    std::string fault, device;
+    plan::ObjectId device_id;
+    std::string netdev;
     Counters before;
   };
   RunState& st_;

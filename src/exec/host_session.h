@@ -79,7 +79,7 @@ class HostSession {
   HostPacketEvents events_;                 // wire: events: armed with the first workload stage, off first in teardown
   WireCaptures captures_;                   // qpo run --capture: on from its setup step to its teardown step
   ExternalExchanges externals_;             // stock tools' exchanges: listeners, then between their two steps
-  std::map<std::string, Counters> counters_at_open_;  // per scenario device: its hw_counters when opened
+  std::map<plan::ObjectId, Counters> counters_at_open_;  // per device id: its hw_counters when opened
 };
 
 // Hosts that own at least one device: the ones that take part in a run.

@@ -71,7 +71,7 @@ bool cm_join_mcast(RunState& st, const RunOptions& o, const plan::Step& step) {
   const std::string& qp_name = send_only ? step.extra().smoke.sender : step.extra().smoke.receiver;
   std::string why_not, message;
   auto& r = run_step(st, st.host, "traffic", step.verb, step.object, send_only ? "send-only" : "", [&] {
-    auto& q = st.qp_here(qp_name);
+    auto& q = st.qp_here(send_only ? step.extra().smoke.sender_id : step.extra().smoke.receiver_id);
     auto* id = st.own<IdResource>(step.object, cm::Id(st.mcast_cm->channel->channel(), RDMA_PS_UDP, step.object));
     std::string ip = cm::gid_address(q.device->gid);
     sockaddr_storage local, group;

@@ -68,8 +68,8 @@ void HostPacketEvents::arm(RunState& st, const plan::Plan& plan, const plan::Ste
   std::vector<std::pair<Where, Armed>> pending;
   for (const auto& e : plan.packet_events) {
     if (e.host != st.host) continue;
-    auto receiver = st.dir.qps.find(plan.peer_id(e.receiver));
-    const DeviceState* d = st.device_named(e.device);
+    auto receiver = st.dir.qps.find(e.receiver_id);
+    const DeviceState* d = st.devices.find(e.device_id);
     if (receiver == st.dir.qps.end() || !d) {
       st.report.fail("packet event '" + e.name + "': " + e.receiver + " or device " + e.device + " is not up");
       return;

@@ -137,6 +137,7 @@ struct RunState {
   QpState* qp_named(const std::string& name);
   const QpState* qp_named(const std::string& name) const;
   QpState& qp_here(const std::string& name);
+  QpState& qp_here(plan::QpId id);  // the same, by id (the message names it)
 
   template <typename T, typename... Args>
   T* own(Args&&... args) {

@@ -56,7 +56,7 @@ void run_one(RunState& st, QpState& q, dataplane::Endpoint& ep, const dataplane:
 }
 
 void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
-  auto& a = st.qp_here(pair.sender);
+  auto& a = st.qp_here(pair.sender_id);
   auto ep = slots_endpoint(st, a, pair.receiver, true);
   uint8_t* buf = a.slots->data() + send_slot_offset(a);
   dataplane::fill_pattern(buf, kSmokeBytes, pair.seed);
@@ -67,7 +67,7 @@ void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) 
   run_one(st, a, ep, c);
   if (!pair.rdma_write) return;
   // Into the receiver's last slot (its send buffer), which no receive uses.
-  const RemoteQp& b = st.dir.qps.at(st.plan->peer_id(pair.receiver));
+  const RemoteQp& b = st.dir.qps.at(pair.receiver_id);
   dataplane::fill_pattern(buf, kSmokeBytes, pair.seed + kWriteSeedOffset);
   c.op = dataplane::Op::Write;
   c.remote_mr = "qpo.slots." + pair.receiver;
@@ -76,7 +76,7 @@ void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) 
 }
 
 void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
-  auto& b = st.qp_here(pair.receiver);
+  auto& b = st.qp_here(pair.receiver_id);
   auto ep = slots_endpoint(st, b, "", false);  // it only receives: no address handle back
   auto c = one_message(o);
   c.op = dataplane::Op::Recv;

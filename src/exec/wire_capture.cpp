@@ -26,8 +26,8 @@ std::string capture_path(const std::string& dir, const std::string& scenario, co
 }
 
 std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan) {
-  auto one_device = [&](const std::string& qp, const std::string& peer) -> std::string {
-    auto a = st.dir.qps.find(plan.peer_id(qp)), b = st.dir.qps.find(plan.peer_id(peer));
+  auto one_device = [&](const std::string& qp, plan::QpId qp_id, const std::string& peer, plan::ObjectId peer_id) -> std::string {
+    auto a = st.dir.qps.find(qp_id), b = st.dir.qps.find(peer_id);
     if (a == st.dir.qps.end() || b == st.dir.qps.end() || a->second.gid != b->second.gid) return "";
     return qp + " and " + peer + " are on one device (" + st.report.device +
            "): their packets never reach a netdev, where qpo captures them and packet events act (--local runs every "
@@ -35,10 +35,10 @@ std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan) 
   };
   for (const auto& e : plan.packet_events)
     if (e.host == st.host)
-      if (auto why = one_device(e.qp, e.receiver); !why.empty()) return why;
+      if (auto why = one_device(e.qp, e.qp_id, e.receiver, e.receiver_id); !why.empty()) return why;
   for (const auto& e : plan.wire_expects)
     if (e.host == st.host)
-      if (auto why = one_device(e.qp, e.peer); !why.empty()) return why;
+      if (auto why = one_device(e.qp, e.qp_id, e.peer, e.peer_id); !why.empty()) return why;
   return "";
 }
 
@@ -115,23 +115,33 @@ const wire::PcapRead& WireCaptures::read(const std::string& path) {
 
 void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
   struct Named {
+    plan::QpId id = plan::kNoQp;
     std::string peer;
+    plan::ObjectId peer_id = plan::kNoObject;
     std::vector<std::string> events;
   };
-  std::map<std::string, Named> qps;  // local QP -> its peer and the events on its packets
+  std::map<std::string, Named> qps;  // local QP (by name: the report's order) -> its peer and the events on its packets
   for (const auto& e : plan.wire_expects)
-    if (e.host == st.host) qps[e.qp].peer = e.peer;
+    if (e.host == st.host) {
+      auto& n = qps[e.qp];
+      n.id = e.qp_id;
+      n.peer = e.peer;
+      n.peer_id = e.peer_id;
+    }
   for (const auto& e : plan.packet_events)
-    if (st.qp_named(e.qp)) {
-      qps[e.qp].peer = e.receiver;
-      qps[e.qp].events.push_back(plan::describe(e));
+    if (st.qps.has(e.qp_id)) {
+      auto& n = qps[e.qp];
+      n.id = e.qp_id;
+      n.peer = e.receiver;
+      n.peer_id = e.receiver_id;
+      n.events.push_back(plan::describe(e));
     }
   for (const auto& [name, named] : qps) {
-    const QpState* q = st.qp_named(name);
+    const QpState* q = st.qps.find(named.id);
     if (!q || !q->device) continue;
     const std::string& peer = named.peer;
     const auto& events = named.events;
-    auto self = st.dir.qps.find(st.plan->peer_id(name)), other = st.dir.qps.find(st.plan->peer_id(peer));
+    auto self = st.dir.qps.find(named.id), other = st.dir.qps.find(named.peer_id);
     if (self == st.dir.qps.end() || other == st.dir.qps.end()) continue;
     const auto& packets = read(capture_path(dir_, st.report.scenario, st.host, netdev_of(*q->device))).packets;
     report::WireSequence seq{st.host, name, peer, {}, 0, events};
@@ -217,9 +227,9 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
       st.report.add(std::move(line));
       continue;
     }
-    const DeviceState* device = st.device_named(e.device);
-    auto self = st.dir.qps.find(plan.peer_id(e.qp)), peer = st.dir.qps.find(plan.peer_id(e.peer));
-    const QpState* q = st.qp_named(e.qp);
+    const DeviceState* device = st.devices.find(e.device_id);
+    auto self = st.dir.qps.find(e.qp_id), peer = st.dir.qps.find(e.peer_id);
+    const QpState* q = st.qps.find(e.qp_id);
     if (!device || self == st.dir.qps.end() || peer == st.dir.qps.end() || !q) {
       fail("the run did not get as far as " + e.qp + " and " + e.peer + " being up");
       st.report.add(std::move(line));

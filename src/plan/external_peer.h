@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "plan/qp_id.h"
 #include "scenario/model.h"
 #include "util/ops.h"
 
@@ -15,6 +16,10 @@ struct ExternalPeer {
   using Exchange = scenario::External::Exchange;
   std::string name;       // the entry's name: the directory key its values go under
   std::string qp, host;   // the scenario's QP that connects to it, and that QP's host
+  // By id (plan/qp_id.h): its QP's, and its own as a peer (the QP count + its place in
+  // Plan::externals): the exchange directory's keys.
+  QpId qp_id = kNoQp;
+  ObjectId peer_id = kNoObject;
   bool ud = false;        // the QP is UD: the tool is ibv_ud_pingpong (qkey 0x11111111, AH per peer)
   Exchange exchange = Exchange::IbvPingpong;
   std::string server;     // qpo connects to the tool there; "" = qpo listens for it

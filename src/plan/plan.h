@@ -53,6 +53,10 @@ struct SmokePair {
   std::string sender, receiver;
   bool rdma_write = false;
   uint32_t seed = 0;  // the data pattern
+  // By id (plan/qp_id.h): the sender's, and the receiver's as a peer (Plan::peer_id: a QP, or
+  // an external peer); kNoObject where the step names none.
+  QpId sender_id = kNoQp;
+  ObjectId receiver_id = kNoObject;
 };
 
 // What few steps carry, apart from Step: at 100,000 QPs a plan has a million steps, and these
@@ -123,6 +127,7 @@ struct Step {
 // ("traffic": the workloads' stages; "all": the whole run).
 struct NetemFault {
   std::string name, device, during;
+  ObjectId device_id = kNoObject;  // its device's id (a host applies the faults on its own)
   double loss = 0, corrupt = 0, duplicate = 0, reorder = 0;  // percent
   uint64_t delay_us = 0;
 };
@@ -135,6 +140,8 @@ struct PacketEventPlan {
   // Where it acts: the receiving host's device (its netdev's ingress), or for a delay the
   // sending host's device (its netdev's egress, through a netem band).
   std::string host, device;
+  QpId qp_id = kNoQp, receiver_id = kNoQp;  // by id: the directory's keys, this host's records
+  ObjectId device_id = kNoObject;
   bool at_sender = false;
   uint64_t delay_us = 0;
   util::EventPackets packets = util::EventPackets::Requests;
@@ -151,6 +158,8 @@ std::string describe(const PacketEventPlan& e);
 struct WireExpectPlan {
   const scenario::WireExpect* expect = nullptr;
   std::string qp, peer, host, device;
+  QpId qp_id = kNoQp;                // by id: the directory's keys, this host's records
+  ObjectId peer_id = kNoObject, device_id = kNoObject;
 };
 // "naks 1", "retransmissions >= 1", "go_back_n true", "retransmit_timeout within 4x"
 std::string describe(const WireExpectPlan& e);

@@ -54,6 +54,22 @@ ObjectId id_of_object(const Plan& p, const Step& st) {
       if (st.setup == Step::kNoSetup) return st.id;
       break;
     case StepKind::AllocPd: return p.id_of(ObjectKind::Pd, st.object);
+    // Kinds with one object kind: a QP, a CQ or an SRQ may share a device's name (ids are per kind).
+    case StepKind::OpenDevice:
+    case StepKind::QueryPort:
+    case StepKind::QueryGid:
+    case StepKind::SetLink: return p.id_of(ObjectKind::Device, st.object);
+    case StepKind::OpenXrcd: return p.id_of(ObjectKind::Xrcd, st.object);
+    case StepKind::CreateCq: return p.id_of(ObjectKind::Cq, st.object);
+    case StepKind::CreateSrq:
+    case StepKind::PostSrqRecv:
+    case StepKind::ModifySrq: return p.id_of(ObjectKind::Srq, st.object);
+    case StepKind::CreateQp:
+    case StepKind::Modify:
+    case StepKind::PostRecv:
+    case StepKind::FlushPoll:
+    case StepKind::RepostRecv:
+    case StepKind::ReadState: return p.id_of(ObjectKind::Qp, st.object);
     case StepKind::RegMr:
     case StepKind::PrepareData:  // the MR a workload's bytes land in (or are read from)
     case StepKind::Verify: return p.id_of(ObjectKind::Mr, st.object);
@@ -200,6 +216,7 @@ class Planner {
       p.faults.push_back({.name = f.name,
                           .device = f.device.name,
                           .during = f.during,
+                          .device_id = p.id_of(ObjectKind::Device, f.device.name),
                           .loss = f.loss,
                           .corrupt = f.corrupt,
                           .duplicate = f.duplicate,
@@ -521,6 +538,8 @@ class Planner {
         if (const auto* a = t.attr("max_rd_atomic"); a && a->valid && a->symbol == scenario::Symbol::None)
           x.max_rd_atomic = static_cast<uint32_t>(a->number);
       }
+      x.qp_id = plan_->qp_id(q.name);
+      x.peer_id = static_cast<ObjectId>(plan_->qp_count() + out.size());  // Plan::peer_id's space
       out.push_back(std::move(x));
     }
     return out;
@@ -669,6 +688,9 @@ class Planner {
                                    .receiver = peer->name,
                                    .host = s_.host_of_qp(at_sender ? *q : *peer),
                                    .device = pd ? pd->device.name : "",
+                                   .qp_id = p.qp_id(name),
+                                   .receiver_id = p.qp_id(peer->name),
+                                   .device_id = pd ? p.id_of(ObjectKind::Device, pd->device.name) : kNoObject,
                                    .at_sender = at_sender,
                                    .delay_us = e.delay_us,
                                    .packets = e.packets,
@@ -682,7 +704,9 @@ class Planner {
       for (const auto& name : s_.qp_or_members(e.qp.name)) {
         const auto* q = s_.qp(name);
         const auto* pd = q ? s_.pd(q->pd.name) : nullptr;
-        if (q && pd) p.wire_expects.push_back({&e, name, q->connect.name, s_.host_of_qp(*q), pd->device.name});
+        if (q && pd)
+          p.wire_expects.push_back({&e, name, q->connect.name, s_.host_of_qp(*q), pd->device.name, p.qp_id(name),
+                                    p.peer_id(q->connect.name), p.id_of(ObjectKind::Device, pd->device.name)});
       }
   }
 

@@ -398,7 +398,7 @@ class TimelinePlanner {
       if (ud ? (sb.state != QpState::RTR && sb.state != QpState::RTS) : sb.state != QpState::RTS) continue;
       if (step.after_recovery && !sa.went_through_reset && !sb.went_through_reset) continue;
       SmokePair pair{a.name, b->name, !ud && (sb.access & 0x2) != 0,
-                     static_cast<uint32_t>(++index * 16 + round * 100000)};
+                     static_cast<uint32_t>(++index * 16 + round * 100000), p_.qp_id(a.name), p_.qp_id(b->name)};
       std::string what = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + a.name + " -> " + b->name;
       if (ud) address_handle(a.name, b->name, k);
       auto extra = std::make_shared<StepExtra>();  // both ends' steps share it
@@ -677,6 +677,7 @@ class TimelinePlanner {
                        mcast_attachment_name(g.name, m.name), k);
         st.edit_extra().mcast = g.name;
         st.edit_extra().smoke.receiver = m.name;
+        st.edit_extra().smoke.receiver_id = p_.qp_id(m.name);
         st.args.push_back(arg("qp", m.name));
         if (g.cm_join) {
           st.args.push_back(Arg{"gid, mlid", "the MULTICAST_JOIN event's", true, false, "the CM's group (" + gid_words(g) + ")"});
@@ -703,6 +704,7 @@ class TimelinePlanner {
       auto& extra = st.edit_extra();
       extra.mcast = g.name;
       (send_only ? extra.smoke.sender : extra.smoke.receiver) = qp;
+      (send_only ? extra.smoke.sender_id : extra.smoke.receiver_id) = p_.qp_id(qp);
       extra.event = "RDMA_CM_EVENT_MULTICAST_JOIN";
       st.args.push_back(arg("id", "rdma_create_id(RDMA_PS_UDP) on " + mcast_cm_channel_name(host)));
       st.args.push_back(Arg{"bind", "the device's IP", true, false, "rdma_bind_addr: its GID's address"});
@@ -754,6 +756,7 @@ class TimelinePlanner {
     auto& st = add(host, StepKind::CreateMcastAh, Phase::Traffic, "ibv_create_ah", name, k);
     st.edit_extra().mcast = group;
     st.edit_extra().smoke.sender = from;
+    st.edit_extra().smoke.sender_id = p_.qp_id(from);
     st.args.push_back(arg("from", from));
     if (g->cm_join) {
       st.args.push_back(Arg{"ah_attr", "the MULTICAST_JOIN event's", true, false, "the sender's send-only join (" + gid_words(*g) + ")"});
@@ -774,6 +777,8 @@ class TimelinePlanner {
     auto& st = add(host, StepKind::CreateAh, Phase::Traffic, "ibv_create_ah", name, k);
     st.edit_extra().smoke.sender = from;
     st.edit_extra().smoke.receiver = to;
+    st.edit_extra().smoke.sender_id = p_.qp_id(from);
+    st.edit_extra().smoke.receiver_id = p_.peer_id(to);
     st.args.push_back(arg("from", from));
     st.args.push_back(Arg{"to", to + " (its LID and GID, known after exchange)", true, false, ""});
   }
