@@ -14,14 +14,18 @@ local perf = {}
 -- rate: false (as fast as the queue allows) or a software rate limit per worker, perftest's
 -- --rate_limit (SW): "10Gb/s", "400MB/s", "0.5Mpps" (qpo.rate); burst: WRs per burst (perftest
 -- --burst_size; 0 = post_list).
+-- size, iterations and the depths come from qpo.workload_defaults, the one table of
+-- defaults (README "Workload defaults").
+local D = qpo.workload_defaults
 local BW = {
-  size = 65536, iterations = 5000, tx_depth = 128, rx_depth = 512, post_list = 1, cq_mod = 1,
+  size = D.bandwidth.size, iterations = D.bandwidth.iterations, tx_depth = D.bandwidth.tx_depth,
+  rx_depth = D.bandwidth.rx_depth, post_list = 1, cq_mod = 1,
   inline = 0, bidirectional = false, check = true, seed = 1, events = false, peak = true,
   rate = false, burst = 0,
 }
 -- clock: "host" (the TSC) or "device" (the send CQ's completion timestamps; qp:pingpong).
 local LAT = {
-  size = 2, iterations = 1000, rx_depth = 16, inline = true, cq_mod = 1, check = true, seed = 1,
+  size = D.latency.size, iterations = D.latency.iterations, rx_depth = D.latency.rx_depth, inline = true, cq_mod = 1, check = true, seed = 1,
   histogram = false, unsorted = false, clock = "host",
 }
 perf.BW, perf.LAT = BW, LAT

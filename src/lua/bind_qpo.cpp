@@ -14,6 +14,7 @@
 #include "lua/bindings.h"
 #include "lua/guard.h"
 #include "lua/runtime.h"
+#include "util/workload_defaults.h"
 #include "util/quantities.h"
 
 namespace qpo::lua {
@@ -243,6 +244,22 @@ void open_qpo(lua_State* L) {
   }
   lua_setfield(L, -3, "ops");
   lua_setfield(L, -2, "op");
+  // qpo.workload_defaults.bandwidth.size == 65536 ...: the one table of defaults
+  // (util/workload_defaults.h), which qpo.perf's built-ins start from.
+  lua_newtable(L);
+  for (const auto& row : qpo::util::kWorkloadDefaults) {
+    lua_newtable(L);
+    lua_pushinteger(L, static_cast<lua_Integer>(row.size));
+    lua_setfield(L, -2, "size");
+    lua_pushinteger(L, static_cast<lua_Integer>(row.iterations));
+    lua_setfield(L, -2, "iterations");
+    lua_pushinteger(L, row.tx_depth);
+    lua_setfield(L, -2, "tx_depth");
+    lua_pushinteger(L, row.rx_depth);
+    lua_setfield(L, -2, "rx_depth");
+    lua_setfield(L, -2, row.name);
+  }
+  lua_setfield(L, -2, "workload_defaults");
   lua_setglobal(L, "qpo");
   lua_pushcfunction(L, l_print);
   lua_setglobal(L, "print");

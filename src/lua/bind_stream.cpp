@@ -14,6 +14,7 @@
 #include "lua/bindings.h"
 #include "lua/guard.h"
 #include "lua/runtime.h"
+#include "util/workload_defaults.h"
 
 namespace qpo::lua {
 
@@ -235,11 +236,11 @@ int l_stream(lua_State* L) {
             "ready", "hook", "qps", "errors", "stop_when", "rate", "burst"});
     dp::StreamConfig c;
     c.op = op_field(f, "write");
-    c.size = u32(f, "size", c.op == dp::Op::CmpSwap || c.op == dp::Op::FetchAdd ? 8 : 65536);
+    c.size = u32(f, "size", c.op == dp::Op::CmpSwap || c.op == dp::Op::FetchAdd ? 8 : util::kBandwidthDefaults.size);
     auto duration = f.number("duration");
     c.duration = duration.value_or(0);
-    c.iterations = f.size("iterations").value_or(duration ? 0 : 5000);
-    c.depth = u32(f, "depth", 128);
+    c.iterations = f.size("iterations").value_or(duration ? 0 : util::kBandwidthDefaults.iterations);
+    c.depth = u32(f, "depth", util::kBandwidthDefaults.tx_depth);
     c.signal_every = u32(f, "signal_every", 1);
     c.post_list = u32(f, "post_list", 1);
     c.rate = f.number("rate").value_or(0);  // WRs per second over the stream; perf.lua turns 10Gb/s into it
@@ -384,10 +385,10 @@ int l_pingpong(lua_State* L) {
             "remote_offset", "recv_offset", "rx_depth", "check", "timeout", "idle", "times", "ready", "errors", "clock"});
     dp::PingPongConfig c;
     c.op = op_field(f, "send");
-    c.size = u32(f, "size", c.op == dp::Op::CmpSwap || c.op == dp::Op::FetchAdd ? 8 : 2);
+    c.size = u32(f, "size", c.op == dp::Op::CmpSwap || c.op == dp::Op::FetchAdd ? 8 : util::kLatencyDefaults.size);
     auto duration = f.number("duration");
     c.duration = duration.value_or(0);
-    c.iterations = f.size("iterations").value_or(duration ? 0 : 1000);
+    c.iterations = f.size("iterations").value_or(duration ? 0 : util::kLatencyDefaults.iterations);
     c.initiator = f.boolean("initiator").value_or(true);
     c.inline_size = inline_field(f, ep, c.size);
     c.signal_every = u32(f, "signal_every", 0);
@@ -396,7 +397,7 @@ int l_pingpong(lua_State* L) {
     c.remote_mr = f.string("remote").value_or("");
     c.remote_offset = f.size("remote_offset").value_or(0);
     c.recv_offset = f.size("recv_offset").value_or(0);
-    c.rx_depth = u32(f, "rx_depth", 16);
+    c.rx_depth = u32(f, "rx_depth", util::kLatencyDefaults.rx_depth);
     c.check_seed = check_seed(f);
     c.timeout_ms = timeout_ms(f, "timeout", w.timeout_ms);
     c.idle_ms = timeout_ms(f, "idle", c.idle_ms);

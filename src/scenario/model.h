@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "spec/rules.h"
+#include "util/workload_defaults.h"
 #include "util/packet_event_names.h"
 #include "util/wire_facts.h"
 #include "util/ops.h"
@@ -272,10 +273,10 @@ struct Workload : Object {
   std::optional<util::Op> op;  // `op:`, whichever of its names the file used; unset for a script
   SourceLoc op_loc;
   Ref local_mr, remote_mr;
-  uint64_t size = 4096;
+  uint64_t size = util::kOpDefaults.size;  // a script's own defaults apply when not given (size_loc)
   uint64_t offset = 0;  // op workloads: where in the local and the remote MR the bytes are
   SourceLoc offset_loc;
-  uint64_t iterations = 1000;
+  uint64_t iterations = util::kOpDefaults.iterations;
   SourceLoc size_loc, iterations_loc;  // set when the file gives them (scripts get only those)
   std::string script;  // builtin:name or a path; empty = built-in op loop
   SourceLoc script_loc;

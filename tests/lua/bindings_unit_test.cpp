@@ -125,6 +125,17 @@ TEST_CASE("qpo.* helpers") {
   CHECK(contains(error_of("  qpo.size('lots')"), "not a size"));
 }
 
+TEST_CASE("qpo.workload_defaults is the one table of defaults, and qpo.perf's built-ins start from it") {
+  CHECK(error_of("  local d = qpo.workload_defaults\n"
+                 "  assert(d.op.size == 4096 and d.op.iterations == 1000)\n"
+                 "  assert(d.bandwidth.size == 65536 and d.bandwidth.iterations == 5000)\n"
+                 "  assert(d.bandwidth.tx_depth == 128 and d.bandwidth.rx_depth == 512)\n"
+                 "  assert(d.latency.size == 2 and d.latency.iterations == 1000 and d.latency.rx_depth == 16)\n"
+                 "  local perf = require('qpo.perf')\n"
+                 "  assert(perf.BW.size == d.bandwidth.size and perf.BW.tx_depth == d.bandwidth.tx_depth)\n"
+                 "  assert(perf.LAT.size == d.latency.size and perf.LAT.rx_depth == d.latency.rx_depth)") == "");
+}
+
 TEST_CASE("sizes in scripts mean what they mean in scenario files: KiB are 1024 bytes, KB 1000") {
   CHECK(error_of("  assert(qpo.size('64KiB') == 65536)\n"
                  "  assert(qpo.size('64KB') == 64000)\n"
