@@ -71,8 +71,9 @@ EndpointMrs endpoint_mrs(const RunState& st) {
   // precedence decides (a window over the MR of the same name).
   for (auto kind : kByPrecedence)
     for (const auto& [key, r] : st.dir.mrs)
-      if (std::string name = mr_key_name(*st.plan, key); key.kind == kind && !name.empty())  // "": not in this plan
-        remote->emplace(std::move(name), dataplane::RemoteMr{r.addr, r.rkey, r.length});
+      if (key.kind == kind)
+        if (std::string name = mr_key_name(*st.plan, key); !name.empty())  // "": not in this plan
+          remote->emplace(std::move(name), dataplane::RemoteMr{r.addr, r.rkey, r.length});
   EndpointMrs out;
   for (auto& [pd, table] : local) out.local.emplace(pd, std::move(table));
   out.remote = std::move(remote);

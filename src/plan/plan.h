@@ -229,11 +229,12 @@ struct Plan {
   // The scenario's devices, PDs, CQs, SRQs, XRCDs and QPs by name, a table per kind (plan/qp_id.h:
   // a device's default PD has the device's name).
   std::array<std::unordered_map<std::string, ObjectId>, kObjectKinds> object_index;
-  // The same, the other way: each kind's names by id.
+  // The same, the other way: each kind's names by id (a QP's is in its Plan::qps entry).
   std::array<std::vector<std::string>, kObjectKinds> object_names;
   // The name of object `id` of kind `k`; "" when there is none.
   const std::string& name_of(ObjectKind k, ObjectId id) const {
     static const std::string none;
+    if (k == ObjectKind::Qp) return id < qps.size() ? qps[id].name : none;
     const auto& names = object_names[static_cast<size_t>(k)];
     return id < names.size() ? names[id] : none;
   }

@@ -303,11 +303,12 @@ class Planner {
     auto index = [&p](ObjectKind kind, const auto& list) {
       auto& index = p.object_index[static_cast<size_t>(kind)];
       auto& names = p.object_names[static_cast<size_t>(kind)];
+      bool named_here = kind != ObjectKind::Qp;  // a QP's name is kept once, in Plan::qps
       index.reserve(list.size());
-      names.reserve(list.size());
+      if (named_here) names.reserve(list.size());
       for (size_t i = 0; i < list.size(); ++i) {
         index.emplace(list[i].name, static_cast<ObjectId>(i));
-        names.push_back(list[i].name);
+        if (named_here) names.push_back(list[i].name);
       }
     };
     index(ObjectKind::Device, s_.devices);
@@ -877,9 +878,8 @@ const Plan::Window* Plan::window(const std::string& name) const {
 
 ObjectId Plan::peer_id(const std::string& name) const {
   if (ObjectId id = qp_id(name); id != kNoObject) return id;
-  for (size_t i = 0; i < externals.size(); ++i)  // few: no index
-    if (externals[i].name == name) return static_cast<ObjectId>(qp_count() + i);
-  return kNoObject;
+  const auto* x = external(name);
+  return x ? static_cast<ObjectId>(qp_count() + static_cast<size_t>(x - externals.data())) : kNoObject;
 }
 
 const std::string& Plan::peer_name(ObjectId peer) const {
