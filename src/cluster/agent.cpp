@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -29,6 +31,7 @@
 #include "scenario/loader.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
+#include "util/thread_group.h"
 
 namespace qpo::cluster {
 
@@ -52,11 +55,12 @@ void maybe_fault(const std::string& host, const std::string& stage, const exec::
   if (s.substr(a + 1, b - a - 1) == "die") _exit(9);
   if (s.substr(a + 1, b - a - 1) == "hang")
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-  if (s.substr(a + 1, b - a - 1) == "die-later")
-    std::thread([] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      _exit(9);
-    }).detach();
+  if (s.substr(a + 1, b - a - 1) == "die-later") {  // a timer, not a detached thread: _exit is async-signal-safe
+    signal(SIGALRM, [](int) { _exit(9); });
+    itimerval in_300ms{};
+    in_300ms.it_value.tv_usec = 300'000;
+    setitimer(ITIMER_REAL, &in_300ms, nullptr);
+  }
   if (s.substr(a + 1, b - a - 1) == "throw") throw std::bad_alloc();  // as an allocation under a memory limit
   if (s.substr(a + 1, b - a - 1) == "stall" && stop)
     while (!stop->requested.load(std::memory_order_acquire)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -70,7 +74,10 @@ void maybe_fault(const std::string& host, const std::string& stage, const exec::
 class PipeChannel : public exec::Channel {
  public:
   PipeChannel(int in, int out, std::string host, int timeout_ms)
-      : in_(in), out_(out), host_(std::move(host)), timeout_ms_(timeout_ms), reader_([this] { read_loop(); }) {}
+      : in_(in), out_(out), host_(std::move(host)), timeout_ms_(timeout_ms) {
+    // No reader, no answers: every round trip then fails with this, and the run stops.
+    if (auto why = reader_.start([this] { read_loop(); })) lost_controller("no thread to read its messages (" + *why + ")");
+  }
   ~PipeChannel() override {
     closing_ = true;
     reader_.join();
@@ -287,7 +294,7 @@ class PipeChannel : public exec::Channel {
   exec::StopRequest stop_;
   std::atomic<int64_t> next_seq_{1};  // the number of this host's next request
   std::atomic<bool> closing_{false};
-  std::thread reader_;  // last: starts once everything it uses exists
+  util::ThreadGroup reader_;  // last: started once everything it uses exists, joined first
 };
 
 // A host's final lines, sent to the controller as they come (a "lines" message: a report of

@@ -19,6 +19,7 @@
 #include "report/step_line.h"
 #include "util/json_writer.h"
 #include "util/strings.h"
+#include "util/thread_group.h"
 
 namespace qpo::cluster {
 
@@ -162,7 +163,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
   // budget, not N of them. A host that cannot be reached fails the run before anything is created.
   std::vector<Greeting> greetings(agents.size());
   {
-    std::vector<std::thread> threads;
+    util::ThreadGroup threads;
     for (size_t i = 0; i < agents.size(); ++i) {
       LaunchOptions lo{o.self_path, o.agent_command};
       // --local puts every host here as a child process; else a host's launcher: starts it.
@@ -178,13 +179,9 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
           greetings[i].error = std::string("starting the agent: ") + e.what();
         }
       };
-      try {
-        threads.emplace_back(greet);
-      } catch (const std::system_error&) {  // no thread to be had: this host in this thread, then
-        greet();
-      }
+      if (threads.start(greet)) greet();  // no thread to be had: this host in this thread, then
     }
-    for (auto& t : threads) t.join();
+    threads.join();
   }
   for (size_t i = 0; i < agents.size(); ++i) {
     if (!greetings[i].hello.empty()) g_tally.sent(greetings[i].hello);

@@ -29,6 +29,7 @@
 #include "cluster/launch.h"
 #include "exec/host_session.h"
 #include "util/strings.h"
+#include "util/thread_group.h"
 
 namespace qpo::cluster {
 
@@ -59,13 +60,11 @@ class Listener {
     pending_.push_back(fd);
     auto& slot = slots_.emplace_back();
     slot.fd = fd;
-    try {
-      slot.thread = std::thread([this, &slot] { connection(slot); });
-    } catch (const std::exception& e) {  // std::system_error: no memory or no thread left
+    if (auto why = slot.thread.start([this, &slot] { connection(slot); })) {  // no memory or no thread left
       pending_.remove(fd);
       slots_.pop_back();
       lock.unlock();
-      log_line("could not start a thread for a connection from " + peer + " (" + e.what() + "); closed it");
+      log_line("could not start a thread for a connection from " + peer + " (" + *why + "); closed it");
       ::close(fd);
     }
   }
@@ -88,7 +87,7 @@ class Listener {
  private:
   struct Slot {
     int fd = -1;
-    std::thread thread;
+    util::ThreadGroup thread;  // one thread: the connection's
     bool finished = false;  // its thread has nothing left to do but return
   };
 

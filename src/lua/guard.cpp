@@ -28,10 +28,9 @@ void push_exception(lua_State* L, const std::exception& e) {
 const char* type_name(lua_State* L, int index) { return lua_typename(L, lua_type(L, index)); }
 
 uint64_t parse_size(const std::string& text, const std::string& what) {
-  auto r = util::parse_size(text);
-  if (auto* n = std::get_if<uint64_t>(&r)) return *n;
-  const auto& e = std::get<util::SizeError>(r);
-  throw ArgError(what + ": " + e.message + (e.hint.empty() ? "" : " (" + e.hint + ")"));
+  std::string why, hint;
+  if (auto n = util::parse_size(text, &why, &hint)) return *n;
+  throw ArgError(what + ": " + why + (hint.empty() ? "" : " (" + hint + ")"));
 }
 
 Fields::Fields(lua_State* L, int index, std::string call) : L_(L), index_(lua_absindex(L, index)), call_(std::move(call)) {

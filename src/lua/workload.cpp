@@ -151,7 +151,9 @@ constexpr size_t kControlStateBytes = size_t{1} << 30;
 class ControlWatch {
  public:
   ControlWatch(const Callbacks& cb, std::string& why) : cb_(cb), why_(why), self_(pthread_self()) {
-    if (cb.stop || cb.cancel) thread_ = std::thread([this] { watch(); });
+    if (!cb.stop && !cb.cancel) return;
+    // No watcher, no way to stop a script that never returns: the caller's catch fails the workload.
+    if (auto why = thread_.start([this] { watch(); })) throw std::runtime_error("could not start the script's watcher: " + *why);
   }
   ~ControlWatch() {
     {
@@ -159,7 +161,7 @@ class ControlWatch {
       done_ = true;
     }
     cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    thread_.join();
   }
   ControlWatch(const ControlWatch&) = delete;
   ControlWatch& operator=(const ControlWatch&) = delete;
@@ -188,7 +190,7 @@ class ControlWatch {
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
-  std::thread thread_;
+  util::ThreadGroup thread_;  // last: its thread uses the members above
 };
 
 }  // namespace

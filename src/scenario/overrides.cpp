@@ -138,6 +138,9 @@ class Applier {
       auto& d = error(path_, "the value is not YAML: " + e.msg);
       d.hint = "a number, a word, true/false, or a flow list/map like [a, b] or { x: 1 }; quote text with spaces";
       return std::nullopt;
+    } catch (const NestingTooDeep& e) {  // block nesting (a value over several lines): not bounded by find_deep_flow
+      error(path_, "the value nests deeper than " + std::to_string(e.depth) + " levels");
+      return std::nullopt;
     }
     switch (expand_aliases(value, kMaxOverrideValueNodes)) {
       case AliasExpansion::Finite: return value;

@@ -122,7 +122,7 @@ class Builder {
 
   void open(const yaml_event_t& e, std::string_view anchor, const yaml_char_t* tag, bool flow, yaml::NodeType type) {
     if (open_.size() >= static_cast<size_t>(kMaxYamlNesting))
-      throw NestingTooDeep{to_mark(e.start_mark), kMaxYamlNesting};
+      throw NestingTooDeep(to_mark(e.start_mark), kMaxYamlNesting);
     yaml::Node n = tree_.new_collection(type, tag ? text_of(tag) : "?", flow, to_mark(e.start_mark));
     remember(anchor, n);
     open_.push_back(n);

@@ -6,6 +6,7 @@
 // Why not yaml-cpp's parser: its scanner was ~90% of the CPU of validating a large
 // hand-written scenario (10,000 QPs, 5.6 MB: ~2.5 s per pass; libyaml scans it in ~0.18 s).
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "scenario/yaml_tree.h"
@@ -23,8 +24,11 @@ struct ParsedText {
 // file would overflow the stack (yaml-cpp's own recursion guard stops at the same depth).
 constexpr int kMaxYamlNesting = 2000;
 
-// Collections nested past kMaxYamlNesting, at the one that went too deep.
-struct NestingTooDeep {
+// Collections nested past kMaxYamlNesting, at the one that went too deep. A std::exception
+// like every error qpo throws, so a boundary's one catch takes it (docs/architecture.md section 4).
+struct NestingTooDeep : std::runtime_error {
+  NestingTooDeep(yaml::Mark at, int levels)
+      : std::runtime_error("the YAML nests deeper than " + std::to_string(levels) + " levels"), mark(at), depth(levels) {}
   yaml::Mark mark;
   int depth;
 };

@@ -127,14 +127,14 @@ std::optional<uint64_t> YamlReader::size(const yaml::Node& n, const std::string&
     wrong_type(n, path, "a size such as 4096 or 64KiB");
     return std::nullopt;
   }
-  auto r = util::parse_size(n.Scalar());
-  if (auto* err = std::get_if<util::SizeError>(&r)) {
-    auto& d = sink_.error("Q103", loc(n), path, err->message);
+  std::string why, hint;
+  auto size = util::parse_size(n.Scalar(), &why, &hint);
+  if (!size) {
+    auto& d = sink_.error("Q103", loc(n), path, why);
     d.rule = "scenario schema: size units";
-    d.hint = err->hint;
-    return std::nullopt;
+    d.hint = hint;
   }
-  return std::get<uint64_t>(r);
+  return size;
 }
 
 Ref YamlReader::ref(const yaml::Node& n, const std::string& path) {

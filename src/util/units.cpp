@@ -19,9 +19,14 @@ constexpr std::array<Unit, 8> kUnits{{{"B", 1},
                                       {"KB", 1000ULL},
                                       {"MB", 1000ULL * 1000},
                                       {"GB", 1000ULL * 1000 * 1000}}};
+std::nullopt_t refuse(std::string* why, std::string* hint, std::string message, std::string advice) {
+  if (why) *why = std::move(message);
+  if (hint) *hint = std::move(advice);
+  return std::nullopt;
+}
 }  // namespace
 
-std::variant<uint64_t, SizeError> parse_size(std::string_view text) {
+std::optional<uint64_t> parse_size(std::string_view text, std::string* why, std::string* hint) {
   std::string_view s = trim(text);
   // The number part: 0x-hex or decimal (with optional '_' separators), then the unit.
   bool is_hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
@@ -32,23 +37,22 @@ std::variant<uint64_t, SizeError> parse_size(std::string_view text) {
     return is_hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
   };
   while (digits < s.size() && is_digit(s[digits])) ++digits;
-  if (digits == 0 || (is_hex && digits == 2)) return SizeError{"'" + std::string(s) + "' is not a size", "write e.g. 4096, 64KiB or 1MiB"};
-  auto number = parse_uint(s.substr(0, digits));
-  if (!number) return SizeError{"'" + std::string(s) + "' is not a size", "write e.g. 4096, 64KiB or 1MiB"};
+  auto number = digits == 0 || (is_hex && digits == 2) ? std::nullopt : parse_uint(s.substr(0, digits));
+  if (!number) return refuse(why, hint, "'" + std::string(s) + "' is not a size", "write e.g. 4096, 64KiB or 1MiB");
   std::string_view unit = trim(s.substr(digits));
   if (unit.empty()) return *number;
   for (const auto& u : kUnits) {
     if (unit == u.name) {
-      if (*number > UINT64_MAX / u.factor) return SizeError{"size '" + std::string(s) + "' overflows 64 bits", ""};
+      if (*number > UINT64_MAX / u.factor) return refuse(why, hint, "size '" + std::string(s) + "' overflows 64 bits", "");
       return *number * u.factor;
     }
   }
-  std::string hint = "units: B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB (powers of 1000)";
+  std::string advice = "units: B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB (powers of 1000)";
   std::string upper = to_upper(unit);
   if (upper == "K" || upper == "M" || upper == "G")
-    hint = "write " + std::string(s.substr(0, digits)) + upper + "iB (powers of 1024) or " +
+    advice = "write " + std::string(s.substr(0, digits)) + upper + "iB (powers of 1024) or " +
            std::string(s.substr(0, digits)) + upper + "B (powers of 1000)";
-  return SizeError{"unknown size unit '" + std::string(unit) + "'", hint};
+  return refuse(why, hint, "unknown size unit '" + std::string(unit) + "'", advice);
 }
 
 }  // namespace qpo::util

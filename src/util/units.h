@@ -3,15 +3,13 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <optional>
 
 namespace qpo::util {
 
-struct SizeError {
-  std::string message;  // "unknown unit 'K'"
-  std::string hint;     // "write 64KiB (1024 bytes per KiB) or 64KB (1000)"
-};
-
-std::variant<uint64_t, SizeError> parse_size(std::string_view text);
+// The size, or nullopt with `why` ("unknown size unit 'K'") and `hint` ("write 64KiB (powers
+// of 1024) or 64KB (powers of 1000)"; may stay empty) when given: the readers' convention
+// (docs/architecture.md section 4).
+std::optional<uint64_t> parse_size(std::string_view text, std::string* why, std::string* hint = nullptr);
 
 }  // namespace qpo::util

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "lua/barrier.h"
+#include "test_threads.h"
 
 using qpo::lua::Barrier;
 
@@ -36,7 +37,7 @@ TEST_CASE("a barrier keeps waiting while the workload progresses, past several l
   Barrier b(2);
   std::atomic<int> asked{0};
   std::atomic<bool> may_arrive{false};
-  std::thread late([&] {
+  qpo::testing::WorkerThread late([&] {
     while (!may_arrive) std::this_thread::yield();
     try {
       b.arrive_and_wait("done", {}, 1000);
@@ -51,7 +52,7 @@ TEST_CASE("a barrier keeps waiting while the workload progresses, past several l
     return true;
   }));
   may_arrive = true;
-  late.join();
+  CHECK(late.join() == "");
   CHECK(asked >= 3);
 }
 
@@ -59,7 +60,7 @@ TEST_CASE("while the leader waits for the other hosts, the workers here wait for
   Barrier b(2);
   std::atomic<int> asked{0};
   std::atomic<bool> leading{false}, waiter_done{false};
-  std::thread leader([&] {
+  qpo::testing::WorkerThread leader([&] {
     while (asked == 0) std::this_thread::yield();  // the waiter arrived and passed one limit
     b.arrive_and_wait("write_bw done 65536", [&] {
       leading = true;
@@ -80,7 +81,7 @@ TEST_CASE("while the leader waits for the other hosts, the workers here wait for
     error = e.what();
   }
   waiter_done = true;
-  leader.join();
+  CHECK(leader.join() == "");
   CHECK(error.empty());
   CHECK(asked >= 3);
 }

@@ -12,6 +12,7 @@
 
 #include "lua/workload.h"
 #include "lua_fixture.h"
+#include "test_threads.h"
 
 using qpo::test::FakeEndpoints;
 using qpo::test::run_inline;
@@ -109,7 +110,7 @@ TEST_CASE("signals from another host reach a worker waiting for them; this host'
   cb.signals = [&](const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals) {
     return other.exchange(add, totals);
   };
-  std::thread later([&] {
+  qpo::testing::WorkerThread later([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     std::lock_guard lock(other.m);
     other.totals["sent"] += 1;  // the third, while the worker waits
@@ -124,7 +125,7 @@ function run(w)
   end
   return { sent = w:signals("sent") }
 end)", 1, true, qpo::lua::Value::table(), cb);
-  later.join();
+  CHECK(later.join() == "");
   REQUIRE_MESSAGE(r.ok, r.error);
   CHECK(r.workers[0].result.find("sent")->as_int() == 3);
   CHECK(other.totals["mine"] == 1);
@@ -138,7 +139,7 @@ TEST_CASE("a busy channel keeps this host's signals and sends them with a later 
   cb.signals = [&](const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals) {
     return other.exchange(add, totals);
   };
-  std::thread later([&] {
+  qpo::testing::WorkerThread later([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     std::lock_guard lock(other.m);
     other.busy = false;
@@ -151,7 +152,7 @@ function run(w)
   qpo.sleep(0.5)
   return { a = w:signals("a") }
 end)", 1, true, qpo::lua::Value::table(), cb);
-  later.join();
+  CHECK(later.join() == "");
   REQUIRE_MESSAGE(r.ok, r.error);
   CHECK(r.workers[0].result.find("a")->as_int() == 5);
   CHECK(other.totals["a"] == 5);  // sent once, not lost, not twice

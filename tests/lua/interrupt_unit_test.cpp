@@ -13,6 +13,7 @@
 
 #include "lua/workload.h"
 #include "lua_fixture.h"
+#include "test_threads.h"
 
 using qpo::test::FakeEndpoints;
 using qpo::test::run_inline;
@@ -36,7 +37,7 @@ Timed run_and_stop(const std::string& source, bool sigint) {
     cb.cancel = &flag;
     cb.cancel_why = &why;
   }
-  std::thread later([&] {
+  qpo::testing::WorkerThread later([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     flag.store(true);
   });
@@ -44,7 +45,7 @@ Timed run_and_stop(const std::string& source, bool sigint) {
   Timed t;
   t.result = run_inline(f, source, 2, true, qpo::lua::Value::table(), cb);
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  later.join();
+  CHECK(later.join() == "");
   return t;
 }
 
@@ -115,7 +116,7 @@ TEST_CASE("a report() that never returns is interrupted too, when the host is to
   qpo::lua::Callbacks cb;
   cb.cancel = &cancel;
   cb.cancel_why = &why;
-  std::thread later([&] {
+  qpo::testing::WorkerThread later([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     cancel.store(true);
   });
@@ -123,7 +124,7 @@ TEST_CASE("a report() that never returns is interrupted too, when the host is to
   auto r = run_inline(f, "function run(w) return { n = 1 } end\nfunction report(results)\n  while true do end\nend\n", 1,
                       true, qpo::lua::Value::table(), cb);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  later.join();
+  CHECK(later.join() == "");
   CHECK_FALSE(r.ok);
   CHECK(seconds < 30);  // loose: the box may be busy; unstopped, it never ends
   INFO(r.error);

@@ -12,6 +12,7 @@
 
 #include "dataplane/testbed.h"
 #include "lua/workload.h"
+#include "test_threads.h"
 
 using qpo::dataplane::Testbed;
 using qpo::dataplane::TestbedQp;
@@ -426,14 +427,14 @@ TEST_CASE("the executor's stop flag ends a duration stream early; progress is re
   spec.workers = {{"a", "initiator", {"a"}}, {"b", "target", {"b"}}};
   // Stopped once the first progress line came (a second of streaming), not after a fixed wall
   // time: on a loaded machine the workload's setup alone can take longer than any such time.
-  std::thread stopper([&] {
+  qpo::testing::WorkerThread stopper([&] {
     auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(25);
     while (progress.load() == 0 && std::chrono::steady_clock::now() < give_up)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     stop = true;
   });
   auto r = qpo::lua::run_workload(spec, p.tb.endpoints(), cb);
-  stopper.join();
+  CHECK(stopper.join() == "");
   require_ok(r);
   CHECK(progress >= 1);
   CHECK(r.summary.number_or("iterations", 0) > 0);

@@ -20,6 +20,7 @@
 #include "dataplane/error.h"
 #include "dataplane/pingpong.h"
 #include "pingpong_pair.h"
+#include "test_threads.h"
 
 using namespace qpo::dataplane;
 
@@ -283,13 +284,13 @@ TEST_CASE("a UD stream that goes on after a ring reports the restart in its resu
   Loopback l("UD");
   REQUIRE(move_a_to(l, IBV_QPS_SQD) == 0);
   // Back to RTS after the first ring (at ~1 s): the queued sends go out, then the rest.
-  std::thread resume([&] {
+  qpo::testing::WorkerThread resume([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     move_a_to(l, IBV_QPS_RTS);
   });
   StreamLane lane{&l.a(), nullptr};
   StreamResult r = run_stream(std::span<const StreamLane>(&lane, 1), sends_of_64(8, 5000));
-  resume.join();
+  CHECK(resume.join() == "");
   CHECK(r.tx.ops == 8);
   REQUIRE(r.notes.size() == 1);
   CHECK(r.notes[0].rfind("QP 'a': the device left a send unprocessed for 1000 ms; rang the send queue's doorbell again ", 0) == 0);

@@ -16,6 +16,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "cluster/controller.h"
 #include "cluster/wire.h"
 #include "scenario_fixture.h"
+#include "test_threads.h"
 
 namespace {
 
@@ -101,7 +103,7 @@ struct Meeting {
 struct StandIn {
   std::string problem;  // what went wrong in the thread, for the test to check
   std::function<std::string(int)> before_report;
-  std::thread thread;  // last: starts once the rest is there
+  std::unique_ptr<qpo::testing::WorkerThread> thread;  // last: starts once the rest is there
 
   // Between the run request and the report: talks to the controller on `fd`, returns a problem or "".
   using Exchange = std::function<std::string(int fd)>;
@@ -112,7 +114,7 @@ struct StandIn {
       : before_report(std::move(before_report)) {
     if (streamed >= 0) report = std::to_string(streamed) + R"(,"report":)" + report;
     // Nothing leaves the body (an exception out of a thread ends the process): the test reads `problem`.
-    thread = std::thread([this, port, delay, &meeting, index, report, streamed]() noexcept {
+    thread = std::make_unique<qpo::testing::WorkerThread>([this, port, delay, &meeting, index, report, streamed] {
       try {
         serve(port, delay, meeting, index, report, streamed >= 0);
       } catch (const std::exception& e) {
@@ -131,7 +133,7 @@ struct StandIn {
     }
   }
   ~StandIn() {
-    if (thread.joinable()) thread.join();
+    if (thread) thread->join();
   }
 
   void serve(int port, std::chrono::milliseconds delay, Meeting& meeting, size_t index, const std::string& report,
@@ -180,7 +182,7 @@ TEST_CASE("tcp:// agents are reached and greeted all at once: three hosts' hello
     for (size_t i = 0; i < 3; ++i) agents.push_back(std::make_unique<StandIn>(ports[i], 300ms, meeting, i, kPassReport));
     report = run_controller(hosts_scenario(ports), 60000);
     for (const auto& a : agents) {
-      a->thread.join();
+      a->thread->join();
       CHECK(a->problem == "");
     }
     agents.clear();
@@ -224,7 +226,7 @@ TEST_CASE("an agent report with a malformed latency histogram fails that host, n
                   R"({"scenario":"stand-ins","verdict":"PASS","steps":[{"step":1,"host":"h0","verb":"workload",)"
                   R"("object":"lat","detail":"lat: 8 B","status":"ok"}],"workloads":[)" + bad_workload + "]}");
     auto report = run_controller(hosts_scenario({port}), 60000);
-    agent.thread.join();
+    agent.thread->join();
     CHECK(agent.problem == "");
     CHECK(report.verdict == qpo::report::Verdict::Fail);
     CHECK(report.reason == "host h0 (tcp agent 127.0.0.1:" + std::to_string(port) + "): malformed message: " + field);
@@ -250,7 +252,7 @@ TEST_CASE("a script's signals message with 100,000 counters is answered with eve
   Meeting meeting(1);
   StandIn agent(port, 0ms, meeting, 0, kPassReport, signals);
   auto report = run_controller(hosts_scenario({port}), 60000);
-  agent.thread.join();
+  agent.thread->join();
   CHECK(agent.problem == "");
   CHECK(report.verdict == qpo::report::Verdict::Pass);
   std::string err;
@@ -304,7 +306,7 @@ TEST_CASE("an agent's lines sent as its run goes come first in its report, shown
   {
     StandIn agent(port, 0ms, meeting, 0, tail, send_lines(step_json(1, "ibv_open_device") + "," + step_json(2, "ibv_query_port")), 2);
     report = run_controller(hosts_scenario({port}), 60000, &shown);
-    agent.thread.join();
+    agent.thread->join();
     CHECK(agent.problem == "");
   }
   CHECK(report.verdict == qpo::report::Verdict::Pass);
@@ -322,7 +324,7 @@ TEST_CASE("an agent whose report miscounts the lines it sent before it fails, sa
   {
     StandIn agent(port, 0ms, meeting, 0, kPassReport, send_lines(step_json(1, "ibv_open_device")), 0);
     report = run_controller(hosts_scenario({port}), 60000);
-    agent.thread.join();
+    agent.thread->join();
   }
   CHECK(report.verdict == qpo::report::Verdict::Fail);
   CHECK(report.reason.find("the report counts 0 lines sent before it, 1 came") != std::string::npos);
@@ -343,7 +345,7 @@ TEST_CASE("an agent that publishes a QP under another host's name fails, naming 
   };
   StandIn agent(port, 0ms, meeting, 0, kPassReport, publish);
   auto report = run_controller(hosts_scenario({port}), 60000);
-  agent.thread.join();
+  agent.thread->join();
   CHECK(report.verdict == qpo::report::Verdict::Fail);
   CHECK(report.reason == "host h0 (tcp agent 127.0.0.1:" + std::to_string(port) +
                              "): malformed message: QP '5' names host 'h9', not the host that published it");

@@ -11,6 +11,7 @@
 
 #include "interop/pingpong_message.h"
 #include "interop/tcp_peer.h"
+#include "test_threads.h"
 
 using namespace qpo::interop;
 
@@ -64,7 +65,7 @@ TEST_CASE("dial retries until the tool listens, and each message arrives whole")
   const uint16_t port = probe->port();
   probe.reset();
   std::string server_error, got;
-  std::thread server([&] {
+  qpo::testing::WorkerThread server([&] {
     try {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
       std::string e;
@@ -88,7 +89,7 @@ TEST_CASE("dial retries until the tool listens, and each message arrives whole")
   auto dialled_after = std::chrono::steady_clock::now() - start;
   bool sent = tool && tool->send(format_pingpong_message(sample()), &why);
   auto done = tool ? tool->receive(kPingpongDone.size(), in_ms(10000), &why) : std::nullopt;
-  server.join();
+  CHECK(server.join() == "");
   REQUIRE_MESSAGE(tool, why);
   CHECK(dialled_after >= std::chrono::milliseconds(250));  // it did not stop at the first refusal
   CHECK(sent);

@@ -18,6 +18,7 @@
 #include "exec/host_session.h"
 #include "report/run_report.h"
 #include "scenario/model.h"
+#include "test_threads.h"
 
 using qpo::report::RunReport;
 using qpo::report::StepResult;
@@ -215,9 +216,9 @@ TEST_CASE("--local: the round a failing host arrives at says which host failed a
   qpo::exec::InProcessChannel ch({"a", "b"}, std::chrono::milliseconds(0));
   ch.member(0).note_failure("host a failed at step 23 (workload, qa1): boom");
   bool b_ok = true;
-  std::thread tb([&] { b_ok = ch.member(1).barrier("after", true); });
+  qpo::testing::WorkerThread tb([&] { b_ok = ch.member(1).barrier("after", true); });
   bool a_ok = ch.member(0).barrier("after", false);
-  tb.join();
+  CHECK(tb.join() == "");
   CHECK_FALSE(a_ok);
   CHECK_FALSE(b_ok);
   CHECK(ch.member(1).failure() == "host a failed at step 23 (workload, qa1): boom");

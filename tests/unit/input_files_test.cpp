@@ -24,6 +24,7 @@
 #include "scenario_fixture.h"
 #include "util/input_file.h"
 #include "util/output_file.h"
+#include "test_threads.h"
 
 namespace fs = std::filesystem;
 
@@ -284,13 +285,13 @@ TEST_CASE("qpo report -o FIFO writes through to its reader: the FIFO stays a FIF
   REQUIRE(own_writer >= 0);
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string got;
-  std::thread reader([&] {
+  qpo::testing::WorkerThread reader([&] {
     char buf[65536];
     for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
   });
   auto o = run_qpo("report " + t.file("r.json", results("")) + " -o " + fifo);
   close(own_writer);
-  reader.join();
+  CHECK(reader.join() == "");
   close(fd);
   CHECK_MESSAGE(o.exit_code == 0, o.output);
   CHECK(fs::is_fifo(fifo));

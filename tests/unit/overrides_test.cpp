@@ -257,6 +257,18 @@ TEST_CASE("--set with a value whose aliases expand past the node limit is Q114, 
   CHECK(d->message == "the value's aliases expand to more than 10000 nodes");
 }
 
+TEST_CASE("--set with a value nested in blocks past the parser's limit is Q114, not an uncaught exception") {
+  // "- - - x" nests block sequences, which the flow-bracket guard does not see.
+  std::string value;
+  for (int i = 0; i < 2100; ++i) value += "- ";
+  value += "x";
+  auto l = load_with(rc_pair(), {"tags=" + value});
+  const auto* d = l.one("Q114");
+  REQUIRE_MESSAGE(d, l.dump());
+  CHECK(d->path == "tags");
+  CHECK(d->message == "the value nests deeper than 2000 levels");
+}
+
 // Issue 30 item 9: each override used to search its maps key by key, and the origins of what
 // overrides wrote one by one (20,000 paths: 143 s). Counted: every map entry is read once.
 TEST_CASE("20,000 --set paths read each map entry once") {

@@ -14,6 +14,7 @@
 #include "interop/perftest_message.h"
 #include "interop/perftest_talk.h"
 #include "interop/tcp_peer.h"
+#include "test_threads.h"
 
 using namespace qpo::interop;
 
@@ -185,7 +186,7 @@ TEST_CASE("a whole bandwidth conversation: opening, keys, report and close, the 
   std::optional<PerftestOpening> server_saw;
   std::optional<PerftestKeys> server_got;
   std::optional<PerftestReport> server_report;
-  std::thread server([&] {
+  qpo::testing::WorkerThread server([&] {
     try {
       std::string e;
       auto peer = listener->accept_one(in_ms(10000), &e);
@@ -215,7 +216,7 @@ TEST_CASE("a whole bandwidth conversation: opening, keys, report and close, the 
     if (theirs && talk.reports(PerftestReport{65536, 200, 21.93, 15.9, 0.000254}, in_ms(10000), &why))
       closed = talk.close(sample_keys(), in_ms(10000), &why);
   }
-  server.join();
+  CHECK(server.join() == "");
   CHECK(server_error == "");
   REQUIRE_MESSAGE(closed, why);
   CHECK(opening->version == "6.06");
@@ -253,7 +254,7 @@ TEST_CASE("a tool that is not perftest (ibv_rc_pingpong's server answers) is ref
   auto listener = TcpListener::open(0, &why);
   REQUIRE_MESSAGE(listener, why);
   std::string server_error;
-  std::thread server([&] {
+  qpo::testing::WorkerThread server([&] {
     try {
       std::string e;
       auto peer = listener->accept_one(in_ms(10000), &e);
@@ -270,7 +271,7 @@ TEST_CASE("a tool that is not perftest (ibv_rc_pingpong's server answers) is ref
     PerftestTalk talk(std::make_unique<TcpPipe>(std::move(*peer)), /*client=*/true);
     opening = talk.opening(3, in_ms(10000), &why);
   }
-  server.join();
+  CHECK(server.join() == "");
   CHECK(server_error == "");
   CHECK_FALSE(opening);
   CHECK(why == "sent '0000:000011:5e85' where perftest sends its version: is the tool on that port perftest?");

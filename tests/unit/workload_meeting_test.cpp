@@ -11,6 +11,7 @@
 #include "exec/exchange.h"
 #include "exec/workload_meeting.h"
 #include "lua/value_codec.h"
+#include "test_threads.h"
 
 using qpo::exec::InProcessChannel;
 using qpo::exec::MeetingNote;
@@ -98,7 +99,7 @@ TEST_CASE("a host that is done does not hold back a host at a barrier") {
 TEST_CASE("two hosts pass barriers together and each gets every host's worker results") {
   InProcessChannel ch(2);
   std::vector<qpo::lua::WorkerResult> got_a, got_b;
-  std::thread b([&] {
+  qpo::testing::WorkerThread b([&] {
     WorkloadMeeting m(ch, "b", "w");
     m.ready({}, "");
     m.barrier("start");
@@ -110,7 +111,7 @@ TEST_CASE("two hosts pass barriers together and each gets every host's worker re
   m.barrier("start");
   m.barrier("done");
   got_a = m.finish({worker("qa", "initiator", 1)}, "");
-  b.join();
+  CHECK(b.join() == "");
   REQUIRE(got_a.size() == 2);
   REQUIRE(got_b.size() == 2);
   double sum = 0;
@@ -122,7 +123,7 @@ TEST_CASE("two hosts pass barriers together and each gets every host's worker re
 TEST_CASE("a host without workers meets the others until they are done") {
   InProcessChannel ch(2);
   std::vector<qpo::lua::WorkerResult> spectator;
-  std::thread idle([&] {
+  qpo::testing::WorkerThread idle([&] {
     WorkloadMeeting m(ch, "c", "w");
     m.ready({}, "");
     spectator = m.finish({}, "");
@@ -132,14 +133,14 @@ TEST_CASE("a host without workers meets the others until they are done") {
   m.barrier("one");
   m.barrier("two");
   auto all = m.finish({worker("qa", "initiator", 1)}, "");
-  idle.join();
+  CHECK(idle.join() == "");
   CHECK(all.size() == 1);
   CHECK(spectator.size() == 1);
 }
 
 TEST_CASE("a host that fails after a barrier fails the host waiting at the next one, naming both") {
   InProcessChannel ch(2);
-  std::thread b([&] {
+  qpo::testing::WorkerThread b([&] {
     WorkloadMeeting m(ch, "b", "w");
     m.ready({}, "");
     m.barrier("write_bw 64");
@@ -150,7 +151,7 @@ TEST_CASE("a host that fails after a barrier fails the host waiting at the next 
   m.barrier("write_bw 64");
   CHECK_THROWS_WITH(m.barrier("write_bw done 64"),
                     "another host failed: host b after barrier 'write_bw 64': worker 'qb' (target): boom");
-  b.join();
+  CHECK(b.join() == "");
   CHECK(m.closed());
   CHECK_FALSE(m.channel_failed());
 }
@@ -158,9 +159,9 @@ TEST_CASE("a host that fails after a barrier fails the host waiting at the next 
 TEST_CASE("the receives to clear reach every host") {
   InProcessChannel ch(2);
   std::map<std::string, uint32_t> at_b;
-  std::thread b([&] { at_b = WorkloadMeeting(ch, "b", "w").ready({{"qb", 1}}, ""); });
+  qpo::testing::WorkerThread b([&] { at_b = WorkloadMeeting(ch, "b", "w").ready({{"qb", 1}}, ""); });
   auto at_a = WorkloadMeeting(ch, "a", "w").ready({}, "");
-  b.join();
+  CHECK(b.join() == "");
   CHECK(at_a == std::map<std::string, uint32_t>{{"qb", 1}});
   CHECK(at_b == at_a);
 }
@@ -168,10 +169,10 @@ TEST_CASE("the receives to clear reach every host") {
 TEST_CASE("a host at a stage barrier while another meets for a workload: both are told the run is out of step") {
   InProcessChannel ch(2);
   bool barrier_ok = true;
-  std::thread b([&] { barrier_ok = ch.barrier("workloads wave 1", true); });
+  qpo::testing::WorkerThread b([&] { barrier_ok = ch.barrier("workloads wave 1", true); });
   WorkloadMeeting m(ch, "a", "w");
   CHECK_THROWS_WITH(m.barrier("x"), doctest::Contains("broke before its first barrier"));
-  b.join();
+  CHECK(b.join() == "");
   CHECK_FALSE(barrier_ok);
   CHECK(m.channel_failed());
 }
@@ -251,9 +252,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 TEST_CASE("a host that never reaches the next stage: the waiting host gives up after the phase timeout, naming it") {
   InProcessChannel ch({"a", "b"}, milliseconds(300));
-  std::thread b([&] { CHECK(ch.member(1).barrier("smoke", true)); });
+  qpo::testing::WorkerThread b([&] { CHECK(ch.member(1).barrier("smoke", true)); });
   CHECK(ch.member(0).barrier("smoke", true));
-  b.join();
+  CHECK(b.join() == "");
   // b is now busy forever "after 'smoke'"; a waits at the next stage.
   auto t0 = std::chrono::steady_clock::now();
   CHECK_FALSE(ch.member(0).barrier("workloads ready", true));
@@ -271,10 +272,10 @@ TEST_CASE("a host that never reaches the next stage: the waiting host gives up a
 
 TEST_CASE("a host late within a workload is named with the workload; the meeting's error says so") {
   InProcessChannel ch({"a", "b"}, milliseconds(300));
-  std::thread b([&] { WorkloadMeeting(ch.member(1), "b", "w").ready({}, ""); });
+  qpo::testing::WorkerThread b([&] { WorkloadMeeting(ch.member(1), "b", "w").ready({}, ""); });
   WorkloadMeeting m(ch.member(0), "a", "w");
   m.ready({}, "");
-  b.join();
+  CHECK(b.join() == "");
   CHECK_THROWS_WITH(m.barrier("done"),
                     "another host failed: host b: no answer within 300 ms during workload 'w' (after a round of its meeting)");
   CHECK(m.channel_failed());
@@ -295,14 +296,14 @@ TEST_CASE("every host busy past the phase timeout (nobody waiting): check_deadli
 TEST_CASE("hosts that keep arriving in time never time out, however long the run") {
   InProcessChannel ch({"a", "b"}, milliseconds(300));
   bool all_ok = true;
-  std::thread b([&] {
+  qpo::testing::WorkerThread b([&] {
     for (int i = 0; i < 6; ++i) {
       std::this_thread::sleep_for(milliseconds(100));
       all_ok &= ch.member(1).barrier("s" + std::to_string(i), true);
     }
   });
   for (int i = 0; i < 6; ++i) CHECK(ch.member(0).barrier("s" + std::to_string(i), true));
-  b.join();
+  CHECK(b.join() == "");
   CHECK(all_ok);
   CHECK(ch.failure().empty());
 }
@@ -310,7 +311,7 @@ TEST_CASE("hosts that keep arriving in time never time out, however long the run
 TEST_CASE("an anonymous channel (no names, no phase timeout) still carries the exchange") {
   InProcessChannel ch(2);
   qpo::exec::Directory got_b;
-  std::thread b([&] {
+  qpo::testing::WorkerThread b([&] {
     qpo::exec::Directory mine;
     mine.mrs[{qpo::exec::MrKey::Kind::Mr, 1}].rkey = 2;
     CHECK(ch.exchange(std::move(mine), true, &got_b));
@@ -318,7 +319,7 @@ TEST_CASE("an anonymous channel (no names, no phase timeout) still carries the e
   qpo::exec::Directory mine, got_a;
   mine.mrs[{qpo::exec::MrKey::Kind::Mr, 0}].rkey = 1;
   CHECK(ch.exchange(std::move(mine), true, &got_a));
-  b.join();
+  CHECK(b.join() == "");
   CHECK(got_a.mrs.size() == 2);
   CHECK(got_b.mrs.at({qpo::exec::MrKey::Kind::Mr, 0}).rkey == 1);
   CHECK(ch.stop_request() == nullptr);
