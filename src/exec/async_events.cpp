@@ -153,7 +153,7 @@ std::string describe_async_events(const RunState& st) {
   return out;
 }
 
-bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
+bool wait_event(RunState& st, report::RunReport& log, const plan::Step& step, const RunOptions& o) {
   auto r = line(st, step);
   uint64_t within = step.extra().within_ms ? step.extra().within_ms : static_cast<uint64_t>(std::max(o.timeout_ms, 0));
   collect_async_events(st, 0);  // what is queued already came before this step
@@ -170,7 +170,7 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
         r.message = step.extra().event + " on " + e->about +
                     (e->at >= start ? " after " + std::to_string(ms) + " ms" : " (it came before this step)");
         r.micros = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-        st.report.add(std::move(r));
+        log.add(std::move(r));
         return true;
       }
     }
@@ -192,12 +192,12 @@ bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o) {
   std::string what = step.extra().event + " on " + object_text(st, step);
   r.message = (stopped ? stopped_while_waiting(what) : "no " + what + " within " + std::to_string(within) + " ms") +
               (seen.empty() ? "" : " (saw: " + seen + ")");
-  st.report.fail(r.message);
-  st.report.add(std::move(r));
+  log.fail(r.message);
+  log.add(std::move(r));
   return false;
 }
 
-bool forbid_event(RunState& st, const plan::Step& step) {
+bool forbid_event(RunState& st, report::RunReport& log, const plan::Step& step) {
   auto r = line(st, step);
   collect_async_events(st, 0);  // what is queued already came before this step
   auto start = Clock::now();
@@ -223,15 +223,15 @@ bool forbid_event(RunState& st, const plan::Step& step) {
   if (!came) {
     r.message = "no " + step.extra().event + " on " + object_text(st, step) +
                 (step.extra().within_ms ? " within " + std::to_string(step.extra().within_ms) + " ms" : " so far");
-    st.report.add(std::move(r));
+    log.add(std::move(r));
     return true;
   }
   long long ms = ms_between(start, got.at);
   r.status = report::StepStatus::Failed;
   r.message = "forbidden " + step.extra().event + " on " + got.about +
               (got.at >= start ? " came " + std::to_string(ms) + " ms into the step" : " came before this step");
-  st.report.fail(r.message);
-  st.report.add(std::move(r));
+  log.fail(r.message);
+  log.add(std::move(r));
   return false;
 }
 

@@ -34,9 +34,9 @@ std::string describe_async_events(const RunState& st);
 // A WaitEvent step: the event on the step's object, taken from the journal if it came
 // already, else waited for (step.within_ms, or o.timeout_ms when 0). Reports one line;
 // false (the run failed, naming event and object) when it did not come.
-bool wait_event(RunState& st, const plan::Step& step, const RunOptions& o);
+bool wait_event(RunState& st, report::RunReport& log, const plan::Step& step, const RunOptions& o);
 // A ForbidEvent step: fails the run when the event on the step's object came (and was not
 // taken by an earlier step), or comes within step.within_ms. Reports one line.
-bool forbid_event(RunState& st, const plan::Step& step);
+bool forbid_event(RunState& st, report::RunReport& log, const plan::Step& step);
 
 }  // namespace qpo::exec

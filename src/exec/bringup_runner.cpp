@@ -23,8 +23,8 @@ struct Stops {
 
 // Whether the next step may run: checked before every verb, so no std::function and no
 // call into the session; HostSession turns a stop into the run's verdict afterwards.
-bool goes_on(const RunState& st, const Stops& stops) {
-  return st.report.verdict == report::Verdict::Pass && !stops.interrupt.load(std::memory_order_relaxed) &&
+bool goes_on(const report::RunReport& log, const Stops& stops) {
+  return log.verdict == report::Verdict::Pass && !stops.interrupt.load(std::memory_order_relaxed) &&
          !(stops.channel && stops.channel->requested.load(std::memory_order_relaxed));
 }
 
@@ -40,11 +40,11 @@ void BringUpRunner::begin(RunState& st, const plan::Plan& all, const plan::HostP
   peers_.assign(plan.bringup.creates.size(), nullptr);
 }
 
-void BringUpRunner::prepare(RunState& st, const plan::Step& step) {
+void BringUpRunner::prepare(RunState& st, report::RunReport& log, const plan::Step& step) {
   const auto& schedule = plan_->bringup;
   const size_t chain = creates_.size();  // prepared in plan order: its number in the schedule
   if (chain >= schedule.creates.size() || schedule.creates[chain] != static_cast<uint32_t>(step.index - 1)) {
-    st.report.fail("plan step " + std::to_string(step.index) + " (" + step.verb.str() + " " + step.object +
+    log.fail("plan step " + std::to_string(step.index) + " (" + step.verb.str() + " " + step.object +
                    ") is not the next create of the plan's bring-up schedule");
     return;
   }
@@ -66,7 +66,7 @@ void BringUpRunner::prepare(RunState& st, const plan::Step& step) {
       r.verb = "ibv_reg_mr";
       r.object = q->slots->name();
       r.micros = timer.micros();
-      st.report.add(std::move(r));
+      log.add(std::move(r));
     }
   } catch (const verbs::VerbsError& e) {
     report::StepResult r;
@@ -78,8 +78,8 @@ void BringUpRunner::prepare(RunState& st, const plan::Step& step) {
     r.status = report::StepStatus::Failed;
     r.err = e.error();
     r.message = e.what();
-    st.report.add(std::move(r));
-    st.report.fail(e.what());
+    log.add(std::move(r));
+    log.fail(e.what());
     st.qps.clear();  // no QP was made; teardown releases the buffers registered so far
     creates_.clear();
     return;
@@ -146,7 +146,7 @@ void BringUpRunner::create_share(unsigned w, unsigned n, std::vector<Made>& made
   }
 }
 
-void BringUpRunner::create_qps(RunState& st) {
+void BringUpRunner::create_qps(RunState& st, report::RunReport& log) {
   channel_stop_ = st.channel ? st.channel->stop_request() : nullptr;
   std::vector<Made> made(creates_.size());
   unsigned n = workers();
@@ -156,7 +156,7 @@ void BringUpRunner::create_qps(RunState& st) {
     on_threads(n, [&](unsigned w) { create_share(w, n, made); });
   } else {
     const Stops stop(st);
-    for (size_t i = 0; i < creates_.size() && goes_on(st, stop); ++i)
+    for (size_t i = 0; i < creates_.size() && goes_on(log, stop); ++i)
       if (!create_one(i, made[i])) break;
   }
   // The lines, in plan order: what was made, then the first failure (one thread stops the
@@ -165,14 +165,14 @@ void BringUpRunner::create_qps(RunState& st) {
   for (size_t i = 0; i < creates_.size(); ++i) {
     auto& c = creates_[i];
     if (made[i].err < 0) continue;
-    st.report.current_step = c.step->index;  // a "device granted" line reports on the create
+    log.current_step = c.step->index;  // a "device granted" line reports on the create
     if (made[i].err > 0) {
-      if (!failed) create_failed(st, c, made[i].err, made[i].micros);
+      if (!failed) create_failed(st, log, c, made[i].err, made[i].micros);
       failed = true;
       continue;
     }
-    lines_.created_ok(st, *c.step, made[i].micros);
-    if (!same_caps(c.q->asked_cap, c.init.cap)) lines_.granted(st, *c.q);
+    lines_.created_ok(log, *c.step, made[i].micros);
+    if (!same_caps(c.q->asked_cap, c.init.cap)) lines_.granted(log, *c.q);
   }
   // QPs never created have no place in the run (publish, traffic and teardown skip them).
   // The run has failed then, so no step of theirs runs (run_half stops first).
@@ -184,7 +184,7 @@ void BringUpRunner::create_qps(RunState& st) {
     creates_[i].q = nullptr;
   }
   // Their steps never run: qp_at finds no QP for them.
-  if (!thread_error_.empty()) st.report.fail("bring-up thread: " + thread_error_);
+  if (!thread_error_.empty()) log.fail("bring-up thread: " + thread_error_);
 }
 
 void BringUpRunner::run_qp_ahead(int half, uint32_t qp) {
@@ -217,7 +217,7 @@ void BringUpRunner::run_qp_ahead(int half, uint32_t qp) {
   }
 }
 
-void BringUpRunner::run_ahead(RunState& st, int half) {
+void BringUpRunner::run_ahead(RunState& st, report::RunReport& log, int half) {
   unsigned n = workers();
   size_t steps = plan_->bringup.halves[half].steps.size();
   if (n < 2 || ahead_[half].size() == steps) return;  // one thread, or run with the creates
@@ -229,55 +229,55 @@ void BringUpRunner::run_ahead(RunState& st, int half) {
     for (size_t qp = w; qp < creates_.size(); qp += n)
       if (creates_[qp].q) run_qp_ahead(half, static_cast<uint32_t>(qp));
   });
-  if (!thread_error_.empty()) st.report.fail("bring-up thread: " + thread_error_);
+  if (!thread_error_.empty()) log.fail("bring-up thread: " + thread_error_);
 }
 
-void BringUpRunner::run_half(RunState& st, int half) {
+void BringUpRunner::run_half(RunState& st, report::RunReport& log, int half) {
   const Stops stop(st);
   static const std::string kPhase = "bring-up";
-  if (!goes_on(st, stop) && ahead_[half].empty()) return;  // what ran ahead is reported in any case
-  if (half == 1 && goes_on(st, stop)) resolve_peers(st);
+  if (!goes_on(log, stop) && ahead_[half].empty()) return;  // what ran ahead is reported in any case
+  if (half == 1 && goes_on(log, stop)) resolve_peers(st);
   const Half& h = plan_->bringup.halves[half];
-  run_ahead(st, half);
+  run_ahead(st, log, half);
   const std::vector<Ahead>& ahead = ahead_[half];
   for (uint32_t i = 0; i < h.steps.size(); ++i) {
     const plan::Step& step = step_at(h, i);
     QpState* q = qp_at(h, i);
     if (h.chain[i] != kNoQp && !q) continue;  // its QP was never created (the run has failed)
-    st.report.current_step = step.index;
+    log.current_step = step.index;
     const plan::ModifyPlan* m = step.kind == plan::StepKind::Modify ? &all_->modify_of(step) : nullptr;
     // What a thread ran ahead gets its line even after a stop: it happened.
     Ahead::State ran = ahead.empty() ? Ahead::State::NotRun : ahead[i].state;
     if (ran == Ahead::State::Done) {
-      lines_.modified_ok(st, *q, *m, ahead[i].done.micros);
+      lines_.modified_ok(log, *q, *m, ahead[i].done.micros);
       continue;
     }
-    if (ran == Ahead::State::NotRun && !goes_on(st, stop)) {
+    if (ran == Ahead::State::NotRun && !goes_on(log, stop)) {
       if (ahead.empty()) return;
       continue;
     }
     if (!m) {
-      run_receives(st, step, q);
+      run_receives(st, log, step, q);
       continue;
     }
     if (!m->attrs.error.empty()) {
-      attr_failure(st, kPhase, *q, *m, m->attrs.error);
+      attr_failure(st, log, kPhase, *q, *m, m->attrs.error);
       continue;
     }
     ibv_qp_attr attr;
     try {
       m->attrs.resolve(own_values(*q), peers_[h.chain[i]], q->facts->name, attr);
     } catch (const std::exception& e) {
-      attr_failure(st, kPhase, *q, *m, e.what());
+      attr_failure(st, log, kPhase, *q, *m, e.what());
       continue;
     }
     if (ran == Ahead::State::Tried) {  // the verb ran on a thread; judge it, do not repeat it
-      apply_modify(st, kPhase, *q, *m, attr, &lines_, &ahead[i].done);
+      apply_modify(st, log, kPhase, *q, *m, attr, &lines_, &ahead[i].done);
       continue;
     }
     ModifyDone done;
-    if (m->quick() && quick_modify(st, step, *q, attr, &done)) continue;
-    apply_modify(st, kPhase, *q, *m, attr, &lines_, m->quick() ? &done : nullptr);
+    if (m->quick() && quick_modify(log, step, *q, attr, &done)) continue;
+    apply_modify(st, log, kPhase, *q, *m, attr, &lines_, m->quick() ? &done : nullptr);
   }
 }
 
@@ -293,29 +293,29 @@ bool BringUpRunner::modified_as_planned(const plan::Step& step, QpState& q, ibv_
   return true;
 }
 
-bool BringUpRunner::quick_modify(RunState& st, const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done) {
+bool BringUpRunner::quick_modify(report::RunReport& log, const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done) {
   if (!modified_as_planned(step, q, attr, done)) return false;
-  lines_.modified_ok(st, q, all_->modify_of(step), done->micros);
+  lines_.modified_ok(log, q, all_->modify_of(step), done->micros);
   return true;
 }
 
-void BringUpRunner::create_failed(RunState& st, const Create& c, int err, double micros) {
+void BringUpRunner::create_failed(RunState& st, report::RunReport& log, const Create& c, int err, double micros) {
   verbs::VerbsError e(c.step->verb, c.step->object, err);
-  st.report.fail(e.what());
-  note_unsupported(st, err, e.what());
-  lines_.created(st, *c.step, Outcome{report::StepStatus::Failed, err, micros, e.what()});
+  log.fail(e.what());
+  note_unsupported(st, log, err, e.what());
+  lines_.created(log, *c.step, Outcome{report::StepStatus::Failed, err, micros, e.what()});
 }
 
-void BringUpRunner::run_receives(RunState& st, const plan::Step& step, QpState* q) {
+void BringUpRunner::run_receives(RunState& st, report::RunReport& log, const plan::Step& step, QpState* q) {
   uint32_t n = step.count;  // fewer than the queue holds when scripts own it (scenario/script_qps.h)
   if (step.kind == plan::StepKind::PostRecv && q) {
-    run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
+    run_step(log, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
              [&] { post_bringup_receives(*q, n); });
   } else if (step.kind == plan::StepKind::PostSrqRecv) {
-    run_step(st, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
+    run_step(log, st.host, "bring-up", step.verb, step.object, std::to_string(n) + " WRs",
              [&] { post_srq_bringup_receives(st, step.id, step.object, n); });
   } else if (step.kind == plan::StepKind::ModifySrq) {
-    arm_srq_limit(st, step, "bring-up");
+    arm_srq_limit(st, log, step, "bring-up");
   }
 }
 

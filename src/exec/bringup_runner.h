@@ -37,8 +37,8 @@ class BringUpRunner {
   // XRCD - exist already): the QP's record in st.qps with its owner and slot buffer
   // (make_qp_owner, the buffer's line at its RegSlots step), without a QP until create_qps
   // makes it, and its directory entry. A slot buffer that cannot be registered fails the run
-  // (st.report) with a line naming it; no QP is prepared then.
-  void prepare(RunState& st, const plan::Step& create);
+  // (the step log) with a line naming it; no QP is prepared then.
+  void prepare(RunState& st, report::RunReport& log, const plan::Step& create);
   // The window opens: the scenario's MRs join the directory.
   void open(RunState& st);
   bool opened() const { return opened_; }
@@ -52,7 +52,7 @@ class BringUpRunner {
   // Ctrl-C; the session reports an interruption). A QP whose create failed or never ran
   // leaves st.qps; its owner stays empty and teardown skips it. With threads, QPs another
   // thread made past a failure exist, so they stay in the run.
-  void create_qps(RunState& st);
+  void create_qps(RunState& st, report::RunReport& log);
 
   // This host's directory for the exchange: assembled as the QPs are prepared, their numbers
   // filled in as they are created. Moves it out (call once).
@@ -60,11 +60,11 @@ class BringUpRunner {
 
   // The bring-up steps before (half 0) or after (half 1) the exchange, in plan order:
   // ibv_modify_qp with the lowered attrs, the initial receives.
-  void run_half(RunState& st, int half);
+  void run_half(RunState& st, report::RunReport& log, int half);
 
   // Call once the window has closed (whatever happened in it): names the lines the window
   // left without text, each in its plan step's place.
-  void name_lines(RunState& st) { lines_.name_all(st); }
+  void name_lines(RunState& st, report::RunReport& log) { lines_.name_all(st, log); }
   // The latest plan step of the lines not named yet (0: none).
   int unnamed_latest_step() const { return lines_.latest_step(); }
 
@@ -105,7 +105,7 @@ class BringUpRunner {
   // (or that did not go as planned) leaves the QP to the walk from there on: blocked_[qp].
   void run_qp_ahead(int half, uint32_t qp);
   // Every QP's steps of a half on the threads (unless the creates ran them already).
-  void run_ahead(RunState& st, int half);
+  void run_ahead(RunState& st, report::RunReport& log, int half);
   // Whether a thread may go on: no Ctrl-C, no stop from the channel, no failed create (when
   // `creating`) or failed modify (else). A failed modify does not stop the creates: the walk
   // needs every QP before it to exist when it gets there.
@@ -114,12 +114,12 @@ class BringUpRunner {
   // thread that cannot start runs on this thread after w 0.
   template <typename Body>
   void on_threads(unsigned n, Body body);
-  void run_receives(RunState& st, const plan::Step& step, QpState* q);
-  void create_failed(RunState& st, const Create& c, int err, double micros);
+  void run_receives(RunState& st, report::RunReport& log, const plan::Step& step, QpState* q);
+  void create_failed(RunState& st, report::RunReport& log, const Create& c, int err, double micros);
   // The bring-up's common case in as little code as possible: the modify succeeds and the
   // QP reads back in its new state with what was set. False (with the verb's result in
   // `done`) hands anything else to apply_modify's full judgement.
-  bool quick_modify(RunState& st, const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done);
+  bool quick_modify(report::RunReport& log, const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done);
   // quick_modify without the line (a thread's): the verb, the read-back, the QP's new state.
   bool modified_as_planned(const plan::Step& step, QpState& q, ibv_qp_attr& attr, ModifyDone* done);
   // Each QP's peer in the exchanged directory: one walk in id order, no lookups.

@@ -139,17 +139,17 @@ std::string decode_exchange(const plan::Plan& p, const plan::CmEnd& e, const std
 // or none in time); both fail the step with their text.
 class CmRunner {
  public:
-  CmRunner(RunState& st, const plan::Plan& plan, const RunOptions& o, const plan::Step& step)
-      : st_(st), plan_(plan), o_(o), step_(step), end_(plan.cm_end_of(step)) {}
+  CmRunner(RunState& st, report::RunReport& log, const plan::Plan& plan, const RunOptions& o, const plan::Step& step)
+      : st_(st), log_(log), plan_(plan), o_(o), step_(step), end_(plan.cm_end_of(step)) {}
 
   bool run() {
     if (step_.kind == StepKind::CmChannel) return channel();
     if (!st_.cm || !st_.cm->channel) {
-      st_.report.fail("internal error: rdma_cm step " + std::to_string(step_.index) + " before the event channel");
+      log_.fail("internal error: rdma_cm step " + std::to_string(step_.index) + " before the event channel");
       return false;
     }
     if (!end_) {
-      st_.report.fail("internal error: rdma_cm step " + std::to_string(step_.index) + " has no connection end in the plan");
+      log_.fail("internal error: rdma_cm step " + std::to_string(step_.index) + " has no connection end in the plan");
       return false;
     }
     switch (step_.kind) {
@@ -167,7 +167,7 @@ class CmRunner {
       case StepKind::CmDisconnect: return line([&] { disconnect(); });
       default: break;
     }
-    st_.report.fail("internal error: plan step " + std::to_string(step_.index) + " is not an rdma_cm step");
+    log_.fail("internal error: plan step " + std::to_string(step_.index) + " is not an rdma_cm step");
     return false;
   }
 
@@ -184,7 +184,7 @@ class CmRunner {
 
   template <typename Fn>
   bool line(Fn fn) {
-    auto& r = run_step(st_, st_.host, phase(), step_.verb, step_.object, detail_, [&] { fn(); });
+    auto& r = run_step(log_, st_.host, phase(), step_.verb, step_.object, detail_, [&] { fn(); });
     if (r.status != report::StepStatus::Failed && !message_.empty()) r.message = message_;
     if (expected_) r.status = report::StepStatus::ExpectedFailure;
     return r.status != report::StepStatus::Failed;
@@ -276,8 +276,8 @@ class CmRunner {
         if (a == b) continue;
         std::string why = !e.peer.empty() ? "which rdma_cm cannot connect to itself"
                                           : "where QP '" + e.qp + "' resolving " + e.address + " finds no link between the hosts";
-        st_.report.verdict = report::Verdict::Unsupported;
-        st_.report.reason = "unsupported by device (" + provider_of(st_) + "): rdma_cm between hosts " + a + " and " + b +
+        log_.verdict = report::Verdict::Unsupported;
+        log_.reason = "unsupported by device (" + provider_of(st_) + "): rdma_cm between hosts " + a + " and " + b +
                             " needs a device per host; --local runs both on this machine's one device, " + why +
                             " (run without --local: in the lab each host gets its own guest)";
         report::StepResult r;
@@ -286,8 +286,8 @@ class CmRunner {
         r.verb = step_.verb;
         r.object = step_.object;
         r.status = report::StepStatus::Skipped;
-        r.message = st_.report.reason;
-        st_.report.add(std::move(r));
+        r.message = log_.reason;
+        log_.add(std::move(r));
         return false;
       }
     }
@@ -617,6 +617,7 @@ class CmRunner {
   }
 
   RunState& st_;
+  report::RunReport& log_;
   const plan::Plan& plan_;
   const RunOptions& o_;
   const plan::Step& step_;
@@ -672,8 +673,8 @@ bool is_cm_step(const plan::Step& step) {
   }
 }
 
-bool run_cm_step(RunState& st, const plan::Plan& plan, const RunOptions& o, const plan::Step& step) {
-  return CmRunner(st, plan, o, step).run();
+bool run_cm_step(RunState& st, report::RunReport& log, const plan::Plan& plan, const RunOptions& o, const plan::Step& step) {
+  return CmRunner(st, log, plan, o, step).run();
 }
 
 }  // namespace qpo::exec

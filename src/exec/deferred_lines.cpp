@@ -11,10 +11,10 @@ void DeferredLines::reserve(size_t n) {
   entries_.clear();  // keeps the capacity, and the pages it touched
 }
 
-void DeferredLines::name_all(RunState& st) {
+void DeferredLines::name_all(RunState& st, report::RunReport& log) {
   if (entries_.empty()) return;
   static const std::string kSetup = "setup", kBringUp = "bring-up";
-  st.report.steps.reserve(st.report.steps.size() + entries_.size());
+  log.steps.reserve(log.steps.size() + entries_.size());
   for (auto& e : entries_) {
     report::StepResult r;
     r.plan_step = e.plan_step;
@@ -42,7 +42,7 @@ void DeferredLines::name_all(RunState& st) {
         name_modify_line(st, r, *qp, *e.modify, kBringUp);
         break;
     }
-    st.report.add(std::move(r));
+    log.add(std::move(r));
   }
   entries_.clear();
   messages_.clear();

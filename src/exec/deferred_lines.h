@@ -18,27 +18,27 @@ class DeferredLines {
  public:
   // Room for n entries, touched now: first-touch page faults belong before the window.
   void reserve(size_t n);
-  void created(const RunState& st, const plan::Step& step, Outcome&& o) { add(st, Kind::Created, &step, nullptr, nullptr, std::move(o)); }
-  void granted(const RunState& st, const QpState& q) {
-    add(st, Kind::Granted, nullptr, &q, nullptr, Outcome{report::StepStatus::Info, 0, 0, {}});
+  void created(const report::RunReport& log, const plan::Step& step, Outcome&& o) { add(log, Kind::Created, &step, nullptr, nullptr, std::move(o)); }
+  void granted(const report::RunReport& log, const QpState& q) {
+    add(log, Kind::Granted, nullptr, &q, nullptr, Outcome{report::StepStatus::Info, 0, 0, {}});
   }
-  void modified(const RunState& st, const QpState& q, const plan::ModifyPlan& m, Outcome&& o) {
-    add(st, Kind::Modified, nullptr, &q, &m, std::move(o));
+  void modified(const report::RunReport& log, const QpState& q, const plan::ModifyPlan& m, Outcome&& o) {
+    add(log, Kind::Modified, nullptr, &q, &m, std::move(o));
   }
   // The window's common cases: a step that went as planned, with no Outcome (and no string)
   // made for it.
-  void created_ok(const RunState&, const plan::Step& step, double micros) {
+  void created_ok(const report::RunReport&, const plan::Step& step, double micros) {
     entries_.push_back({&step, nullptr, micros, 0, kNoMessage, Kind::Created, report::StepStatus::Ok, step.index});
   }
-  void modified_ok(const RunState& st, const QpState& q, const plan::ModifyPlan& m, double micros) {
-    entries_.push_back({&q, &m, micros, 0, kNoMessage, Kind::Modified, report::StepStatus::Ok, st.report.current_step});
+  void modified_ok(const report::RunReport& log, const QpState& q, const plan::ModifyPlan& m, double micros) {
+    entries_.push_back({&q, &m, micros, 0, kNoMessage, Kind::Modified, report::StepStatus::Ok, log.current_step});
   }
   size_t size() const { return entries_.size(); }
   // The highest plan step an entry reports on (0: none): an abort taken before name_all
   // reports on it, so it comes after these lines.
   int latest_step() const;
-  // Adds every entry to st.report as a named line, and forgets them. Call once the window has closed.
-  void name_all(RunState& st);
+  // Adds every entry to log as a named line, and forgets them. Call once the window has closed.
+  void name_all(RunState& st, report::RunReport& log);
 
  private:
   enum class Kind : unsigned char { Created, Granted, Modified };
@@ -55,14 +55,14 @@ class DeferredLines {
     report::StepStatus status;
     int plan_step;           // the plan step the line reports on
   };
-  void add(const RunState& st, Kind kind, const plan::Step* step, const QpState* qp, const plan::ModifyPlan* m, Outcome&& o) {
+  void add(const report::RunReport& log, Kind kind, const plan::Step* step, const QpState* qp, const plan::ModifyPlan* m, Outcome&& o) {
     uint32_t message = kNoMessage;
     if (!o.message.empty()) {
       message = static_cast<uint32_t>(messages_.size());
       messages_.push_back(std::move(o.message));
     }
     entries_.push_back({step ? static_cast<const void*>(step) : qp, m, o.micros, o.err, message, kind, o.status,
-                        step ? step->index : st.report.current_step});
+                        step ? step->index : log.current_step});
   }
   std::vector<Entry> entries_;
   std::vector<std::string> messages_;

@@ -59,18 +59,18 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
   st_.host = std::move(host);
   st_.externals = &externals_;
   externals_.values_to_stdout(o.stdout_is_log);
-  st_.report.scenario = s.name;
-  st_.report.file = s.file;
+  log_.scenario = s.name;
+  log_.file = s.file;
   for (const auto& h : p.hosts)
     if (h.host == st_.host) plan_ = &h;
   // Every step adds a report line: reserve them so the vector never copies mid-bring-up.
-  if (plan_) st_.report.steps.reserve(plan_->steps.size() * 2 + 64);
+  if (plan_) log_.steps.reserve(plan_->steps.size() * 2 + 64);
   dataplane::clock::ticks_per_second();  // calibrate now, outside any timed step
   bringup_.set_threads(o.bringup_threads);
   if (plan_) bringup_.begin(st_, p_, *plan_);
 }
 
-bool HostSession::ok() const { return st_.report.verdict == report::Verdict::Pass && !g_stop && !told_to_stop(); }
+bool HostSession::ok() const { return log_.verdict == report::Verdict::Pass && !g_stop && !told_to_stop(); }
 
 void HostSession::check_stop() {
   // Aborted because another host failed (the agents' controller, or the in-process channel):
@@ -78,22 +78,22 @@ void HostSession::check_stop() {
   // a symptom: the reason is the other host's. An error of this host's own stays its reason.
   if (told_to_stop() && is_echo(stop_request_->why) && !abort_reported_) {
     abort_reported_ = true;
-    take_abort(st_.report, st_.host, stop_request_->why, bringup_.unnamed_latest_step());  // this host's own error stays its reason
+    take_abort(log_, st_.host, stop_request_->why, bringup_.unnamed_latest_step());  // this host's own error stays its reason
   }
-  if (st_.report.verdict != report::Verdict::Pass) return;
-  if (g_stop) st_.report.fail("interrupted (SIGINT); tore down");
-  else if (told_to_stop()) st_.report.fail(stop_request_->why + "; tore down");
+  if (log_.verdict != report::Verdict::Pass) return;
+  if (g_stop) log_.fail("interrupted (SIGINT); tore down");
+  else if (told_to_stop()) log_.fail(stop_request_->why + "; tore down");
 }
 
 // Before arriving with ok=false: tell the channel why (the other hosts stop at once).
 void HostSession::tell_failure(Channel& ch) {
-  if (!ok()) ch.note_failure(failure_note(st_.report, st_.host));
+  if (!ok()) ch.note_failure(failure_note(log_, st_.host));
 }
 
 void HostSession::fail_after(Channel& ch, const std::string& what) {
   if (!ok()) return;
   std::string why = ch.failure();
-  st_.report.fail("another host failed " + (why.empty() ? what : what + ": " + why) + "; tore down");
+  log_.fail("another host failed " + (why.empty() ? what : what + ": " + why) + "; tore down");
 }
 
 template <typename Fn>
@@ -103,7 +103,7 @@ void HostSession::for_setup_steps(Fn fn) {
     if (step.phase != Phase::Setup) continue;
     check_stop();
     if (!ok()) return;
-    st_.report.current_step = step.index;
+    log_.current_step = step.index;
     fn(step);
   }
 }
@@ -112,12 +112,12 @@ void HostSession::setup() {
   for_setup_steps([&](const plan::Step& step) {
     if (step.kind == plan::StepKind::OpenDevice) {
       const auto& d = p_.devices.at(step.id);
-      auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "name=" + d.dev_name, [&] { open_device(st_, d, step.id); });
+      auto& r = run_step(log_, st_.host, "setup", step.verb, step.object, "name=" + d.dev_name, [&] { open_device(st_, d, step.id); });
       if (r.status == report::StepStatus::Ok) {
         auto& ds = st_.devices.at(step.id);
         r.message = ds.ctx().device_name();
-        if (!st_.report.device.empty()) st_.report.device += ", ";
-        st_.report.device += ds.ctx().device_name();
+        if (!log_.device.empty()) log_.device += ", ";
+        log_.device += ds.ctx().device_name();
         counters_at_open_[step.id] = read_hw_counters(ds);
       }
       return;
@@ -128,13 +128,13 @@ void HostSession::setup() {
       return;
     }
     if (step.kind == plan::StepKind::Fault) return;  // faults are applied by the session (faults.cpp)
-    if (step.kind == plan::StepKind::Capture) return captures_.start(st_, step, o_.capture_dir);
+    if (step.kind == plan::StepKind::Capture) return captures_.start(st_, log_, step, o_.capture_dir);
     if (step.kind == plan::StepKind::RegSlots && step.setup == plan::Step::kNoSetup)
       return;  // a QP's (an SRQ's carries its SRQ): registered when its QP is prepared
     if (!check_capabilities()) return;
-    if (step.kind == plan::StepKind::CreateQp) return bringup_.prepare(st_, step);  // made in the window (open_window)
-    auto& r = run_step(st_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
-    if (r.status == report::StepStatus::Failed) note_unsupported(st_, r.err, r.message);
+    if (step.kind == plan::StepKind::CreateQp) return bringup_.prepare(st_, log_, step);  // made in the window (open_window)
+    auto& r = run_step(log_, st_.host, "setup", step.verb, step.object, "", [&] { create_object(st_, step); });
+    if (r.status == report::StepStatus::Failed) note_unsupported(st_, log_, r.err, r.message);
   });
 }
 
@@ -162,7 +162,7 @@ void HostSession::report_device_query(const plan::Step& step) {
                 std::to_string(128 << ds.ctx().port_attr().active_mtu);
   else
     r.message = "gid[" + std::to_string(ds.gid_index) + "]=" + verbs::gid_text(ds.gid);
-  st_.report.add(std::move(r));
+  log_.add(std::move(r));
 }
 
 // Once per host, before the first object that depends on what the device can do.
@@ -177,9 +177,9 @@ bool HostSession::check_capabilities() {
   r.verb = "ibv_query_device";
   r.status = report::StepStatus::Skipped;
   r.message = why;
-  st_.report.add(r);
-  st_.report.verdict = report::Verdict::Unsupported;
-  st_.report.reason = why;
+  log_.add(r);
+  log_.verdict = report::Verdict::Unsupported;
+  log_.reason = why;
   return false;
 }
 
@@ -194,14 +194,14 @@ void HostSession::open_window() {
   if (bringup_.has_qps()) {  // a host may have only SRQs
     create_started_ = true;
     first_create_ = std::chrono::steady_clock::now();
-    bringup_.create_qps(st_);
+    bringup_.create_qps(st_, log_);
   }
-  bringup_.run_half(st_, 0);  // after a failed create too: what threads ran ahead gets its lines
+  bringup_.run_half(st_, log_, 0);  // after a failed create too: what threads ran ahead gets its lines
 }
 
 // The bring-up steps after the exchange (open_window ran the half before it).
 void HostSession::close_window() {
-  if (plan_ && bringup_.opened()) bringup_.run_half(st_, 1);
+  if (plan_ && bringup_.opened()) bringup_.run_half(st_, log_, 1);
 }
 
 bool HostSession::run_external_steps(plan::StepKind kind) {
@@ -210,8 +210,8 @@ bool HostSession::run_external_steps(plan::StepKind kind) {
   bool all_done = true;
   for (const auto& step : plan_->steps) {
     if (step.kind != kind) continue;
-    all_done = kind == plan::StepKind::ExternalExchange ? externals_.exchange(st_, step, o_.phase_timeout_ms)
-                                                        : externals_.reply(st_, step, o_.phase_timeout_ms);
+    all_done = kind == plan::StepKind::ExternalExchange ? externals_.exchange(st_, log_, step, o_.phase_timeout_ms)
+                                                        : externals_.reply(st_, log_, step, o_.phase_timeout_ms);
     if (!all_done) break;
   }
   // The bring-up figure is qpo's own work: the time a tool took to connect or answer is not in it.
@@ -260,7 +260,7 @@ void HostSession::log_published() {
     r.micros = exchange_us_;  // publish, wait for every host, read the directory
     lines.push_back(std::move(r));
   }
-  for (auto& line : lines) st_.report.add(std::move(line));  // in the exchange's places
+  for (auto& line : lines) log_.add(std::move(line));  // in the exchange's places
 }
 
 // A barrier's line, once every host arrived at it.
@@ -274,45 +274,45 @@ void HostSession::report_barrier(int plan_step) {
   r.object = plan_->steps[static_cast<size_t>(plan_step - 1)].object;
   r.message = "every host arrived";
   r.micros = meeting_us_;  // this host's wait for the others
-  st_.report.add(std::move(r));
+  log_.add(std::move(r));
 }
 
 // One step of the timeline on this host. Workload steps of a stage run together (run_stage).
 bool HostSession::run_timeline_step(const plan::Step& step) {
   using plan::StepKind;
   auto qp = [&]() -> QpState& { return st_.qps.at(step.id); };
-  if (is_cm_step(step)) return run_cm_step(st_, p_, o_, step);  // rdma_cm (cm_steps.h)
+  if (is_cm_step(step)) return run_cm_step(st_, log_, p_, o_, step);  // rdma_cm (cm_steps.h)
   switch (step.kind) {
     case StepKind::Modify:
-      return modify_qp(st_, "transitions", qp(), p_.modify_of(step));
-    case StepKind::FlushPoll: return flush_after_err(st_, qp());
-    case StepKind::RepostRecv: return repost_after_reset(st_, qp());
-    case StepKind::WaitEvent: return wait_event(st_, step, o_);
-    case StepKind::ForbidEvent: return forbid_event(st_, step);
-    case StepKind::ModifySrq: return arm_srq_limit(st_, step, "transitions");
-    case StepKind::ReadState: return read_state(st_, qp(), step.args.empty() ? "" : step.args[0].value);
+      return modify_qp(st_, log_, "transitions", qp(), p_.modify_of(step));
+    case StepKind::FlushPoll: return flush_after_err(st_, log_, qp());
+    case StepKind::RepostRecv: return repost_after_reset(log_, qp());
+    case StepKind::WaitEvent: return wait_event(st_, log_, step, o_);
+    case StepKind::ForbidEvent: return forbid_event(st_, log_, step);
+    case StepKind::ModifySrq: return arm_srq_limit(st_, log_, step, "transitions");
+    case StepKind::ReadState: return read_state(log_, qp(), step.args.empty() ? "" : step.args[0].value);
     case StepKind::SmokeSend:
-    case StepKind::SmokeReceive: return smoke_step(st_, o_, step);
-    case StepKind::PrepareData: return prepare_workload(st_, step);
+    case StepKind::SmokeReceive: return smoke_step(st_, log_, o_, step);
+    case StepKind::PrepareData: return prepare_workload(st_, log_, step);
     case StepKind::CreateAh:
-      return run_step(st_, st_.host, "traffic", step.verb, step.object, "", [&] {
+      return run_step(log_, st_.host, "traffic", step.verb, step.object, "", [&] {
                const auto& pair = step.extra().smoke;
                peer_ah(st_, st_.qp_here(pair.sender_id), pair.receiver_id, st_.dir.qps.at(pair.receiver_id));
              }).status != report::StepStatus::Failed;
-    case StepKind::Verify: return verify_workload(st_, step);
+    case StepKind::Verify: return verify_workload(st_, log_, step);
     case StepKind::Fault:
       // Faults `during: traffic`: all of this host's at its first fault step, off after the
       // last workload stage (run()).
       if (!traffic_faults_) {
-        traffic_faults_ = std::make_unique<Faults>(st_, p_.faults, "traffic", "traffic");
-        if (!traffic_faults_->ok()) st_.report.fail("fault injection failed");
+        traffic_faults_ = std::make_unique<Faults>(st_, log_, p_.faults, "traffic", "traffic");
+        if (!traffic_faults_->ok()) log_.fail("fault injection failed");
       }
       return ok();
     case StepKind::PacketEvents:
-      events_.arm(st_, p_, step);
+      events_.arm(st_, log_, p_, step);
       return ok();
     case StepKind::Pause: {
-      run_step(st_, st_.host, "traffic", "pause", step.object, "", [&] {
+      run_step(log_, st_.host, "traffic", "pause", step.object, "", [&] {
         auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(step.extra().pause_ms);
         while (std::chrono::steady_clock::now() < until && !stop_now(st_)) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       });
@@ -320,17 +320,17 @@ bool HostSession::run_timeline_step(const plan::Step& step) {
     }
     case StepKind::Barrier: return true;  // the stage's meeting is the barrier: its line comes after it
     case StepKind::SetLink:
-      if (!links_) links_ = std::make_unique<LinkStates>(st_);
+      if (!links_) links_ = std::make_unique<LinkStates>(st_, log_);
       return links_->set(step);
-    case StepKind::BindMw: return bind_mw(st_, o_, step);
-    case StepKind::InvalidateMw: return invalidate_mw(st_, o_, step);
-    case StepKind::PublishMw: return publish_mws(st_, step);
-    case StepKind::AttachMcast: return attach_mcast(st_, step);
-    case StepKind::CreateMcastAh: return create_mcast_ah(st_, step);
-    case StepKind::CmMcastChannel: return cm_mcast_channel(st_, step);
-    case StepKind::CmJoinMcast: return cm_join_mcast(st_, o_, step);
+    case StepKind::BindMw: return bind_mw(st_, log_, o_, step);
+    case StepKind::InvalidateMw: return invalidate_mw(st_, log_, o_, step);
+    case StepKind::PublishMw: return publish_mws(st_, log_, step);
+    case StepKind::AttachMcast: return attach_mcast(st_, log_, step);
+    case StepKind::CreateMcastAh: return create_mcast_ah(st_, log_, step);
+    case StepKind::CmMcastChannel: return cm_mcast_channel(st_, log_, step);
+    case StepKind::CmJoinMcast: return cm_join_mcast(st_, log_, o_, step);
     default:
-      st_.report.fail("internal error: plan step " + std::to_string(step.index) + " (" + step.verb + ") is not a timeline step");
+      log_.fail("internal error: plan step " + std::to_string(step.index) + " (" + step.verb + ") is not a timeline step");
       return false;
   }
 }
@@ -344,7 +344,7 @@ void HostSession::run_stage(const std::vector<const plan::Step*>& steps) {
   for (const auto* step : steps) {
     check_stop();
     if (!ok()) return;
-    st_.report.current_step = step->index;
+    log_.current_step = step->index;
     if (step->kind == plan::StepKind::Workload) {
       if (!workloads_ran) run_measured_workloads(workloads);
       workloads_ran = true;
@@ -358,15 +358,15 @@ void HostSession::run_stage(const std::vector<const plan::Step*>& steps) {
 // they ran and the spread of their samples go into each result, and a warning line says
 // when either is bad (a missed threshold on a busy machine must not read like a regression).
 void HostSession::run_measured_workloads(const std::vector<const plan::Step*>& workloads) {
-  size_t first = st_.report.steps.size();
+  size_t first = log_.steps.size();
   HostLoadSample before = sample_host_load();
-  run_workloads(st_, o_, workloads);
+  run_workloads(st_, log_, o_, workloads);
   report::HostLoad load = host_load_between(before, sample_host_load());
   // Each warning joins its result's plan step, after the result (the lines of a step keep
   // the order they came in).
   std::vector<report::StepResult> warnings;
-  for (size_t i = first; i < st_.report.steps.size(); ++i) {
-    auto& step = st_.report.steps[i];
+  for (size_t i = first; i < log_.steps.size(); ++i) {
+    auto& step = log_.steps[i];
     if (!step.workload) continue;
     auto judged = std::make_shared<report::WorkloadResult>(*step.workload);
     report::Quality q = report::judge_quality(load, judged->summary);
@@ -383,7 +383,7 @@ void HostSession::run_measured_workloads(const std::vector<const plan::Step*>& w
     w.message = report::quality_warning(q);
     warnings.push_back(std::move(w));
   }
-  for (auto& w : warnings) st_.report.add(std::move(w));
+  for (auto& w : warnings) log_.add(std::move(w));
 }
 
 // Teardown in the plan's order: each destroy step releases the resource of that name (one the
@@ -398,7 +398,7 @@ void HostSession::teardown() {
   if (plan_)
     for (const auto& step : plan_->steps)
       if (step.kind == plan::StepKind::Destroy) planned.insert(step.object);
-  st_.report.current_step = 0;
+  log_.current_step = 0;
   for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it)
     if (dynamic_cast<const verbs::Ah*>(it->get()) && !planned.count((*it)->name())) {
       release(**it);
@@ -409,11 +409,11 @@ void HostSession::teardown() {
       if (step.kind != plan::StepKind::Destroy) continue;
       auto it = by_name.find({step.verb, step.object});
       if (it == by_name.end()) continue;
-      st_.report.current_step = step.index;
+      log_.current_step = step.index;
       release(*it->second);
       done.insert(it->second);
     }
-  st_.report.current_step = 0;
+  log_.current_step = 0;
   for (auto it = st_.owned.rbegin(); it != st_.owned.rend(); ++it)  // nothing, unless the plan missed one
     if (!done.count(it->get())) release(**it);
 
@@ -434,13 +434,13 @@ void HostSession::release(verbs::Resource& res) {
   r.status = e ? report::StepStatus::Failed : report::StepStatus::Ok;
   if (e) {
     r.message = verbs::errno_name(e) + ": the object stays allocated";
-    st_.report.fail(std::string(res.destroy_verb()) + "(" + res.name() + "): " + verbs::errno_name(e));
+    log_.fail(std::string(res.destroy_verb()) + "(" + res.name() + "): " + verbs::errno_name(e));
   }
-  st_.report.add(r);
+  log_.add(r);
 }
 
 std::string HostSession::current_step_text() const {
-  int n = st_.report.current_step;
+  int n = log_.current_step;
   if (!plan_ || n < 1 || static_cast<size_t>(n) > plan_->steps.size()) return "host " + st_.host;
   const auto& step = plan_->steps[static_cast<size_t>(n) - 1];
   return "host " + st_.host + ", plan step " + std::to_string(n) + " (" + step.verb.str() + " " + step.object + ")";
@@ -452,13 +452,13 @@ bool HostSession::stage(Channel& ch, const std::string& name, const std::functio
     try {
       work();
     } catch (const std::exception& e) {
-      st_.report.fail("internal error in stage '" + name + "' at " + current_step_text() + ": " + e.what());
+      log_.fail("internal error in stage '" + name + "' at " + current_step_text() + ": " + e.what());
     }
   }
   check_stop();
   if (st_.channel_broken) {
     alive_ = false;
-    if (ok()) st_.report.fail("another host failed before '" + name + "'; tore down");
+    if (ok()) log_.fail("another host failed before '" + name + "'; tore down");
     return false;
   }
   tell_failure(ch);
@@ -479,13 +479,13 @@ report::RunReport HostSession::run(Channel& ch) {
     setup();
     int fault_step = setup_step(plan::StepKind::Fault);
     if (ok() && fault_step) {
-      st_.report.current_step = fault_step;
-      whole_run_faults = std::make_unique<Faults>(st_, p_.faults, "all", "setup");
+      log_.current_step = fault_step;
+      whole_run_faults = std::make_unique<Faults>(st_, log_, p_.faults, "all", "setup");
     }
-    if (whole_run_faults && !whole_run_faults->ok()) st_.report.fail("fault injection failed");
+    if (whole_run_faults && !whole_run_faults->ok()) log_.fail("fault injection failed");
     if (ok()) open_window();
   } catch (const std::exception& e) {
-    st_.report.fail("internal error during setup at " + current_step_text() + ": " + e.what());
+    log_.fail("internal error during setup at " + current_step_text() + ": " + e.what());
   }
   check_stop();
   // The exchange is the first meeting point: everyone's QPN/PSN/GID/rkeys, or everyone stops.
@@ -499,10 +499,10 @@ report::RunReport HostSession::run(Channel& ch) {
   check_stop();
   bool exchanged = alive_;
   stage(ch, "bring-up", [&] {
-    if (std::string why = wire_unsupported_reason(st_, p_); !why.empty()) {
-      st_.report.add(report::step_line(st_.host, "bring-up", "wire", st_.host, report::StepStatus::Skipped, why));
-      st_.report.verdict = report::Verdict::Unsupported;
-      st_.report.reason = why;
+    if (std::string why = wire_unsupported_reason(st_, log_, p_); !why.empty()) {
+      log_.add(report::step_line(st_.host, "bring-up", "wire", st_.host, report::StepStatus::Skipped, why));
+      log_.verdict = report::Verdict::Unsupported;
+      log_.reason = why;
       return;
     }
     // An external peer's values come from its own exchange, before the RTR that reads them.
@@ -510,12 +510,12 @@ report::RunReport HostSession::run(Channel& ch) {
     close_window();
     if (ok()) run_external_steps(plan::StepKind::ExternalReply);
     if (ok() && create_started_) {
-      st_.report.bringup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_create_).count();
-      st_.qps.for_each([&](plan::QpId, const QpState& q) { st_.report.qps_at_rts += q.state == spec::QpState::RTS; });
+      log_.bringup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_create_).count();
+      st_.qps.for_each([&](plan::QpId, const QpState& q) { log_.qps_at_rts += q.state == spec::QpState::RTS; });
     }
   });
   if (!ok()) externals_.close_all();  // a tool waiting on its connection learns it now
-  bringup_.name_lines(st_);
+  bringup_.name_lines(st_, log_);
   if (exchanged) log_published();
   if (alive_) report_barrier(setup_step(plan::StepKind::Barrier));
   publish_lines();
@@ -534,37 +534,37 @@ report::RunReport HostSession::run(Channel& ch) {
   }
   // The cleanup's lines (faults off, links up) report on the latest step that reported: they
   // come after every line published so far, in plan order.
-  st_.report.current_step = st_.report.latest_step();
+  log_.current_step = log_.latest_step();
   traffic_faults_.reset();
   whole_run_faults.reset();  // before the devices close: it reads their counters
   links_.reset();            // a link a step took down is up again before the objects go
   record_counter_deltas();
   if (plan_) {
     for (const auto& step : plan_->steps) {
-      if (step.kind == plan::StepKind::PacketEventsEnd) events_.disarm(st_, step.index);
-      else if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, p_, step.index);
+      if (step.kind == plan::StepKind::PacketEventsEnd) events_.disarm(st_, log_, step.index);
+      else if (step.kind == plan::StepKind::CaptureEnd) captures_.stop(st_, log_, p_, step.index);
     }
   }
   // Whether the run stopped is settled here: a stop that comes during teardown does not make
   // the run's steps "not run".
   bool stopped = plan_ && !ok();
-  if (stopped) mark_unrun_steps(st_.report, *plan_, UnrunPart::BeforeTeardown);
+  if (stopped) mark_unrun_steps(log_, *plan_, UnrunPart::BeforeTeardown);
   teardown();
-  if (stopped) mark_unrun_steps(st_.report, *plan_, UnrunPart::Teardown);
+  if (stopped) mark_unrun_steps(log_, *plan_, UnrunPart::Teardown);
   publish_lines();
   if (o_.live) o_.live->host_done(st_.host);
-  return st_.report;
+  return log_;
 }
 
 void HostSession::publish_lines() {
   // A run that has stopped: the steps it skipped below the latest one that reported (bring-up
   // threads ran some QPs' steps past a failure) get their not-run lines now, or they would
   // come after that step's lines; the others once the run's cleanup has added its lines.
-  if (plan_ && !ok()) mark_unrun_steps(st_.report, *plan_, UnrunPart::BeforeTeardown, st_.report.latest_step());
-  st_.report.order_new_lines();  // what is published is in plan order and never moves
+  if (plan_ && !ok()) mark_unrun_steps(log_, *plan_, UnrunPart::BeforeTeardown, log_.latest_step());
+  log_.order_new_lines();  // what is published is in plan order and never moves
   if (!o_.live) return;
-  o_.live->lines(st_.host, st_.report.steps, published_, st_.report.steps.size());
-  published_ = st_.report.steps.size();
+  o_.live->lines(st_.host, log_.steps, published_, log_.steps.size());
+  published_ = log_.steps.size();
 }
 
 // Every hw_counter of every device this host opened, at open and now (the HTML report's table).
@@ -576,7 +576,7 @@ void HostSession::record_counter_deltas() {
     std::string where = ds.ctx().device_name() + " port " + std::to_string(ds.ctx().port());
     for (const auto& [counter, after] : read_hw_counters(ds)) {
       auto b = before.find(counter);
-      st_.report.counters.push_back({st_.host, where, counter, b == before.end() ? 0 : b->second, after});
+      log_.counters.push_back({st_.host, where, counter, b == before.end() ? 0 : b->second, after});
     }
   }
 }
@@ -640,7 +640,7 @@ report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report:
   return all;
 }
 
-report::StepResult& run_step(RunState& st, const std::string& host, const std::string& phase, const std::string& verb,
+report::StepResult& run_step(report::RunReport& log, const std::string& host, const std::string& phase, const std::string& verb,
                              const std::string& object, const std::string& detail, const std::function<void()>& fn) {
   report::StepResult r;
   r.host = host;
@@ -648,8 +648,8 @@ report::StepResult& run_step(RunState& st, const std::string& host, const std::s
   r.verb = verb;
   r.object = object;
   r.detail = detail;
-  set_outcome(r, timed_step(st, verb, object, fn));
-  return st.report.add(std::move(r));
+  set_outcome(r, timed_step(log, verb, object, fn));
+  return log.add(std::move(r));
 }
 
 report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& options) {

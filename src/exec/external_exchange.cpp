@@ -82,11 +82,11 @@ report::StepResult line(const RunState& st, const plan::Step& step, double micro
   return r;
 }
 
-bool failed(RunState& st, report::StepResult r, const plan::ExternalPeer& e, const std::string& why) {
+bool failed(report::RunReport& log, report::StepResult r, const plan::ExternalPeer& e, const std::string& why) {
   r.status = report::StepStatus::Failed;
   r.message += why;  // after what the step said already (the connections it refused)
-  st.report.add(std::move(r));
-  st.report.fail("external peer '" + e.name + "' (QP " + e.qp + "): " + why);
+  log.add(std::move(r));
+  log.fail("external peer '" + e.name + "' (QP " + e.qp + "): " + why);
   return false;
 }
 
@@ -172,7 +172,7 @@ bool gid_of(const std::string& text, std::array<uint8_t, 16>* out) {
 
 }  // namespace
 
-bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const plan::ExternalPeer& e,
+bool ExternalExchanges::given_exchange(RunState& st, report::RunReport& log, const plan::Step&, const plan::ExternalPeer& e,
                                        interop::Deadline deadline, report::StepResult r, const StepTimer& timer) {
   std::string why;
   if (!e.own_values.empty()) {
@@ -182,7 +182,7 @@ bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const pl
       std::fprintf(out, "qpo values %s: %s\n", e.qp.c_str(), json.c_str());  // one line a setup script can read
       std::fflush(out);
     } else if (!util::write_output_file(e.own_values, json + "\n", &why)) {
-      return failed(st, std::move(r), e, "writing QP " + e.qp + "'s values: " + why);
+      return failed(log, std::move(r), e, "writing QP " + e.qp + "'s values: " + why);
     }
     r.message = "wrote QP " + e.qp + "'s values to " +
                 (e.own_values != "-" ? e.own_values : values_to_stdout_ ? std::string("stdout") : std::string("stderr")) + "; ";
@@ -200,7 +200,7 @@ bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const pl
         why = file.error;
       }
       if (std::chrono::steady_clock::now() >= deadline || stop_flag().load())
-        return failed(st, std::move(r), e, "no peer values: " + why);
+        return failed(log, std::move(r), e, "no peer values: " + why);
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
@@ -211,7 +211,7 @@ bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const pl
   q.sq_psn = v->psn;
   q.lid = v->lid;
   q.qkey = v->qkey;
-  if (!v->gid.empty() && !gid_of(v->gid, &q.gid)) return failed(st, std::move(r), e, "'" + v->gid + "' is not a GID");
+  if (!v->gid.empty() && !gid_of(v->gid, &q.gid)) return failed(log, std::move(r), e, "'" + v->gid + "' is not a GID");
   q.active_mtu = mtu_enum(v->mtu);
   st.dir.qps[e.peer_id] = q;
   if (v->has_mr) st.dir.mrs[external_key(st, e)] = RemoteMr{"external " + e.name, v->mr_addr, v->mr_length, v->mr_rkey};
@@ -219,7 +219,7 @@ bool ExternalExchanges::given_exchange(RunState& st, const plan::Step&, const pl
   r.message += std::string(e.values ? "the peer's values as given: " : "the peer's values from " + e.values_file + ": ") +
                "qpn " + util::hex(v->qpn) + ", psn " + util::hex(v->psn) + (v->gid.empty() ? "" : ", gid " + v->gid) +
                (v->has_mr ? ", buffer rkey " + util::hex(v->mr_rkey) : "");
-  st.report.add(std::move(r));
+  log.add(std::move(r));
   return true;
 }
 
@@ -244,9 +244,9 @@ void ExternalExchanges::listen(const RunState& st, const plan::HostPlan& host) {
   }
 }
 
-bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeout_ms) {
+bool ExternalExchanges::exchange(RunState& st, report::RunReport& log, const plan::Step& step, int timeout_ms) {
   const auto& e = st.plan->externals.at(static_cast<size_t>(step.extra().external));
-  st.report.current_step = step.index;
+  log.current_step = step.index;
   StepTimer timer;
   auto deadline = deadline_in(timeout_ms);
   std::string why;
@@ -255,8 +255,8 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
   std::optional<interop::TcpPeer> tool;
   std::vector<std::string> refused;  // connections not from the tool's address (`from:`)
   int index = step.extra().external;
-  if (e.given()) return given_exchange(st, step, e, deadline, std::move(r), timer);
-  if (e.test_over_cm) return perftest_cm_exchange(st, step, e, deadline, std::move(r), timer);
+  if (e.given()) return given_exchange(st, log, step, e, deadline, std::move(r), timer);
+  if (e.test_over_cm) return perftest_cm_exchange(st, log, step, e, deadline, std::move(r), timer);
   if (!e.qpo_listens()) {
     tool = interop::TcpPeer::dial(e.server, e.port, deadline, &why);
   } else if (auto l = listening_.find(index); l != listening_.end()) {
@@ -266,31 +266,31 @@ bool ExternalExchanges::exchange(RunState& st, const plan::Step& step, int timeo
     auto reason = not_listening_.find(index);
     why = reason != not_listening_.end() ? reason->second : "no listener on port " + std::to_string(e.port);
   }
-  if (!tool) return failed(st, std::move(r), e, why);
+  if (!tool) return failed(log, std::move(r), e, why);
   if (!refused.empty()) {  // said in the step's line, whatever the exchange does next
     r.message = "refused";
     for (const auto& who : refused) r.message += " " + who;
     r.message += " (not from " + e.from + "); ";
   }
   if (e.perftest())
-    return perftest_exchange(st, step, e, std::make_unique<interop::TcpPipe>(std::move(*tool)), deadline, std::move(r), timer);
+    return perftest_exchange(st, log, step, e, std::make_unique<interop::TcpPipe>(std::move(*tool)), deadline, std::move(r), timer);
   // The client writes first; the server answers once its QP is at RTR (reply()).
-  if (!e.qpo_listens() && !tool->send(mine, &why)) return failed(st, std::move(r), e, why);
+  if (!e.qpo_listens() && !tool->send(mine, &why)) return failed(log, std::move(r), e, why);
   auto theirs = tool->receive(interop::kPingpongMessageBytes, deadline, &why);
-  if (!theirs) return failed(st, std::move(r), e, why);
+  if (!theirs) return failed(log, std::move(r), e, why);
   auto address = interop::parse_pingpong_message(*theirs, &why);
-  if (!address) return failed(st, std::move(r), e, tool->remote() + " sent no ibv_pingpong address: " + why);
-  if (!e.qpo_listens() && !tool->send(interop::kPingpongDone, &why)) return failed(st, std::move(r), e, why);
+  if (!address) return failed(log, std::move(r), e, tool->remote() + " sent no ibv_pingpong address: " + why);
+  if (!e.qpo_listens() && !tool->send(interop::kPingpongDone, &why)) return failed(log, std::move(r), e, why);
   record_peer(st, e, *address);
   r.micros = timer.micros();
   r.message += (e.qpo_listens() ? "accepted " : "connected to ") + tool->remote() + "; the tool: " +
               interop::describe(*address);
-  st.report.add(std::move(r));
+  log.add(std::move(r));
   if (e.qpo_listens()) accepted_.emplace(index, std::move(*tool));
   return true;
 }
 
-bool ExternalExchanges::perftest_cm_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
+bool ExternalExchanges::perftest_cm_exchange(RunState& st, report::RunReport& log, const plan::Step& step, const plan::ExternalPeer& e,
                                              interop::Deadline deadline, report::StepResult r, const StepTimer& timer) {
   std::string why;
   std::vector<std::string> refused;
@@ -310,29 +310,29 @@ bool ExternalExchanges::perftest_cm_exchange(RunState& st, const plan::Step& ste
     for (const auto& who : refused) r.message += " " + who;
     r.message += " (not from " + e.from + "); ";
   }
-  if (!tool) return failed(st, std::move(r), e, why);
-  return perftest_exchange(st, step, e, std::move(tool), deadline, std::move(r), timer);
+  if (!tool) return failed(log, std::move(r), e, why);
+  return perftest_exchange(st, log, step, e, std::move(tool), deadline, std::move(r), timer);
 }
 
-bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
+bool ExternalExchanges::perftest_exchange(RunState& st, report::RunReport& log, const plan::Step& step, const plan::ExternalPeer& e,
                                           std::unique_ptr<interop::PerftestPipe> tool, interop::Deadline deadline,
                                           report::StepResult r, const StepTimer& timer) {
   std::string why, remote = tool->remote();
   auto slots = st.dir.mrs.find(slots_key(e.qp_id));
   auto self = st.dir.qps.find(e.qp_id);
   if (slots == st.dir.mrs.end() || self == st.dir.qps.end())  // bring-up publishes both; a guard
-    return failed(st, std::move(r), e, "QP " + e.qp + " or its slot buffer was not published");
+    return failed(log, std::move(r), e, "QP " + e.qp + " or its slot buffer was not published");
   // qpo offers the smaller of the external's mtu and its own port's: the tool takes the
   // smaller of that and its own, and so must qpo's path_mtu.
   int offered = mtu_enum(e.mtu);
   if (self->second.active_mtu) offered = std::min<int>(offered, self->second.active_mtu);
   interop::PerftestTalk talk(std::move(tool), e.qpo_initiates());
   auto opening = talk.opening(offered, deadline, &why);
-  if (!opening) return failed(st, std::move(r), e, why);
+  if (!opening) return failed(log, std::move(r), e, why);
   bool serves_buffer = e.qpo_listens() && !e.latency && (e.op == util::Op::Write || e.op == util::Op::Read);
   // perftest's client moves its target across the cycle buffer when a message fits twice in it.
   if (serves_buffer && e.size <= opening->cycle_buffer / 2 && opening->cycle_buffer > slots->second.length)
-    return failed(st, std::move(r), e,
+    return failed(log, std::move(r), e,
                   "the tool aims its " + std::string(e.op == util::Op::Read ? "READs" : "WRITEs") + " over its cycle buffer of " +
                       std::to_string(opening->cycle_buffer) + " bytes (its page size), more than qpo.slots." + e.qp + "'s " +
                       std::to_string(slots->second.length) + " bytes: give a size above half its cycle buffer");
@@ -350,8 +350,8 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   // does not survive a refusal: qpo answers once its listener is up (answer_sync).
   bool hold = e.test_over_cm && e.qpo_listens();
   for (int i = 0; i < e.keys_in_exchange() && !hold; ++i)  // write_lat: a sync, then the keys (the same values)
-    if (!(theirs = talk.keys(mine, deadline, &why))) return failed(st, std::move(r), e, why);
-  if (hold && !talk.read_keys(deadline, &why)) return failed(st, std::move(r), e, why);
+    if (!(theirs = talk.keys(mine, deadline, &why))) return failed(log, std::move(r), e, why);
+  if (hold && !talk.read_keys(deadline, &why)) return failed(log, std::move(r), e, why);
   if (e.test_over_cm) {
     // -R: that was the sync before the CM connects the test QPs; the tool's keys are zeros
     // until then, its QP and buffer come in the hand-shakes after (the workload's start).
@@ -360,13 +360,13 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
                  " over its rdma_cm control connection; " +
                  (hold ? "its sync read, qpo answers once it listens for the test QP on port "
                        : "synced before the test QPs connect on port ") + std::to_string(e.port);
-    st.report.add(std::move(r));
+    log.add(std::move(r));
     perftest_.emplace(step.extra().external, Perftest{std::move(talk), mine, hold});
     return true;
   }
   // qpo's READs at the tool: no more at once than the tool's QP accepts (its out_reads).
   if (e.qpo_initiates() && e.op == util::Op::Read && !e.latency && e.max_rd_atomic > theirs->out_reads)
-    return failed(st, std::move(r), e,
+    return failed(log, std::move(r), e,
                   "the tool accepts " + std::to_string(theirs->out_reads) + " RDMA READs at once (its out_reads), QP " +
                       e.qp + "'s max_rd_atomic is " + std::to_string(e.max_rd_atomic) + ": give max_rd_atomic: " +
                       std::to_string(theirs->out_reads) + " or run the tool with -o " + std::to_string(e.max_rd_atomic));
@@ -387,7 +387,7 @@ bool ExternalExchanges::perftest_exchange(RunState& st, const plan::Step& step, 
   r.micros = timer.micros();
   r.message += (e.qpo_listens() ? "accepted " : "connected to ") + remote + "; " + e.tool() + " " + opening->version +
               ", MTU " + std::to_string(128 << mtu) + "; the tool: " + interop::describe(*theirs);
-  st.report.add(std::move(r));
+  log.add(std::move(r));
   perftest_.emplace(step.extra().external, Perftest{std::move(talk), mine});
   return true;
 }
@@ -411,33 +411,33 @@ std::optional<ExternalExchanges::Perftest> ExternalExchanges::take_perftest(int 
   return p;
 }
 
-bool ExternalExchanges::reply(RunState& st, const plan::Step& step, int timeout_ms) {
+bool ExternalExchanges::reply(RunState& st, report::RunReport& log, const plan::Step& step, int timeout_ms) {
   const auto& e = st.plan->externals.at(static_cast<size_t>(step.extra().external));
-  st.report.current_step = step.index;
+  log.current_step = step.index;
   StepTimer timer;
   auto r = line(st, step, 0);
   if (e.perftest()) {
     auto it = perftest_.find(step.extra().external);
     std::string why;
-    if (it == perftest_.end()) return failed(st, std::move(r), e, "no connection with the tool");
+    if (it == perftest_.end()) return failed(log, std::move(r), e, "no connection with the tool");
     auto deadline = deadline_in(timeout_ms);  // one for the step, as declared_waits counts it
     for (int i = 0; i < 2; ++i)
-      if (!it->second.talk.keys(it->second.mine, deadline, &why)) return failed(st, std::move(r), e, why);
+      if (!it->second.talk.keys(it->second.mine, deadline, &why)) return failed(log, std::move(r), e, why);
     r.micros = timer.micros();
     r.message = "keys twice each way: both sides connected";
-    st.report.add(std::move(r));
+    log.add(std::move(r));
     return true;
   }
   auto it = accepted_.find(step.extra().external);
   std::string why;
-  if (it == accepted_.end()) return failed(st, std::move(r), e, "no connection from the tool to answer");
+  if (it == accepted_.end()) return failed(log, std::move(r), e, "no connection from the tool to answer");
   auto own = own_address(st, e.qp_id);
-  if (!it->second.send(interop::format_pingpong_message(own), &why)) return failed(st, std::move(r), e, why);
+  if (!it->second.send(interop::format_pingpong_message(own), &why)) return failed(log, std::move(r), e, why);
   auto done = it->second.receive(interop::kPingpongDone.size(), deadline_in(timeout_ms), &why);
-  if (!done) return failed(st, std::move(r), e, why);
+  if (!done) return failed(log, std::move(r), e, why);
   r.micros = timer.micros();
   r.message = "sent " + interop::describe(own) + "; the tool said done";
-  st.report.add(std::move(r));
+  log.add(std::move(r));
   accepted_.erase(it);  // the tool closes its end now; so does qpo
   return true;
 }

@@ -28,10 +28,10 @@ class ExternalExchanges {
   // ExternalExchange: qpo dials the tool's server (the whole exchange, "done" included), or
   // accepts the tool as its client and reads its message. Adds the step's line; false (and
   // the run failed) when the tool did not take part. `timeout_ms` bounds the whole step.
-  bool exchange(RunState& st, const plan::Step& step, int timeout_ms);
+  bool exchange(RunState& st, report::RunReport& log, const plan::Step& step, int timeout_ms);
   // ExternalReply, its QP at RTS now. ibv_pingpong when qpo is the server: qpo's message, then
   // the tool's "done". perftest (both roles): two more keys hand-shakes.
-  bool reply(RunState& st, const plan::Step& step, int timeout_ms);
+  bool reply(RunState& st, report::RunReport& log, const plan::Step& step, int timeout_ms);
 
   // A perftest conversation between its steps: the connection and the keys qpo sends each time.
   struct Perftest {
@@ -60,12 +60,12 @@ class ExternalExchanges {
 
  private:
   // exchange values: writes the QP's own values, takes the peer's (given, or from its file).
-  bool given_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e, interop::Deadline deadline,
+  bool given_exchange(RunState& st, report::RunReport& log, const plan::Step& step, const plan::ExternalPeer& e, interop::Deadline deadline,
                       report::StepResult r, const StepTimer& timer);
   // perftest -R: dials the tool's control connection, or accepts it, then perftest_exchange.
-  bool perftest_cm_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e, interop::Deadline deadline,
+  bool perftest_cm_exchange(RunState& st, report::RunReport& log, const plan::Step& step, const plan::ExternalPeer& e, interop::Deadline deadline,
                             report::StepResult r, const StepTimer& timer);
-  bool perftest_exchange(RunState& st, const plan::Step& step, const plan::ExternalPeer& e,
+  bool perftest_exchange(RunState& st, report::RunReport& log, const plan::Step& step, const plan::ExternalPeer& e,
                          std::unique_ptr<interop::PerftestPipe> tool,
                          interop::Deadline deadline, report::StepResult r,
                          const StepTimer& timer);

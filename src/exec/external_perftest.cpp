@@ -179,7 +179,7 @@ void ExternalPerftest::converse() {
   stage_ = "";
 }
 
-bool ExternalPerftest::finish(RunState& st) {
+bool ExternalPerftest::finish(RunState& st, report::RunReport& log) {
   const auto& w = run_.spec;
   bool client = peer_ && peer_->qpo_initiates();
   report::StepResult r;
@@ -204,8 +204,8 @@ bool ExternalPerftest::finish(RunState& st) {
     r.status = report::StepStatus::Failed;
     r.message = why;
     bool halted = (error.empty() || halted_) && cfg_.stop && cfg_.stop->load();
-    if (!halted) st.report.fail("workload '" + w.name + "' with external '" + (peer_ ? peer_->name : "") + "': " + why);
-    st.report.add(std::move(r));
+    if (!halted) log.fail("workload '" + w.name + "' with external '" + (peer_ ? peer_->name : "") + "': " + why);
+    log.add(std::move(r));
     return false;
   }
   auto result = std::make_shared<report::WorkloadResult>();
@@ -241,7 +241,7 @@ bool ExternalPerftest::finish(RunState& st) {
   }
   if (!tool_keys_.empty()) r.message += "; the tool's keys after the CM connection: " + tool_keys_;
   r.workload = std::move(result);
-  st.report.add(std::move(r));
+  log.add(std::move(r));
   return true;
 }
 

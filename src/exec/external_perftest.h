@@ -27,7 +27,7 @@ class ExternalPerftest {
   // On a worker thread: may throw (the caller's guard keeps the error for finish()).
   void run();
   // Back on the session's thread: the step's line; false (the run failed) when it broke.
-  bool finish(RunState& st);
+  bool finish(RunState& st, report::RunReport& log);
   const plan::Step& step() const { return step_; }
 
   std::string error;  // what stopped it (prepare or run)

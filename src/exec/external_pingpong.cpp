@@ -44,7 +44,7 @@ void ExternalPingpong::run() {
   result_ = dataplane::run_pingpong({&ep_, ep_.recv_pool.get()}, cfg_, access_);
 }
 
-bool ExternalPingpong::finish(RunState& st) {
+bool ExternalPingpong::finish(RunState& st, report::RunReport& log) {
   const auto& w = run_.spec;
   if (q_ && q_->recv_cq)
     st.router.assign_receives(q_->recv_cq, ep_.qp->qp_num, access_for(st, *q_, Reader::Receives).owner);
@@ -54,7 +54,7 @@ bool ExternalPingpong::finish(RunState& st) {
   r.verb = "workload";
   r.object = w.qp.name;
   r.plan_step = step_.index;
-  if (rping_) return finish_rping(st, std::move(r));
+  if (rping_) return finish_rping(log, std::move(r));
   bool burst = cfg_.burst > 1;
   std::string verb = cfg_.imm ? "IBV_WR_SEND_WITH_IMM" : "IBV_WR_SEND";
   r.detail = w.name + (burst ? ": " + verb + " x" + std::to_string(w.iterations) + " each way, all at once, "
@@ -67,7 +67,7 @@ bool ExternalPingpong::finish(RunState& st) {
   else if (!why.empty() && q_)
     why += " (after " + std::to_string(res.iterations) + " of " + std::to_string(w.iterations) + ")";
   // Halted without an error of its own: the run's reason is whatever halted it.
-  if (!why.empty()) return report_failure(st, w.name, std::move(r), why, error.empty() && cfg_.stop && cfg_.stop->load());
+  if (!why.empty()) return report_failure(log, w.name, std::move(r), why, error.empty() && cfg_.stop && cfg_.stop->load());
   char buf[200];
   if (burst)
     std::snprintf(buf, sizeof buf, "%llu messages each way (%llu bytes) in %.3f s", static_cast<unsigned long long>(res.iterations),
@@ -84,16 +84,16 @@ bool ExternalPingpong::finish(RunState& st) {
   auto times = res.times_us;
   result->summary = op_summary(w.size, w.iterations, res.seconds, times);
   r.workload = std::move(result);
-  st.report.add(std::move(r));
+  log.add(std::move(r));
   return true;
 }
 
-bool ExternalPingpong::report_failure(RunState& st, const std::string& workload, report::StepResult line,
+bool ExternalPingpong::report_failure(report::RunReport& log, const std::string& workload, report::StepResult line,
                                       const std::string& why, bool halted) {
   line.status = report::StepStatus::Failed;
   line.message = why;
-  if (!halted) st.report.fail("workload '" + workload + "': " + why);
-  st.report.add(std::move(line));
+  if (!halted) log.fail("workload '" + workload + "': " + why);
+  log.add(std::move(line));
   return false;
 }
 

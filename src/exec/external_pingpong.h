@@ -32,7 +32,7 @@ class ExternalPingpong {
   // On a worker thread: may throw (the caller's guard keeps the error for finish()).
   void run();
   // Back on the session's thread: the step's line; false (the run failed) when it broke.
-  bool finish(RunState& st);
+  bool finish(RunState& st, report::RunReport& log);
   const plan::Step& step() const { return step_; }
 
   std::string error;  // what stopped it (prepare or run)
@@ -58,9 +58,9 @@ class ExternalPingpong {
   bool rping_ = false;
   RpingResult rping_result_;
   void run_rping();
-  bool finish_rping(RunState& st, report::StepResult line);
+  bool finish_rping(report::RunReport& log, report::StepResult line);
   // A failed step's line; the run's reason too unless another side or Ctrl-C halted it.
-  static bool report_failure(RunState& st, const std::string& workload, report::StepResult line, const std::string& why,
+  static bool report_failure(report::RunReport& log, const std::string& workload, report::StepResult line, const std::string& why,
                              bool halted);
 };
 

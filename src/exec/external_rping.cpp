@@ -103,7 +103,7 @@ void ExternalPingpong::run_rping() {
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-bool ExternalPingpong::finish_rping(RunState& st, report::StepResult line) {
+bool ExternalPingpong::finish_rping(report::RunReport& log, report::StepResult line) {
   const auto& w = run_.spec;
   const auto& r = rping_result_;
   bool client = cfg_.initiator;
@@ -115,14 +115,14 @@ bool ExternalPingpong::finish_rping(RunState& st, report::StepResult line) {
   else if (!why.empty())
     why += " (after " + std::to_string(r.pings) + " of " + std::to_string(w.iterations) + " pings)";
   // Halted by another side or Ctrl-C: the run's reason is that.
-  if (!why.empty()) return report_failure(st, w.name, std::move(line), why, error.empty() && r.halted);
+  if (!why.empty()) return report_failure(log, w.name, std::move(line), why, error.empty() && r.halted);
   char buf[200];
   std::snprintf(buf, sizeof buf, "%llu pings in %.3f s: %s", static_cast<unsigned long long>(r.pings), r.seconds,
                 client ? "the tool read each ping's bytes and wrote them back, the same (compared)"
                        : "read each ping's bytes from the tool and wrote them back");
   line.message = buf;
   line.micros = r.seconds * 1e6;
-  st.report.add(std::move(line));
+  log.add(std::move(line));
   return true;
 }
 

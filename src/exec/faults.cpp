@@ -109,8 +109,8 @@ int fault_step(const RunState& st, const std::string& name) {
 
 }  // namespace
 
-Faults::Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase)
-    : st_(st), phase_(phase) {
+Faults::Faults(RunState& st, report::RunReport& log, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase)
+    : st_(st), log_(log), phase_(phase) {
   for (const auto& f : faults) {
     const DeviceState* device = st.devices.find(f.device_id);
     if (f.during != window || !device) continue;
@@ -127,8 +127,8 @@ Faults::Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const 
     detail += " on udp dport " + std::string(util::kRoceV2UdpPort);
     bool installed = false;  // the root qdisc is ours to delete from the first command on
     // All of a window's faults go on at its first Fault step; each line reports on its own.
-    if (int step = fault_step(st, f.name)) st.report.current_step = step;
-    auto& r = run_step(st, st.host, phase, "tc qdisc replace", f.name, "dev " + a.netdev + " " + detail, [&] {
+    if (int step = fault_step(st, f.name)) log.current_step = step;
+    auto& r = run_step(log, st.host, phase, "tc qdisc replace", f.name, "dev " + a.netdev + " " + detail, [&] {
       if (a.netdev.empty()) throw std::runtime_error("no netdev found under " + d.ctx().device_name());
       // Refuse, before touching it, a root qdisc that is the host's own configuration.
       std::string refusal = root_qdisc_refusal(a.netdev, parse_root_qdisc(tc({"qdisc", "show", "dev", a.netdev, "root"})));
@@ -160,9 +160,9 @@ Faults::~Faults() {
       std::string why = tc_failed(del, rc, out) + " (fault '" + a.fault + "' may still act on " + a.netdev + ")";
       status = report::StepStatus::Failed;
       message = why + "; " + message;
-      st_.report.fail(why);
+      log_.fail(why);
     }
-    st_.report.add(
+    log_.add(
         report::step_line(st_.host, phase_, "tc qdisc del", a.fault, "dev " + a.netdev, status, std::move(message)));
   }
 }

@@ -30,7 +30,7 @@ std::string root_qdisc_refusal(const std::string& netdev, const RootQdisc& q);
 class Faults {
  public:
   // Applies every fault of `window` ("traffic" or "all") on this host's devices.
-  Faults(RunState& st, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase);
+  Faults(RunState& st, report::RunReport& log, const std::vector<plan::NetemFault>& faults, const std::string& window, const std::string& phase);
   ~Faults();  // removes the qdiscs and reports the counter deltas
   Faults(const Faults&) = delete;
   Faults& operator=(const Faults&) = delete;
@@ -44,6 +44,7 @@ class Faults {
     Counters before;
   };
   RunState& st_;
+  report::RunReport& log_;
   std::string phase_;
   std::vector<Applied> applied_;
   bool ok_ = true;

@@ -63,6 +63,7 @@ class HostSession {
   const plan::HostPlan* plan_ = nullptr;
   RunOptions o_;
   RunState st_;
+  report::RunReport log_;  // the step log: a line per plan step, handed to o_.live as they settle
   BringUpRunner bringup_;
   const StopRequest* stop_request_ = nullptr;  // from the channel: this host was found late
   bool alive_ = true;

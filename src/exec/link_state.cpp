@@ -39,7 +39,7 @@ bool LinkStates::set(const plan::Step& step) {
   // Up again: the netdev this run took down (the GID that named it may be gone with the link).
   std::string netdev = taken != down_.end() ? taken->netdev : netdev_of(d);
   bool was_up = !netdev.empty() && is_up(netdev);
-  auto& r = run_step(st_, st_.host, "transitions", step.verb, step.object, "dev " + netdev + " " + state, [&] {
+  auto& r = run_step(log_, st_.host, "transitions", step.verb, step.object, "dev " + netdev + " " + state, [&] {
     if (netdev.empty()) throw std::runtime_error("no netdev found under " + d.ctx().device_name());
     ip_link_set(netdev, state);
   });
@@ -58,9 +58,9 @@ LinkStates::~LinkStates() {
     } catch (const std::exception& e) {
       status = report::StepStatus::Failed;
       message = e.what();
-      st_.report.fail(e.what());
+      log_.fail(e.what());
     }
-    st_.report.add(report::step_line(st_.host, "teardown", "ip link set", x.device, "dev " + x.netdev + " up", status,
+    log_.add(report::step_line(st_.host, "teardown", "ip link set", x.device, "dev " + x.netdev + " up", status,
                                      std::move(message)));
   }
 }

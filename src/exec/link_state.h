@@ -14,7 +14,7 @@ namespace qpo::exec {
 
 class LinkStates {
  public:
-  explicit LinkStates(RunState& st) : st_(st) {}
+  explicit LinkStates(RunState& st, report::RunReport& log) : st_(st), log_(log) {}
   ~LinkStates();  // every netdev still down goes up again, with a report line
   LinkStates(const LinkStates&) = delete;
   LinkStates& operator=(const LinkStates&) = delete;
@@ -27,6 +27,7 @@ class LinkStates {
     std::string device, netdev;
   };
   RunState& st_;
+  report::RunReport& log_;
   std::vector<Down> down_;
 };
 

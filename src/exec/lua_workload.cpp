@@ -47,12 +47,12 @@ lua::Callbacks callbacks(const RunState& st, ProgressLine& line) {
 }
 
 // The step (with the results), and the verdict: a failed script, or a missed threshold.
-bool record(RunState& st, const scenario::Workload& w, report::StepResult r, const lua::WorkloadResult& result) {
+bool record(report::RunReport& log, const scenario::Workload& w, report::StepResult r, const lua::WorkloadResult& result) {
   if (!result.ok) {
     r.status = report::StepStatus::Failed;
     r.message = result.error;
-    st.report.add(std::move(r));
-    st.report.fail("workload '" + w.name + "': " + result.error);
+    log.add(std::move(r));
+    log.fail("workload '" + w.name + "': " + result.error);
     return false;
   }
   auto results = std::make_shared<report::WorkloadResult>(workload_result(w, result.summary));
@@ -64,8 +64,8 @@ bool record(RunState& st, const scenario::Workload& w, report::StepResult r, con
     r.status = report::StepStatus::Failed;
     r.message += "; thresholds missed";
   }
-  st.report.add(std::move(r));
-  if (!missed.empty()) st.report.fail(missed);
+  log.add(std::move(r));
+  if (!missed.empty()) log.fail(missed);
   return missed.empty();
 }
 
@@ -84,11 +84,11 @@ report::StepResult script_step(const RunState& st, const scenario::Workload& w) 
   return r;
 }
 
-bool failed_step(RunState& st, const scenario::Workload& w, report::StepResult r, const std::string& problem) {
+bool failed_step(report::RunReport& log, const scenario::Workload& w, report::StepResult r, const std::string& problem) {
   r.status = report::StepStatus::Failed;
   r.message = problem;
-  st.report.add(std::move(r));
-  st.report.fail("workload '" + w.name + "': " + problem);
+  log.add(std::move(r));
+  log.fail("workload '" + w.name + "': " + problem);
   return false;
 }
 
@@ -105,20 +105,20 @@ std::vector<lua::WorkerSpec> workers_here(const RunState& st, const std::vector<
 
 // Not the reporting host: the thresholds are judged here too (every host must stop the wave
 // alike), but the results and the verdict belong to the host of the workload's qp:.
-bool note_elsewhere(RunState& st, const scenario::Workload& w, report::StepResult r, const lua::WorkloadResult& result,
+bool note_elsewhere(report::RunReport& log, const scenario::Workload& w, report::StepResult r, const lua::WorkloadResult& result,
                     const std::string& reporter) {
-  if (!result.ok) return failed_step(st, w, std::move(r), result.error);
+  if (!result.ok) return failed_step(log, w, std::move(r), result.error);
   std::vector<report::ThresholdResult> judged;
   for (const auto& t : w.thresholds) judged.push_back(judge(t, result.summary));
   r.status = report::StepStatus::Ok;
   r.message = "workers here done; results and thresholds reported by host " + reporter;
-  st.report.add(std::move(r));
+  log.add(std::move(r));
   return missed_thresholds(w, judged).empty();
 }
 
 }  // namespace
 
-bool run_lua_workload(RunState& st, const plan::WorkloadRun& run, const RunOptions& o) {
+bool run_lua_workload(RunState& st, report::RunReport& log, const plan::WorkloadRun& run, const RunOptions& o) {
   const scenario::Workload& w = run.spec;
   report::StepResult r = script_step(st, w);
   lua::WorkloadSpec spec = run.script;
@@ -143,7 +143,7 @@ bool run_lua_workload(RunState& st, const plan::WorkloadRun& run, const RunOptio
   if (!problem.empty()) {
     meeting.fail(problem);
     st.channel_broken |= meeting.channel_failed();
-    return failed_step(st, w, std::move(r), problem);
+    return failed_step(log, w, std::move(r), problem);
   }
   if (spec.workers.empty()) {
     // No worker here: meet the others at their barriers until all are done.
@@ -151,7 +151,7 @@ bool run_lua_workload(RunState& st, const plan::WorkloadRun& run, const RunOptio
       meeting.finish({}, "");
     } catch (const std::exception& e) {
       st.channel_broken |= meeting.channel_failed();
-      return failed_step(st, w, std::move(r), e.what());
+      return failed_step(log, w, std::move(r), e.what());
     }
     return true;
   }
@@ -173,8 +173,8 @@ bool run_lua_workload(RunState& st, const plan::WorkloadRun& run, const RunOptio
   if (!meeting.closed()) meeting.fail(result.error.empty() ? "the workload ended without meeting the other hosts" : result.error);
   st.channel_broken |= meeting.channel_failed();
   r.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-  if (reporter != st.host) return note_elsewhere(st, w, std::move(r), result, reporter);
-  return record(st, w, std::move(r), result);
+  if (reporter != st.host) return note_elsewhere(log, w, std::move(r), result, reporter);
+  return record(log, w, std::move(r), result);
 }
 
 }  // namespace qpo::exec

@@ -51,10 +51,10 @@ void alloc_mw(RunState& st, const plan::Step& step) {
   st.mws.put(step.id, ms);
 }
 
-bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
+bool bind_mw(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step) {
   const auto& window = st.plan->window_of(step);
   const auto& w = window.spec;
-  auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "bind on QP " + w.bind_qp.name, [&] {
+  auto& r = run_step(log, st.host, "traffic", step.verb, w.name, "bind on QP " + w.bind_qp.name, [&] {
     auto& ms = st.mws.at(step.id);
     auto& q = st.qps.at(window.bind_qp);
     verbs::Mr* mr = st.mrs.at(window.mr);
@@ -82,11 +82,11 @@ bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
   return r.status != report::StepStatus::Failed;
 }
 
-bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
+bool invalidate_mw(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step) {
   const auto& window = st.plan->window_of(step);
   const auto& w = window.spec;
   uint32_t old = 0;
-  auto& r = run_step(st, st.host, "traffic", step.verb, w.name, "on QP " + w.bind_qp.name, [&] {
+  auto& r = run_step(log, st.host, "traffic", step.verb, w.name, "on QP " + w.bind_qp.name, [&] {
     auto& ms = st.mws.at(step.id);
     auto& q = st.qps.at(window.bind_qp);
     uint64_t wr_id = kWindowTag | (1ull << 32) | static_cast<uint64_t>(q.ordinal);
@@ -109,7 +109,7 @@ bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step) {
   return r.status != report::StepStatus::Failed;
 }
 
-bool publish_mws(RunState& st, const plan::Step& step) {
+bool publish_mws(RunState& st, report::RunReport& log, const plan::Step& step) {
   std::ostringstream mine;
   for (plan::ObjectId id : st.mws_bound) {
     const auto& window = st.plan->windows.at(id);
@@ -121,7 +121,7 @@ bool publish_mws(RunState& st, const plan::Step& step) {
   }
   st.mws_bound.clear();
   std::vector<std::string> notes;
-  auto& r = run_step(st, st.host, "traffic", "publish", step.object, "memory windows", [&] {
+  auto& r = run_step(log, st.host, "traffic", "publish", step.object, "memory windows", [&] {
     if (!st.channel || !st.channel->gather("mws " + std::to_string(step.stage), mine.str(), &notes)) {
       // Most often a host failed before it could publish (a bind refused): its own steps say
       // why; this host only learns that the meeting broke.

@@ -12,9 +12,9 @@
 namespace qpo::exec {
 
 void alloc_mw(RunState& st, const plan::Step& step);
-bool bind_mw(RunState& st, const RunOptions& o, const plan::Step& step);
-bool invalidate_mw(RunState& st, const RunOptions& o, const plan::Step& step);
+bool bind_mw(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step);
+bool invalidate_mw(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step);
 // Every host, once per bind stage: sends the windows this host bound, takes everyone's.
-bool publish_mws(RunState& st, const plan::Step& step);
+bool publish_mws(RunState& st, report::RunReport& log, const plan::Step& step);
 
 }  // namespace qpo::exec

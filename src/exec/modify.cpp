@@ -106,13 +106,13 @@ void name_modify_line(RunState& st, report::StepResult& r, const QpState& q, con
   r.detail = mask_detail(st, t);
 }
 
-void attr_failure(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m, const std::string& why) {
+void attr_failure(RunState& st, report::RunReport& log, const std::string& phase, QpState& q, const plan::ModifyPlan& m, const std::string& why) {
   report::StepResult r;
   name_modify_line(st, r, q, m, phase);
   r.status = report::StepStatus::Failed;
   r.message = why;
-  st.report.add(std::move(r));
-  st.report.fail(why);
+  log.add(std::move(r));
+  log.fail(why);
 }
 
 plan::OwnValues own_values(const QpState& q) {
@@ -127,19 +127,19 @@ ModifyDone timed_modify(QpState& q, spec::Mask mask, ibv_qp_attr& attr) {
   return {err, timer.micros()};
 }
 
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m) {
+bool modify_qp(RunState& st, report::RunReport& log, const std::string& phase, QpState& q, const plan::ModifyPlan& m) {
   ibv_qp_attr attr{};
   if (!m.attrs.error.empty()) {
-    attr_failure(st, phase, q, m, m.attrs.error);
+    attr_failure(st, log, phase, q, m, m.attrs.error);
     return false;
   }
   try {
     m.attrs.resolve(own_values(q), peer_of(st, q), q.facts->name, attr);
   } catch (const std::exception& e) {
-    attr_failure(st, phase, q, m, e.what());
+    attr_failure(st, log, phase, q, m, e.what());
     return false;
   }
-  return apply_modify(st, phase, q, m, attr, nullptr);
+  return apply_modify(st, log, phase, q, m, attr, nullptr);
 }
 
 namespace {
@@ -161,7 +161,7 @@ std::string recorded_refusal(const QpState& q, const plan::ModifyPlan& t, int er
 
 // ibv_modify_qp, judged against the scenario's expectation and the rule tables' prediction,
 // then ibv_query_qp. Fills `r` (the step's line) and the run's verdict; adds no line.
-Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_qp_attr& attr, Outcome& r,
+Attempt attempt_modify(RunState& st, report::RunReport& log, QpState& q, const plan::ModifyPlan& t, ibv_qp_attr& attr, Outcome& r,
                        const ModifyDone* done) {
   ModifyDone result = done ? *done : timed_modify(q, t.mask, attr);
   int err = result.err;
@@ -176,15 +176,15 @@ Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_
     if (deviation && verbs::errno_name(err) == deviation->errno_name && !(expected_fail && t.expect_errno == err)) {
       r.status = report::StepStatus::Skipped;
       r.message = "unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
-      if (st.report.verdict == report::Verdict::Pass) {
-        st.report.verdict = report::Verdict::Unsupported;
-        st.report.reason = q.facts->type_name + " " + spec::state_name(t.from) + "->" + spec::state_name(t.to) +
+      if (log.verdict == report::Verdict::Pass) {
+        log.verdict = report::Verdict::Unsupported;
+        log.reason = q.facts->type_name + " " + spec::state_name(t.from) + "->" + spec::state_name(t.to) +
                            " is unsupported by device (" + q.device->ctx().provider() + "): " + deviation->why;
       }
       return Attempt::Failed;
     }
     if (t.predicted_ok && err == EINVAL)
-      st.report.disagreements.push_back(where() + ": rule tables predicted ok, the kernel returned EINVAL" +
+      log.disagreements.push_back(where() + ": rule tables predicted ok, the kernel returned EINVAL" +
                                         recorded_refusal(q, t, err));
     if (expected_fail && t.expect_errno == err) {
       r.status = report::StepStatus::ExpectedFailure;
@@ -195,15 +195,15 @@ Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_
     r.status = report::StepStatus::Failed;
     r.message = "ibv_modify_qp failed: " + verbs::errno_name(err) + " (" + std::strerror(err) + ")" +
                 (expected_fail ? "; the scenario expected " + t.expect_name : "");
-    st.report.fail(verbs::call_text("ibv_modify_qp", q.facts->name, detail()) + ": " + verbs::errno_name(err));
+    log.fail(verbs::call_text("ibv_modify_qp", q.facts->name, detail()) + ": " + verbs::errno_name(err));
     return Attempt::Failed;
   }
   if (!t.predicted_ok)
-    st.report.disagreements.push_back(where() + ": rule tables predicted EINVAL, the kernel accepted it");
+    log.disagreements.push_back(where() + ": rule tables predicted EINVAL, the kernel accepted it");
   if (expected_fail) {
     r.status = report::StepStatus::Failed;
     r.message = "succeeded, but the scenario expected " + t.expect_name;
-    st.report.fail(verbs::call_text("ibv_modify_qp", q.facts->name, detail()) + " succeeded; expected " +
+    log.fail(verbs::call_text("ibv_modify_qp", q.facts->name, detail()) + " succeeded; expected " +
                    t.expect_name);
     return Attempt::Failed;
   }
@@ -211,7 +211,7 @@ Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_
   if (!verify(q, t, attr, &mismatch)) {
     r.status = report::StepStatus::Failed;
     r.message = "ibv_query_qp: " + mismatch;
-    st.report.fail("QP '" + q.facts->name + "' " + mismatch);
+    log.fail("QP '" + q.facts->name + "' " + mismatch);
     return Attempt::Failed;
   }
   if (!mismatch.empty()) {
@@ -223,13 +223,13 @@ Attempt attempt_modify(RunState& st, QpState& q, const plan::ModifyPlan& t, ibv_
 
 }  // namespace
 
-bool apply_modify(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& t, ibv_qp_attr& attr,
+bool apply_modify(RunState& st, report::RunReport& log, const std::string& phase, QpState& q, const plan::ModifyPlan& t, ibv_qp_attr& attr,
                   DeferredLines* later, const ModifyDone* done) {
   Outcome r;
-  Attempt result = attempt_modify(st, q, t, attr, r, done);
+  Attempt result = attempt_modify(st, log, q, t, attr, r, done);
   // The step's line: now, or after the bring-up window when `later` collects it.
   if (later) {
-    later->modified(st, q, t, std::move(r));
+    later->modified(log, q, t, std::move(r));
   } else {
     report::StepResult line;
     name_modify_line(st, line, q, t, phase);
@@ -237,7 +237,7 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, const plan
     // After bring-up the log shows where the QP is, as ibv_query_qp read it (verify()).
     if (result == Attempt::Succeeded && line.message.empty() && !t.bring_up)
       line.message = std::string("state read back: IBV_QPS_") + spec::state_name(t.to);
-    st.report.add(std::move(line));
+    log.add(std::move(line));
   }
   if (result != Attempt::Succeeded) return result == Attempt::ExpectedFailure;
   q.state = t.to;
@@ -254,13 +254,13 @@ bool apply_modify(RunState& st, const std::string& phase, QpState& q, const plan
 
 // The follow-ups a transition implies: the plan lists each as its own step.
 
-bool repost_after_reset(RunState& st, QpState& q) {
-  return run_step(st, q.host, "transitions", "ibv_post_recv", q.facts->name, "re-post receives after RESET", [&] {
+bool repost_after_reset(report::RunReport& log, QpState& q) {
+  return run_step(log, q.host, "transitions", "ibv_post_recv", q.facts->name, "re-post receives after RESET", [&] {
            post_bringup_receives(q, q.facts->cap.max_recv_wr);
          }).status != report::StepStatus::Failed;
 }
 
-bool flush_after_err(RunState& st, QpState& q) {
+bool flush_after_err(RunState& st, report::RunReport& log, QpState& q) {
   const std::string phase = "transitions";
   // Every outstanding WR completes with IBV_WC_WR_FLUSH_ERR.
   // The executor's receives and those a script left posted (send_bw's target keeps its
@@ -286,15 +286,15 @@ bool flush_after_err(RunState& st, QpState& q) {
   f.status = ok && other == 0 ? report::StepStatus::Ok : report::StepStatus::Failed;
   if (other) f.message += "; " + std::to_string(other) + " completions had another status";
   if (q.recv_pool && !q.srq) q.recv_pool->forget_outstanding();  // a later stream must not count them
-  st.report.add(f);
+  log.add(f);
   if (f.status == report::StepStatus::Failed) {
-    st.report.fail("QP '" + q.facts->name + "': " + f.message);
+    log.fail("QP '" + q.facts->name + "': " + f.message);
     return false;
   }
   return true;
 }
 
-bool read_state(RunState& st, QpState& q, const std::string& expected) {
+bool read_state(report::RunReport& log, QpState& q, const std::string& expected) {
   report::StepResult r;
   r.host = q.host;
   r.phase = "traffic";
@@ -309,8 +309,8 @@ bool read_state(RunState& st, QpState& q, const std::string& expected) {
     r.status = report::StepStatus::Failed;
     r.err = err;
     r.message = "ibv_query_qp failed: " + verbs::errno_name(err);
-    st.report.fail(verbs::call_text("ibv_query_qp", q.facts->name) + ": " + verbs::errno_name(err));
-    st.report.add(r);
+    log.fail(verbs::call_text("ibv_query_qp", q.facts->name) + ": " + verbs::errno_name(err));
+    log.add(r);
     return false;
   }
   q.state = static_cast<spec::QpState>(state);
@@ -320,7 +320,7 @@ bool read_state(RunState& st, QpState& q, const std::string& expected) {
     r.status = report::StepStatus::Warning;
     r.message += " (the plan modelled " + expected + ")";
   }
-  st.report.add(r);
+  log.add(r);
   return true;
 }
 

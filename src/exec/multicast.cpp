@@ -39,14 +39,14 @@ bool netdev_multicast(const std::string& netdev) {
 
 }  // namespace
 
-bool attach_mcast(RunState& st, const plan::Step& step) {
+bool attach_mcast(RunState& st, report::RunReport& log, const plan::Step& step) {
   const auto& g = group_of(st, step.extra().mcast);
   const std::string& member = step.extra().smoke.receiver;
   std::string joined;
   const auto* cm = g.cm_join ? cm_joined(st, g.name, member) : nullptr;
   if (g.cm_join && !cm) throw std::logic_error("AttachMcast of '" + step.object + "' before its rdma_cm join");
   uint16_t mlid = cm ? cm->ah.dlid : static_cast<uint16_t>(g.mlid);
-  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "QP " + member + " to " + g.gid_text, [&] {
+  auto& r = run_step(log, st.host, "traffic", step.verb, step.object, "QP " + member + " to " + g.gid_text, [&] {
     auto& q = st.qp_here(step.extra().smoke.receiver_id);
     // The CM joined the IP group itself; the verbs way joins it here.
     std::string netdev = roce(*q.device) && !cm ? netdev_of(*q.device) : "";
@@ -86,9 +86,9 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
   return made_for->get();
 }
 
-bool create_mcast_ah(RunState& st, const plan::Step& step) {
+bool create_mcast_ah(RunState& st, report::RunReport& log, const plan::Step& step) {
   const auto& g = group_of(st, step.extra().mcast);
-  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "", [&] { mcast_ah(st, st.qp_here(step.extra().smoke.sender_id), g); });
+  auto& r = run_step(log, st.host, "traffic", step.verb, step.object, "", [&] { mcast_ah(st, st.qp_here(step.extra().smoke.sender_id), g); });
   if (r.status == report::StepStatus::Ok)
     r.message = g.cm_join ? "the CM's AH attributes (MULTICAST_JOIN)" : "dgid " + g.gid_text + ", dlid " + util::hex(g.mlid);
   return r.status != report::StepStatus::Failed;

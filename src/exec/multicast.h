@@ -9,8 +9,8 @@
 
 namespace qpo::exec {
 
-bool attach_mcast(RunState& st, const plan::Step& step);     // AttachMcast
-bool create_mcast_ah(RunState& st, const plan::Step& step);  // CreateMcastAh
+bool attach_mcast(RunState& st, report::RunReport& log, const plan::Step& step);     // AttachMcast
+bool create_mcast_ah(RunState& st, report::RunReport& log, const plan::Step& step);  // CreateMcastAh
 // The sender's address handle to `group` (made by its CreateMcastAh step, or now).
 ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g);
 // Why this host's devices cannot run the scenario's multicast ("" when they can): an IPv6

@@ -19,13 +19,13 @@ namespace {
 constexpr int kEnotsupp = 524;  // the kernel's ENOTSUPP (not ENOTSUP), as rdma_cm returns it
 
 // The step's line says "unsupported by device (...)" and the run's verdict becomes Unsupported.
-bool unsupported(RunState& st, report::StepResult& r, const std::string& why) {
+bool unsupported(RunState& st, report::RunReport& log, report::StepResult& r, const std::string& why) {
   std::string reason = "unsupported by device (" + provider_of(st) + "): " + why;
   r.status = report::StepStatus::Skipped;
   r.message = reason;
-  if (st.report.verdict == report::Verdict::Pass) {
-    st.report.verdict = report::Verdict::Unsupported;
-    st.report.reason = reason;
+  if (log.verdict == report::Verdict::Pass) {
+    log.verdict = report::Verdict::Unsupported;
+    log.reason = reason;
   }
   return false;
 }
@@ -52,17 +52,17 @@ cm::Event await_join(const RunState& st, McastCm& m, rdma_cm_id* id, int timeout
 
 }  // namespace
 
-bool cm_mcast_channel(RunState& st, const plan::Step& step) {
-  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, "", [&] {
+bool cm_mcast_channel(RunState& st, report::RunReport& log, const plan::Step& step) {
+  auto& r = run_step(log, st.host, "traffic", step.verb, step.object, "", [&] {
     if (!st.mcast_cm) st.mcast_cm = std::make_shared<McastCm>();
     st.mcast_cm->channel = st.own<ChannelResource>(step.object);
   });
   return r.status != report::StepStatus::Failed;
 }
 
-bool cm_join_mcast(RunState& st, const RunOptions& o, const plan::Step& step) {
+bool cm_join_mcast(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step) {
   if (!st.mcast_cm || !st.mcast_cm->channel) {
-    st.report.fail("internal error: rdma_join_multicast step " + std::to_string(step.index) + " before its event channel");
+    log.fail("internal error: rdma_join_multicast step " + std::to_string(step.index) + " before its event channel");
     return false;
   }
   const auto* g = st.plan->mcast_group(step.extra().mcast);
@@ -70,7 +70,7 @@ bool cm_join_mcast(RunState& st, const RunOptions& o, const plan::Step& step) {
   bool send_only = !step.extra().smoke.sender.empty();
   const std::string& qp_name = send_only ? step.extra().smoke.sender : step.extra().smoke.receiver;
   std::string why_not, message;
-  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, send_only ? "send-only" : "", [&] {
+  auto& r = run_step(log, st.host, "traffic", step.verb, step.object, send_only ? "send-only" : "", [&] {
     auto& q = st.qp_here(send_only ? step.extra().smoke.sender_id : step.extra().smoke.receiver_id);
     auto* id = st.own<IdResource>(step.object, cm::Id(st.mcast_cm->channel->channel(), RDMA_PS_UDP, step.object));
     std::string ip = cm::gid_address(q.device->gid);
@@ -107,7 +107,7 @@ bool cm_join_mcast(RunState& st, const RunOptions& o, const plan::Step& step) {
               util::hex(e.ah_attr.dlid) + ", qkey " + util::hex(e.qkey) + ", sgid_index " +
               std::to_string(e.ah_attr.grh.sgid_index) + " (bound to " + ip + ")";
   });
-  if (!why_not.empty()) return unsupported(st, r, why_not);
+  if (!why_not.empty()) return unsupported(st, log, r, why_not);
   if (r.status == report::StepStatus::Ok) r.message = message;
   return r.status != report::StepStatus::Failed;
 }

@@ -27,8 +27,8 @@ struct McastCm {
   std::map<std::string, Joined> joined;  // by "GROUP:QP"
 };
 
-bool cm_mcast_channel(RunState& st, const plan::Step& step);                       // CmMcastChannel
-bool cm_join_mcast(RunState& st, const RunOptions& o, const plan::Step& step);     // CmJoinMcast
+bool cm_mcast_channel(RunState& st, report::RunReport& log, const plan::Step& step);                       // CmMcastChannel
+bool cm_join_mcast(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step);     // CmJoinMcast
 // What QP `qp`'s join to `group` said (nullptr when it did not join through rdma_cm).
 const McastCm::Joined* cm_joined(const RunState& st, const std::string& group, const std::string& qp);
 

@@ -393,7 +393,7 @@ std::string halted_text(uint64_t done, uint64_t of) {
 // A failed line that only follows from another one (a lane its worker stopped for another
 // QP, a side halted because another side failed) goes to `echoes` instead of the verdict:
 // the run's reason is the line that caused it (run_workloads falls back to the first echo).
-bool report_initiator(RunState& st, const RunOptions& o, Initiator& t, std::vector<std::string>* echoes) {
+bool report_initiator(RunState& st, report::RunReport& log, const RunOptions& o, Initiator& t, std::vector<std::string>* echoes) {
   const auto& w = *t.w;
   auto r = line(st, *t.step, "workload", w.qp.name, w);
   const auto& res = t.result;
@@ -410,15 +410,15 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t, std::vect
   if (!r.message.empty()) {
     r.status = report::StepStatus::Failed;
     if (echo) echoes->push_back("workload '" + w.name + "': " + r.message);
-    else st.report.fail("workload '" + w.name + "': " + r.message);
-    st.report.add(r);
+    else log.fail("workload '" + w.name + "': " + r.message);
+    log.add(r);
     return false;
   }
   if (res.expected) {
     r.status = report::StepStatus::ExpectedFailure;
     r.message = "completion status " + std::string(util::wc_status_name(res.expected->status)) + ", as the scenario expects";
     if (res.expected->status == IBV_WC_RETRY_EXC_ERR) r.message += retry_timing(*t.q, res.expected->seconds);
-    st.report.add(r);
+    log.add(r);
     return true;
   }
   double seconds = res.tx.seconds;
@@ -435,7 +435,7 @@ bool report_initiator(RunState& st, const RunOptions& o, Initiator& t, std::vect
   if (!t.result.latency_us.empty())  // sorted by op_summary
     result->latency.push_back(report::latency_distribution(t.result.latency_us, static_cast<int64_t>(w.size)));
   r.workload = std::move(result);
-  st.report.add(r);
+  log.add(r);
   return true;
 }
 
@@ -460,22 +460,22 @@ std::string incoming_failure(const RunState& st, const RunOptions& o, const Resp
   return "";
 }
 
-bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, const Incoming& in) {
+bool report_incoming(RunState& st, report::RunReport& log, const RunOptions& o, const Responder& rs, const Incoming& in) {
   const auto& w = *in.w;
   auto r = line(st, *in.step, "workload receive", in.receiver->facts->name, w);
   r.message = incoming_failure(st, o, rs, in);
   if (!r.message.empty()) {
     r.status = report::StepStatus::Failed;
-    st.report.fail("workload '" + w.name + "': " + r.message);
-    st.report.add(r);
+    log.fail("workload '" + w.name + "': " + r.message);
+    log.add(r);
     return false;
   }
   if (in.received < w.iterations && w.mcast) {  // a group promises every member every message
     r.message = "member of multicast group '" + w.mcast.name + "' received " + std::to_string(in.received) + " of " +
                 std::to_string(w.iterations) + " (data of each checked)";
     r.status = report::StepStatus::Failed;
-    st.report.fail("workload '" + w.name + "': " + in.receiver->facts->name + " " + r.message);
-    st.report.add(r);
+    log.fail("workload '" + w.name + "': " + in.receiver->facts->name + " " + r.message);
+    log.add(r);
     return false;
   }
   if (in.received < w.iterations) {
@@ -500,14 +500,14 @@ bool report_incoming(RunState& st, const RunOptions& o, const Responder& rs, con
       if (auto* mw = st.mws.find(in.window_id)) mw->bound = false;
     }
   }
-  st.report.add(r);
+  log.add(r);
   return true;
 }
 
 // A stop from outside (Ctrl-C, another host's failure) halted every side: each workload's
 // line says how far it got, in plan order; a side that met an error of its own before the
 // stop reached it keeps its own line with that error. The caller sets the verdict first.
-void report_stopped(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps,
+void report_stopped(RunState& st, report::RunReport& log, const RunOptions& o, const std::vector<const plan::Step*>& steps,
                     const std::vector<std::unique_ptr<Initiator>>& initiators,
                     const std::vector<std::unique_ptr<Responder>>& responders, const std::string& why) {
   auto stopped = [&](const plan::Step& step, const std::string& verb, const std::string& object,
@@ -515,19 +515,19 @@ void report_stopped(RunState& st, const RunOptions& o, const std::vector<const p
     auto r = line(st, step, verb, object, w);
     r.status = report::StepStatus::Failed;
     r.message = "stopped after " + std::to_string(done) + " of " + std::to_string(w.iterations) + ": " + why;
-    st.report.add(r);
+    log.add(r);
   };
   std::vector<std::string> echoes;  // lanes stopped by another lane's error: their line says so
   for (const plan::Step* step : steps) {
     for (const auto& t : initiators) {
       if (t->step != step) continue;
-      if (t->timed_out || !t->error.empty()) report_initiator(st, o, *t, &echoes);
+      if (t->timed_out || !t->error.empty()) report_initiator(st, log, o, *t, &echoes);
       else stopped(*step, "workload", t->w->qp.name, *t->w, t->result.tx.ops);
     }
     for (const auto& r : responders)
       for (const auto& in : r->in) {
         if (in.step != step) continue;
-        if (r->timed_out || !r->error.empty() || !in.problem.empty()) report_incoming(st, o, *r, in);
+        if (r->timed_out || !r->error.empty() || !in.problem.empty()) report_incoming(st, log, o, *r, in);
         else stopped(*step, "workload receive", in.receiver->facts->name, *in.w, in.received);
       }
   }
@@ -554,7 +554,7 @@ double group_peak(const std::vector<const WorkerRun*>& workers) {
 // per group with their figures together: the bytes of every member that completed over the
 // longest member's time (they ran at once), the latencies of all their WRs.
 // The line reports on the last member's plan step, after that step's own lines.
-void report_group(RunState& st, const std::string& g, const std::vector<const Initiator*>& members) {
+void report_group(RunState& st, report::RunReport& log, const std::string& g, const std::vector<const Initiator*>& members) {
   std::vector<MemberRun> done;
   std::vector<const WorkerRun*> workers;  // each once
   for (const auto* t : members)
@@ -592,7 +592,7 @@ void report_group(RunState& st, const std::string& g, const std::vector<const In
   r.message = buf;
   r.micros = seconds * 1e6;
   r.workload = std::move(result);
-  st.report.add(r);
+  log.add(r);
 }
 
 // The initiators one thread drives: a lane each in one stream (the first member's config:
@@ -708,12 +708,12 @@ std::vector<std::unique_ptr<InitiatorWorker>> initiator_workers(RunState& st,
 
 }  // namespace
 
-bool prepare_workload(RunState& st, const plan::Step& step) {
+bool prepare_workload(RunState& st, report::RunReport& log, const plan::Step& step) {
   const auto& run = st.plan->workload_of(step);
   const auto* w = &run.spec;
   auto* m = st.mrs.at(step.id);  // the remote MR, or the one behind its window
   uint64_t offset = run.remote_offset;
-  auto& r = run_step(st, st.host, "traffic", "prepare", step.object, w->name, [&] {
+  auto& r = run_step(log, st.host, "traffic", "prepare", step.object, w->name, [&] {
     uint8_t* at = m->data() + offset;  // validation keeps offset + size inside the MR (and window)
     size_t room = offset < m->length() ? m->length() - offset : 0;  // a window's deliberate overrun stays in the MR
     if (step.extra().fill_remote) dataplane::fill_pattern(at, std::min<size_t>(room, w->size), step.extra().data_seed);
@@ -723,7 +723,7 @@ bool prepare_workload(RunState& st, const plan::Step& step) {
   return true;
 }
 
-bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps) {
+bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, const std::vector<const plan::Step*>& steps) {
   std::atomic<bool> halt{false};
   std::vector<std::unique_ptr<Initiator>> initiators;
   Responders receiving;
@@ -743,8 +743,8 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     }
     if (!w.script.empty()) {
       // Every host takes part, with or without workers in it: the hosts meet at its barriers.
-      st.report.current_step = step->index;
-      if (!run_lua_workload(st, run, o)) return false;
+      log.current_step = step->index;
+      if (!run_lua_workload(st, log, run, o)) return false;
       continue;
     }
     try {
@@ -777,7 +777,7 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
         responder_for(st, receiving, q, o, &halt, mrs).in.push_back(in);
       }
     } catch (const std::exception& e) {
-      st.report.fail("workload '" + w.name + "': " + e.what());
+      log.fail("workload '" + w.name + "': " + e.what());
       return false;
     }
   }
@@ -838,19 +838,19 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
       st.router.assign_receives(e->recv_cq, e->qp->qp_num, access_for(st, *r->lanes[i], Reader::Receives).owner);
     }
   if (stop_requested() || (told && told->requested.load(std::memory_order_acquire))) {
-    for (auto& x : externals) x->finish(st);  // each says how far it got
-    for (auto& x : perftests) x->finish(st);
+    for (auto& x : externals) x->finish(st, log);  // each says how far it got
+    for (auto& x : perftests) x->finish(st, log);
   }
   if (stop_requested()) {
-    st.report.fail("interrupted (SIGINT) during traffic; tore down");
-    report_stopped(st, o, steps, initiators, responders, "interrupted (SIGINT)");
+    log.fail("interrupted (SIGINT) during traffic; tore down");
+    report_stopped(st, log, o, steps, initiators, responders, "interrupted (SIGINT)");
     return false;
   }
   if (told && told->requested.load(std::memory_order_acquire)) {
     // The reason is the abort: an error a side met while the other host was stopping (its
     // QPs torn down) may be a symptom of it. The side's own line still shows that error.
-    st.report.fail(told->why + "; tore down");
-    report_stopped(st, o, steps, initiators, responders, told->why);
+    log.fail(told->why + "; tore down");
+    report_stopped(st, log, o, steps, initiators, responders, told->why);
     return false;
   }
 
@@ -870,22 +870,22 @@ bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const pl
     const Initiator* last_of_group = nullptr;
     if (auto sent = sent_by.find(step); sent != sent_by.end())
       for (Initiator* t : sent->second) {
-        ok &= report_initiator(st, o, *t, &echoes);
+        ok &= report_initiator(st, log, o, *t, &echoes);
         if (!t->w->group.empty() && groups[t->w->group].back() == t) last_of_group = t;
       }
     if (auto received = received_by.find(step); received != received_by.end())
-      for (const auto& [r, in] : received->second) ok &= report_incoming(st, o, *r, *in);
+      for (const auto& [r, in] : received->second) ok &= report_incoming(st, log, o, *r, *in);
     for (auto& x : externals)
-      if (&x->step() == step) ok &= x->finish(st);
+      if (&x->step() == step) ok &= x->finish(st, log);
     for (auto& x : perftests)
-      if (&x->step() == step) ok &= x->finish(st);
-    if (last_of_group) report_group(st, last_of_group->w->group, groups[last_of_group->w->group]);
+      if (&x->step() == step) ok &= x->finish(st, log);
+    if (last_of_group) report_group(st, log, last_of_group->w->group, groups[last_of_group->w->group]);
   }
-  if (!ok && !echoes.empty()) st.report.fail(echoes.front());  // no line of its own failed the run
+  if (!ok && !echoes.empty()) log.fail(echoes.front());  // no line of its own failed the run
   return ok;
 }
 
-bool verify_workload(RunState& st, const plan::Step& step) {
+bool verify_workload(RunState& st, report::RunReport& log, const plan::Step& step) {
   const auto& run = st.plan->workload_of(step);
   const auto& w = run.spec;
   Op op = *w.op;  // Verify follows op workloads only
@@ -914,9 +914,9 @@ bool verify_workload(RunState& st, const plan::Step& step) {
   else {
     r.status = report::StepStatus::Failed;
     r.message = problem;
-    st.report.fail("workload '" + w.name + "': " + problem);
+    log.fail("workload '" + w.name + "': " + problem);
   }
-  st.report.add(r);
+  log.add(r);
   return problem.empty();
 }
 

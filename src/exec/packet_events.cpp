@@ -60,7 +60,7 @@ HostPacketEvents::~HostPacketEvents() {
   qdiscs_.clear();
 }
 
-void HostPacketEvents::arm(RunState& st, const plan::Plan& plan, const plan::Step& step) {
+void HostPacketEvents::arm(RunState& st, report::RunReport& log, const plan::Plan& plan, const plan::Step& step) {
   // Rules by (netdev, hook), in the plan's order of events.
   using Where = std::pair<std::string, bool>;  // netdev, at the sender's egress
   std::map<Where, std::vector<wire::EventRule>> rules;
@@ -71,7 +71,7 @@ void HostPacketEvents::arm(RunState& st, const plan::Plan& plan, const plan::Ste
     auto receiver = st.dir.qps.find(e.receiver_id);
     const DeviceState* d = st.devices.find(e.device_id);
     if (receiver == st.dir.qps.end() || !d) {
-      st.report.fail("packet event '" + e.name + "': " + e.receiver + " or device " + e.device + " is not up");
+      log.fail("packet event '" + e.name + "': " + e.receiver + " or device " + e.device + " is not up");
       return;
     }
     Where where{netdev_of(*d), e.at_sender};
@@ -91,7 +91,7 @@ void HostPacketEvents::arm(RunState& st, const plan::Plan& plan, const plan::Ste
   for (auto& [where, list] : rules) {
     const auto& [netdev, at_sender] = where;
     std::string detail = at_sender ? "egress, netem delay " + std::to_string(delay[where]) + " us" : "ingress";
-    auto& line = run_step(st, st.host, "traffic", step.verb, netdev, detail, [&, &list = list, &where = where] {
+    auto& line = run_step(log, st.host, "traffic", step.verb, netdev, detail, [&, &list = list, &where = where] {
       if (where.first.empty()) throw std::runtime_error("a device's GID has no netdev (sysfs gid_attrs/ndevs)");
       if (where.second) {
         qdiscs_.push_back(std::make_unique<EgressQdisc>());
@@ -112,12 +112,12 @@ void HostPacketEvents::arm(RunState& st, const plan::Plan& plan, const plan::Ste
     auto line = report::step_line(st.host, "traffic", "packet event", a.event->name, report::StepStatus::Ok,
                                   plan::describe(*a.event) + " (QP " + util::hex(a.dest_qpn) + ")");
     line.plan_step = step.index;
-    st.report.add(std::move(line));
+    log.add(std::move(line));
     armed_.push_back(a);
   }
 }
 
-void HostPacketEvents::disarm(RunState& st, int end_step) {
+void HostPacketEvents::disarm(RunState& st, report::RunReport& log, int end_step) {
   for (const auto& a : armed_) {
     auto& program = *programs_[a.program];
     uint32_t n = program.hits_per_rule().at(a.rule);
@@ -130,14 +130,14 @@ void HostPacketEvents::disarm(RunState& st, int end_step) {
     if (!n) message += " (no packet matched: did the workload send that many?)";
     auto line = report::step_line(st.host, "teardown", "packet event", a.event->name, status, message);
     line.plan_step = end_step;
-    st.report.add(std::move(line));
+    log.add(std::move(line));
   }
   auto off = [&](const char* verb, const std::string& netdev, const std::string& why) {
     auto line = report::step_line(st.host, "teardown", verb, netdev,
                                   why.empty() ? report::StepStatus::Ok : report::StepStatus::Failed, why);
     line.plan_step = end_step;
-    st.report.add(std::move(line));
-    if (!why.empty()) st.report.fail(why);
+    log.add(std::move(line));
+    if (!why.empty()) log.fail(why);
   };
   for (auto& p : programs_) off("tc bpf off", p->netdev(), p->remove());
   for (auto& q : qdiscs_) off("tc qdisc del", q->netdev, q->remove());

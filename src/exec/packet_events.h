@@ -17,9 +17,9 @@ namespace qpo::exec {
 class HostPacketEvents {
  public:
   // Arms this host's events of `plan` (a line per event); a failure fails the run.
-  void arm(RunState& st, const plan::Plan& plan, const plan::Step& step);
+  void arm(RunState& st, report::RunReport& log, const plan::Plan& plan, const plan::Step& step);
   // Reports each event's matches and detaches (plan step `end_step`).
-  void disarm(RunState& st, int end_step);
+  void disarm(RunState& st, report::RunReport& log, int end_step);
   ~HostPacketEvents();
 
  private:

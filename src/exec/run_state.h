@@ -89,8 +89,10 @@ struct CmHost;  // rdma_cm: this host's event channel and ids (cm_steps.cpp)
 class ExternalExchanges;  // stock tools' connections (external_exchange.h)
 struct McastCm;  // rdma_cm multicast joins (multicast_cm.h)
 
-// One host's session: only the objects on `host` live here; everything about other hosts'
-// objects comes from `dir`, filled by the exchange.
+// One host's resource table: only the objects on `host` live here, by plan id; everything
+// about other hosts' objects comes from `dir`, filled by the exchange. What the steps did is
+// not here: each handler writes its outcome into the step log it is given (report::RunReport,
+// a line per plan step), beside this table (docs/architecture.md section 2).
 struct RunState {
   const plan::Plan* plan = nullptr;  // what this run runs: its lowered facts (objects, workloads, groups)
   std::string host;
@@ -113,7 +115,6 @@ struct RunState {
   std::vector<plan::ObjectId> mws_bound;  // bound in the current stage, published at its PublishMw step
   // How every reader of this host's CQs shares them (endpoints.h access_for).
   dataplane::CqRouter router;
-  report::RunReport report;
   // The run's channel, for script workloads that meet other hosts (workload_meeting.h).
   Channel* channel = nullptr;
   // A workload's meeting broke (a host lost, or hosts out of step): the other hosts have

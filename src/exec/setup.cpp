@@ -136,10 +136,10 @@ void make_qp_owner(RunState& st, QpState& q) {
   q.qp = st.own<verbs::Qp>(name);
 }
 
-void note_unsupported(RunState& st, int err, const std::string& message) {
+void note_unsupported(RunState& st, report::RunReport& log, int err, const std::string& message) {
   if (err && verbs::VerbsError("", "", err).unsupported()) {
-    st.report.verdict = report::Verdict::Unsupported;
-    st.report.reason = "unsupported by device (" + provider_of(st) + "): " + message;
+    log.verdict = report::Verdict::Unsupported;
+    log.reason = "unsupported by device (" + provider_of(st) + "): " + message;
   }
 }
 

@@ -98,12 +98,12 @@ void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& 
 
 }  // namespace
 
-bool smoke_step(RunState& st, const RunOptions& o, const plan::Step& step) {
+bool smoke_step(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step) {
   const auto& pair = step.extra().smoke;
   bool send = step.kind == plan::StepKind::SmokeSend;
   std::string detail = std::string(pair.rdma_write ? "SEND + RDMA WRITE " : "SEND ") + pair.sender + " -> " +
                        pair.receiver + ", " + std::to_string(kSmokeBytes) + " B";
-  auto& r = run_step(st, st.host, "traffic", step.verb, step.object, detail,
+  auto& r = run_step(log, st.host, "traffic", step.verb, step.object, detail,
                      [&] { send ? smoke_send(st, pair, o) : smoke_receive(st, pair, o); });
   if (r.status == report::StepStatus::Failed) return false;
   if (!send) r.message = "data checked";

@@ -4,10 +4,10 @@
 
 namespace qpo::exec {
 
-bool arm_srq_limit(RunState& st, const plan::Step& step, const std::string& phase) {
+bool arm_srq_limit(RunState& st, report::RunReport& log, const plan::Step& step, const std::string& phase) {
   auto* ss = st.srqs.find(step.id);
   if (!ss || !ss->srq) return true;  // not created (the run failed already)
-  return run_step(st, st.host, phase, step.verb, step.object, "srq_limit=" + std::to_string(step.extra().srq_limit) +
+  return run_step(log, st.host, phase, step.verb, step.object, "srq_limit=" + std::to_string(step.extra().srq_limit) +
                                                                   " attr_mask=IBV_SRQ_LIMIT",
                   [&] {
                     if (int e = ss->srq->set_limit(step.extra().srq_limit))

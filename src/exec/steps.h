@@ -48,7 +48,7 @@ inline void set_outcome(report::StepResult& r, Outcome&& o) {
 // Runs fn() timed; a VerbsError or another exception becomes a failed Outcome and fails the
 // run (the message names the verb and object when the error does not). run_step's core.
 template <typename Fn>
-Outcome timed_step(RunState& st, const std::string& verb, const std::string& object, Fn&& fn) {
+Outcome timed_step(report::RunReport& log, const std::string& verb, const std::string& object, Fn&& fn) {
   Outcome r;
   StepTimer timer;
   try {
@@ -57,18 +57,18 @@ Outcome timed_step(RunState& st, const std::string& verb, const std::string& obj
     r.status = report::StepStatus::Failed;
     r.err = e.error();
     r.message = e.what();
-    st.report.fail(e.what());
+    log.fail(e.what());
   } catch (const std::exception& e) {
     r.status = report::StepStatus::Failed;
     r.message = e.what();
-    st.report.fail(verb + "(" + object + "): " + e.what());
+    log.fail(verb + "(" + object + "): " + e.what());
   }
   r.micros = timer.micros();
   return r;
 }
 
 // Runs one step, times it, turns a VerbsError into a failed StepResult. Returns the result.
-report::StepResult& run_step(RunState& st, const std::string& host, const std::string& phase, const std::string& verb,
+report::StepResult& run_step(report::RunReport& log, const std::string& host, const std::string& phase, const std::string& verb,
                              const std::string& object, const std::string& detail, const std::function<void()>& fn);
 
 // Setup (setup.cpp)
@@ -84,7 +84,7 @@ QpState prepare_qp(RunState& st, const plan::Step& create, ibv_qp_init_attr* ini
 // holds QP verbs only). Throws VerbsError when the registration fails.
 void make_qp_owner(RunState& st, QpState& q);
 // A failed create whose errno means "this device cannot": the run's verdict becomes Unsupported.
-void note_unsupported(RunState& st, int err, const std::string& message);
+void note_unsupported(RunState& st, report::RunReport& log, int err, const std::string& message);
 
 // Capabilities (capabilities.cpp): empty string when supported, else the reason.
 std::string unsupported_reason(const RunState& st, const plan::DeviceNeeds& needs);  // the plan's needs
@@ -92,7 +92,7 @@ std::string provider_of(const RunState& st);
 
 // ibv_modify_qp (modify.cpp) with the attr the planner lowered for the step. Returns false
 // when the run must stop.
-bool modify_qp(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m);
+bool modify_qp(RunState& st, report::RunReport& log, const std::string& phase, QpState& q, const plan::ModifyPlan& m);
 // What a lowered attr takes from the QP itself: its port, GID index, port MTU and sq_psn.
 plan::OwnValues own_values(const QpState& q);
 // The same with the attr already resolved (the bring-up runner's). With `later`, the report
@@ -104,7 +104,7 @@ struct ModifyDone {
   int err = 0;
   double micros = 0;
 };
-bool apply_modify(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m, ibv_qp_attr& attr,
+bool apply_modify(RunState& st, report::RunReport& log, const std::string& phase, QpState& q, const plan::ModifyPlan& m, ibv_qp_attr& attr,
                   DeferredLines* later, const ModifyDone* done = nullptr);
 // ibv_modify_qp with the step's planned mask, timed.
 ModifyDone timed_modify(QpState& q, spec::Mask mask, ibv_qp_attr& attr);
@@ -117,25 +117,25 @@ bool verify(const QpState& q, const plan::ModifyPlan& m, const ibv_qp_attr& sent
 bool reads_back(const QpState& q, const plan::ModifyPlan& m, const ibv_qp_attr& sent);
 // A transition whose attr could not be built (a value with no run-time meaning, a missing
 // peer): its failed report line; the run fails with `why`.
-void attr_failure(RunState& st, const std::string& phase, QpState& q, const plan::ModifyPlan& m, const std::string& why);
+void attr_failure(RunState& st, report::RunReport& log, const std::string& phase, QpState& q, const plan::ModifyPlan& m, const std::string& why);
 
 // A transition's follow-ups, each its own plan step (modify.cpp): receives re-posted after
 // RESET->INIT, the flush after ->ERR, and the state read back after an expected completion
 // error (IBV_EVENT_SQ_DRAINED after RTS->SQD is a WaitEvent: async_events.h). Return false
 // when the run must stop.
-bool repost_after_reset(RunState& st, QpState& q);
-bool flush_after_err(RunState& st, QpState& q);
-bool read_state(RunState& st, QpState& q, const std::string& expected);
+bool repost_after_reset(report::RunReport& log, QpState& q);
+bool flush_after_err(RunState& st, report::RunReport& log, QpState& q);
+bool read_state(report::RunReport& log, QpState& q, const std::string& expected);
 // ibv_modify_srq(IBV_SRQ_LIMIT) with step.srq_limit (srq_limit.cpp): arms the limit event.
-bool arm_srq_limit(RunState& st, const plan::Step& step, const std::string& phase);
+bool arm_srq_limit(RunState& st, report::RunReport& log, const plan::Step& step, const std::string& phase);
 
 // Traffic (smoke.cpp, op_workloads.cpp), one plan step each; each host plays its own role: sender or
 // receiver of a smoke pair, initiator or responder of a workload. Return false on failure.
-bool smoke_step(RunState& st, const RunOptions& o, const plan::Step& step);       // SmokeSend, SmokeReceive
-bool prepare_workload(RunState& st, const plan::Step& step);                       // PrepareData
-bool run_workloads(RunState& st, const RunOptions& o, const std::vector<const plan::Step*>& steps);  // together
-bool verify_workload(RunState& st, const plan::Step& step);                        // Verify
-bool run_lua_workload(RunState& st, const plan::WorkloadRun& run, const RunOptions& o);  // script: workloads
+bool smoke_step(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step);       // SmokeSend, SmokeReceive
+bool prepare_workload(RunState& st, report::RunReport& log, const plan::Step& step);                       // PrepareData
+bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, const std::vector<const plan::Step*>& steps);  // together
+bool verify_workload(RunState& st, report::RunReport& log, const plan::Step& step);                        // Verify
+bool run_lua_workload(RunState& st, report::RunReport& log, const plan::WorkloadRun& run, const RunOptions& o);  // script: workloads
 
 // What the exchange says about a QP's peer (nullptr when it has no connect: or was not published).
 const RemoteQp* peer_of(const RunState& st, const QpState& q);

@@ -25,11 +25,11 @@ std::string capture_path(const std::string& dir, const std::string& scenario, co
   return (dir.empty() ? std::string(".") : dir) + "/" + scenario + "." + host + "." + netdev + ".pcap";
 }
 
-std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan) {
+std::string wire_unsupported_reason(const RunState& st, const report::RunReport& log, const plan::Plan& plan) {
   auto one_device = [&](const std::string& qp, plan::QpId qp_id, const std::string& peer, plan::ObjectId peer_id) -> std::string {
     auto a = st.dir.qps.find(qp_id), b = st.dir.qps.find(peer_id);
     if (a == st.dir.qps.end() || b == st.dir.qps.end() || a->second.gid != b->second.gid) return "";
-    return qp + " and " + peer + " are on one device (" + st.report.device +
+    return qp + " and " + peer + " are on one device (" + log.device +
            "): their packets never reach a netdev, where qpo captures them and packet events act (--local runs every "
            "host on this machine's one device; run without --local: in the lab each host gets its own guest)";
   };
@@ -42,7 +42,7 @@ std::string wire_unsupported_reason(const RunState& st, const plan::Plan& plan) 
   return "";
 }
 
-void WireCaptures::start(RunState& st, const plan::Step& step, const std::string& dir) {
+void WireCaptures::start(RunState& st, report::RunReport& log, const plan::Step& step, const std::string& dir) {
   dir_ = dir;
   if (!dir_.empty()) {
     // On an agent's host the directory is this machine's: made here when missing.
@@ -55,7 +55,7 @@ void WireCaptures::start(RunState& st, const plan::Step& step, const std::string
     std::vector<char> tmp(pattern.begin(), pattern.end());
     tmp.push_back('\0');
     if (!mkdtemp(tmp.data())) {
-      st.report.fail("capture: cannot make a temporary directory " + pattern + ": " + std::string(std::strerror(errno)));
+      log.fail("capture: cannot make a temporary directory " + pattern + ": " + std::string(std::strerror(errno)));
       return;
     }
     dir_ = tmp.data();
@@ -64,9 +64,9 @@ void WireCaptures::start(RunState& st, const plan::Step& step, const std::string
   std::set<std::string> netdevs;
   st.devices.for_each([&](plan::ObjectId, const DeviceState& d) { netdevs.insert(netdev_of(d)); });
   for (const auto& netdev : netdevs) {
-    std::string path = capture_path(dir_, st.report.scenario, st.host, netdev);
+    std::string path = capture_path(dir_, log.scenario, st.host, netdev);
     files_.push_back(path);
-    auto& r = run_step(st, st.host, "setup", step.verb, netdev, "", [&] {
+    auto& r = run_step(log, st.host, "setup", step.verb, netdev, "", [&] {
       if (netdev.empty()) throw std::runtime_error("a device's GID has no netdev (sysfs gid_attrs/ndevs)");
       live_.push_back(std::make_unique<wire::LiveCapture>(netdev, path));
     });
@@ -76,7 +76,7 @@ void WireCaptures::start(RunState& st, const plan::Step& step, const std::string
   }
 }
 
-void WireCaptures::stop(RunState& st, const plan::Plan& plan, int end_step) {
+void WireCaptures::stop(RunState& st, report::RunReport& log, const plan::Plan& plan, int end_step) {
   // Every QP the run knows by address and number, this host's and the others' (the directory).
   std::vector<wire::KnownQp> known;
   for (const auto& [id, q] : st.dir.qps) known.push_back({plan.peer_name(id), q.gid, q.qpn});
@@ -98,12 +98,12 @@ void WireCaptures::stop(RunState& st, const plan::Plan& plan, int end_step) {
     }
     auto line = report::step_line(st.host, "teardown", "capture stop", c->netdev(), status, message);
     line.plan_step = end_step;
-    st.report.add(std::move(line));
-    if (status == report::StepStatus::Failed) st.report.fail("capture on " + c->netdev() + ": " + message);
+    log.add(std::move(line));
+    if (status == report::StepStatus::Failed) log.fail("capture on " + c->netdev() + ": " + message);
   }
   live_.clear();
-  check_expectations(st, plan, end_step);
-  record_sequences(st, plan);
+  check_expectations(st, log, plan, end_step);
+  record_sequences(st, log, plan);
   reads_.clear();
 }
 
@@ -113,7 +113,7 @@ const wire::PcapRead& WireCaptures::read(const std::string& path) {
   return it->second;
 }
 
-void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
+void WireCaptures::record_sequences(RunState& st, report::RunReport& log, const plan::Plan& plan) {
   struct Named {
     plan::QpId id = plan::kNoQp;
     std::string peer;
@@ -143,7 +143,7 @@ void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
     const auto& events = named.events;
     auto self = st.dir.qps.find(named.id), other = st.dir.qps.find(named.peer_id);
     if (self == st.dir.qps.end() || other == st.dir.qps.end()) continue;
-    const auto& packets = read(capture_path(dir_, st.report.scenario, st.host, netdev_of(*q->device))).packets;
+    const auto& packets = read(capture_path(dir_, log.scenario, st.host, netdev_of(*q->device))).packets;
     report::WireSequence seq{st.host, name, peer, {}, 0, events};
     auto to_peer = [&](const wire::RocePacket& p) { return p.dst == other->second.gid && p.dest_qpn == other->second.qpn; };
     auto to_self = [&](const wire::RocePacket& p) { return p.dst == self->second.gid && p.dest_qpn == self->second.qpn; };
@@ -164,7 +164,7 @@ void WireCaptures::record_sequences(RunState& st, const plan::Plan& plan) {
     std::stable_sort(seq.packets.begin(), seq.packets.end(), [](const auto& a, const auto& b) { return a.t_us < b.t_us; });
     seq.total = seq.packets.size();
     if (seq.packets.size() > report::WireSequence::kMaxPackets) seq.packets.resize(report::WireSequence::kMaxPackets);
-    st.report.wire.push_back(std::move(seq));
+    log.wire.push_back(std::move(seq));
   }
 }
 
@@ -209,7 +209,7 @@ bool median_within_factor(std::vector<double> measured, double reference, double
 
 }  // namespace
 
-void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int end_step) {
+void WireCaptures::check_expectations(RunState& st, report::RunReport& log, const plan::Plan& plan, int end_step) {
   for (const auto& e : plan.wire_expects) {
     if (e.host != st.host) continue;
     const auto& x = *e.expect;
@@ -219,12 +219,12 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
     auto fail = [&](const std::string& why) {
       line.status = report::StepStatus::Failed;
       line.message = why;
-      st.report.fail("wire expectation of " + e.qp + ": " + plan::describe(e) + ": " + why);
+      log.fail("wire expectation of " + e.qp + ": " + plan::describe(e) + ": " + why);
     };
-    if (st.report.verdict != report::Verdict::Pass) {  // the reason is elsewhere: not judged
+    if (log.verdict != report::Verdict::Pass) {  // the reason is elsewhere: not judged
       line.status = report::StepStatus::Skipped;
       line.message = "not judged: the run did not pass";
-      st.report.add(std::move(line));
+      log.add(std::move(line));
       continue;
     }
     const DeviceState* device = st.devices.find(e.device_id);
@@ -232,19 +232,19 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
     const QpState* q = st.qps.find(e.qp_id);
     if (!device || self == st.dir.qps.end() || peer == st.dir.qps.end() || !q) {
       fail("the run did not get as far as " + e.qp + " and " + e.peer + " being up");
-      st.report.add(std::move(line));
+      log.add(std::move(line));
       continue;
     }
-    std::string path = capture_path(dir_, st.report.scenario, st.host, netdev_of(*device));
+    std::string path = capture_path(dir_, log.scenario, st.host, netdev_of(*device));
     if (uint64_t missed = missed_[path]) {  // a fact from a capture with holes is no fact
       fail("cannot be judged: the capture missed " + std::to_string(missed) + " packets (the kernel's buffer was full)");
-      st.report.add(std::move(line));
+      log.add(std::move(line));
       continue;
     }
     const wire::PcapRead& pcap = read(path);
     if (!pcap.error.empty()) {
       fail("cannot read the capture: " + pcap.error);
-      st.report.add(std::move(line));
+      log.add(std::move(line));
       continue;
     }
     wire::QpWireFacts f = wire::analyze_requester(pcap.packets, {self->second.gid, self->second.qpn},
@@ -298,7 +298,7 @@ void WireCaptures::check_expectations(RunState& st, const plan::Plan& plan, int 
                                                                          us_text(wire::rnr_timer_us(f.rnr_timers[0])));
       if (!ok) fail(line.message + ", expected within " + x.text);
     }
-    st.report.add(std::move(line));
+    log.add(std::move(line));
   }
 }
 
