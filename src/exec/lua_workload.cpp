@@ -9,10 +9,13 @@
 // the results and judges the thresholds, so all hosts agree on the outcome; the host of the
 // workload's `qp:` (the first initiator) records the results in the report, the others a
 // line saying where they are.
+#include "exec/lua_workload.h"
+
 #include <unistd.h>
 
 #include <chrono>
 #include <memory>
+#include <set>
 
 #include "exec/executor.h"
 #include "exec/progress_line.h"
@@ -73,8 +76,9 @@ bool record(report::RunReport& log, const scenario::Workload& w, report::StepRes
 
 namespace {
 
-report::StepResult script_step(const RunState& st, const scenario::Workload& w) {
+report::StepResult script_step(const RunState& st, const plan::Step& step, const scenario::Workload& w) {
   report::StepResult r;
+  r.plan_step = step.index;
   r.host = st.host;
   r.phase = "traffic";
   r.verb = "script";
@@ -118,63 +122,136 @@ bool note_elsewhere(report::RunReport& log, const scenario::Workload& w, report:
 
 }  // namespace
 
-bool run_lua_workload(RunState& st, report::RunReport& log, const plan::WorkloadRun& run, const RunOptions& o) {
-  const scenario::Workload& w = run.spec;
-  report::StepResult r = script_step(st, w);
-  lua::WorkloadSpec spec = run.script;
-  spec.timeout_ms = o.timeout_ms;
-  spec.all_workers = spec.workers;
-  spec.workers = workers_here(st, spec.workers);
-  bool spans_hosts = spec.workers.size() < spec.all_workers.size();
-  std::string reporter = run.reporter_host.empty() ? st.host : run.reporter_host;
-  InProcessChannel alone(1);  // a session without a run's channel (tests): this host only
-  WorkloadMeeting meeting(st.channel ? *st.channel : alone, st.host, w.name);
+namespace {
 
-  std::map<std::string, dataplane::Endpoint> endpoints;
+// What a workload of a stage holds that another running beside it must not share.
+struct Holds {
+  std::set<plan::ObjectId> qps, cqs, srqs;
+  void add(const plan::Plan& p, plan::QpId id) {
+    if (id >= p.qps.size()) return;  // none, or an external peer's id
+    qps.insert(id);
+    const auto& q = p.qps[id];
+    cqs.insert(q.send_cq);
+    cqs.insert(q.recv_cq);
+    if (q.srq != plan::kNoObject) srqs.insert(q.srq);
+  }
+  bool shares(const Holds& o) const {
+    auto any = [](const std::set<plan::ObjectId>& a, const std::set<plan::ObjectId>& b) {
+      for (auto id : a)
+        if (b.count(id)) return true;
+      return false;
+    };
+    return any(qps, o.qps) || any(cqs, o.cqs) || any(srqs, o.srqs);
+  }
+};
+
+}  // namespace
+
+bool runs_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage) {
+  Holds mine, theirs;
+  for (const auto& worker : plan.workload_of(script).script.workers)
+    for (const auto& name : worker.qps) mine.add(plan, plan.qp_id(name));
+  for (const plan::Step* step : stage) {
+    const auto& run = plan.workload_of(*step);
+    if (!run.spec.script.empty()) continue;  // scripts run one after another
+    theirs.add(plan, run.qp);
+    for (auto id : run.receiver_ids) theirs.add(plan, id);
+  }
+  return !mine.shares(theirs);
+}
+
+ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOptions& o)
+    : st_(st), step_(step), run_(st.plan->workload_of(step)), o_(o), spec_(run_.script) {
+  spec_.timeout_ms = o.timeout_ms;
+  spec_.all_workers = spec_.workers;
+  spec_.workers = workers_here(st, spec_.workers);
+  reporter_ = run_.reporter_host.empty() ? st.host : run_.reporter_host;
+  if (!st.channel) alone_ = std::make_unique<InProcessChannel>(1);
+  meeting_ = std::make_unique<WorkloadMeeting>(st.channel ? *st.channel : *alone_, st.host, run_.spec.name);
+}
+
+ScriptWorkload::~ScriptWorkload() = default;
+
+bool ScriptWorkload::prepare(report::RunReport& log) {
   std::map<std::string, uint32_t> to_clear;
-  std::string problem = drain_bringup_receives(st, run, spec, o.timeout_ms, &to_clear);
-  if (problem.empty()) problem = local_endpoints(st, run, spec, endpoints);
+  std::string problem = drain_bringup_receives(st_, run_, spec_, o_.timeout_ms, &to_clear);
+  if (problem.empty()) problem = local_endpoints(st_, run_, spec_, endpoints_);
   try {
-    auto all = meeting.ready(to_clear, problem);
-    problem = clear_receives_across_hosts(st, run, all, o.timeout_ms);
+    auto all = meeting_->ready(to_clear, problem);
+    problem = clear_receives_across_hosts(st_, run_, all, o_.timeout_ms);
   } catch (const std::exception& e) {
     if (problem.empty()) problem = e.what();
   }
-  if (!problem.empty()) {
-    meeting.fail(problem);
-    st.channel_broken |= meeting.channel_failed();
-    return failed_step(log, w, std::move(r), problem);
-  }
-  if (spec.workers.empty()) {
-    // No worker here: meet the others at their barriers until all are done.
-    try {
-      meeting.finish({}, "");
-    } catch (const std::exception& e) {
-      st.channel_broken |= meeting.channel_failed();
-      return failed_step(log, w, std::move(r), e.what());
-    }
-    return true;
-  }
+  if (problem.empty()) return true;
+  meeting_->fail(problem);
+  st_.channel_broken |= meeting_->channel_failed();
+  return failed_step(log, run_.spec, script_step(st_, step_, run_.spec), problem);
+}
 
-  ProgressLine line(STDERR_FILENO, w.name);
-  lua::Callbacks cb = callbacks(st, line);
-  cb.barrier = [&meeting](const std::string& tag) { meeting.barrier(tag); };
-  cb.gather = [&meeting](const std::vector<lua::WorkerResult>& mine, const std::string& error) {
-    return meeting.finish(mine, error);
-  };
-  if (spans_hosts && st.channel)
-    cb.signals = [&st, &w](const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals) {
-      return st.channel->signals(w.name, add, totals);
-    };
+void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* cancel_why, bool beside) {
+  ran_ = true;
   auto start = std::chrono::steady_clock::now();
-  auto result = lua::run_workload(spec, endpoints, cb);
-  line.finish();
+  try {
+    if (spec_.workers.empty()) {
+      // No worker here: meet the others at their barriers until all are done.
+      meeting_->finish({}, "");
+      result_.ok = true;
+    } else {
+      ProgressLine line(STDERR_FILENO, run_.spec.name);
+      lua::Callbacks cb = callbacks(st_, line);
+      cb.cancel = cancel;  // the stage's: this host told to stop, or another side failed
+      cb.cancel_why = cancel_why;
+      WorkloadMeeting& meeting = *meeting_;
+      cb.barrier = [&meeting](const std::string& tag) { meeting.barrier(tag); };
+      cb.gather = [&meeting](const std::vector<lua::WorkerResult>& mine, const std::string& error) {
+        return meeting.finish(mine, error);
+      };
+      if (spec_.workers.size() < spec_.all_workers.size() && st_.channel)
+        cb.signals = [this](const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals) {
+          return st_.channel->signals(run_.spec.name, add, totals);
+        };
+      result_ = lua::run_workload(spec_, endpoints_, cb);
+      line.finish();
+    }
+  } catch (const std::exception& e) {  // the meeting's failures, or no memory
+    result_.ok = false;
+    result_.error = e.what();
+  }
   // run_workload returns early (script load, setup()) without meeting: tell the others.
-  if (!meeting.closed()) meeting.fail(result.error.empty() ? "the workload ended without meeting the other hosts" : result.error);
-  st.channel_broken |= meeting.channel_failed();
-  r.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-  if (reporter != st.host) return note_elsewhere(log, w, std::move(r), result, reporter);
-  return record(log, w, std::move(r), result);
+  if (!meeting_->closed())
+    meeting_->fail(result_.error.empty() ? "the workload ended without meeting the other hosts" : result_.error);
+  st_.channel_broken |= meeting_->channel_failed();
+  // Stopped because another side of the stage failed (not told to stop: that error is its own
+  // line's and the run's reason, as before): its workers' error carries the words.
+  stopped_by_other_ = beside && !result_.ok && cancel && cancel->load(std::memory_order_acquire) &&
+                      result_.error.find(kStageSideFailed) != std::string::npos;
+  micros_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+}
+
+void ScriptWorkload::skip(const std::string& why, bool cause) {
+  ran_ = true;
+  stopped_by_other_ = !cause;
+  result_.ok = false;
+  result_.error = "not started: " + why;
+  meeting_->fail(why);
+  st_.channel_broken |= meeting_->channel_failed();
+}
+
+bool ScriptWorkload::report(report::RunReport& log, std::vector<std::string>* echoes) {
+  if (!ran_) return true;
+  const scenario::Workload& w = run_.spec;
+  report::StepResult r = script_step(st_, step_, w);
+  r.micros = micros_;
+  if (stopped_by_other_) {  // a consequence: its line, not the run's reason
+    r.status = report::StepStatus::Failed;
+    r.message = result_.error;
+    if (echoes) echoes->push_back("workload '" + w.name + "': " + result_.error);
+    log.add(std::move(r));
+    return false;
+  }
+  if (spec_.workers.empty()) return result_.ok || failed_step(log, w, std::move(r), result_.error);
+  if (reporter_ != st_.host) return note_elsewhere(log, w, std::move(r), result_, reporter_);
+  return record(log, w, std::move(r), result_);
 }
 
 }  // namespace qpo::exec

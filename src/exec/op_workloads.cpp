@@ -23,6 +23,7 @@
 #include "exec/async_events.h"
 #include "exec/endpoints.h"
 #include "exec/external_perftest.h"
+#include "exec/lua_workload.h"
 #include "exec/external_pingpong.h"
 #include "exec/memory_windows.h"
 #include "exec/multicast.h"
@@ -730,6 +731,14 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   auto& responders = receiving.all;
   std::vector<std::unique_ptr<ExternalPingpong>> externals;
   std::vector<std::unique_ptr<ExternalPerftest>> perftests;
+  std::vector<std::unique_ptr<ScriptWorkload>> scripts;  // beside the op workloads, in plan order, on one thread
+  // A script prepared (its hosts met once) that will not have its turn tells the others.
+  auto abandon_scripts = [&scripts](const std::string& why) {
+    for (auto& script : scripts)
+      if (!script->ran()) script->skip(why, false);
+  };
+  // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
+  const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
   const EndpointMrs mrs = endpoint_mrs(st);  // one table for every member of these workloads
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
@@ -743,8 +752,21 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
     }
     if (!w.script.empty()) {
       // Every host takes part, with or without workers in it: the hosts meet at its barriers.
-      log.current_step = step->index;
-      if (!run_lua_workload(st, log, run, o)) return false;
+      auto script = std::make_unique<ScriptWorkload>(st, *step, o);
+      if (!script->prepare(log)) {
+        abandon_scripts("workload '" + w.name + "' failed");
+        return false;
+      }
+      if (runs_beside(*st.plan, *step, steps)) {
+        scripts.push_back(std::move(script));
+        continue;
+      }
+      // It shares a QP, CQ or SRQ with an op workload of the stage: first, alone, as before.
+      script->run(told ? &told->requested : nullptr, told ? &told->why : nullptr, false);
+      if (!script->report(log, nullptr)) {
+        abandon_scripts("workload '" + w.name + "' failed");
+        return false;
+      }
       continue;
     }
     try {
@@ -778,6 +800,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
       }
     } catch (const std::exception& e) {
       log.fail("workload '" + w.name + "': " + e.what());
+      abandon_scripts("workload '" + w.name + "' on host " + st.host + " failed");
       return false;
     }
   }
@@ -798,7 +821,19 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   // drives all its QPs from one thread), each thread one stream with a lane per member.
   std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
-  std::atomic<size_t> running{workers.size() + responders.size() + externals.size() + perftests.size()};
+  std::atomic<size_t> running{workers.size() + responders.size() + externals.size() + perftests.size() +
+                              (scripts.empty() ? 0 : 1)};
+  // The scripts' workers stop at once when the stage's other sides halt: `cancel_scripts`,
+  // set by the loop below (before `threads`: they outlive its threads on every path).
+  auto halted_by = [told] {
+    if (stop_requested()) return std::string("interrupted (SIGINT)");
+    if (told && told->requested.load(std::memory_order_acquire)) return told->why;
+    return std::string(kStageSideFailed);
+  };
+  std::atomic<bool> cancel_scripts{false};
+  std::string cancel_why;
+  std::string scripts_error;
+  bool scripts_timed_out = false;
   util::ThreadGroup threads;
   auto side = [&](std::string& error, bool& timed_out, auto fn) {
     auto not_started = threads.start([&, fn] {
@@ -824,13 +859,32 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
     side(x->error, x->timed_out, [x = x.get()] { x->run(); });
   for (auto& x : perftests)
     side(x->error, x->timed_out, [x = x.get()] { x->run(); });
-  // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
-  const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
+  // The scripts, one after another (every host meets the others in the same rounds).
+  if (!scripts.empty())
+    side(scripts_error, scripts_timed_out, [&] {
+      for (auto& script : scripts) {
+        if (halt) {  // the stage halted first: this one does not start, and the hosts hear it
+          script->skip(halted_by(), false);
+          continue;
+        }
+        script->run(&cancel_scripts, &cancel_why, true);
+        if (script->failed()) halt = true;
+      }
+    });
   while (running > 0) {
-    if (stop_requested() || (told && told->requested.load(std::memory_order_acquire))) halt = true;
+    bool told_now = told && told->requested.load(std::memory_order_acquire);
+    bool interrupted = stop_requested();  // SIGINT reaches the scripts' workers on its own (Callbacks::stop)
+    if (interrupted || told_now) halt = true;
+    if (halt && !interrupted && !cancel_scripts.load(std::memory_order_relaxed)) {
+      cancel_why = halted_by();
+      cancel_scripts.store(true, std::memory_order_release);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   threads.join();
+  if (!scripts_error.empty())  // no thread for them: none ran, and that is the run's reason
+    for (auto& script : scripts)
+      if (!script->ran()) script->skip(scripts_error, true);
   for (auto& wk : workers) wk->finish(st);
   for (auto& r : responders)
     for (size_t i = 0; i < r->eps.size(); ++i) {
@@ -842,6 +896,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
     for (auto& x : perftests) x->finish(st, log);
   }
   if (stop_requested()) {
+    for (auto& script : scripts) script->report(log, nullptr);  // a script's own words first, as when scripts ran alone
     log.fail("interrupted (SIGINT) during traffic; tore down");
     report_stopped(st, log, o, steps, initiators, responders, "interrupted (SIGINT)");
     return false;
@@ -849,6 +904,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   if (told && told->requested.load(std::memory_order_acquire)) {
     // The reason is the abort: an error a side met while the other host was stopping (its
     // QPs torn down) may be a symptom of it. The side's own line still shows that error.
+    for (auto& script : scripts) script->report(log, nullptr);
     log.fail(told->why + "; tore down");
     report_stopped(st, log, o, steps, initiators, responders, told->why);
     return false;
@@ -879,6 +935,8 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
       if (&x->step() == step) ok &= x->finish(st, log);
     for (auto& x : perftests)
       if (&x->step() == step) ok &= x->finish(st, log);
+    for (auto& script : scripts)
+      if (&script->step() == step) ok &= script->report(log, &echoes);
     if (last_of_group) report_group(st, log, last_of_group->w->group, groups[last_of_group->w->group]);
   }
   if (!ok && !echoes.empty()) log.fail(echoes.front());  // no line of its own failed the run

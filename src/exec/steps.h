@@ -135,7 +135,6 @@ bool smoke_step(RunState& st, report::RunReport& log, const RunOptions& o, const
 bool prepare_workload(RunState& st, report::RunReport& log, const plan::Step& step);                       // PrepareData
 bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, const std::vector<const plan::Step*>& steps);  // together
 bool verify_workload(RunState& st, report::RunReport& log, const plan::Step& step);                        // Verify
-bool run_lua_workload(RunState& st, report::RunReport& log, const plan::WorkloadRun& run, const RunOptions& o);  // script: workloads
 
 // What the exchange says about a QP's peer (nullptr when it has no connect: or was not published).
 const RemoteQp* peer_of(const RunState& st, const QpState& q);

@@ -1,0 +1,84 @@
+#pragma once
+// A script workload (`script:`) of a timeline stage, in three parts so that it can run at the
+// same time as the stage's op workloads (`workloads: [a, b]` runs them together):
+//   prepare()  on the session's thread, before any side of the stage starts: the receives
+//              bring-up left are cleared (polling the QPs' CQs), the endpoints made, and the
+//              hosts' first meeting round (which workers are where, what each must clear);
+//   run()      on the stage's scripts thread, beside the op workloads' sides: the workers,
+//              w:barrier() and the final round with the other hosts;
+//   report()   back on the session's thread once every side joined: the step's line.
+// A script's workers poll its CQs through a router of their own (lua/workload.cpp), so it runs
+// beside op workloads only when it shares no QP, CQ or SRQ with them (runs_beside); else it
+// runs first, alone, on the session's thread, as all scripts once did. The scripts of one
+// stage run one after another, in plan order, and the choice is made from the plan, so every
+// host meets the others in the same rounds.
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataplane/endpoint.h"
+#include "exec/executor.h"
+#include "exec/run_state.h"
+#include "lua/workload.h"
+#include "plan/plan.h"
+
+namespace qpo::exec {
+
+class WorkloadMeeting;
+
+// The words a script's workers are stopped with when another side of their stage failed.
+inline constexpr const char* kStageSideFailed = "another workload of this stage failed";
+
+// Whether the script workload `script` may run at the same time as the op workloads among
+// `stage` (the stage's workload steps): no QP, CQ or SRQ of its workers (on any host) is one
+// of theirs (their QPs and receivers). Plan facts only: every host decides alike.
+bool runs_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage);
+
+class ScriptWorkload {
+ public:
+  ScriptWorkload(RunState& st, const plan::Step& step, const RunOptions& o);
+  ~ScriptWorkload();
+  ScriptWorkload(const ScriptWorkload&) = delete;
+  ScriptWorkload& operator=(const ScriptWorkload&) = delete;
+
+  // False when it cannot run: its failed line is in `log` and the other hosts were told.
+  bool prepare(report::RunReport& log);
+  // Never throws. `cancel` turns true (after `*cancel_why` is set) when this host was told to
+  // stop or, `beside` op workloads, when another side of the stage failed: the workers stop
+  // as on SIGINT, at once (a failure then is that side's consequence, see report()).
+  void run(const std::atomic<bool>* cancel, const std::string* cancel_why, bool beside);
+  // Instead of run(), when it cannot have its turn: the other hosts' workers, waiting for
+  // this host's at the meeting, fail at once with `why` (not after the phase timeout), and
+  // the step's line says it did not start. `cause`: `why` is the run's reason (no thread for
+  // the scripts), else another side's failure or a stop is (an echo, see report()).
+  void skip(const std::string& why, bool cause);
+  bool ran() const { return ran_; }
+  // run() ended with the workload failed: the stage's other sides stop.
+  bool failed() const { return ran_ && !result_.ok; }
+  // The step's line (results, thresholds) and the verdict; false when it failed. Nothing when
+  // run() was never called (a side before it failed): the step is reported as not run. A
+  // workload stopped because another side of the stage failed says so in its line, and its
+  // words go to `echoes` instead of the verdict (the other side's error is the run's reason);
+  // with `echoes` null (the run already has its reason) its line is all it adds.
+  bool report(report::RunReport& log, std::vector<std::string>* echoes);
+  const plan::Step& step() const { return step_; }
+
+ private:
+  RunState& st_;
+  const plan::Step& step_;
+  const plan::WorkloadRun& run_;
+  const RunOptions& o_;
+  lua::WorkloadSpec spec_;
+  std::string reporter_;  // the host that records its results
+  std::unique_ptr<Channel> alone_;  // a session without a run's channel (tests): this host only
+  std::unique_ptr<WorkloadMeeting> meeting_;
+  std::map<std::string, dataplane::Endpoint> endpoints_;
+  bool ran_ = false;
+  bool stopped_by_other_ = false;  // it failed after the stage's cancel was set
+  lua::WorkloadResult result_;
+  double micros_ = 0;
+};
+
+}  // namespace qpo::exec
