@@ -30,13 +30,8 @@ namespace qpo::exec {
 
 namespace {
 
-lua::Callbacks callbacks(const RunState& st, ProgressLine& line) {
-  lua::Callbacks cb;
-  // The channel's stop request for this host (--local: the phase timeout found it late).
-  if (const StopRequest* req = st.channel ? st.channel->stop_request() : nullptr) {
-    cb.cancel = &req->requested;
-    cb.cancel_why = &req->why;
-  }
+lua::Callbacks callbacks(ProgressLine& line) {
+  lua::Callbacks cb;  // cancel: the caller's (run_workloads: told to stop, or the stage halted)
   // The executor's own flag, not a copy: run_workload relays it to every worker, so a SIGINT
   // reaches a ping-pong, a barrier, a hook or qpo.sleep as well as a stream. It is only ever
   // set by request_stop(), so hosts run as threads (--local) cannot stop each other with it.
@@ -198,7 +193,7 @@ void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* can
       result_.ok = true;
     } else {
       ProgressLine line(STDERR_FILENO, run_.spec.name);
-      lua::Callbacks cb = callbacks(st_, line);
+      lua::Callbacks cb = callbacks(line);
       cb.cancel = cancel;  // the stage's: this host told to stop, or another side failed
       cb.cancel_why = cancel_why;
       WorkloadMeeting& meeting = *meeting_;
