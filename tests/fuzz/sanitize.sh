@@ -65,7 +65,9 @@ case $cmd in
     # Only what the other sanitize_* steps run (the rest, benchmarks and lab-only tools, is
     # built unsanitized by scripts/setup): a target missing here makes its test "Not Run",
     # which fails sanitize_tests, never a silent skip.
-    cmake --build "$dir" -j"$(nproc)" --target "${SANITIZED_TARGETS[@]}"
+    # At the lowest priority: ctest runs this beside the lab tests (tests/CMakeLists.txt), in
+    # the cores the guests leave idle.
+    nice -n 19 cmake --build "$dir" -j"$(nproc)" --target "${SANITIZED_TARGETS[@]}"
     ;;
 
   tests)
