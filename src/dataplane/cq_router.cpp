@@ -74,6 +74,13 @@ CqRouter::Shared* CqRouter::shared(ibv_cq* cq) const {
   return it == shared_.end() ? nullptr : it->second.get();
 }
 
+bool CqRouter::exclusive(ibv_cq* cq, int owner) const {
+  auto it = owners_.find(cq);
+  if (it == owners_.end()) return true;
+  const auto& uses = it->second.uses;
+  return uses.size() == 1 && uses.begin()->first == owner;
+}
+
 int CqRouter::poll(Shared* s, int owner, int n, ibv_wc* out) {
   std::lock_guard lock(s->mutex);
   int got = 0;

@@ -33,6 +33,9 @@ class CqRouter {
   void assign_receives(ibv_cq* cq, uint32_t qp_num, int owner);
   // Null for a CQ with one owner (poll it directly), the shared state otherwise.
   Shared* shared(ibv_cq* cq) const;
+  // Every QP completing on `cq` is `owner`'s now (a CQ once shared may be again read by one
+  // owner alone: its completion events then wake only that owner). Not while assigning.
+  bool exclusive(ibv_cq* cq, int owner) const;
   // Up to n completions of `owner`'s QPs from a shared CQ. Completions of QPs nobody
   // drives are counted in dropped() and discarded.
   int poll(Shared* s, int owner, int n, ibv_wc* out);

@@ -130,7 +130,7 @@ class Engine {
       bad("per-WR latency needs every WR signaled and an iteration count");
     if (cfg_.events && access_.router)
       for (auto* e : eps_)
-        if (access_.router->shared(e->send_cq) || access_.router->shared(e->recv_cq))
+        if (!access_.router->exclusive(e->send_cq, access_.owner) || !access_.router->exclusive(e->recv_cq, access_.owner))
           bad("event mode needs CQs this worker does not share with another");
     for (auto* e : eps_) {
       if (tx_ && e->max_send_wr && cfg_.depth > e->max_send_wr)

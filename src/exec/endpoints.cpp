@@ -186,22 +186,40 @@ void post_srq_bringup_receives(RunState& st, plan::ObjectId srq, const std::stri
   ss.recv_pool->fill(e, ss.recv_pool->outstanding() + std::min(count, ss.slot_count));
 }
 
+namespace {
+
+int owner_in_router(const QpState& of, Reader r) { return static_cast<int>(of.ordinal) * 2 + (r == Reader::Receives ? 1 : 0); }
+
+void assign_readers(RunState& st, const QpState& q, int sends, int receives) {
+  uint32_t qpn = q.qp->get()->qp_num;
+  if (q.send_cq) st.router.assign(q.send_cq, qpn, sends);
+  if (q.recv_cq) {
+    st.router.assign(q.recv_cq, qpn, sends);
+    st.router.assign_receives(q.recv_cq, qpn, receives);
+  }
+}
+
+}  // namespace
+
 dataplane::CqAccess access_for(RunState& st, const QpState& q, Reader reader) {
   // Every QP that exists by now is routed, not only this one: a CQ is shared the moment two
   // readers complete on it, whichever of them is read first. Each QP is assigned once.
-  auto owner = [](const QpState& of, Reader r) { return static_cast<int>(of.ordinal) * 2 + (r == Reader::Receives ? 1 : 0); };
   if (!q.routed)
     st.qps.for_each([&](plan::QpId, QpState& other) {
       if (other.routed || !other.qp || !other.qp->holds()) return;
-      uint32_t qpn = other.qp->get()->qp_num;
-      if (other.send_cq) st.router.assign(other.send_cq, qpn, owner(other, Reader::Sends));
-      if (other.recv_cq) {
-        st.router.assign(other.recv_cq, qpn, owner(other, Reader::Sends));
-        st.router.assign_receives(other.recv_cq, qpn, owner(other, Reader::Receives));
-      }
+      assign_readers(st, other, owner_in_router(other, Reader::Sends), owner_in_router(other, Reader::Receives));
       other.routed = true;
     });
-  return {&st.router, owner(q, reader)};
+  return {&st.router, owner_in_router(q, reader)};
+}
+
+void route_to(RunState& st, const QpState& q, int owner) {
+  access_for(st, q);  // routed first, so that a later access_for leaves this alone
+  assign_readers(st, q, owner, owner);
+}
+
+void route_home(RunState& st, const QpState& q) {
+  assign_readers(st, q, owner_in_router(q, Reader::Sends), owner_in_router(q, Reader::Receives));
 }
 
 std::vector<ibv_wc> drain_completions(RunState& st, const QpState& q, ibv_cq* cq, int settle_ms) {

@@ -67,6 +67,11 @@ void post_srq_bringup_receives(RunState& st, plan::ObjectId srq, const std::stri
 // whose CQ also takes its receives leaves those for the stream that receives.
 enum class Reader { Sends, Receives };
 dataplane::CqAccess access_for(RunState& st, const QpState& q, Reader reader = Reader::Sends);
+// A thread that drives several QPs for a while (a script's worker) reads all of q's
+// completions, its sends and its pool's receives, as `owner` (access_for of its first QP);
+// route_home gives them back to q's own readers. Only while no other thread polls these CQs.
+void route_to(RunState& st, const QpState& q, int owner);
+void route_home(RunState& st, const QpState& q);
 // Completions of `q` arriving on `cq` within settle_ms (after a move to ERR: the flushed WRs).
 std::vector<ibv_wc> drain_completions(RunState& st, const QpState& q, ibv_cq* cq, int settle_ms);
 

@@ -17,6 +17,7 @@
 #include <memory>
 #include <set>
 
+#include "exec/endpoints.h"
 #include "exec/executor.h"
 #include "exec/progress_line.h"
 #include "exec/script_endpoints.h"
@@ -120,14 +121,13 @@ bool note_elsewhere(report::RunReport& log, const scenario::Workload& w, report:
 namespace {
 
 // What a workload of a stage holds that another running beside it must not share.
+// (A CQ may be shared: every reader polls it through the run's router.)
 struct Holds {
-  std::set<plan::ObjectId> qps, cqs, srqs;
+  std::set<plan::ObjectId> qps, srqs;
   void add(const plan::Plan& p, plan::QpId id) {
     if (id >= p.qps.size()) return;  // none, or an external peer's id
     qps.insert(id);
     const auto& q = p.qps[id];
-    cqs.insert(q.send_cq);
-    cqs.insert(q.recv_cq);
     if (q.srq != plan::kNoObject) srqs.insert(q.srq);
   }
   bool shares(const Holds& o) const {
@@ -136,7 +136,7 @@ struct Holds {
         if (b.count(id)) return true;
       return false;
     };
-    return any(qps, o.qps) || any(cqs, o.cqs) || any(srqs, o.srqs);
+    return any(qps, o.qps) || any(srqs, o.srqs);
   }
 };
 
@@ -165,7 +165,7 @@ ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOp
   meeting_ = std::make_unique<WorkloadMeeting>(st.channel ? *st.channel : *alone_, st.host, run_.spec.name);
 }
 
-ScriptWorkload::~ScriptWorkload() = default;
+ScriptWorkload::~ScriptWorkload() { route_home(); }
 
 bool ScriptWorkload::prepare(report::RunReport& log) {
   std::map<std::string, uint32_t> to_clear;
@@ -177,7 +177,20 @@ bool ScriptWorkload::prepare(report::RunReport& log) {
   } catch (const std::exception& e) {
     if (problem.empty()) problem = e.what();
   }
-  if (problem.empty()) return true;
+  if (problem.empty()) {
+    // Every completion of a worker's QPs goes to that worker (its first QP's reader), through
+    // the run's router: an op workload beside it on the same CQ gets its own.
+    for (const auto& worker : spec_.workers) {
+      int owner = access_for(st_, *st_.qp_named(worker.qps.front())).owner;
+      for (const auto& name : worker.qps) {
+        const QpState* q = st_.qp_named(name);
+        route_to(st_, *q, owner);
+        routed_.push_back(q);
+      }
+      access_.push_back({&st_.router, owner});
+    }
+    return true;
+  }
   meeting_->fail(problem);
   st_.channel_broken |= meeting_->channel_failed();
   return failed_step(log, run_.spec, script_step(st_, step_, run_.spec), problem);
@@ -205,6 +218,7 @@ void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* can
         cb.signals = [this](const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals) {
           return st_.channel->signals(run_.spec.name, add, totals);
         };
+      cb.access = access_;
       result_ = lua::run_workload(spec_, endpoints_, cb);
       line.finish();
     }
@@ -232,7 +246,13 @@ void ScriptWorkload::skip(const std::string& why, bool cause) {
   st_.channel_broken |= meeting_->channel_failed();
 }
 
+void ScriptWorkload::route_home() {
+  for (const QpState* q : routed_) exec::route_home(st_, *q);
+  routed_.clear();
+}
+
 bool ScriptWorkload::report(report::RunReport& log, std::vector<std::string>* echoes) {
+  route_home();
   if (!ran_) return true;
   const scenario::Workload& w = run_.spec;
   report::StepResult r = script_step(st_, step_, w);

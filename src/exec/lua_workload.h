@@ -7,11 +7,12 @@
 //   run()      on the stage's scripts thread, beside the op workloads' sides: the workers,
 //              w:barrier() and the final round with the other hosts;
 //   report()   back on the session's thread once every side joined: the step's line.
-// A script's workers poll its CQs through a router of their own (lua/workload.cpp), so it runs
-// beside op workloads only when it shares no QP, CQ or SRQ with them (runs_beside); else it
-// runs first, alone, on the session's thread, as all scripts once did. The scripts of one
-// stage run one after another, in plan order, and the choice is made from the plan, so every
-// host meets the others in the same rounds.
+// A script's workers read their CQs through the run's router like every other reader
+// (prepare routes all completions of a worker's QPs to it, report gives them back), so a CQ
+// may be shared with op workloads beside it; a QP or an SRQ may not (runs_beside): such a
+// script runs first, alone, on the session's thread, as all scripts once did. The scripts of
+// one stage run one after another, in plan order, and the choice is made from the plan, so
+// every host meets the others in the same rounds.
 #include <atomic>
 #include <map>
 #include <memory>
@@ -32,8 +33,8 @@ class WorkloadMeeting;
 inline constexpr const char* kStageSideFailed = "another workload of this stage failed";
 
 // Whether the script workload `script` may run at the same time as the op workloads among
-// `stage` (the stage's workload steps): no QP, CQ or SRQ of its workers (on any host) is one
-// of theirs (their QPs and receivers). Plan facts only: every host decides alike.
+// `stage` (the stage's workload steps): no QP or SRQ of its workers (on any host) is one of
+// theirs (their QPs and receivers). Plan facts only: every host decides alike.
 bool runs_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage);
 
 class ScriptWorkload {
@@ -63,6 +64,9 @@ class ScriptWorkload {
   // words go to `echoes` instead of the verdict (the other side's error is the run's reason);
   // with `echoes` null (the run already has its reason) its line is all it adds.
   bool report(report::RunReport& log, std::vector<std::string>* echoes);
+  // Gives the workers' QPs back to their own readers (report() does it; again is harmless).
+  // On the session's thread, with no side of the stage running.
+  void route_home();
   const plan::Step& step() const { return step_; }
 
  private:
@@ -75,6 +79,8 @@ class ScriptWorkload {
   std::unique_ptr<Channel> alone_;  // a session without a run's channel (tests): this host only
   std::unique_ptr<WorkloadMeeting> meeting_;
   std::map<std::string, dataplane::Endpoint> endpoints_;
+  std::vector<dataplane::CqAccess> access_;  // per worker here: the run's router, its owner
+  std::vector<const QpState*> routed_;       // the QPs routed to a worker, until route_home
   bool ran_ = false;
   bool stopped_by_other_ = false;  // it failed after the stage's cancel was set
   lua::WorkloadResult result_;

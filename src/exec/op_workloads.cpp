@@ -761,7 +761,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
         scripts.push_back(std::move(script));
         continue;
       }
-      // It shares a QP, CQ or SRQ with an op workload of the stage: first, alone, as before.
+      // It shares a QP or an SRQ with an op workload of the stage: first, alone, as before.
       script->run(told ? &told->requested : nullptr, told ? &told->why : nullptr, false);
       if (!script->report(log, nullptr)) {
         abandon_scripts("workload '" + w.name + "' failed");

@@ -240,11 +240,18 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
     return out;
   }
 
-  // Completions of QPs driven by different workers may share a CQ: route them.
+  // Completions of QPs driven by different workers may share a CQ: route them (the
+  // executor's router has them routed already).
+  if (!cb.access.empty() && cb.access.size() != spec.workers.size()) {
+    out.error = "internal error: " + std::to_string(cb.access.size()) + " CQ readers for " +
+                std::to_string(spec.workers.size()) + " workers";
+    return out;
+  }
   int active = 0;
   for (size_t i = 0; i < spec.workers.size(); ++i) {
     if (entries[i].empty()) continue;
     ++active;
+    if (!cb.access.empty()) continue;
     for (const auto& q : spec.workers[i].qps) {
       const auto& ep = endpoints.at(q);
       if (!ep.qp) continue;
@@ -320,7 +327,7 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
           if (everyone[k].name == ws.name) w.index = static_cast<int>(k) + 1;
         w.count = static_cast<int>(everyone.size());
         w.qps = ws.qps;
-        w.access = {&shared.router, static_cast<int>(i)};
+        w.access = cb.access.empty() ? dataplane::CqAccess{&shared.router, static_cast<int>(i)} : cb.access[i];
         w.timeout_ms = spec.timeout_ms;
         if (ws.cpu >= 0)
           if (std::string why = util::pin_this_thread(ws.cpu); !why.empty()) throw std::runtime_error("pin: " + why);

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "dataplane/cq_router.h"
 #include "dataplane/endpoint.h"
 #include "dataplane/stream.h"
 #include "lua/value.h"
@@ -74,6 +75,11 @@ struct Callbacks {
   // never waits for another host; false = not now (keep the increments). Empty = this host's
   // workers are all there is (a counter is then one atomic, as cheap as before).
   std::function<bool(const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals)> signals;
+  // How each worker of spec.workers (in order) reads its QPs' CQs: the executor's router,
+  // where every completion of the worker's QPs is routed to it, so that the run's other
+  // readers of those CQs (op workloads beside the script) keep theirs. Empty: a router of the
+  // workload's own, which drops completions of QPs no worker drives.
+  std::vector<dataplane::CqAccess> access;
 };
 
 struct WorkerResult {

@@ -68,6 +68,20 @@ TEST_CASE("a CQ is shared from its second owner on, and stays shared when one ow
   CHECK(router.shared(cq) != nullptr);
 }
 
+TEST_CASE("a CQ is one owner's alone while every QP on it is that owner's, shared before or not") {
+  qpo::dataplane::CqRouter router;
+  auto* cq = reinterpret_cast<ibv_cq*>(0x1000);  // never polled
+  CHECK(router.exclusive(cq, 0));                 // nobody's yet
+  router.assign(cq, 1, 0);
+  router.assign_receives(cq, 1, 1);               // a QP's sends and receives, two readers
+  CHECK_FALSE(router.exclusive(cq, 0));
+  router.assign_receives(cq, 1, 0);               // a script's worker takes both
+  CHECK(router.exclusive(cq, 0));
+  CHECK_FALSE(router.exclusive(cq, 1));
+  router.assign(cq, 2, 3);                        // another QP on the CQ, another reader
+  CHECK_FALSE(router.exclusive(cq, 0));
+}
+
 TEST_CASE("an endpoint's own MR named before every shared one is its first: the default MR") {
   auto shared = std::make_shared<MrNames<int>::Table>(MrNames<int>::Table{{"m", 1}});
   MrNames<int> m(shared);
