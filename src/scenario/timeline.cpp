@@ -22,14 +22,19 @@ const char* timeline_kind_name(TimelineStep::Kind k) {
 }
 
 std::vector<int> workload_waves(const Scenario& s) {
-  // A workload goes one wave after the last one that shares a QP with it (either end): the
-  // last wave of each QP, kept as the workloads are placed, makes this linear. The members of
-  // an op workload on a QP group (consecutive in `workloads`) share one wave: they run together.
+  // A workload goes one wave after the last one that shares a QP with it (either end of any
+  // of its initiators: a script on `qp: [s1, s2]` drives s1, s2 and their peers): the last
+  // wave of each QP, kept as the workloads are placed, makes this linear. The members of an op
+  // workload on a QP group (consecutive in `workloads`) share one wave: they run together.
   std::vector<int> wave(s.workloads.size(), 0);
   std::unordered_map<std::string, int> last;  // QP -> the last wave that uses it
   auto ends = [&](const Workload& w) {
-    const auto* q = s.qp(w.qp.name);
-    return std::pair<std::string, std::string>{w.qp.name, q ? q->connect.name : ""};
+    std::vector<std::string> out;
+    for (const auto& ref : w.initiators()) {
+      out.push_back(ref.name);
+      if (const auto* q = s.qp(ref.name); q && q->connect) out.push_back(q->connect.name);
+    }
+    return out;
   };
   auto after = [&](const std::string& qp) {
     auto it = qp.empty() ? last.end() : last.find(qp);
@@ -40,15 +45,11 @@ std::vector<int> workload_waves(const Scenario& s) {
     if (!s.workloads[i].group.empty())
       while (end < s.workloads.size() && s.workloads[end].group == s.workloads[i].group) ++end;
     int k = 0;
-    for (size_t j = i; j < end; ++j) {
-      auto [a, b] = ends(s.workloads[j]);
-      k = std::max({k, after(a), after(b)});
-    }
+    for (size_t j = i; j < end; ++j)
+      for (const auto& qp : ends(s.workloads[j])) k = std::max(k, after(qp));
     for (size_t j = i; j < end; ++j) {
       wave[j] = k;
-      auto [a, b] = ends(s.workloads[j]);
-      for (const auto& qp : {a, b})
-        if (!qp.empty()) last[qp] = std::max(last[qp], k);
+      for (const auto& qp : ends(s.workloads[j])) last[qp] = std::max(last[qp], k);
     }
     i = end;
   }

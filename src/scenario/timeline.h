@@ -11,8 +11,8 @@
 
 namespace qpo::scenario {
 
-// Workloads that share a QP (either end) cannot run at the same time: their receives would
-// interleave. wave[i] for s.workloads[i]; waves run one after another.
+// Workloads that share a QP (either end of any initiator) cannot run at the same time: their
+// receives would interleave. wave[i] for s.workloads[i]; waves run one after another.
 std::vector<int> workload_waves(const Scenario& s);
 
 // Where a workload that expects a completion error leaves QPs: a completion in error moves

@@ -7,6 +7,7 @@
 
 #include "plan/plan.h"
 #include "plan_fixture.h"
+#include "scenario/timeline.h"
 #include "scenario_fixture.h"
 
 using qpo::plan::Plan;
@@ -434,4 +435,26 @@ TEST_CASE("a read at another offset that overlaps a write is Q516; a read-back a
                                           "  r: { qp: qa, op: rdma_read,  local_mr: ma, remote_mr: mb, size: 4KiB, offset: 4KiB }\n"
                                           "timeline:\n  - workload: w\n  - workload: r\n"));
   CHECK_MESSAGE(elsewhere.with_code("Q516").empty(), elsewhere.dump());
+}
+
+TEST_CASE("without a timeline a script on several QPs waits for an op workload on any of them, or their peers") {
+  auto rc = [](const std::string& name, const std::string& peer) {
+    return "  " + name + ": { pd: d, type: RC, send_cq: c, recv_cq: c, connect: " + peer +
+           ", states: { INIT: { qp_access_flags: [remote_write] }, RTR: {}, RTS: {} } }\n";
+  };
+  auto l = load_validate(
+      "version: 1\nname: waves\n"
+      "devices: { d: { name: auto, port: 1 } }\n"
+      "mrs:\n"
+      "  ma: { pd: d, size: 4KiB, access: [local_write] }\n"
+      "  mb: { pd: d, size: 4KiB, access: [local_write, remote_write] }\n"
+      "cqs: { c: { device: d, depth: 1024 } }\n"
+      "qps:\n" + rc("qa", "qb") + rc("qb", "qa") + rc("qc", "qd") + rc("qd", "qc") +
+      "workloads:\n"
+      "  write: { qp: qd, op: rdma_write, local_mr: ma, remote_mr: mb, size: 4KiB, iterations: 10 }\n"
+      "  both: { qp: [qa, qc], script: 'builtin:write_bw', local_mr: ma, remote_mr: mb }\n");
+  REQUIRE_MESSAGE(l.errors() == 0, l.dump());
+  // `both` drives qc, the peer of the op workload's qd: not in the same wave (it used to look
+  // at qa and qb only, and ran together with `write` by the plan, apart by the run).
+  CHECK(qpo::scenario::workload_waves(*l.scenario) == std::vector<int>{0, 1});
 }
