@@ -121,38 +121,65 @@ bool note_elsewhere(report::RunReport& log, const scenario::Workload& w, report:
 namespace {
 
 // What a workload of a stage holds that another running beside it must not share.
-// (A CQ may be shared: every reader polls it through the run's router.)
 struct Holds {
-  std::set<plan::ObjectId> qps, srqs;
+  std::set<plan::ObjectId> qps, cqs, srqs;
   void add(const plan::Plan& p, plan::QpId id) {
     if (id >= p.qps.size()) return;  // none, or an external peer's id
     qps.insert(id);
     const auto& q = p.qps[id];
+    cqs.insert(q.send_cq);
+    cqs.insert(q.recv_cq);
     if (q.srq != plan::kNoObject) srqs.insert(q.srq);
   }
-  bool shares(const Holds& o) const {
-    auto any = [](const std::set<plan::ObjectId>& a, const std::set<plan::ObjectId>& b) {
-      for (auto id : a)
-        if (b.count(id)) return true;
-      return false;
-    };
-    return any(qps, o.qps) || any(srqs, o.srqs);
+  // A QP or an SRQ (a CQ is polled by every reader through the run's router).
+  bool shares(const Holds& o) const { return any(qps, o.qps) || any(srqs, o.srqs); }
+  bool shares_cq(const Holds& o) const { return any(cqs, o.cqs); }
+
+ private:
+  static bool any(const std::set<plan::ObjectId>& a, const std::set<plan::ObjectId>& b) {
+    for (auto id : a)
+      if (b.count(id)) return true;
+    return false;
   }
 };
+
+Holds held_by_script(const plan::Plan& plan, const plan::Step& script) {
+  Holds h;
+  for (const auto& worker : plan.workload_of(script).script.workers)
+    for (const auto& name : worker.qps) h.add(plan, plan.qp_id(name));
+  return h;
+}
+
+// The QPs of the stage's op workloads (and stock tools' conversations): initiators, receivers.
+Holds held_by_ops(const plan::Plan& plan, const std::vector<const plan::Step*>& stage) {
+  Holds h;
+  for (const plan::Step* step : stage) {
+    const auto& run = plan.workload_of(*step);
+    if (!run.spec.script.empty()) continue;
+    h.add(plan, run.qp);
+    for (auto id : run.receiver_ids) h.add(plan, id);
+  }
+  return h;
+}
 
 }  // namespace
 
 bool runs_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage) {
-  Holds mine, theirs;
-  for (const auto& worker : plan.workload_of(script).script.workers)
-    for (const auto& name : worker.qps) mine.add(plan, plan.qp_id(name));
+  Holds mine = held_by_script(plan, script);
+  if (mine.shares(held_by_ops(plan, stage))) return false;
+  // The scripts beside the op workloads run one after another but are routed all at once:
+  // none may hold a QP or an SRQ of an earlier one.
   for (const plan::Step* step : stage) {
-    const auto& run = plan.workload_of(*step);
-    if (!run.spec.script.empty()) continue;  // scripts run one after another
-    theirs.add(plan, run.qp);
-    for (auto id : run.receiver_ids) theirs.add(plan, id);
+    if (step == &script) break;
+    if (!plan.workload_of(*step).spec.script.empty() && runs_beside(plan, *step, stage) &&
+        mine.shares(held_by_script(plan, *step)))
+      return false;
   }
-  return !mine.shares(theirs);
+  return true;
+}
+
+bool shares_cq_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage) {
+  return held_by_script(plan, script).shares_cq(held_by_ops(plan, stage));
 }
 
 ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOptions& o)
@@ -177,20 +204,7 @@ bool ScriptWorkload::prepare(report::RunReport& log) {
   } catch (const std::exception& e) {
     if (problem.empty()) problem = e.what();
   }
-  if (problem.empty()) {
-    // Every completion of a worker's QPs goes to that worker (its first QP's reader), through
-    // the run's router: an op workload beside it on the same CQ gets its own.
-    for (const auto& worker : spec_.workers) {
-      int owner = access_for(st_, *st_.qp_named(worker.qps.front())).owner;
-      for (const auto& name : worker.qps) {
-        const QpState* q = st_.qp_named(name);
-        route_to(st_, *q, owner);
-        routed_.push_back(q);
-      }
-      access_.push_back({&st_.router, owner});
-    }
-    return true;
-  }
+  if (problem.empty()) return true;
   meeting_->fail(problem);
   st_.channel_broken |= meeting_->channel_failed();
   return failed_step(log, run_.spec, script_step(st_, step_, run_.spec), problem);
@@ -246,9 +260,22 @@ void ScriptWorkload::skip(const std::string& why, bool cause) {
   st_.channel_broken |= meeting_->channel_failed();
 }
 
+void ScriptWorkload::route() {
+  for (const auto& worker : spec_.workers) {
+    int owner = access_for(st_, *st_.qp_named(worker.qps.front())).owner;
+    for (const auto& name : worker.qps) {
+      const QpState* q = st_.qp_named(name);
+      route_to(st_, *q, owner);
+      routed_.push_back(q);
+    }
+    access_.push_back({&st_.router, owner});
+  }
+}
+
 void ScriptWorkload::route_home() {
   for (const QpState* q : routed_) exec::route_home(st_, *q);
   routed_.clear();
+  access_.clear();
 }
 
 bool ScriptWorkload::report(report::RunReport& log, std::vector<std::string>* echoes) {

@@ -7,12 +7,14 @@
 //   run()      on the stage's scripts thread, beside the op workloads' sides: the workers,
 //              w:barrier() and the final round with the other hosts;
 //   report()   back on the session's thread once every side joined: the step's line.
-// A script's workers read their CQs through the run's router like every other reader
-// (prepare routes all completions of a worker's QPs to it, report gives them back), so a CQ
-// may be shared with op workloads beside it; a QP or an SRQ may not (runs_beside): such a
-// script runs first, alone, on the session's thread, as all scripts once did. The scripts of
-// one stage run one after another, in plan order, and the choice is made from the plan, so
-// every host meets the others in the same rounds.
+// A script beside op workloads on a CQ they share reads it through the run's router, like
+// every other reader (route() hands it all completions of its workers' QPs, report() gives
+// them back); otherwise nobody else polls its CQs and it keeps a router of its own
+// (lua/workload.cpp), where event mode sees only the script's QPs. A QP or an SRQ it may not
+// share (runs_beside): such a script runs first, alone, on the session's thread, before the
+// stage's other workloads are set up. The scripts beside run one after another, in plan
+// order, and every choice is made from the plan, so every host meets the others in the same
+// rounds.
 #include <atomic>
 #include <map>
 #include <memory>
@@ -34,8 +36,12 @@ inline constexpr const char* kStageSideFailed = "another workload of this stage 
 
 // Whether the script workload `script` may run at the same time as the op workloads among
 // `stage` (the stage's workload steps): no QP or SRQ of its workers (on any host) is one of
-// theirs (their QPs and receivers). Plan facts only: every host decides alike.
+// theirs (their QPs and receivers), nor one of an earlier script's that runs beside them.
+// Plan facts only: every host decides alike.
 bool runs_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage);
+// Whether such a script's QPs complete on a CQ of the op workloads': it must then read it
+// through the run's router (ScriptWorkload::route).
+bool shares_cq_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage);
 
 class ScriptWorkload {
  public:
@@ -64,8 +70,10 @@ class ScriptWorkload {
   // words go to `echoes` instead of the verdict (the other side's error is the run's reason);
   // with `echoes` null (the run already has its reason) its line is all it adds.
   bool report(report::RunReport& log, std::vector<std::string>* echoes);
-  // Gives the workers' QPs back to their own readers (report() does it; again is harmless).
-  // On the session's thread, with no side of the stage running.
+  // Every completion of a worker's QPs to that worker in the run's router (before run(), for
+  // a script beside op workloads on a CQ they share), and back to the QPs' own readers
+  // (report() does it; again is harmless). On the session's thread, with no side running.
+  void route();
   void route_home();
   const plan::Step& step() const { return step_; }
 
@@ -79,8 +87,8 @@ class ScriptWorkload {
   std::unique_ptr<Channel> alone_;  // a session without a run's channel (tests): this host only
   std::unique_ptr<WorkloadMeeting> meeting_;
   std::map<std::string, dataplane::Endpoint> endpoints_;
-  std::vector<dataplane::CqAccess> access_;  // per worker here: the run's router, its owner
-  std::vector<const QpState*> routed_;       // the QPs routed to a worker, until route_home
+  std::vector<dataplane::CqAccess> access_;  // after route(): per worker, the run's router and its owner
+  std::vector<const QpState*> routed_;       // the QPs route() gave a worker, until route_home
   bool ran_ = false;
   bool stopped_by_other_ = false;  // it failed after the stage's cancel was set
   lua::WorkloadResult result_;

@@ -740,35 +740,43 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
   const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
   const EndpointMrs mrs = endpoint_mrs(st);  // one table for every member of these workloads
+  // The scripts first, in plan order: one that shares a QP or an SRQ with an op workload (or
+  // a script beside them) runs now, alone, before anything else of the stage is set up (a
+  // stock tool's conversation routes its QP's receives as it is made).
+  // A stock tool's conversation with a peer not given by hand: a side of its own.
+  auto tool_conversation = [&st](const plan::WorkloadRun& run) -> const plan::ExternalPeer* {
+    const auto* e = run.external.empty() ? nullptr : st.plan->external(run.external);
+    return e && !e->given() ? e : nullptr;
+  };
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
     const auto& w = run.spec;
-    const auto* given = run.external.empty() ? nullptr : st.plan->external(run.external);
-    if (given && !given->given()) {  // the tool's conversation, on its QP alone: a side of its own
-      const auto* e = given;
-      if (e && e->perftest()) perftests.push_back(std::make_unique<ExternalPerftest>(st, o, *step, &halt));
+    if (w.script.empty() || tool_conversation(run)) continue;
+    // Every host takes part, with or without workers in it: the hosts meet at its barriers.
+    auto script = std::make_unique<ScriptWorkload>(st, *step, o);
+    if (!script->prepare(log)) {
+      abandon_scripts("workload '" + w.name + "' failed");
+      return false;
+    }
+    if (runs_beside(*st.plan, *step, steps)) {
+      scripts.push_back(std::move(script));
+      continue;
+    }
+    script->run(told ? &told->requested : nullptr, told ? &told->why : nullptr, false);
+    if (!script->report(log, nullptr)) {
+      abandon_scripts("workload '" + w.name + "' failed");
+      return false;
+    }
+  }
+  for (const plan::Step* step : steps) {
+    const auto& run = st.plan->workload_of(*step);
+    const auto& w = run.spec;
+    if (const auto* e = tool_conversation(run)) {  // on its QP alone
+      if (e->perftest()) perftests.push_back(std::make_unique<ExternalPerftest>(st, o, *step, &halt));
       else externals.push_back(std::make_unique<ExternalPingpong>(st, o, *step, &halt));
       continue;
     }
-    if (!w.script.empty()) {
-      // Every host takes part, with or without workers in it: the hosts meet at its barriers.
-      auto script = std::make_unique<ScriptWorkload>(st, *step, o);
-      if (!script->prepare(log)) {
-        abandon_scripts("workload '" + w.name + "' failed");
-        return false;
-      }
-      if (runs_beside(*st.plan, *step, steps)) {
-        scripts.push_back(std::move(script));
-        continue;
-      }
-      // It shares a QP or an SRQ with an op workload of the stage: first, alone, as before.
-      script->run(told ? &told->requested : nullptr, told ? &told->why : nullptr, false);
-      if (!script->report(log, nullptr)) {
-        abandon_scripts("workload '" + w.name + "' failed");
-        return false;
-      }
-      continue;
-    }
+    if (!w.script.empty()) continue;  // above
     try {
       if (*w.op == Op::Recv) {  // receive-only: the QP counts what a sender outside the scenario sends
         auto& q = st.qps.at(run.qp);
@@ -820,6 +828,9 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   // Initiators: the members of a group share `workers:` threads (default one, as perftest -q
   // drives all its QPs from one thread), each thread one stream with a lane per member.
   std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
+  // A script on a CQ of theirs reads it through the run's router too (its workers' own QPs).
+  for (auto& script : scripts)
+    if (shares_cq_beside(*st.plan, script->step(), steps)) script->route();
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
   std::atomic<size_t> running{workers.size() + responders.size() + externals.size() + perftests.size() +
                               (scripts.empty() ? 0 : 1)};
