@@ -15,7 +15,6 @@
 
 #include <chrono>
 #include <memory>
-#include <set>
 
 #include "exec/endpoints.h"
 #include "exec/executor.h"
@@ -117,70 +116,6 @@ bool note_elsewhere(report::RunReport& log, const scenario::Workload& w, report:
 }
 
 }  // namespace
-
-namespace {
-
-// What a workload of a stage holds that another running beside it must not share.
-struct Holds {
-  std::set<plan::ObjectId> qps, cqs, srqs;
-  void add(const plan::Plan& p, plan::QpId id) {
-    if (id >= p.qps.size()) return;  // none, or an external peer's id
-    qps.insert(id);
-    const auto& q = p.qps[id];
-    cqs.insert(q.send_cq);
-    cqs.insert(q.recv_cq);
-    if (q.srq != plan::kNoObject) srqs.insert(q.srq);
-  }
-  // A QP or an SRQ (a CQ is polled by every reader through the run's router).
-  bool shares(const Holds& o) const { return any(qps, o.qps) || any(srqs, o.srqs); }
-  bool shares_cq(const Holds& o) const { return any(cqs, o.cqs); }
-
- private:
-  static bool any(const std::set<plan::ObjectId>& a, const std::set<plan::ObjectId>& b) {
-    for (auto id : a)
-      if (b.count(id)) return true;
-    return false;
-  }
-};
-
-Holds held_by_script(const plan::Plan& plan, const plan::Step& script) {
-  Holds h;
-  for (const auto& worker : plan.workload_of(script).script.workers)
-    for (const auto& name : worker.qps) h.add(plan, plan.qp_id(name));
-  return h;
-}
-
-// The QPs of the stage's op workloads (and stock tools' conversations): initiators, receivers.
-Holds held_by_ops(const plan::Plan& plan, const std::vector<const plan::Step*>& stage) {
-  Holds h;
-  for (const plan::Step* step : stage) {
-    const auto& run = plan.workload_of(*step);
-    if (!run.spec.script.empty()) continue;
-    h.add(plan, run.qp);
-    for (auto id : run.receiver_ids) h.add(plan, id);
-  }
-  return h;
-}
-
-}  // namespace
-
-bool runs_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage) {
-  Holds mine = held_by_script(plan, script);
-  if (mine.shares(held_by_ops(plan, stage))) return false;
-  // The scripts beside the op workloads run one after another but are routed all at once:
-  // none may hold a QP or an SRQ of an earlier one.
-  for (const plan::Step* step : stage) {
-    if (step == &script) break;
-    if (!plan.workload_of(*step).spec.script.empty() && runs_beside(plan, *step, stage) &&
-        mine.shares(held_by_script(plan, *step)))
-      return false;
-  }
-  return true;
-}
-
-bool shares_cq_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage) {
-  return held_by_script(plan, script).shares_cq(held_by_ops(plan, stage));
-}
 
 ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOptions& o)
     : st_(st), step_(step), run_(st.plan->workload_of(step)), o_(o), spec_(run_.script) {

@@ -7,14 +7,13 @@
 //   run()      on the stage's scripts thread, beside the op workloads' sides: the workers,
 //              w:barrier() and the final round with the other hosts;
 //   report()   back on the session's thread once every side joined: the step's line.
-// A script beside op workloads on a CQ they share reads it through the run's router, like
+// When it runs is the plan's (plan/script_turn.h, the step's script_turn): beside the op
+// workloads, the scripts beside one after another in plan order; or first, alone, on the
+// session's thread, before the stage's other workloads are set up, when it shares a QP or an
+// SRQ with them. Beside them on a CQ they share, it reads the CQ through the run's router like
 // every other reader (route() hands it all completions of its workers' QPs, report() gives
 // them back); otherwise nobody else polls its CQs and it keeps a router of its own
-// (lua/workload.cpp), where event mode sees only the script's QPs. A QP or an SRQ it may not
-// share (runs_beside): such a script runs first, alone, on the session's thread, before the
-// stage's other workloads are set up. The scripts beside run one after another, in plan
-// order, and every choice is made from the plan, so every host meets the others in the same
-// rounds.
+// (lua/workload.cpp), where event mode sees only the script's QPs.
 #include <atomic>
 #include <map>
 #include <memory>
@@ -33,15 +32,6 @@ class WorkloadMeeting;
 
 // The words a script's workers are stopped with when another side of their stage failed.
 inline constexpr const char* kStageSideFailed = "another workload of this stage failed";
-
-// Whether the script workload `script` may run at the same time as the op workloads among
-// `stage` (the stage's workload steps): no QP or SRQ of its workers (on any host) is one of
-// theirs (their QPs and receivers), nor one of an earlier script's that runs beside them.
-// Plan facts only: every host decides alike.
-bool runs_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage);
-// Whether such a script's QPs complete on a CQ of the op workloads': it must then read it
-// through the run's router (ScriptWorkload::route).
-bool shares_cq_beside(const plan::Plan& plan, const plan::Step& script, const std::vector<const plan::Step*>& stage);
 
 class ScriptWorkload {
  public:

@@ -758,7 +758,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
       abandon_scripts("workload '" + w.name + "' failed");
       return false;
     }
-    if (runs_beside(*st.plan, *step, steps)) {
+    if (step->extra().script_turn != plan::ScriptTurn::AloneFirst) {
       scripts.push_back(std::move(script));
       continue;
     }
@@ -830,7 +830,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
   // A script on a CQ of theirs reads it through the run's router too (its workers' own QPs).
   for (auto& script : scripts)
-    if (shares_cq_beside(*st.plan, script->step(), steps)) script->route();
+    if (script->step().extra().script_turn == plan::ScriptTurn::BesideSharedCq) script->route();
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
   std::atomic<size_t> running{workers.size() + responders.size() + externals.size() + perftests.size() +
                               (scripts.empty() ? 0 : 1)};

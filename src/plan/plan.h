@@ -18,6 +18,7 @@
 #include "plan/cm_end.h"
 #include "plan/external_peer.h"
 #include "plan/object_facts.h"
+#include "plan/script_turn.h"
 #include "plan/qp_id.h"
 #include "plan/setup_object.h"
 #include "plan/step_kinds.h"
@@ -81,6 +82,7 @@ struct StepExtra {
   std::string mcast;
   int cm_end = -1;            // Cm* steps (and a CM QP's receives): Plan::cm_ends[cm_end]
   int external = -1;          // ExternalExchange, ExternalReply: Plan::externals[external]
+  ScriptTurn script_turn = ScriptTurn::Beside;  // Workload of a script: when it runs in its stage
 };
 
 // 184 bytes: the texts every step of a kind shares are plan::Text, the rare fields StepExtra.

@@ -478,7 +478,15 @@ class TimelinePlanner {
         auto& m = members[w->group];
         m.emplace(w, m.size());
       }
-    for (const auto* w : ws) {
+    // When each script runs: beside the op workloads, or first, alone (the same on every host).
+    std::vector<ScriptTurn> turns(ws.size(), ScriptTurn::Beside);
+    if (std::any_of(ws.begin(), ws.end(), [](const auto* w) { return !w->script.empty(); })) {
+      std::vector<int> ids;
+      for (const auto* w : ws) ids.push_back(lowered(*w));
+      turns = script_turns(p_, ids);
+    }
+    for (size_t i = 0; i < ws.size(); ++i) {
+      const auto* w = ws[i];
       std::set<std::string> on;
       if (!w->script.empty()) {
         for (const auto& h : active_hosts()) on.insert(h);  // every host meets at a script's barriers
@@ -555,6 +563,8 @@ class TimelinePlanner {
         } else {
           script_args(st, p_.workloads.at(static_cast<size_t>(lowered(*w))).script);
           st.args.push_back(arg("script", w->script));
+          st.edit_extra().script_turn = turns[i];
+          if (const char* turn = script_turn_text(turns[i]); *turn) st.args.push_back(arg("runs", turn));
         }
         threads_args(st, *w, members);
         if (w->expect_status) st.expect = Text::intern(*w->expect_status);
