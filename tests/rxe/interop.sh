@@ -78,11 +78,17 @@ check "ibv_rc_pingpong and ibv_ud_pingpong dial qpo, qpo serves: all pass" 0 $rc
 # 3. qpo dials three perftest servers at once: ib_write_bw, ib_read_bw and ib_send_bw. Each tool's
 # output goes to a file of its own (three tools on one pipe interleave their lines), printed
 # with its name in front once all have exited.
+# The tools run at nice 19 in guest b (one vCPU): four of them busy-poll their CQs from the
+# hand-shake on, and at the guests' priority they starved the softirq work of rxe itself
+# (ksoftirqd), which then dropped packets of qpo's 64 KiB writes; a retried multi-packet WRITE
+# came back as IBV_WC_REM_INV_REQ_ERR from the 6.1 kernel's responder (write #35 of 200 in a
+# clean-clone run on 2026-12-01, and before). The tools are unchanged; only who gets the vCPU
+# first is.
 t0=$(date +%s)
-servers='cd /tmp; pids=; for t in write:18515 read:18516 send:18517; do ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} >${t%:*}.out 2>&1 & pids="$pids $!"; done
-ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 >lat.out 2>&1 & pids="$pids $!"
-ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 >wlat.out 2>&1 & pids="$pids $!"
-for t in write:18520 send:18521; do ib_${t%:*}_bw -d rxe0 -x 1 -R -s 65536 -n 200 -p ${t#*:} >${t%:*}R.out 2>&1 & pids="$pids $!"; done
+servers='cd /tmp; pids=; for t in write:18515 read:18516 send:18517; do nice -n 19 ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} >${t%:*}.out 2>&1 & pids="$pids $!"; done
+nice -n 19 ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 >lat.out 2>&1 & pids="$pids $!"
+nice -n 19 ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 >wlat.out 2>&1 & pids="$pids $!"
+for t in write:18520 send:18521; do nice -n 19 ib_${t%:*}_bw -d rxe0 -x 1 -R -s 65536 -n 200 -p ${t#*:} >${t%:*}R.out 2>&1 & pids="$pids $!"; done
 rc=0; for j in $pids; do wait $j || rc=1; done
 for t in write read send lat wlat writeR sendR; do sed "s/^/$t: /" $t.out; done; exit $rc'
 "$QPO" run --format json --lab-peer "$servers" tests/scenarios/interop/perftest-clients.yaml >"$tmp/out" 2>"$tmp/err"
@@ -140,9 +146,9 @@ check "ib_write_bw's servers (TCP and -R) printed the figures qpo measured and s
   "^\[peer\] write:  65536 +200 +$sent " "^\[peer\] writeR:  65536 +200 +$sentR "
 
 # 4. The three tools dial qpo: qpo serves its buffer to ib_write_bw and ib_read_bw and reports
-# their figures, and receives ib_send_bw's SENDs.
+# their figures, and receives ib_send_bw's SENDs. (At nice 19, as in run 3.)
 t0=$(date +%s)
-clients='cd /tmp; pids=; r() { for i in $(seq 60); do "$@" && return 0; sleep 1; done; return 1; }
+clients='cd /tmp; pids=; r() { for i in $(seq 60); do nice -n 19 "$@" && return 0; sleep 1; done; return 1; }
 for t in write:18515 read:18516 send:18517; do r ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}.out 2>&1 & pids="$pids $!"; done
 r ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 10.0.1.1 >lat.out 2>&1 & pids="$pids $!"
 r ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 10.0.1.1 >wlat.out 2>&1 & pids="$pids $!"
