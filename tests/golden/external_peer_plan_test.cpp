@@ -118,7 +118,7 @@ TEST_CASE("perftest: the workload's op names the tool, and its step says every p
   }
   REQUIRE(seen.size() == 7);
   CHECK(seen[0].find("peer=external 'write_tool' (ib_write_bw client)\n") != std::string::npos);
-  CHECK(seen[0].find("traffic=the tool's 200 RDMA WRITEs of 65536 B at qpo.slots.wq, unchecked\n") != std::string::npos);
+  CHECK(seen[0].find("traffic=the tool's 200 RDMA WRITEs of 1024 B at qpo.slots.wq, unchecked\n") != std::string::npos);
   CHECK(seen[0].find("report=keys once the tool has run, then its figures, which qpo reports (qpo's five units back are zeros: the tool's client ignores them)\n") != std::string::npos);
   CHECK(seen[2].find("sync=qpo's receives (qpo.slots.sq), then keys once more\n") != std::string::npos);
   CHECK(seen[2].find("report=") == std::string::npos);  // ib_send_bw exchanges no report
@@ -134,10 +134,17 @@ TEST_CASE("perftest: qpo's slots are the buffer it advertises, at least the tool
   for (const auto& s : p.hosts[0].steps)
     if (s.kind == StepKind::RegSlots) {
       ++slots;
-      bool latency = s.object == "qpo.slots.lq" || s.object == "qpo.slots.wlq";
-      CHECK(s.count == (latency ? 4096 : 65536) + 64);  // the latency tests' 2 B: the cycle buffer
+      CHECK(s.count == 4096 + 64);  // 1 KiB and 2 B messages: the cycle buffer
     }
   CHECK(slots == 7);
+  auto big = plan_of_file("scenarios/interop/ib-write-bw-client.yaml");  // -s 65536: the message
+  int big_slots = 0;
+  for (const auto& s : big.hosts[0].steps)
+    if (s.kind == StepKind::RegSlots) {
+      ++big_slots;
+      CHECK(s.count == 65536 + 64);
+    }
+  CHECK(big_slots == 1);
 }
 
 TEST_CASE("declared waits: serving a perftest client, the workload waits up to a phase timeout for the tool's run") {

@@ -85,16 +85,16 @@ check "ibv_rc_pingpong and ibv_ud_pingpong dial qpo, qpo serves: all pass" 0 $rc
 # clean-clone run on 2026-12-01, and before). The tools are unchanged; only who gets the vCPU
 # first is.
 t0=$(date +%s)
-servers='cd /tmp; pids=; for t in write:18515 read:18516 send:18517; do nice -n 19 ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} >${t%:*}.out 2>&1 & pids="$pids $!"; done
+servers='cd /tmp; pids=; for t in write:18515 read:18516 send:18517; do nice -n 19 ib_${t%:*}_bw -d rxe0 -x 1 -s 1024 -n 200 -p ${t#*:} >${t%:*}.out 2>&1 & pids="$pids $!"; done
 nice -n 19 ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 >lat.out 2>&1 & pids="$pids $!"
 nice -n 19 ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 >wlat.out 2>&1 & pids="$pids $!"
-for t in write:18520 send:18521; do nice -n 19 ib_${t%:*}_bw -d rxe0 -x 1 -R -s 65536 -n 200 -p ${t#*:} >${t%:*}R.out 2>&1 & pids="$pids $!"; done
+for t in write:18520 send:18521; do nice -n 19 ib_${t%:*}_bw -d rxe0 -x 1 -R -s 1024 -n 200 -p ${t#*:} >${t%:*}R.out 2>&1 & pids="$pids $!"; done
 rc=0; for j in $pids; do wait $j || rc=1; done
 for t in write read send lat wlat writeR sendR; do sed "s/^/$t: /" $t.out; done; exit $rc'
 "$QPO" run --format json --lab-peer "$servers" tests/scenarios/interop/perftest-clients.yaml >"$tmp/out" 2>"$tmp/err"
 rc=$?
 echo "     run 3: $(($(date +%s) - t0)) s"
-row='65536 +200 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$'
+row='1024 +200 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2}[[:space:]]+[0-9]+\.[0-9]{6}$'
 lat_row='2 +1000 +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{2} '
 check "ib_write_bw, ib_read_bw, ib_send_bw, ib_send_lat, ib_write_lat, ib_write_bw -R and ib_send_bw -R serve, qpo is their client: each tool's result row, exit 0" 0 $rc \
   "$(cat "$tmp/err")" \
@@ -143,16 +143,16 @@ r = json.load(open(sys.argv[1]))
 f = next(w for w in r["workloads"] if w["name"] == "write_bw_R")["summary"]
 print("%.2f +%.2f" % (f["bw_peak"], f["bw_avg"]))' "$tmp/out" 2>&1)
 check "ib_write_bw's servers (TCP and -R) printed the figures qpo measured and sent them" 0 0 "$(cat "$tmp/err")" \
-  "^\[peer\] write:  65536 +200 +$sent " "^\[peer\] writeR:  65536 +200 +$sentR "
+  "^\[peer\] write:  1024 +200 +$sent " "^\[peer\] writeR:  1024 +200 +$sentR "
 
 # 4. The three tools dial qpo: qpo serves its buffer to ib_write_bw and ib_read_bw and reports
 # their figures, and receives ib_send_bw's SENDs. (At nice 19, as in run 3.)
 t0=$(date +%s)
 clients='cd /tmp; pids=; r() { for i in $(seq 60); do nice -n 19 "$@" && return 0; sleep 1; done; return 1; }
-for t in write:18515 read:18516 send:18517; do r ib_${t%:*}_bw -d rxe0 -x 1 -s 65536 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}.out 2>&1 & pids="$pids $!"; done
+for t in write:18515 read:18516 send:18517; do r ib_${t%:*}_bw -d rxe0 -x 1 -s 1024 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}.out 2>&1 & pids="$pids $!"; done
 r ib_send_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18518 10.0.1.1 >lat.out 2>&1 & pids="$pids $!"
 r ib_write_lat -d rxe0 -x 1 -s 2 -n 1000 -p 18519 10.0.1.1 >wlat.out 2>&1 & pids="$pids $!"
-for t in write:18520 send:18521; do r ib_${t%:*}_bw -d rxe0 -x 1 -R -s 65536 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}R.out 2>&1 & pids="$pids $!"; done
+for t in write:18520 send:18521; do r ib_${t%:*}_bw -d rxe0 -x 1 -R -s 1024 -n 200 -p ${t#*:} 10.0.1.1 >${t%:*}R.out 2>&1 & pids="$pids $!"; done
 rc=0; for j in $pids; do wait $j || rc=1; done
 for t in write read send lat wlat writeR sendR; do sed "s/^/$t: /" $t.out; done; exit $rc'
 out=$("$QPO" run --lab-peer "$clients" tests/scenarios/interop/perftest-servers.yaml 2>&1)
@@ -166,7 +166,7 @@ check "the seven perftest tools (two with -R) dial qpo, qpo serves: the tools' r
   "^ +[0-9]+ exchange +external exchange +wq +ok" \
   "^     accepted 10\.0\.1\.2:[0-9]+; ib_write_bw 6\.06, MTU 1024; the tool: QPN" \
   "^ +[0-9]+ exchange +external handshake +rq +ok" \
-  "^     the tool measured 200 x 65536 B: BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
+  "^     the tool measured 200 x 1024 B: BW peak [0-9.]+ MB/s, BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
   "^     received: BW average [0-9.]+ MB/s, [0-9.]+ Mpps$" \
   "^     answered 1000 SENDs in [0-9.]+ s$" \
   "^\[peer\] writeR:  Data ex\. method : rdma_cm$" "^\[peer\] writeR:  $row" \
@@ -175,12 +175,12 @@ check "the seven perftest tools (two with -R) dial qpo, qpo serves: the tools' r
   "^     accepted 10\.0\.1\.2; ib_write_bw 6\.06 over its rdma_cm control connection; its sync read, qpo answers once it listens for the test QP on port 18520$" \
   "^ +[0-9]+ bring-up +rdma_get_cm_event +wRq +ok" \
   "^     RDMA_CM_EVENT_CONNECT_REQUEST from 10\.0\.1\.2 \(external 'wR_tool'\)$" \
-  "^ +[0-9]+ traffic +workload +sRq +send_bw_R: ib_send_bw client, IBV_WR_SEND x200, 65536 B +ok" \
+  "^ +[0-9]+ traffic +workload +sRq +send_bw_R: ib_send_bw client, IBV_WR_SEND x200, 1024 B +ok" \
   "^PASS perftest-servers on rxe0$" \
   "^lab peer: exit 0: cd /tmp"
-wrote=$(printf '%s\n' "$out" | sed -n 's/^\[peer\] write:  65536 \+200 \+\([0-9.]*\) \+\([0-9.]*\) .*/\1 \2/p')
+wrote=$(printf '%s\n' "$out" | sed -n 's/^\[peer\] write:  1024 \+200 \+\([0-9.]*\) \+\([0-9.]*\) .*/\1 \2/p')
 check "qpo reported the figures ib_write_bw's client printed" 0 0 "$out" \
-  "^     the tool measured 200 x 65536 B: BW peak ${wrote% *} MB/s, BW average ${wrote#* } MB/s"
+  "^     the tool measured 200 x 1024 B: BW peak ${wrote% *} MB/s, BW average ${wrote#* } MB/s"
 
 # 5. rdmacm-utils' tools, both roles, over rdma_cm. The clients try again until qpo listens
 # (refused: error 8); the stranger (ucmatose over IPv6) until qpo's listener rejects it (28).
