@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -127,6 +128,17 @@ std::string render_text(const std::vector<suite::Case>& cases, const std::vector
   return out;
 }
 
+void name_results(std::vector<suite::Case>& cases, const std::string& dir) {
+  std::set<std::string> taken;
+  for (auto& c : cases) {
+    std::string name = file_name(c.name);
+    for (int n = 2; !taken.insert(name).second; ++n) name = file_name(c.name + "-" + std::to_string(n));
+    c.results = (fs::path(dir) / name).string();
+    std::error_code ec;
+    fs::remove(c.results, ec);
+  }
+}
+
 size_t save(const std::vector<suite::Case>& cases, const std::string& dir, std::vector<std::string>* errors) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -148,7 +160,7 @@ size_t save(const std::vector<suite::Case>& cases, const std::string& dir, std::
   return saved;
 }
 
-std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& bs) {
+std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& bs, bool kept_results) {
   util::JsonWriter w;
   int passed = 0, failed = 0, skipped = 0;
   w.begin_object().key("cases").begin_array();
@@ -160,6 +172,11 @@ std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<
     w.begin_object();
     w.field("name", c.name).field("file", c.file).field("outcome", c.outcome).field("reason", c.reason);
     w.field("seconds", c.seconds);
+    if (kept_results) {
+      w.key("results");
+      if (readable_result(c)) w.value(c.results);
+      else w.null();
+    }
     w.key("parameters").begin_object();
     for (const auto& [k, v] : c.parameters) w.field(k, v);
     w.end_object();

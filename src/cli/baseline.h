@@ -35,10 +35,16 @@ std::vector<CaseBaseline> compare_with(std::vector<suite::Case>& cases, const st
 // Prints the comparisons: a line per case, the table under one with a regression.
 std::string render_text(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& b);
 
+// qpo test --results DIR: each case's result file is DIR/<case>.json (a name two cases share
+// gets "-2", "-3"...); a file left there by an earlier run is removed first, so a case whose run
+// writes none has none.
+void name_results(std::vector<suite::Case>& cases, const std::string& dir);
+
 // Writes every passed case's result to DIR/<case>.json; returns how many, `errors` says what failed.
 size_t save(const std::vector<suite::Case>& cases, const std::string& dir, std::vector<std::string>* errors);
 
-// qpo test --json: the cases with their parameters, verdicts, figures and baseline comparisons.
-std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& b);
+// qpo test --json: the cases with their parameters, verdicts, figures and baseline comparisons;
+// with `kept_results`, each case's "results" file (null when its run wrote none).
+std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& b, bool kept_results);
 
 }  // namespace qpo::cli::baseline

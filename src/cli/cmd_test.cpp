@@ -58,7 +58,7 @@ Action add_test(CLI::App& app) {
     std::string junit, report;
     bool lab = false, no_lab = false, local = false;
     std::vector<std::string> overrides;
-    std::string baseline, save_baseline, tolerance = "5%", json;
+    std::string baseline, save_baseline, tolerance = "5%", json, results;
   };
   auto opts = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("test", "Run a suite of scenarios; a verdict per scenario, JUnit/TAP for CI");
@@ -93,6 +93,9 @@ Action add_test(CLI::App& app) {
   cmd->add_option("--tolerance", opts->tolerance, "How much worse a figure may get against --baseline, in %")->capture_default_str();
   cmd->add_option("--save-baseline", opts->save_baseline, "Write each passed case's result to DIR/<case>.json");
   cmd->add_option("--json", opts->json, "Write the cases (parameters, verdicts, figures, baseline comparisons) as JSON here");
+  cmd->add_option("--results", opts->results,
+                  "Keep each case's run, whatever its outcome, as DIR/<case>.json (what qpo run --format json prints: "
+                  "every step's line, the verdict, the figures); --json names each case's file");
   return [opts]() {
     auto& o = opts->suite;
     auto tolerance = compare::parse_tolerance(opts->tolerance);
@@ -152,9 +155,10 @@ Action add_test(CLI::App& app) {
       output("--junit", opts->junit, false);
       output("--json", opts->json, false);
       output("--save-baseline", opts->save_baseline, true);
+      output("--results", opts->results, true);
       if (out_dir) {
         if (*out_dir == out_dir->root_path()) {
-          std::cerr << "qpo test: in the lab, --junit, --json and --save-baseline must share a folder below /\n";
+          std::cerr << "qpo test: in the lab, --junit, --json, --results and --save-baseline must share a folder below /\n";
           return static_cast<int>(kSystemError);
         }
         lab_args.insert(lab_args.end(), {"--out", out_dir->string()});
@@ -193,9 +197,22 @@ Action add_test(CLI::App& app) {
       std::cerr << "qpo test: no scenarios to run\n";
       return static_cast<int>(kSystemError);
     }
-    // Each case's qpo run writes its JSON result here: figures, baselines (removed at the end).
-    char tmp[] = "/tmp/qpo-test-XXXXXX";
-    if (mkdtemp(tmp)) o.results_dir = tmp;
+    // Each case's qpo run writes its JSON result here: figures, baselines (removed at the end,
+    // unless they are the user's --results).
+    if (!opts->results.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(opts->results, ec);
+      if (ec) {
+        std::cerr << "qpo test: --results " << util::printable(opts->results, 1000) << ": " << ec.message() << "\n";
+        return static_cast<int>(kSystemError);
+      }
+      o.results_dir = opts->results;
+      o.keep_results = true;
+      baseline::name_results(cases, o.results_dir);
+    } else {
+      char tmp[] = "/tmp/qpo-test-XXXXXX";
+      if (mkdtemp(tmp)) o.results_dir = tmp;
+    }
     std::vector<baseline::CaseBaseline> compared;
     if (invalid) {
       if (o.tap) std::printf("TAP version 13\n1..%zu\n", cases.size());
@@ -216,7 +233,7 @@ Action add_test(CLI::App& app) {
       }
     }
     if (!opts->json.empty()) {
-      write_report_file(opts->json, baseline::suite_json(cases, compared) + "\n", "--json");
+      write_report_file(opts->json, baseline::suite_json(cases, compared, o.keep_results) + "\n", "--json");
     }
     int passed = 0, failed = 0, skipped = 0;
     for (const auto& c : cases) {
@@ -228,7 +245,7 @@ Action add_test(CLI::App& app) {
       write_report_file(opts->junit, suite::junit_xml(cases, "qpo"), "--junit");
     }
     if (!opts->report.empty() && !write_suite_report(opts->report, cases)) failed += !failed;
-    if (!o.results_dir.empty()) std::filesystem::remove_all(o.results_dir);
+    if (!o.results_dir.empty() && !o.keep_results) std::filesystem::remove_all(o.results_dir);
     std::printf("%s%d passed, %d failed, %d skipped\n", o.tap ? "# " : "", passed, failed, skipped);
     return failed ? static_cast<int>(kInvalid) : static_cast<int>(kOk);
   };

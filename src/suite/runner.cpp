@@ -133,8 +133,10 @@ void run_all(std::vector<Case>& cases, const Options& o) {
   std::vector<Child> running;
   size_t next = 0, finished = 0;
   int jobs = std::max(1, o.jobs);
+  // Cases named by the caller (qpo test --results) keep their names.
   if (!o.results_dir.empty())
-    for (size_t i = 0; i < cases.size(); ++i) cases[i].results = o.results_dir + "/case-" + std::to_string(i) + ".json";
+    for (size_t i = 0; i < cases.size(); ++i)
+      if (cases[i].results.empty()) cases[i].results = o.results_dir + "/case-" + std::to_string(i) + ".json";
   while (finished < cases.size()) {
     while (static_cast<int>(running.size()) < jobs && next < cases.size()) {
       running.push_back(start(cases[next], next, o));

@@ -43,6 +43,7 @@ struct Options {
   bool tap = false;
   std::string matrix_file;             // --matrix FILE: its matrix replaces the scenarios' own
   std::string results_dir;             // each case's qpo run writes its JSON result here (--results)
+  bool keep_results = false;           // qpo test --results DIR: results_dir is the user's, kept
 };
 
 // Collects the cases (name and tags read from each file); errors go to `problems`. A file with

@@ -1,12 +1,17 @@
 // The plan is the program, as a user sees it: for every example scenario, every scenario of
 // the regression suite and a few runs that fail on purpose, `qpo plan --format json FILE` and
-// `qpo run --no-lab --local --format json FILE` (the qpo binary, every host in its process),
-// read back with qpo's own JSON reader. Each host's report lines walk its plan's steps in
-// order, one step after the other, each step reporting at least one line and no line
-// reporting on anything else. A run that stops early (unsupported, a failure) walks every
-// step too: the ones after where it stopped report "not run" (and teardown's with nothing to
-// release); a failed run's steps not run start right after its failed step. Each run's verdict and exit status are asserted. Runs inside the
-// lab guest (a real rxe device).
+// the run's JSON report, read back with qpo's own JSON reader. Each host's report lines walk
+// its plan's steps in order, one step after the other, each step reporting at least one line
+// and no line reporting on anything else. A run that stops early (unsupported, a failure) walks
+// every step too: the ones after where it stopped report "not run" (and teardown's with nothing
+// to release); a failed run's steps not run start right after its failed step. Each run's
+// verdict and exit status are asserted.
+//
+// The examples and the regression suite are run once in CI, by rxe_qpo_test_suite and
+// rxe_regression_suite (`qpo test --local --results DIR --json FILE` in the lab: every case's
+// report kept); the test cases for them read those reports (QPO_LAB_RESULTS) and plan on the
+// host. The failing runs are run here, inside the lab guest (a real rxe device):
+// `qpo run --no-lab --local --format json`, every host in its process.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -18,6 +23,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -218,21 +225,77 @@ std::string text(const std::vector<int>& v) {
   return out;
 }
 
+// What a run said: its JSON report and its exit status (0 pass, 1 fail, 77 unsupported).
+struct RunOutcome {
+  json::Value report;
+  int exit_code = 0;
+};
+
+// `qpo plan --format json FILE` (exit 0, one JSON object).
+json::Value plan_of(const std::string& path) {
+  const std::vector<std::string> plan_args{"plan", "--format", "json", path};
+  return qpo_json(plan_args, finish(start_qpo(plan_args)), {0}).value;
+}
+
+void check_run(const std::string& path, const json::Value& plan, const RunOutcome& ran);
+
+// Plans and runs FILE here (both at once: the guest has two vCPUs and a child's start costs
+// ~0.5 s under emulation).
 void check_file(const std::string& path) {
+  const std::vector<std::string> plan_args{"plan", "--format", "json", path};
+  const std::vector<std::string> run_args{"run", "--no-lab", "--local", "--format", "json", path};
+  Started planning = start_qpo(plan_args), running = start_qpo(run_args);
+  Child planned = finish(planning), run_child = finish(running);
+  const auto plan = qpo_json(plan_args, planned, {0}).value;
+  auto ran = qpo_json(run_args, run_child, {0, 1, 77});
+  check_run(path, plan, {std::move(ran.value), ran.exit_code});
+}
+
+// The cases a lab suite ran (`qpo test --json`), each with its kept report (--results), by file.
+std::map<std::string, const json::Value*> cases_by_file(const json::Value& suite) {
+  std::map<std::string, const json::Value*> out;
+  for (const auto& c : member(suite, "cases", json::Kind::Array).items)
+    out[fs::weakly_canonical(text_of(c, "file")).string()] = &c;
+  return out;
+}
+
+json::Value read_json(const std::string& path) {
+  INFO(path);
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, "cannot read it: the lab suites (rxe_qpo_test_suite, rxe_regression_suite) write it");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string error;
+  auto v = json::parse(text, &error);
+  REQUIRE_MESSAGE(v, "not JSON: " << error);
+  return std::move(*v);
+}
+
+// Every scenario of `dir` against the report its lab suite kept: each file was run (a case
+// with a report), and qpo test's outcome is the run's exit status (pass 0, fail 1, skip 77).
+void check_suite(const std::string& dir, const std::string& suite_json) {
+  const auto suite = read_json(suite_json);
+  const auto cases = cases_by_file(suite);
+  for (const auto& f : scenario_files(dir)) {
+    CAPTURE(f);
+    auto it = cases.find(fs::weakly_canonical(f).string());
+    REQUIRE_MESSAGE(it != cases.end(), "not among the cases of " << suite_json);
+    const json::Value& c = *it->second;
+    const auto* results = c.find("results");
+    REQUIRE_MESSAGE((results && results->is(json::Kind::String)), "its run kept no report (" << text_of(c, "reason") << ")");
+    const std::string& outcome = text_of(c, "outcome");
+    int exit_code = outcome == "pass" ? 0 : outcome == "fail" ? 1 : outcome == "skip" ? 77 : -1;
+    check_run(f, plan_of(f), {read_json(results->text), exit_code});
+  }
+}
+
+void check_run(const std::string& path, const json::Value& plan, const RunOutcome& ran) {
   CAPTURE(path);
   const std::string name = fs::path(path).stem().string();
   const auto failing = failing_on_rxe().find(name);
   const std::string want_verdict = unsupported_on_rxe().count(name)  ? "UNSUPPORTED"
                                    : failing != failing_on_rxe().end() ? "FAIL"
                                                                        : "PASS";
-  // Both at once (the guest has two vCPUs): a child's start costs ~0.5 s under emulation.
-  const std::vector<std::string> plan_args{"plan", "--format", "json", path};
-  const std::vector<std::string> run_args{"run", "--no-lab", "--local", "--format", "json", path};
-  Started planning = start_qpo(plan_args), running = start_qpo(run_args);
-  Child planned = finish(planning), run_child = finish(running);
-  const auto plan = qpo_json(plan_args, planned, {0}).value;
-  const auto ran = qpo_json(run_args, run_child, {0, 1, 77});
-  const auto& run = ran.value;
+  const auto& run = ran.report;
   // The verdict is part of what the run must say: every example and suite scenario passes on
   // rxe, except those whose feature rxe lacks, which say so (UNSUPPORTED), never pass or fail.
   const std::string& verdict = text_of(run, "verdict");
@@ -286,29 +349,12 @@ void check_file(const std::string& path) {
 
 }  // namespace
 
-// rxe0's resource counts as `rdma resource show` gives them ("pd 1 cq 1 qp 1 ..."): the
-// examples' runs must leave them as they found them (tests/rxe/run_scenarios.sh checks the
-// runs of tests/scenarios/run and the examples with expectations of their own, run by run).
-std::string rxe0_resources() {
-  std::string out;
-  if (FILE* f = popen("rdma resource show 2>/dev/null", "r")) {
-    char line[512];
-    while (fgets(line, sizeof line, f))
-      if (std::string l = line; l.find(": rxe0: ") != std::string::npos) out += l.substr(l.find(": rxe0: ") + 8);
-    pclose(f);
-  }
-  return out;
-}
-
-TEST_CASE("every example scenario's run walks its plan, step by step, on every host, and leaks nothing") {
-  std::string before = rxe0_resources();
-  REQUIRE_MESSAGE(!before.empty(), "no rxe0 in `rdma resource show`");
-  for (const auto& f : scenario_files(QPO_SOURCE_DIR "/scenarios")) check_file(f);
-  CHECK_MESSAGE(rxe0_resources() == before, "the examples' runs left resources behind (before: " << before << ")");
+TEST_CASE("every example scenario's run walks its plan, step by step, on every host") {
+  check_suite(QPO_SOURCE_DIR "/scenarios", QPO_LAB_RESULTS "/scenarios.json");
 }
 
 TEST_CASE("every regression-suite scenario's run walks its plan, step by step") {
-  for (const auto& f : scenario_files(QPO_SOURCE_DIR "/tests/scenarios/suite")) check_file(f);
+  check_suite(QPO_SOURCE_DIR "/tests/scenarios/suite", QPO_LAB_RESULTS "/suite.json");
 }
 
 TEST_CASE("a failing run walks its plan up to the failed step, the rest reported not run, then teardown in order") {
