@@ -125,3 +125,32 @@ TEST_CASE("junit: a case's properties are written inside its testcase") {
                  "        <property name=\"write_bw.bw_avg\" value=\"90 MB/s\"/>\n      </properties>\n    </testcase>") !=
         std::string::npos);
 }
+
+TEST_CASE("results: each case keeps its run as DIR/<case>.json; a name two cases share gets -2") {
+  Dir d;
+  std::vector<qpo::suite::Case> cases(3);
+  cases[0].name = "rc-write";
+  cases[1].name = "rc write";
+  cases[2].name = "rc-write";
+  bl::name_results(cases, d.path.string());
+  CHECK(cases[0].results == (d.path / "rc-write.json").string());
+  CHECK(cases[1].results == (d.path / "rc_write.json").string());
+  CHECK(cases[2].results == (d.path / "rc-write-2.json").string());
+}
+
+TEST_CASE("results: a file an earlier suite left under a case's name is removed before the case runs") {
+  Dir d;
+  d.put("rc-write", "baseline.json");
+  std::vector<qpo::suite::Case> cases(1);
+  cases[0].name = "rc-write";
+  bl::name_results(cases, d.path.string());
+  CHECK_FALSE(fs::exists(cases[0].results));
+}
+
+TEST_CASE("results: --json names each kept case's file, null for a case whose run wrote none") {
+  std::vector<qpo::suite::Case> cases{passed("a", "baseline.json"), passed("b", "no-such-file.json")};
+  std::string json = bl::suite_json(cases, {}, true);
+  CHECK(json.find("\"results\": \"" + kDir + "baseline.json\"") != std::string::npos);
+  CHECK(json.find("\"results\": null") != std::string::npos);
+  CHECK(bl::suite_json(cases, {}, false).find("\"results\"") == std::string::npos);
+}
