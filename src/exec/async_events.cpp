@@ -20,7 +20,8 @@ using Clock = std::chrono::steady_clock;
 
 // The scenario object an event's element points at (ibv_get_async_event(3)): its name (empty
 // when it is not this run's) and how messages call it.
-std::pair<std::string, std::string> element_of(const RunState& st, const std::string& device, const ibv_async_event& ev) {
+std::pair<std::string, std::string> element_of(const RunState& st, const DeviceState& d, const ibv_async_event& ev) {
+  const std::string& device = d.facts->name;
   const auto* info = util::async_event(ev.event_type);
   auto kind = info ? info->object : util::EventObject::Qp;
   switch (kind) {
@@ -35,9 +36,8 @@ std::pair<std::string, std::string> element_of(const RunState& st, const std::st
         return {s->srq->name(), "SRQ '" + s->srq->name() + "'"};
       return {"", "an SRQ of another owner"};
     case util::EventObject::Port: {
-      const auto* d = st.device_named(device);
       std::string about = "port " + std::to_string(ev.element.port_num) + " of device '" + device + "'";
-      return {d && d->facts && ev.element.port_num == static_cast<int>(d->facts->port) ? device : "", about};
+      return {ev.element.port_num == static_cast<int>(d.facts->port) ? device : "", about};
     }
     case util::EventObject::Device: return {device, "device '" + device + "'"};
     case util::EventObject::Qp: {
@@ -55,7 +55,7 @@ size_t drain(const RunState& st) {
   st.devices.for_each([&](plan::ObjectId, const DeviceState& d) {
     if (!d.res) return;
     while (auto ev = take_async_event(d.ctx().get(), 0)) {
-      auto [object, about] = element_of(st, d.facts->name, *ev);
+      auto [object, about] = element_of(st, d, *ev);
       st.events.seen.push_back({ev->event_type, std::move(object), std::move(about), Clock::now()});
       ++added;
     }

@@ -83,7 +83,7 @@ EndpointMrs endpoint_mrs(const RunState& st) {
 namespace {
 
 // The QP, its CQs, SRQ and limits, and the peer: an endpoint without MRs.
-dataplane::Endpoint bare_endpoint(RunState& st, QpState& q, const std::string& peer) {
+dataplane::Endpoint bare_endpoint(RunState& st, QpState& q, plan::ObjectId peer) {
   dataplane::Endpoint e;
   e.qp_name = q.facts->name;
   e.qp_type = verbs::to_ibv(q.facts->type);
@@ -103,12 +103,11 @@ dataplane::Endpoint bare_endpoint(RunState& st, QpState& q, const std::string& p
   e.max_recv_wr = q.facts->cap.max_recv_wr > executors ? q.facts->cap.max_recv_wr - executors : 0;
   e.recv_limited = !q.srq;  // 0 left is "full", not "no limit"
   e.max_inline_data = q.facts->cap.max_inline_data;
-  plan::ObjectId peer_id = peer.empty() ? plan::kNoObject : st.plan->peer_id(peer);  // a script names it
-  if (auto it = st.dir.qps.find(peer_id); it != st.dir.qps.end()) {
-    e.peer_name = peer;
+  if (auto it = st.dir.qps.find(peer); peer != plan::kNoObject && it != st.dir.qps.end()) {
+    e.peer_name = st.plan->peer_name(peer);
     e.peer_qpn = it->second.qpn;
     e.peer_qkey = it->second.qkey;
-    if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer_id, it->second);
+    if (e.qp_type == IBV_QPT_UD) e.peer_ah = peer_ah(st, q, peer, it->second);
   }
   e.recv_pool = pool_of(q);
   return e;
@@ -123,7 +122,7 @@ void add_slots(QpState& q, dataplane::Endpoint& e) {
 
 }  // namespace
 
-dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs) {
+dataplane::Endpoint endpoint_for(RunState& st, QpState& q, plan::ObjectId peer, const EndpointMrs* mrs) {
   EndpointMrs made;
   if (!mrs) mrs = &(made = endpoint_mrs(st));
   dataplane::Endpoint e = bare_endpoint(st, q, peer);
@@ -133,16 +132,16 @@ dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& pe
   return e;
 }
 
-dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs) {
+dataplane::Endpoint own_endpoint(RunState& st, QpState& q, plan::ObjectId peer, const EndpointMrs* mrs) {
   dataplane::Endpoint e = endpoint_for(st, q, peer, mrs);
   add_slots(q, e);
   return e;
 }
 
-dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, const std::string& peer, bool peer_slots) {
+dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, plan::ObjectId peer, bool peer_slots) {
   dataplane::Endpoint e = bare_endpoint(st, q, peer);
   add_slots(q, e);
-  plan::QpId peer_id = peer_slots ? st.plan->qp_id(peer) : plan::kNoQp;
+  plan::QpId peer_id = peer_slots && peer < st.plan->qp_count() ? peer : plan::kNoQp;  // a QP's, not an external's
   if (auto it = st.dir.mrs.find(slots_key(peer_id)); peer_id != plan::kNoQp && it != st.dir.mrs.end())
     e.remote_mrs.add(mr_key_name(*st.plan, it->first), {it->second.addr, it->second.rkey, it->second.length});
   return e;

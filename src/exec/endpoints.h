@@ -27,14 +27,14 @@ EndpointMrs endpoint_mrs(const RunState& st);
 
 // The endpoint a script workload drives: the QP, its CQs and SRQ, its PD's scenario MRs and
 // every MR published in the exchange (`mrs`, or made for this endpoint alone when null), the
-// peer `peer` (its qpn/qkey, a UD address handle).
-dataplane::Endpoint endpoint_for(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs = nullptr);
+// peer `peer` (Plan::peer_id's space, kNoObject for none: its qpn/qkey, a UD address handle).
+dataplane::Endpoint endpoint_for(RunState& st, QpState& q, plan::ObjectId peer, const EndpointMrs* mrs = nullptr);
 // The same plus the executor's own slot buffer ("qpo.slots.<qp>", or the SRQ's): what the
 // smoke exchange and op workloads send from and receive into.
-dataplane::Endpoint own_endpoint(RunState& st, QpState& q, const std::string& peer, const EndpointMrs* mrs = nullptr);
+dataplane::Endpoint own_endpoint(RunState& st, QpState& q, plan::ObjectId peer, const EndpointMrs* mrs = nullptr);
 // Only the executor's slot buffers, and with `peer_slots` the peer's ("qpo.slots.<peer>", an
 // RDMA WRITE's target): the smoke exchange's one message needs no other MR.
-dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, const std::string& peer, bool peer_slots);
+dataplane::Endpoint slots_endpoint(RunState& st, QpState& q, plan::ObjectId peer, bool peer_slots);
 // The slot buffers own_endpoint adds: the QP's ("qpo.slots.<qp>": receives, and in its last
 // slot what the QP sends) and where its receives land (its SRQ's "qpo.slots.<srq>", or its own).
 std::string slot_mr_name(const QpState& q);

@@ -51,7 +51,7 @@ ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan
   cfg_.timeout_ms = o.timeout_ms;
   cfg_.stop = halt;
   cfg_.local_mr = slot_mr_name(*q_);  // what the tool's keys advertised is qpo's slot buffer
-  ep_ = own_endpoint(st, *q_, peer_->name);
+  ep_ = own_endpoint(st, *q_, peer_->peer_id);
   if (peer_->write_latency()) {  // ib_write_lat: each side writes into the other's buffer
     streams_ = true;
     pp_.op = dataplane::Op::Write;

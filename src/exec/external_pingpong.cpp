@@ -31,7 +31,7 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
   }
   if (cfg_.burst > 1) cfg_.keep_times = false;  // a turn of many messages is no latency
   cm_tool_ = e->rdma_cm() ? e->tool() : "";
-  ep_ = own_endpoint(st, q, run_.external);
+  ep_ = own_endpoint(st, q, e->peer_id);
   rping_ = e->buffers;  // rping: a conversation of its own through the workload's local_mr
   // One thread sends and receives: the QP's receives come to its send-side reader for now.
   access_ = access_for(st, q, Reader::Sends);

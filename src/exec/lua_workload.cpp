@@ -91,13 +91,13 @@ bool failed_step(report::RunReport& log, const scenario::Workload& w, report::St
   return false;
 }
 
-// The workers whose QPs are all on this host.
-std::vector<lua::WorkerSpec> workers_here(const RunState& st, const std::vector<lua::WorkerSpec>& all) {
-  std::vector<lua::WorkerSpec> out;
-  for (const auto& worker : all) {
-    bool here = !worker.qps.empty();
-    for (const auto& q : worker.qps) here = here && st.qp_named(q) != nullptr;
-    if (here) out.push_back(worker);
+// The workers whose QPs are all on this host (their indexes in the plan's).
+std::vector<size_t> workers_here(const RunState& st, const plan::WorkloadRun& run) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < run.worker_qps.size(); ++i) {
+    bool here = !run.worker_qps[i].empty();
+    for (const auto& q : run.worker_qps[i]) here = here && st.qps.has(q.id);
+    if (here) out.push_back(i);
   }
   return out;
 }
@@ -121,7 +121,12 @@ ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOp
     : st_(st), step_(step), run_(st.plan->workload_of(step)), o_(o), spec_(run_.script) {
   spec_.timeout_ms = o.timeout_ms;
   spec_.all_workers = spec_.workers;
-  spec_.workers = workers_here(st, spec_.workers);
+  spec_.workers.clear();
+  for (size_t i : workers_here(st, run_)) {
+    spec_.workers.push_back(spec_.all_workers[i]);
+    worker_qps_.push_back(&run_.worker_qps[i]);
+    for (const auto& q : run_.worker_qps[i]) qps_.push_back(&q);
+  }
   reporter_ = run_.reporter_host.empty() ? st.host : run_.reporter_host;
   if (!st.channel) alone_ = std::make_unique<InProcessChannel>(1);
   meeting_ = std::make_unique<WorkloadMeeting>(st.channel ? *st.channel : *alone_, st.host, run_.spec.name);
@@ -130,9 +135,9 @@ ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOp
 ScriptWorkload::~ScriptWorkload() { route_home(); }
 
 bool ScriptWorkload::prepare(report::RunReport& log) {
-  std::map<std::string, uint32_t> to_clear;
-  std::string problem = drain_bringup_receives(st_, run_, spec_, o_.timeout_ms, &to_clear);
-  if (problem.empty()) problem = local_endpoints(st_, run_, spec_, endpoints_);
+  std::map<plan::QpId, uint32_t> to_clear;
+  std::string problem = drain_bringup_receives(st_, qps_, o_.timeout_ms, &to_clear);
+  if (problem.empty()) problem = local_endpoints(st_, qps_, endpoints_);
   try {
     auto all = meeting_->ready(to_clear, problem);
     problem = clear_receives_across_hosts(st_, run_, all, o_.timeout_ms);
@@ -196,10 +201,10 @@ void ScriptWorkload::skip(const std::string& why, bool cause) {
 }
 
 void ScriptWorkload::route() {
-  for (const auto& worker : spec_.workers) {
-    int owner = access_for(st_, *st_.qp_named(worker.qps.front())).owner;
-    for (const auto& name : worker.qps) {
-      const QpState* q = st_.qp_named(name);
+  for (const auto* qps : worker_qps_) {  // a worker here has every QP here, at least one
+    int owner = access_for(st_, st_.qps.at(qps->front().id)).owner;
+    for (const auto& sq : *qps) {
+      const QpState* q = &st_.qps.at(sq.id);
       route_to(st_, *q, owner);
       routed_.push_back(q);
     }

@@ -96,7 +96,7 @@ bool create_mcast_ah(RunState& st, report::RunReport& log, const plan::Step& ste
 
 std::string mcast_unsupported(const RunState& st, const plan::DeviceNeeds& needs) {
   for (const auto& [device, count] : needs.mcast_attachments) {
-    const DeviceState* here = st.device_named(device);
+    const DeviceState* here = st.devices.find(device);
     if (!here) continue;  // another host's
     const DeviceState& d = *here;
     std::string who = "unsupported by device (" + d.ctx().provider() + ", " + d.ctx().device_name() + "): ";
@@ -108,7 +108,7 @@ std::string mcast_unsupported(const RunState& st, const plan::DeviceNeeds& needs
              std::to_string(attr.max_total_mcast_qp_attach);
   }
   for (const auto& send : needs.ipv6_mcast_sends) {
-    const DeviceState* here = st.device_named(send.device);
+    const DeviceState* here = st.devices.find(send.device_id);
     if (!here || !roce(*here)) continue;
     const DeviceState& d = *here;
     std::string netdev = netdev_of(d);

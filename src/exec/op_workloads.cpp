@@ -228,7 +228,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   t->w = &w;
   t->q = &st.qps.at(run.qp);
   refuse_ud_above_mtu(*t->q, w);
-  t->ep = own_endpoint(st, *t->q, w.mcast ? "" : st.plan->peer_name(*t->q->facts), &mrs);
+  t->ep = own_endpoint(st, *t->q, w.mcast ? plan::kNoObject : t->q->facts->peer, &mrs);
   if (const auto* g = w.mcast ? st.plan->mcast_group(w.mcast.name) : nullptr) {
     t->ep.peer_name = g->name;  // every member: the group's GID, QPN 0xffffff, the group's qkey
     t->ep.peer_qpn = 0xffffff;
@@ -304,7 +304,7 @@ Responder& responder_for(RunState& st, Responders& responders, QpState& receiver
   auto add_lane = [&](Responder& r) {
     for (const auto& e : r.eps)
       if (e->qp == receiver.qp->get()) return;
-    r.eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, "", &mrs)));
+    r.eps.push_back(std::make_unique<dataplane::Endpoint>(own_endpoint(st, receiver, plan::kNoObject, &mrs)));
     r.lanes.push_back(&receiver);
   };
   if (auto known = responders.by_unit.find(unit); known != responders.by_unit.end()) {

@@ -130,15 +130,8 @@ struct RunState {
   // The session's external exchanges: a workload takes a perftest conversation on from them.
   ExternalExchanges* externals = nullptr;
 
-  // The device a user, a fault or an event names, if it is here.
-  DeviceState* device_named(const std::string& name);
-  const DeviceState* device_named(const std::string& name) const;
-  // The QP a user or another host names (a script's workers, a meeting's note), if it is
-  // here; qp_here throws std::out_of_range ("QP 'x' is not on host a") when it is not.
-  QpState* qp_named(const std::string& name);
-  const QpState* qp_named(const std::string& name) const;
-  QpState& qp_here(const std::string& name);
-  QpState& qp_here(plan::QpId id);  // the same, by id (the message names it)
+  // This host's QP `id`; throws std::out_of_range ("QP 'x' is not on host a") when it is not here.
+  QpState& qp_here(plan::QpId id);
 
   template <typename T, typename... Args>
   T* own(Args&&... args) {

@@ -57,7 +57,7 @@ void run_one(RunState& st, QpState& q, dataplane::Endpoint& ep, const dataplane:
 
 void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
   auto& a = st.qp_here(pair.sender_id);
-  auto ep = slots_endpoint(st, a, pair.receiver, true);
+  auto ep = slots_endpoint(st, a, pair.receiver_id, true);
   uint8_t* buf = a.slots->data() + send_slot_offset(a);
   dataplane::fill_pattern(buf, kSmokeBytes, pair.seed);
   auto c = one_message(o);
@@ -77,7 +77,7 @@ void smoke_send(RunState& st, const plan::SmokePair& pair, const RunOptions& o) 
 
 void smoke_receive(RunState& st, const plan::SmokePair& pair, const RunOptions& o) {
   auto& b = st.qp_here(pair.receiver_id);
-  auto ep = slots_endpoint(st, b, "", false);  // it only receives: no address handle back
+  auto ep = slots_endpoint(st, b, plan::kNoObject, false);  // it only receives: no address handle back
   auto c = one_message(o);
   c.op = dataplane::Op::Recv;
   c.check_seed = pair.seed;

@@ -1,5 +1,7 @@
 #include "exec/workload_meeting.h"
 
+#include <cstdlib>
+
 #include <set>
 #include <stdexcept>
 
@@ -115,15 +117,20 @@ std::vector<MeetingNote> WorkloadMeeting::round(MeetingNote mine) {
   return notes;
 }
 
-std::map<std::string, uint32_t> WorkloadMeeting::ready(const std::map<std::string, uint32_t>& mine, const std::string& error) {
+std::map<plan::QpId, uint32_t> WorkloadMeeting::ready(const std::map<plan::QpId, uint32_t>& mine, const std::string& error) {
   MeetingNote n;
   n.kind = error.empty() ? "ready" : "failed";
   n.error = error;
   n.data = lua::Value::table();
-  for (const auto& [qp, count] : mine) n.data[qp] = static_cast<int64_t>(count);
-  std::map<std::string, uint32_t> all;
+  for (const auto& [qp, count] : mine) n.data[std::to_string(qp)] = static_cast<int64_t>(count);  // by plan id
+  std::map<plan::QpId, uint32_t> all;
   for (const auto& note : round(n))
-    for (const auto& [qp, count] : note.data.fields()) all[qp] = static_cast<uint32_t>(count.as_int());
+    for (const auto& [qp, count] : note.data.fields()) {
+      char* end = nullptr;
+      unsigned long id = std::strtoul(qp.c_str(), &end, 10);
+      if (qp.empty() || *end || id >= plan::kNoQp) throw std::runtime_error("host " + note.host + " sent a note naming no QP ('" + qp + "')");
+      all[static_cast<plan::QpId>(id)] = static_cast<uint32_t>(count.as_int());
+    }
   return all;
 }
 

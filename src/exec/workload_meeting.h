@@ -20,12 +20,13 @@
 #include "exec/exchange.h"
 #include "lua/value.h"
 #include "lua/workload.h"
+#include "plan/qp_id.h"
 
 namespace qpo::exec {
 
 struct MeetingNote {
   std::string host, kind, tag, error;  // kind: ready | barrier | done | failed
-  lua::Value data;                     // ready: {qp = receives to clear}; done: the workers' results
+  lua::Value data;                     // ready: {QP's plan id = receives to clear}; done: the workers' results
 };
 
 std::string encode_note(const MeetingNote& n);
@@ -46,7 +47,7 @@ class WorkloadMeeting {
 
   // Round 0: this host's receives to clear per QP (or its failure); returns every host's.
   // Throws on failure, like the others.
-  std::map<std::string, uint32_t> ready(const std::map<std::string, uint32_t>& mine, const std::string& error);
+  std::map<plan::QpId, uint32_t> ready(const std::map<plan::QpId, uint32_t>& mine, const std::string& error);
   // The cross-host half of w:barrier(tag). Throws when another host failed or disagrees.
   void barrier(const std::string& tag);
   // This host's workers ended (`error` non-empty: the workload failed here). Returns every

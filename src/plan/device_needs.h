@@ -9,23 +9,28 @@
 #include <string>
 #include <vector>
 
+#include "plan/qp_id.h"
 #include "spec/rules.h"
 
 namespace qpo::scenario { struct Scenario; }
 
 namespace qpo::plan {
 
+struct Plan;
+
 struct DeviceNeeds {
   std::vector<std::string> caps;            // capability names, sorted ("atomic", "mw", "odp", ...)
   bool mw_type2 = false;                    // a type 2 memory window
   std::set<spec::QpType> odp_qp_types;      // the types of the QPs that share a PD with an ODP MR
-  std::map<std::string, uint64_t> mcast_attachments;  // multicast members per device name
+  std::map<ObjectId, uint64_t> mcast_attachments;  // multicast members per device (by id)
   struct Ipv6McastSend {
-    std::string group, gid_text, device;    // a workload sends to an IPv6 group from `device`
+    std::string group, gid_text;            // a workload sends to an IPv6 group
+    ObjectId device_id = kNoObject;         // from this device
   };
   std::vector<Ipv6McastSend> ipv6_mcast_sends;
 };
 
-DeviceNeeds device_needs(const scenario::Scenario& s);
+// `p`: the plan being made (its object ids).
+DeviceNeeds device_needs(const scenario::Scenario& s, const Plan& p);
 
 }  // namespace qpo::plan

@@ -202,7 +202,7 @@ class Planner {
       bring_up(h.name);
       p.hosts.push_back(std::move(hp));
     }
-    p.needs = device_needs(s_);
+    p.needs = device_needs(s_, p);
     p.mcast_groups = s_.mcast_groups;
     for (size_t i = 0; i < p.mcast_groups.size(); ++i) p.mcast_group_index.emplace(p.mcast_groups[i].name, i);
     for (const auto& w : s_.mws) {

@@ -437,7 +437,7 @@ class TimelinePlanner {
   // `w`'s index in Plan::workloads: lowered the first time the timeline runs it.
   int lowered(const scenario::Workload& w) {
     auto [it, fresh] = workload_index_.emplace(w.name, static_cast<int>(p_.workloads.size()));
-    if (fresh) p_.workloads.push_back(lower_workload(s_, w, receives_));
+    if (fresh) p_.workloads.push_back(lower_workload(s_, p_, w, receives_));
     return it->second;
   }
 

@@ -1,5 +1,6 @@
 #include "plan/workload_run.h"
 
+#include "plan/plan.h"
 #include "workload/spec.h"
 
 namespace qpo::plan {
@@ -19,7 +20,7 @@ std::string peer_in(const scenario::Scenario& s, const scenario::Workload& w, co
 
 }  // namespace
 
-WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload& w,
+WorkloadRun lower_workload(const scenario::Scenario& s, const Plan& p, const scenario::Workload& w,
                            const scenario::BringupReceives& receives) {
   WorkloadRun r;
   r.spec = w;
@@ -42,11 +43,13 @@ WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload
     r.invalidate_mw = static_cast<ObjectId>(inv - s.mws.data());
   if (!w.script.empty()) {
     r.script = workload::script_spec(s, w);
-    for (const auto& worker : r.script.workers)
+    for (const auto& worker : r.script.workers) {
+      auto& qps = r.worker_qps.emplace_back();
       for (const auto& qp : worker.qps) {
-        r.peer_of[qp] = peer_in(s, w, qp);
-        if (receives.scripts_own(qp)) r.script_receives.insert(qp);
+        std::string peer = peer_in(s, w, qp);
+        qps.push_back({qp, qp_id_in(s, qp), peer.empty() ? kNoObject : p.peer_id(peer), receives.scripts_own(qp)});
       }
+    }
   }
   return r;
 }

@@ -15,6 +15,18 @@
 
 namespace qpo::plan {
 
+struct Plan;
+
+// A QP a script's worker drives, lowered: exec makes its endpoint and clears its receives by id.
+struct ScriptQp {
+  std::string name;           // as the script names it (w.qp, the endpoints' key)
+  QpId id = kNoQp;
+  // Whom it talks to in this workload (Plan::peer_id's space: a QP, or an external peer): its
+  // connect:, else an initiator connected to it; kNoObject for nobody.
+  ObjectId peer = kNoObject;
+  bool owns_receives = false;  // its receive queue is the scripts' (scenario/script_qps.h)
+};
+
 struct WorkloadRun {
   scenario::Workload spec;    // the checked entry: op, QPs and MRs by name, size, offset, thresholds
   std::string reporter_host;  // the host of its `qp:`: a script's results and verdict are recorded there
@@ -31,16 +43,15 @@ struct WorkloadRun {
   bool remote_is_window = false;
   uint64_t remote_offset = 0;  // where the workload's bytes are in the remote MR (or the MR behind it)
   ObjectId invalidate_mw = kNoObject;  // its `invalidate:` window's id (a SEND_WITH_INV's)
-  // Script workloads: the script's spec (args resolved, every worker on every host), whom each of
-  // its QPs talks to (its connect:, else an initiator connected to it), and the QPs whose
-  // receive queues scripts own (scenario/script_qps.h).
+  // Script workloads: the script's spec (args resolved, every worker on every host), and each
+  // worker's QPs (script.workers' order, each worker's QPs in its order) lowered.
   lua::WorkloadSpec script;
-  std::map<std::string, std::string> peer_of;
-  std::set<std::string> script_receives;
+  std::vector<std::vector<ScriptQp>> worker_qps;
 };
 
-// Lowers `w` of `s` (checked: its names resolve); `receives` says which QPs scripts own.
-WorkloadRun lower_workload(const scenario::Scenario& s, const scenario::Workload& w,
+// Lowers `w` of `s` (checked: its names resolve) into `p` (its objects' and peers' ids);
+// `receives` says which QPs scripts own.
+WorkloadRun lower_workload(const scenario::Scenario& s, const Plan& p, const scenario::Workload& w,
                            const scenario::BringupReceives& receives);
 
 }  // namespace qpo::plan

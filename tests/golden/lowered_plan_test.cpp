@@ -11,11 +11,13 @@ using qpo::test::plan_of_file;
 
 TEST_CASE("an IPv6 multicast group: its members counted per device, and who sends to it from which device") {
   auto p = plan_of_file("tests/scenarios/two-guests/ud-multicast-ipv6.yaml");
-  CHECK(p.needs.mcast_attachments == std::map<std::string, uint64_t>{{"da", 1}, {"db", 1}});
+  using qpo::plan::ObjectKind;
+  CHECK(p.needs.mcast_attachments ==
+        std::map<qpo::plan::ObjectId, uint64_t>{{p.id_of(ObjectKind::Device, "da"), 1}, {p.id_of(ObjectKind::Device, "db"), 1}});
   REQUIRE(p.needs.ipv6_mcast_sends.size() == 1);
   CHECK(p.needs.ipv6_mcast_sends[0].group == "g6");
   CHECK(p.needs.ipv6_mcast_sends[0].gid_text == "ff0e::1234");
-  CHECK(p.needs.ipv6_mcast_sends[0].device == "da");
+  CHECK(p.needs.ipv6_mcast_sends[0].device_id == p.id_of(ObjectKind::Device, "da"));
   CHECK(p.needs.caps == std::vector<std::string>{"ud"});  // UD QPs; multicast is checked by its own numbers
 }
 
@@ -110,7 +112,15 @@ TEST_CASE("a script workload across hosts: its spec, its reporter's host, each Q
   REQUIRE(w->script.args.find("size") != nullptr);
   CHECK(w->script.args.find("size")->to_json() == "65536");
   REQUIRE(w->script.workers.size() == 2);  // qa's initiator and qb's target
-  CHECK(w->peer_of == std::map<std::string, std::string>{{"qa", "qb"}, {"qb", "qa"}});
+  // Each worker's QP by id, with its peer's id (Plan::peer_id's space).
+  REQUIRE(w->worker_qps.size() == 2);
+  REQUIRE(w->worker_qps[0].size() == 1);
+  REQUIRE(w->worker_qps[1].size() == 1);
+  CHECK(w->worker_qps[0][0].name == "qa");
+  CHECK(w->worker_qps[0][0].id == p.qp_id("qa"));
+  CHECK(w->worker_qps[0][0].peer == p.peer_id("qb"));
+  CHECK(w->worker_qps[1][0].name == "qb");
+  CHECK(w->worker_qps[1][0].peer == p.peer_id("qa"));
   // Every step of the workload, on both hosts, points at this one entry.
   for (const auto& h : p.hosts)
     for (const auto& s : h.steps)

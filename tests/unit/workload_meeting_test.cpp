@@ -156,13 +156,13 @@ TEST_CASE("a host that fails after a barrier fails the host waiting at the next 
   CHECK_FALSE(m.channel_failed());
 }
 
-TEST_CASE("the receives to clear reach every host") {
+TEST_CASE("the receives to clear reach every host, by the QPs' plan ids") {
   InProcessChannel ch(2);
-  std::map<std::string, uint32_t> at_b;
-  qpo::testing::WorkerThread b([&] { at_b = WorkloadMeeting(ch, "b", "w").ready({{"qb", 1}}, ""); });
-  auto at_a = WorkloadMeeting(ch, "a", "w").ready({}, "");
+  std::map<qpo::plan::QpId, uint32_t> at_b;
+  qpo::testing::WorkerThread b([&] { at_b = WorkloadMeeting(ch, "b", "w").ready({{7, 1}}, ""); });
+  auto at_a = WorkloadMeeting(ch, "a", "w").ready({{0, 2}}, "");
   CHECK(b.join() == "");
-  CHECK(at_a == std::map<std::string, uint32_t>{{"qb", 1}});
+  CHECK(at_a == std::map<qpo::plan::QpId, uint32_t>{{0, 2}, {7, 1}});
   CHECK(at_b == at_a);
 }
 
