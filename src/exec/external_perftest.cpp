@@ -28,7 +28,7 @@ std::string figures(double peak, double avg, double rate) {
 ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan::Step& step, const std::atomic<bool>* halt)
     : step_(step), run_(st.plan->workload_of(step)) {
   const auto& w = run_.spec;
-  peer_ = st.plan->external(run_.external);
+  peer_ = st.plan->external_of(run_.external_peer);
   auto* found = st.qps.find(run_.qp);
   if (!peer_ || !found || !found->qp || !found->slots) {
     error = "QP '" + w.qp.name + "' was not brought up";

@@ -11,7 +11,7 @@ ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan
                                    const std::atomic<bool>* halt)
     : step_(step), run_(st.plan->workload_of(step)) {
   const auto& w = run_.spec;
-  const auto* e = st.plan->external(run_.external);
+  const auto* e = st.plan->external_of(run_.external_peer);
   auto* found = st.qps.find(run_.qp);
   if (!e || !found || !found->qp) {
     error = "QP '" + w.qp.name + "' was not brought up";

@@ -117,7 +117,7 @@ bool publish_mws(RunState& st, report::RunReport& log, const plan::Step& step) {
     const auto& ms = st.mws.at(id);
     verbs::Mr* mr = st.mrs.at(window.mr);
     uint64_t addr = (w.access & IBV_ACCESS_ZERO_BASED) ? 0 : reinterpret_cast<uintptr_t>(mr->data()) + w.offset;
-    mine << w.name << ' ' << addr << ' ' << w.length << ' ' << ms.rkey << '\n';
+    mine << id << ' ' << addr << ' ' << w.length << ' ' << ms.rkey << '\n';  // by plan id, as every host plans it
   }
   st.mws_bound.clear();
   std::vector<std::string> notes;
@@ -131,13 +131,13 @@ bool publish_mws(RunState& st, report::RunReport& log, const plan::Step& step) {
     }
     for (const auto& note : notes) {
       std::istringstream in(note);
-      std::string name;
+      plan::ObjectId id = plan::kNoObject;
       RemoteMr m;
-      while (in >> name >> m.addr >> m.length >> m.rkey) {
-        const auto* w = st.plan->window(name);  // another host's note names it
-        if (!w) throw std::runtime_error("a host published window '" + name + "', which the plan does not have");
-        m.host = w->host;
-        st.dir.mrs[{MrKey::Kind::Window, static_cast<uint32_t>(w - st.plan->windows.data())}] = m;
+      while (in >> id >> m.addr >> m.length >> m.rkey) {
+        if (id >= st.plan->windows.size())
+          throw std::runtime_error("a host published window #" + std::to_string(id) + ", which the plan does not have");
+        m.host = st.plan->windows[id].host;
+        st.dir.mrs[{MrKey::Kind::Window, id}] = m;
       }
     }
   });

@@ -21,9 +21,9 @@ ibv_gid gid_of(const scenario::McastGroup& g) {
   return gid;
 }
 
-const scenario::McastGroup& group_of(const RunState& st, const std::string& name) {
-  const auto* g = st.plan->mcast_group(name);
-  if (!g) throw std::logic_error("plan names multicast group '" + name + "' the plan does not lower");
+const scenario::McastGroup& group_of(const RunState& st, int index) {
+  const auto* g = st.plan->mcast_group_at(index);
+  if (!g) throw std::logic_error("a step names multicast group #" + std::to_string(index) + ", which the plan does not lower");
   return *g;
 }
 

@@ -65,8 +65,8 @@ bool cm_join_mcast(RunState& st, report::RunReport& log, const RunOptions& o, co
     log.fail("internal error: rdma_join_multicast step " + std::to_string(step.index) + " before its event channel");
     return false;
   }
-  const auto* g = st.plan->mcast_group(step.extra().mcast);
-  if (!g) throw std::logic_error("plan names multicast group '" + step.extra().mcast + "' the plan does not lower");
+  const auto* g = st.plan->mcast_group_at(step.extra().mcast);
+  if (!g) throw std::logic_error("a step names multicast group #" + std::to_string(step.extra().mcast) + ", which the plan does not lower");
   bool send_only = !step.extra().smoke.sender.empty();
   const std::string& qp_name = send_only ? step.extra().smoke.sender : step.extra().smoke.receiver;
   std::string why_not, message;

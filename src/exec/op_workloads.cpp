@@ -228,8 +228,8 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   t->w = &w;
   t->q = &st.qps.at(run.qp);
   refuse_ud_above_mtu(*t->q, w);
-  t->ep = own_endpoint(st, *t->q, w.mcast ? plan::kNoObject : t->q->facts->peer, &mrs);
-  if (const auto* g = w.mcast ? st.plan->mcast_group(w.mcast.name) : nullptr) {
+  t->ep = own_endpoint(st, *t->q, run.mcast_group >= 0 ? plan::kNoObject : t->q->facts->peer, &mrs);
+  if (const auto* g = st.plan->mcast_group_at(run.mcast_group)) {
     t->ep.peer_name = g->name;  // every member: the group's GID, QPN 0xffffff, the group's qkey
     t->ep.peer_qpn = 0xffffff;
     t->ep.peer_qkey = g->qkey;
@@ -745,7 +745,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   // stock tool's conversation routes its QP's receives as it is made).
   // A stock tool's conversation with a peer not given by hand: a side of its own.
   auto tool_conversation = [&st](const plan::WorkloadRun& run) -> const plan::ExternalPeer* {
-    const auto* e = run.external.empty() ? nullptr : st.plan->external(run.external);
+    const auto* e = st.plan->external_of(run.external_peer);
     return e && !e->given() ? e : nullptr;
   };
   for (const plan::Step* step : steps) {

@@ -77,9 +77,9 @@ struct StepExtra {
   uint64_t within_ms = 0;
   uint32_t srq_limit = 0;     // ModifySrq
   bool link_up = false;       // SetLink: up (else down)
-  // AttachMcast, CreateMcastAh: the multicast group; the member (AttachMcast) or the sender
-  // (CreateMcastAh) is smoke.receiver / smoke.sender.
-  std::string mcast;
+  // AttachMcast, CreateMcastAh, CmJoinMcast: the multicast group, Plan::mcast_groups[mcast];
+  // the member (AttachMcast) or the sender (CreateMcastAh) is smoke.receiver / smoke.sender.
+  int mcast = -1;
   int cm_end = -1;            // Cm* steps (and a CM QP's receives): Plan::cm_ends[cm_end]
   int external = -1;          // ExternalExchange, ExternalReply: Plan::externals[external]
   ScriptTurn script_turn = ScriptTurn::Beside;  // Workload of a script: when it runs in its stage
@@ -209,6 +209,7 @@ struct Plan {
   const std::string& peer_name(ObjectId peer) const;
   const std::string& peer_name(const QpFacts& q) const { return peer_name(q.peer); }
   const ExternalPeer* external(const std::string& name) const;
+  const ExternalPeer* external_of(ObjectId peer) const;  // nullptr: `peer` is no external peer's id
   // Every workload the timeline runs, lowered (plan/workload_run.h), in the order first run.
   std::vector<WorkloadRun> workloads;
   const WorkloadRun& workload_of(const Step& s) const { return workloads.at(static_cast<size_t>(s.extra().workload)); }
@@ -225,6 +226,9 @@ struct Plan {
   // The multicast groups as checked: their GID, MLID, qkey, join and members.
   std::vector<scenario::McastGroup> mcast_groups;
   const scenario::McastGroup* mcast_group(const std::string& name) const;
+  const scenario::McastGroup* mcast_group_at(int index) const {  // nullptr: no group has it
+    return index >= 0 && static_cast<size_t>(index) < mcast_groups.size() ? &mcast_groups[static_cast<size_t>(index)] : nullptr;
+  }
   // Their places by name (the planner fills them): a lookup per step, not a scan.
   std::unordered_map<std::string, size_t> window_index, mcast_group_index;
   size_t step_count() const;

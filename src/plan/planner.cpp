@@ -895,6 +895,10 @@ const ExternalPeer* Plan::external(const std::string& name) const {
   return nullptr;
 }
 
+const ExternalPeer* Plan::external_of(ObjectId peer) const {
+  return peer != kNoObject && peer >= qp_count() && peer - qp_count() < externals.size() ? &externals[peer - qp_count()] : nullptr;
+}
+
 const scenario::McastGroup* Plan::mcast_group(const std::string& name) const {
   auto it = mcast_group_index.find(name);
   return it == mcast_group_index.end() ? nullptr : &mcast_groups[it->second];

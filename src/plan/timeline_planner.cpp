@@ -685,7 +685,7 @@ class TimelinePlanner {
         if (!q || q->type < 0) continue;
         auto& st = add(host_of(m.name), StepKind::AttachMcast, Phase::Traffic, "ibv_attach_mcast",
                        mcast_attachment_name(g.name, m.name), k);
-        st.edit_extra().mcast = g.name;
+        st.edit_extra().mcast = static_cast<int>(p_.mcast_group_index.at(g.name));
         st.edit_extra().smoke.receiver = m.name;
         st.edit_extra().smoke.receiver_id = p_.qp_id(m.name);
         st.args.push_back(arg("qp", m.name));
@@ -712,7 +712,7 @@ class TimelinePlanner {
         add(host, StepKind::CmMcastChannel, Phase::Traffic, "rdma_create_event_channel", mcast_cm_channel_name(host), k);
       auto& st = add(host, StepKind::CmJoinMcast, Phase::Traffic, "rdma_join_multicast", mcast_attachment_name(g.name, qp), k);
       auto& extra = st.edit_extra();
-      extra.mcast = g.name;
+      extra.mcast = static_cast<int>(p_.mcast_group_index.at(g.name));
       (send_only ? extra.smoke.sender : extra.smoke.receiver) = qp;
       (send_only ? extra.smoke.sender_id : extra.smoke.receiver_id) = p_.qp_id(qp);
       extra.event = "RDMA_CM_EVENT_MULTICAST_JOIN";
@@ -764,7 +764,7 @@ class TimelinePlanner {
     if (std::find(made.begin(), made.end(), name) != made.end()) return;
     made.push_back(name);
     auto& st = add(host, StepKind::CreateMcastAh, Phase::Traffic, "ibv_create_ah", name, k);
-    st.edit_extra().mcast = group;
+    st.edit_extra().mcast = static_cast<int>(p_.mcast_group_index.at(group));
     st.edit_extra().smoke.sender = from;
     st.edit_extra().smoke.sender_id = p_.qp_id(from);
     st.args.push_back(arg("from", from));

@@ -34,6 +34,9 @@ WorkloadRun lower_workload(const scenario::Scenario& s, const Plan& p, const sce
     if (s.external(q->connect.name)) r.external = q->connect.name;
     else r.receivers.push_back(q->connect.name);
   }
+  if (!r.external.empty()) r.external_peer = p.peer_id(r.external);
+  if (auto g = w.mcast ? p.mcast_group_index.find(w.mcast.name) : p.mcast_group_index.end(); g != p.mcast_group_index.end())
+    r.mcast_group = static_cast<int>(g->second);
   r.qp = qp_id_in(s, w.qp.name);
   for (const auto& name : r.receivers) r.receiver_ids.push_back(qp_id_in(s, name));
   const auto* window = w.remote_mr ? s.mw(w.remote_mr.name) : nullptr;

@@ -38,6 +38,8 @@ struct WorkloadRun {
   // Its qp's peer is outside the scenario (Plan::external(external)): the workload is that
   // tool's conversation (a ping-pong of SENDs), on the qp alone.
   std::string external;
+  ObjectId external_peer = kNoObject;  // its id (Plan::external_of)
+  int mcast_group = -1;                // its `mcast:` group: Plan::mcast_groups[mcast_group]
   // remote_mr names a memory window: its bytes are at `remote_offset` in the MR behind it (the
   // window's offset plus the workload's own), and a deliberate overrun is the responder's to refuse.
   bool remote_is_window = false;
