@@ -180,6 +180,9 @@ std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<
     w.key("parameters").begin_object();
     for (const auto& [k, v] : c.parameters) w.field(k, v);
     w.end_object();
+    w.key("set").begin_array();  // the --set values its run had (a matrix case's, qpo test --set's)
+    for (const auto& ov : c.overrides) w.value(ov);
+    w.end_array();
     w.key("figures").begin_array();
     std::string error;
     if (readable_result(c))

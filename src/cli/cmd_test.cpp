@@ -200,6 +200,15 @@ Action add_test(CLI::App& app) {
     // Each case's qpo run writes its JSON result here: figures, baselines (removed at the end,
     // unless they are the user's --results).
     if (!opts->results.empty()) {
+      // Its files are removed before the cases run: never a baseline folder's.
+      namespace fs = std::filesystem;
+      std::error_code same;
+      for (const auto* other : {&opts->baseline, &opts->save_baseline})
+        if (!other->empty() && fs::weakly_canonical(*other, same) == fs::weakly_canonical(opts->results, same)) {
+          std::cerr << "qpo test: --results " << util::printable(opts->results, 1000)
+                    << " is the baselines' folder too: name a folder of its own\n";
+          return static_cast<int>(kSystemError);
+        }
       std::error_code ec;
       std::filesystem::create_directories(opts->results, ec);
       if (ec) {

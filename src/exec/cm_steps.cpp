@@ -79,14 +79,8 @@ RemoteMr get_mr(ExchangeReader& r, const std::string& host) {
 }
 
 // e's side of the exchange from `held` (its own QP, slots and carried MRs).
-// A carried MR's key (a workload's remote_mr: an MR or a window).
-MrKey carried_key(const plan::Plan& p, const std::string& name) {
-  auto k = mr_key_of(p, name);
-  if (!k) throw std::logic_error("MR '" + name + "' is carried by a connection but not in the plan");
-  return *k;
-}
 
-std::vector<unsigned char> encode_exchange(const plan::Plan& p, const plan::CmEnd& e, const Directory& held) {
+std::vector<unsigned char> encode_exchange(const plan::CmEnd& e, const Directory& held) {
   auto it = held.qps.find(e.qp_id);
   if (it == held.qps.end()) throw std::runtime_error("QP '" + e.qp + "' has no values to exchange (not created?)");
   const RemoteQp& v = it->second;
@@ -101,16 +95,16 @@ std::vector<unsigned char> encode_exchange(const plan::Plan& p, const plan::CmEn
   b.put<uint32_t>(v.slot_size);
   auto slots = held.mrs.find(slots_key(e.qp_id));
   put_mr(b, slots == held.mrs.end() ? nullptr : &slots->second);
-  for (const auto& name : e.carried_mrs) {
-    auto m = held.mrs.find(carried_key(p, name));
-    if (m == held.mrs.end()) throw std::runtime_error("MR '" + name + "' has no values to exchange");
+  for (size_t i = 0; i < e.carried_keys.size(); ++i) {
+    auto m = held.mrs.find(e.carried_keys[i]);
+    if (m == held.mrs.end()) throw std::runtime_error("MR '" + e.carried_mrs.at(i) + "' has no values to exchange");
     put_mr(b, &m->second);
   }
   return std::move(b.out);
 }
 
 // e's peer's side into `dir`, as the agents' exchange would have put it; returns a summary.
-std::string decode_exchange(const plan::Plan& p, const plan::CmEnd& e, const std::vector<unsigned char>& data, Directory& dir) {
+std::string decode_exchange(const plan::CmEnd& e, const std::vector<unsigned char>& data, Directory& dir) {
   ExchangeReader r(data);
   RemoteQp v;
   v.host = e.peer_host;
@@ -126,10 +120,10 @@ std::string decode_exchange(const plan::Plan& p, const plan::CmEnd& e, const std
   std::string out = "qp_num " + std::to_string(v.qpn) + ", sq_psn " + util::hex(v.sq_psn);
   RemoteMr slots = get_mr(r, v.host);
   if (slots.length) dir.mrs.insert_or_assign(slots_key(e.peer_id), slots);
-  for (const auto& name : e.peer_carried_mrs) {
+  for (size_t i = 0; i < e.peer_carried_keys.size(); ++i) {
     RemoteMr m = get_mr(r, v.host);
-    out += ", MR " + name + " rkey " + util::hex(m.rkey);
-    dir.mrs.insert_or_assign(carried_key(p, name), m);
+    out += ", MR " + e.peer_carried_mrs.at(i) + " rkey " + util::hex(m.rkey);
+    dir.mrs.insert_or_assign(e.peer_carried_keys[i], m);
   }
   dir.qps.insert_or_assign(e.peer_id, v);
   return out;
@@ -391,7 +385,7 @@ class CmRunner {
     rdma_conn_param p{};
     data_ = data;
     if (end().exchange_only) {
-      exchange_ = encode_exchange(plan_, end(), host().held);
+      exchange_ = encode_exchange(end(), host().held);
       p.private_data = exchange_.data();
       p.private_data_len = static_cast<uint8_t>(exchange_.size());
     } else if (!data_.empty()) {
@@ -580,7 +574,7 @@ class CmRunner {
   void take_exchange(const cm::Event& e) {
     const auto& s = end();
     if (s.peer.empty()) throw std::runtime_error("QP '" + s.qp + "' has no peer to take an exchange from");
-    std::string got = decode_exchange(plan_, s, e.private_data, st_.dir);
+    std::string got = decode_exchange(s, e.private_data, st_.dir);
     auto own = host().held.qps.find(s.qp_id);
     if (own != host().held.qps.end()) st_.dir.qps.insert_or_assign(own->first, own->second);
     message_ = e.name() + " (" + s.peer + "'s exchange: " + got + ")";
@@ -643,13 +637,13 @@ void hold_cm_exchange(RunState& st, const plan::Plan& plan, Directory& mine) {
       held.mrs.insert_or_assign(m->first, std::move(m->second));
       mine.mrs.erase(m);
     }
-    for (const auto& name : e.carried_mrs) {
-      auto m = mine.mrs.find(carried_key(plan, name));
+    for (const auto& key : e.carried_keys) {
+      auto m = mine.mrs.find(key);
       if (m == mine.mrs.end()) continue;
       held.mrs.insert_or_assign(m->first, m->second);
       // It stays in the agents' exchange too when a workload of another QP aims at it.
-      if (std::find(e.carried_and_published.begin(), e.carried_and_published.end(), name) == e.carried_and_published.end())
-        mine.mrs.erase(m);
+      const auto& kept = e.carried_and_published_keys;
+      if (std::find(kept.begin(), kept.end(), key) == kept.end()) mine.mrs.erase(m);
     }
   }
 }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "plan/buffer_key.h"
+
 namespace qpo::exec {
 
 struct RemoteQp {
@@ -38,12 +40,7 @@ struct RemoteMr {
 // (plan::ObjectKind::Mr), a QP's slot buffer by its QP's id, a bound memory window by its id,
 // an external peer's buffer by its place in plan::Plan::externals. exec/directory_names.h
 // says each one's name (what scripts and messages use) and finds the key of a name.
-struct MrKey {
-  enum class Kind : uint8_t { Mr, Slots, Window, External };
-  Kind kind = Kind::Mr;
-  uint32_t id = 0;
-  auto operator<=>(const MrKey&) const = default;
-};
+using MrKey = plan::BufferKey;  // an MR entry: a scenario MR, a slot buffer, a window, an external's
 
 // Everything published so far, by id: every host plans the same file, so ids agree. QPs by
 // their peer id: a scenario QP's id, or the plan's QP count + an external peer's index

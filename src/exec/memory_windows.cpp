@@ -139,6 +139,8 @@ bool publish_mws(RunState& st, report::RunReport& log, const plan::Step& step) {
         m.host = st.plan->windows[id].host;
         st.dir.mrs[{MrKey::Kind::Window, id}] = m;
       }
+      // Every line read, or the note is not one (a window of it would go missing unsaid).
+      if (!(in >> std::ws).eof()) throw std::runtime_error("a host published a windows note that does not parse: " + note);
     }
   });
   if (r.status == report::StepStatus::Failed) st.channel_broken = true;

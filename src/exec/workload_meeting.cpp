@@ -1,6 +1,6 @@
 #include "exec/workload_meeting.h"
 
-#include <cstdlib>
+#include <charconv>
 
 #include <set>
 #include <stdexcept>
@@ -126,10 +126,11 @@ std::map<plan::QpId, uint32_t> WorkloadMeeting::ready(const std::map<plan::QpId,
   std::map<plan::QpId, uint32_t> all;
   for (const auto& note : round(n))
     for (const auto& [qp, count] : note.data.fields()) {
-      char* end = nullptr;
-      unsigned long id = std::strtoul(qp.c_str(), &end, 10);
-      if (qp.empty() || *end || id >= plan::kNoQp) throw std::runtime_error("host " + note.host + " sent a note naming no QP ('" + qp + "')");
-      all[static_cast<plan::QpId>(id)] = static_cast<uint32_t>(count.as_int());
+      plan::QpId id = plan::kNoQp;
+      auto [end, ec] = std::from_chars(qp.data(), qp.data() + qp.size(), id);
+      if (ec != std::errc() || end != qp.data() + qp.size() || id == plan::kNoQp)
+        throw std::runtime_error("host " + note.host + " sent a note naming no QP ('" + qp + "')");
+      all[id] = static_cast<uint32_t>(count.as_int());
     }
   return all;
 }

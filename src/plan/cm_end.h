@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/buffer_key.h"
 #include "plan/qp_id.h"
 #include "spec/rules.h"
 
@@ -58,6 +59,8 @@ struct CmEnd {
   // peer's carries, and which of this side's stay in the agents' exchange too (a workload of
   // another QP than the peer aims at them).
   std::vector<std::string> carried_mrs, peer_carried_mrs, carried_and_published;
+  // The same by key (plan/buffer_key.h), in the same order: what exec exchanges them by.
+  std::vector<BufferKey> carried_keys, peer_carried_keys, carried_and_published_keys;
 };
 
 }  // namespace qpo::plan

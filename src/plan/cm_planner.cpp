@@ -1,6 +1,7 @@
 #include "plan/cm_planner.h"
 
 #include <set>
+#include <stdexcept>
 #include <string_view>
 #include <unordered_map>
 
@@ -245,6 +246,9 @@ class CmPlanner {
             e.carried_and_published.push_back(m);
             break;
           }
+      e.carried_keys = carried_keys(e.carried_mrs);
+      e.peer_carried_keys = carried_keys(e.peer_carried_mrs);
+      e.carried_and_published_keys = carried_keys(e.carried_and_published);
       e.qp_id = p_.qp_id(e.qp);
       if (!e.connect.empty()) e.connect_id = p_.peer_id(e.connect);
       if (!e.peer.empty()) e.peer_id = p_.peer_id(e.peer);
@@ -422,6 +426,17 @@ class CmPlanner {
 
   const Scenario& s_;
   Plan& p_;
+
+  // The carried MRs' keys: the check resolved every name (an MR or a window of the scenario).
+  std::vector<BufferKey> carried_keys(const std::vector<std::string>& names) const {
+    std::vector<BufferKey> out;
+    for (const auto& name : names) {
+      auto k = buffer_key(p_, name);
+      if (!k) throw std::logic_error("MR '" + name + "' is carried by a connection but not in the plan");
+      out.push_back(*k);
+    }
+    return out;
+  }
   const scenario::BringupReceives* receives_;  // every QP's bring-up receive count (connect only)
   HostPlan nowhere_;
   ArgLists args_;

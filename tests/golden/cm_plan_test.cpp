@@ -253,3 +253,23 @@ TEST_CASE("a passive QP named 'qb.listener': its own steps carry its end, its li
   CHECK(b.find("cm_wait_request qb.listener -> qb.listener\n") != std::string::npos);
   CHECK(b.find("cm_accept qb.listener -> qb.listener\n") != std::string::npos);
 }
+
+TEST_CASE("two-host-cm-exchange: the MRs an exchange_only connection carries are lowered to their keys") {
+  auto p = qpo::test::plan_of_file("scenarios/two-host-cm-exchange.yaml");
+  const qpo::plan::CmEnd* qb = nullptr;
+  const qpo::plan::CmEnd* qa = nullptr;
+  for (const auto& e : p.cm_ends) {
+    if (e.qp == "qa") qa = &e;
+    if (e.qp == "qb") qb = &e;
+  }
+  REQUIRE(qa != nullptr);
+  REQUIRE(qb != nullptr);
+  // qa writes into qb's mb: qb's exchange carries mb, qa reads it from its peer's.
+  using Key = qpo::plan::BufferKey;
+  const Key mb{Key::Kind::Mr, p.id_of(qpo::plan::ObjectKind::Mr, "mb")};
+  CHECK(qb->carried_mrs == std::vector<std::string>{"mb"});
+  CHECK(qb->carried_keys == std::vector<Key>{mb});
+  CHECK(qa->peer_carried_mrs == std::vector<std::string>{"mb"});
+  CHECK(qa->peer_carried_keys == std::vector<Key>{mb});
+  CHECK(qb->carried_and_published_keys.empty());  // no other QP's workload aims at mb
+}

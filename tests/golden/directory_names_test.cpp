@@ -1,8 +1,10 @@
 // The exchange's MR entries go by id (exec/exchange.h MrKey); scripts, workloads and messages
-// name them (exec/directory_names.h). Each kind's name, its key back, and its text on the wire.
+// name them (exec/directory_names.h); the planner turns a name into its key (plan/buffer_key.h).
+// Each kind's name, its key back, and its text on the wire.
 #include <doctest/doctest.h>
 
 #include "exec/directory_names.h"
+#include "plan/buffer_key.h"
 #include "golden/plan_of_file.h"
 
 using qpo::exec::MrKey;
@@ -16,11 +18,11 @@ TEST_CASE("MR keys: a scenario MR, a memory window and a QP's slot buffer, by na
   CHECK(qpo::exec::mr_key_name(p, mb) == "mb");
   CHECK(qpo::exec::mr_key_name(p, wb) == "wb");
   CHECK(qpo::exec::mr_key_name(p, slots) == "qpo.slots.qb");
-  CHECK(qpo::exec::mr_key_of(p, "mb") == mb);
-  CHECK(qpo::exec::mr_key_of(p, "wb") == wb);
-  CHECK(qpo::exec::mr_key_of(p, "qpo.slots.qb") == slots);
-  CHECK_FALSE(qpo::exec::mr_key_of(p, "qpo.slots.nobody").has_value());
-  CHECK_FALSE(qpo::exec::mr_key_of(p, "nothing").has_value());
+  CHECK(qpo::plan::buffer_key(p, "mb") == mb);
+  CHECK(qpo::plan::buffer_key(p, "wb") == wb);
+  CHECK(qpo::plan::buffer_key(p, "qpo.slots.qb") == slots);
+  CHECK_FALSE(qpo::plan::buffer_key(p, "qpo.slots.nobody").has_value());
+  CHECK_FALSE(qpo::plan::buffer_key(p, "nothing").has_value());
   CHECK(qpo::exec::mr_key_name(p, {MrKey::Kind::Mr, 99}).empty());
 }
 
@@ -29,7 +31,7 @@ TEST_CASE("MR keys: an external peer's buffer goes by its place in the plan's ex
   REQUIRE(p.externals.size() == 1);
   MrKey tool{MrKey::Kind::External, 0};
   CHECK(qpo::exec::mr_key_name(p, tool) == "tool");
-  CHECK(qpo::exec::mr_key_of(p, "tool") == tool);
+  CHECK(qpo::plan::buffer_key(p, "tool") == tool);
 }
 
 TEST_CASE("MR keys on the wire: a kind letter and the id, and nothing else reads back") {

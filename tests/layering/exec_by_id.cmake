@@ -1,8 +1,9 @@
 # cmake -DROOT=<source dir> -P exec_by_id.cmake: fails when src/exec looks an object up by its
 # scenario name. exec runs the lowered plan: objects by id, groups and external peers by
-# index, notes between hosts by plan id (issue 31; docs/architecture.md "Lowering"). The
-# plan's name tables (Plan::id_of, qp_id, peer_id, external, mcast_group, window) are the
-# planner's and the CLI's, and a RunState lookup by name (`*_named`) has no place either.
+# index, notes between hosts by plan id (issue 31; docs/architecture.md section 6). The
+# plan's name lookups (Plan::id_of, qp_id, peer_id, external, mcast_group, window, its
+# *_index tables, plan/buffer_key.h's buffer_key) are the planner's and the CLI's, called on
+# any variable; a RunState lookup by name (`*_named`) has no place either.
 cmake_minimum_required(VERSION 3.20)
 file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/src/exec/*.h ${ROOT}/src/exec/*.cpp)
 set(bad "")
@@ -12,7 +13,7 @@ foreach(f ${files})
   foreach(line IN LISTS lines)
     math(EXPR n "${n} + 1")
     string(REGEX REPLACE "//.*$" "" code "${line}")  # a comment may name them
-    if(code MATCHES "plan(_)?(->|\\.)(id_of|qp_id|peer_id|external|mcast_group|window)\\(|[a-z]_named\\(|scenario(->|\\.)")
+    if(code MATCHES "(->|\\.)(id_of|qp_id|peer_id|external|mcast_group|window)\\(|(window|mcast_group|workload)_index|buffer_key\\(|[a-z]_named\\(|scenario(->|\\.)")
       list(APPEND bad "${f}:${n}: ${line}")
     endif()
   endforeach()

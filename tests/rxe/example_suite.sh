@@ -2,7 +2,7 @@
 # Inside the lab guest: every example scenario through `qpo test --local` (JUnit, the suite's
 # JSON and every case's report kept in OUT, the lab's shared folder), and rxe0's resource
 # counts (`rdma resource show`) the same before and after: the examples' runs leak nothing.
-# rxe_plan_equals_lab_runs reads the kept reports.
+# plan_equals_lab_runs reads the kept reports.
 set -u
 QPO=${1:?usage: example_suite.sh QPO_BINARY SOURCE_DIR OUT_DIR}
 SRC=${2:?usage: example_suite.sh QPO_BINARY SOURCE_DIR OUT_DIR}

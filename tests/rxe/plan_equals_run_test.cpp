@@ -231,9 +231,11 @@ struct RunOutcome {
   int exit_code = 0;
 };
 
-// `qpo plan --format json FILE` (exit 0, one JSON object).
-json::Value plan_of(const std::string& path) {
-  const std::vector<std::string> plan_args{"plan", "--format", "json", path};
+// `qpo plan --format json [--set S]... FILE` (exit 0, one JSON object).
+json::Value plan_of(const std::string& path, const std::vector<std::string>& sets = {}) {
+  std::vector<std::string> plan_args{"plan", "--format", "json"};
+  for (const auto& s : sets) plan_args.insert(plan_args.end(), {"--set", s});
+  plan_args.push_back(path);
   return qpo_json(plan_args, finish(start_qpo(plan_args)), {0}).value;
 }
 
@@ -251,11 +253,12 @@ void check_file(const std::string& path) {
   check_run(path, plan, {std::move(ran.value), ran.exit_code});
 }
 
-// The cases a lab suite ran (`qpo test --json`), each with its kept report (--results), by file.
-std::map<std::string, const json::Value*> cases_by_file(const json::Value& suite) {
-  std::map<std::string, const json::Value*> out;
+// The cases a lab suite ran (`qpo test --json`), each with its kept report (--results), by
+// file: a file with a matrix is a case per combination.
+std::multimap<std::string, const json::Value*> cases_by_file(const json::Value& suite) {
+  std::multimap<std::string, const json::Value*> out;
   for (const auto& c : member(suite, "cases", json::Kind::Array).items)
-    out[fs::weakly_canonical(text_of(c, "file")).string()] = &c;
+    out.emplace(fs::weakly_canonical(text_of(c, "file")).string(), &c);
   return out;
 }
 
@@ -270,21 +273,32 @@ json::Value read_json(const std::string& path) {
   return std::move(*v);
 }
 
-// Every scenario of `dir` against the report its lab suite kept: each file was run (a case
-// with a report), and qpo test's outcome is the run's exit status (pass 0, fail 1, skip 77).
+// Every scenario of `dir` against the reports its lab suite kept: each file was run (a case
+// with a report; each combination of a matrix, planned with the same --set values), and qpo
+// test's outcome is the run's exit status (pass 0, fail 1, skip 77).
 void check_suite(const std::string& dir, const std::string& suite_json) {
   const auto suite = read_json(suite_json);
   const auto cases = cases_by_file(suite);
-  for (const auto& f : scenario_files(dir)) {
+  const auto files = scenario_files(dir);
+  REQUIRE_MESSAGE(!files.empty(), "no scenario in " << dir);
+  for (const auto& f : files) {
     CAPTURE(f);
-    auto it = cases.find(fs::weakly_canonical(f).string());
-    REQUIRE_MESSAGE(it != cases.end(), "not among the cases of " << suite_json);
-    const json::Value& c = *it->second;
-    const auto* results = c.find("results");
-    REQUIRE_MESSAGE((results && results->is(json::Kind::String)), "its run kept no report (" << text_of(c, "reason") << ")");
-    const std::string& outcome = text_of(c, "outcome");
-    int exit_code = outcome == "pass" ? 0 : outcome == "fail" ? 1 : outcome == "skip" ? 77 : -1;
-    check_run(f, plan_of(f), {read_json(results->text), exit_code});
+    auto [from, to] = cases.equal_range(fs::weakly_canonical(f).string());
+    CHECK_MESSAGE(from != to, "not among the cases of " << suite_json);
+    for (auto it = from; it != to; ++it) {
+      const json::Value& c = *it->second;
+      CAPTURE(text_of(c, "name"));
+      const auto* results = c.find("results");
+      if (!(results && results->is(json::Kind::String))) {
+        FAIL_CHECK("its run kept no report (" << text_of(c, "reason") << ")");
+        continue;
+      }
+      std::vector<std::string> sets;
+      for (const auto& s : member(c, "set", json::Kind::Array).items) sets.push_back(s.text);
+      const std::string& outcome = text_of(c, "outcome");
+      int exit_code = outcome == "pass" ? 0 : outcome == "fail" ? 1 : outcome == "skip" ? 77 : -1;
+      check_run(f, plan_of(f, sets), {read_json(results->text), exit_code});
+    }
   }
 }
 

@@ -13,8 +13,9 @@ QPO=${1:?usage: run_scenarios.sh QPO_BINARY [SCENARIO...]}
 shift
 cd "$(dirname "$0")/../.."
 # By default: the runs of tests/scenarios/run, and the examples with an expectation of their own
-# (a "# run-" line). The other examples must pass, and rxe_plan_equals_run runs each of them
-# already (verdict, every step walked, nothing leaked): one run of each is enough for CI.
+# (a "# run-" line). The other examples must pass, and rxe_qpo_test_suite runs each of them
+# already (nothing leaked; plan_equals_lab_runs checks the verdict and every step walked):
+# one run of each is enough for CI.
 if [ $# -eq 0 ]; then
   set -- $(grep -l '^# run-' scenarios/*.yaml) tests/scenarios/run/*.yaml
 fi

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "exec/directory_names.h"
+#include "plan/buffer_key.h"
 #include "plan/plan.h"
 #include "unit/scenario_fixture.h"
 
@@ -58,7 +59,7 @@ TEST_CASE("an MR and a memory window of one name: the directory's name means the
   auto l = load_validate(text);
   REQUIRE_MESSAGE(l.errors() == 0, l.dump());
   auto p = qpo::plan::build_plan(*l.checked);
-  auto k = qpo::exec::mr_key_of(p, "mb");
+  auto k = qpo::plan::buffer_key(p, "mb");
   REQUIRE(k.has_value());
   CHECK(k->kind == MrKey::Kind::Window);
   CHECK(qpo::exec::mr_key_name(p, {MrKey::Kind::Mr, p.id_of(ObjectKind::Mr, "mb")}) == "mb");
