@@ -54,8 +54,8 @@ std::vector<ScriptTurn> script_turns(const Plan& plan, const std::vector<int>& s
     const auto& run = plan.workloads.at(static_cast<size_t>(stage[k]));
     if (run.spec.script.empty()) continue;
     Holds mine;
-    for (const auto& worker : run.script.workers)
-      for (const auto& name : worker.qps) mine.add(plan, plan.qp_id(name));
+    for (const auto& worker : run.worker_qps)
+      for (const auto& q : worker) mine.add(plan, q.id);
     if (mine.shares(ops) || mine.shares(beside)) {
       turns[k] = ScriptTurn::AloneFirst;
       continue;
