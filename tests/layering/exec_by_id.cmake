@@ -6,21 +6,9 @@
 # any variable; a RunState lookup by name (`*_named`) has no place either.
 cmake_minimum_required(VERSION 3.20)
 file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/src/exec/*.h ${ROOT}/src/exec/*.cpp)
-set(bad "")
-foreach(f ${files})
-  file(STRINGS ${ROOT}/${f} lines)
-  set(n 0)
-  foreach(line IN LISTS lines)
-    math(EXPR n "${n} + 1")
-    string(REGEX REPLACE "//.*$" "" code "${line}")  # a comment may name them
-    if(code MATCHES "(->|\\.)(id_of|qp_id|peer_id|external|mcast_group|window)\\(|(window|mcast_group|workload)_index|buffer_key\\(|[a-z]_named\\(|scenario(->|\\.)")
-      list(APPEND bad "${f}:${n}: ${line}")
-    endif()
-  endforeach()
-endforeach()
-if(bad)
-  string(REPLACE ";" "\n" bad "${bad}")
-  message(FATAL_ERROR "src/exec looks objects up by name (use the plan's ids):\n${bad}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/forbid_lines.cmake)
+forbid_lines(ROOT ${ROOT} FILES ${files}
+             MATCHES "(->|\\.)(id_of|qp_id|peer_id|external|mcast_group|window)\\(|(window|mcast_group|workload)_index|buffer_key\\(|[a-z]_named\\(|scenario(->|\\.)"
+             WHAT "src/exec looks objects up by name (use the plan's ids)")
 list(LENGTH files count)
 message(STATUS "no name lookups in the ${count} files of src/exec")

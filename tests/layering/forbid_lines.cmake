@@ -1,0 +1,26 @@
+# include()d by the layering checks that read source text.
+# forbid_lines(ROOT <dir> FILES <paths below ROOT...> MATCHES <regex> [ALLOWED <paths...>] WHAT <text>):
+# fails, listing every "file:line: text", when the code of a line (its // comment stripped: a
+# comment may name what it forbids) matches the pattern, in a file not ALLOWED.
+function(forbid_lines)
+  cmake_parse_arguments(F "" "ROOT;MATCHES;WHAT" "FILES;ALLOWED" ${ARGN})
+  set(bad "")
+  foreach(f ${F_FILES})
+    if(f IN_LIST F_ALLOWED)
+      continue()
+    endif()
+    file(STRINGS ${F_ROOT}/${f} lines)
+    set(n 0)
+    foreach(line IN LISTS lines)
+      math(EXPR n "${n} + 1")
+      string(REGEX REPLACE "//.*$" "" code "${line}")
+      if(code MATCHES "${F_MATCHES}")
+        list(APPEND bad "${f}:${n}: ${line}")
+      endif()
+    endforeach()
+  endforeach()
+  if(bad)
+    string(REPLACE ";" "\n" bad "${bad}")
+    message(FATAL_ERROR "${F_WHAT}:\n${bad}")
+  endif()
+endfunction()
