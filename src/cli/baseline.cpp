@@ -160,7 +160,8 @@ size_t save(const std::vector<suite::Case>& cases, const std::string& dir, std::
   return saved;
 }
 
-std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& bs, bool kept_results) {
+std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& bs, bool kept_results,
+                       const std::vector<std::string>& global_sets) {
   util::JsonWriter w;
   int passed = 0, failed = 0, skipped = 0;
   w.begin_object().key("cases").begin_array();
@@ -180,7 +181,8 @@ std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<
     w.key("parameters").begin_object();
     for (const auto& [k, v] : c.parameters) w.field(k, v);
     w.end_object();
-    w.key("set").begin_array();  // the --set values its run had (a matrix case's, qpo test --set's)
+    w.key("set").begin_array();  // the --set values its run had, in order: qpo test's, then a matrix case's
+    for (const auto& ov : global_sets) w.value(ov);
     for (const auto& ov : c.overrides) w.value(ov);
     w.end_array();
     w.key("figures").begin_array();

@@ -44,7 +44,9 @@ void name_results(std::vector<suite::Case>& cases, const std::string& dir);
 size_t save(const std::vector<suite::Case>& cases, const std::string& dir, std::vector<std::string>* errors);
 
 // qpo test --json: the cases with their parameters, verdicts, figures and baseline comparisons;
-// with `kept_results`, each case's "results" file (null when its run wrote none).
-std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& b, bool kept_results);
+// with `kept_results`, each case's "results" file (null when its run wrote none); each case's
+// "set": `global_sets` (qpo test's own --set, given to every case's run first), then its own.
+std::string suite_json(const std::vector<suite::Case>& cases, const std::vector<CaseBaseline>& b, bool kept_results,
+                       const std::vector<std::string>& global_sets = {});
 
 }  // namespace qpo::cli::baseline

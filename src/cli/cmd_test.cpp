@@ -24,6 +24,24 @@ namespace qpo::cli {
 
 namespace {
 
+// Whether two paths name one folder (absolute, normalised, without a trailing '/'); false
+// when either cannot be resolved.
+bool same_folder(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  auto resolved = [](const std::string& p, bool* ok) {
+    std::error_code ec;
+    fs::path abs = fs::absolute(p, ec);
+    if (!ec) abs = fs::weakly_canonical(abs, ec);
+    *ok = !ec;
+    std::string s = abs.lexically_normal().string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+  };
+  bool ok_a = false, ok_b = false;
+  std::string x = resolved(a, &ok_a), y = resolved(b, &ok_b);
+  return ok_a && ok_b && x == y;
+}
+
 // The suite's page: each case's run from the results its qpo run wrote (--results), or,
 // when it wrote none (invalid scenario, timeout), the case's outcome and reason.
 bool write_suite_report(const std::string& file, const std::vector<suite::Case>& cases) {
@@ -201,10 +219,8 @@ Action add_test(CLI::App& app) {
     // unless they are the user's --results).
     if (!opts->results.empty()) {
       // Its files are removed before the cases run: never a baseline folder's.
-      namespace fs = std::filesystem;
-      std::error_code same;
       for (const auto* other : {&opts->baseline, &opts->save_baseline})
-        if (!other->empty() && fs::weakly_canonical(*other, same) == fs::weakly_canonical(opts->results, same)) {
+        if (!other->empty() && same_folder(*other, opts->results)) {
           std::cerr << "qpo test: --results " << util::printable(opts->results, 1000)
                     << " is the baselines' folder too: name a folder of its own\n";
           return static_cast<int>(kSystemError);
@@ -242,7 +258,7 @@ Action add_test(CLI::App& app) {
       }
     }
     if (!opts->json.empty()) {
-      write_report_file(opts->json, baseline::suite_json(cases, compared, o.keep_results) + "\n", "--json");
+      write_report_file(opts->json, baseline::suite_json(cases, compared, o.keep_results, opts->overrides) + "\n", "--json");
     }
     int passed = 0, failed = 0, skipped = 0;
     for (const auto& c : cases) {

@@ -39,7 +39,8 @@ struct RemoteMr {
 // A directory MR's key: what the buffer is and its id in the plan. A scenario MR by its id
 // (plan::ObjectKind::Mr), a QP's slot buffer by its QP's id, a bound memory window by its id,
 // an external peer's buffer by its place in plan::Plan::externals. exec/directory_names.h
-// says each one's name (what scripts and messages use) and finds the key of a name.
+// says each one's name (what scripts and messages use); the planner finds the key of a name
+// (plan/buffer_key.h).
 using MrKey = plan::BufferKey;  // an MR entry: a scenario MR, a slot buffer, a window, an external's
 
 // Everything published so far, by id: every host plans the same file, so ids agree. QPs by

@@ -130,17 +130,20 @@ bool publish_mws(RunState& st, report::RunReport& log, const plan::Step& step) {
                                (why.empty() ? std::string("see its steps (a bind refused, or a host lost)") : why));
     }
     for (const auto& note : notes) {
-      std::istringstream in(note);
-      plan::ObjectId id = plan::kNoObject;
-      RemoteMr m;
-      while (in >> id >> m.addr >> m.length >> m.rkey) {
+      std::istringstream lines(note);
+      // A line per window, each whole: a line cut short would lose a window unsaid.
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find_first_not_of(" \t") == std::string::npos) continue;
+        std::istringstream in(line);
+        plan::ObjectId id = plan::kNoObject;
+        RemoteMr m;
+        if (!(in >> id >> m.addr >> m.length >> m.rkey) || !(in >> std::ws).eof())
+          throw std::runtime_error("a host published a window line that does not parse: '" + line + "'");
         if (id >= st.plan->windows.size())
           throw std::runtime_error("a host published window #" + std::to_string(id) + ", which the plan does not have");
         m.host = st.plan->windows[id].host;
         st.dir.mrs[{MrKey::Kind::Window, id}] = m;
       }
-      // Every line read, or the note is not one (a window of it would go missing unsaid).
-      if (!(in >> std::ws).eof()) throw std::runtime_error("a host published a windows note that does not parse: " + note);
     }
   });
   if (r.status == report::StepStatus::Failed) st.channel_broken = true;

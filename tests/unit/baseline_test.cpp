@@ -154,3 +154,14 @@ TEST_CASE("results: --json names each kept case's file, null for a case whose ru
   CHECK(json.find("\"results\": null") != std::string::npos);
   CHECK(bl::suite_json(cases, {}, false).find("\"results\"") == std::string::npos);
 }
+
+TEST_CASE("results: --json's set lists qpo test's own --set values, then the matrix case's, as its run had them") {
+  auto c = passed("rc-write[size=4KiB]", "baseline.json");
+  c.overrides = {"workloads.write.size=4KiB"};
+  std::string json = bl::suite_json({c}, {}, true, {"qps.qa.states.RTR.path_mtu=1024"});
+  auto global = json.find("\"qps.qa.states.RTR.path_mtu=1024\""), own = json.find("\"workloads.write.size=4KiB\"");
+  REQUIRE(global != std::string::npos);
+  REQUIRE(own != std::string::npos);
+  CHECK(global < own);
+  CHECK(json.find("\"set\"") < global);
+}

@@ -330,3 +330,13 @@ TEST_CASE("a regular file that an output replaces keeps its permissions") {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text == "new\n");
 }
+
+TEST_CASE("qpo test --results naming a baseline folder (spelled otherwise) is refused before any case runs") {
+  TempDir t;
+  fs::create_directories(t.path + "/base");
+  auto o = run_qpo("test --no-lab --results " + t.path + "/base/ --save-baseline " + t.path + "/x/../base " + kScenario);
+  CHECK_MESSAGE(o.exit_code == 2, o.output);
+  CHECK(o.output.find("qpo test: --results " + t.path + "/base/ is the baselines' folder too: name a folder of its own") !=
+        std::string::npos);
+  CHECK(o.output.find("passed,") == std::string::npos);  // no case ran
+}
