@@ -125,7 +125,6 @@ ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOp
   for (size_t i : workers_here(st, run_)) {
     spec_.workers.push_back(spec_.all_workers[i]);
     worker_qps_.push_back(&run_.worker_qps[i]);
-    for (const auto& q : run_.worker_qps[i]) qps_.push_back(&q);
   }
   reporter_ = run_.reporter_host.empty() ? st.host : run_.reporter_host;
   if (!st.channel) alone_ = std::make_unique<InProcessChannel>(1);
@@ -135,9 +134,12 @@ ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOp
 ScriptWorkload::~ScriptWorkload() { route_home(); }
 
 bool ScriptWorkload::prepare(report::RunReport& log) {
+  std::vector<const plan::ScriptQp*> qps;  // every QP of this host's workers
+  for (const auto* worker : worker_qps_)
+    for (const auto& q : *worker) qps.push_back(&q);
   std::map<plan::QpId, uint32_t> to_clear;
-  std::string problem = drain_bringup_receives(st_, qps_, o_.timeout_ms, &to_clear);
-  if (problem.empty()) problem = local_endpoints(st_, qps_, endpoints_);
+  std::string problem = drain_bringup_receives(st_, qps, o_.timeout_ms, &to_clear);
+  if (problem.empty()) problem = local_endpoints(st_, qps, endpoints_);
   try {
     auto all = meeting_->ready(to_clear, problem);
     problem = clear_receives_across_hosts(st_, run_, all, o_.timeout_ms);

@@ -74,7 +74,6 @@ class ScriptWorkload {
   const RunOptions& o_;
   lua::WorkloadSpec spec_;  // its workers: those of this host
   std::vector<const std::vector<plan::ScriptQp>*> worker_qps_;  // spec_.workers' QPs, lowered
-  std::vector<const plan::ScriptQp*> qps_;                       // all of them
   std::string reporter_;  // the host that records its results
   std::unique_ptr<Channel> alone_;  // a session without a run's channel (tests): this host only
   std::unique_ptr<WorkloadMeeting> meeting_;
