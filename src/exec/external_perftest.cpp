@@ -27,11 +27,11 @@ std::string figures(double peak, double avg, double rate) {
 
 ExternalPerftest::ExternalPerftest(RunState& st, const RunOptions& o, const plan::Step& step, const std::atomic<bool>* halt)
     : step_(step), run_(st.plan->workload_of(step)) {
-  const auto& w = run_.spec;
+  const auto& w = run_.params;
   peer_ = st.plan->external_of(run_.external_peer);
   auto* found = st.qps.find(run_.qp);
   if (!peer_ || !found || !found->qp || !found->slots) {
-    error = "QP '" + w.qp.name + "' was not brought up";
+    error = "QP '" + w.qp + "' was not brought up";
     return;
   }
   for (size_t i = 0; i < st.plan->externals.size() && st.externals; ++i)  // few: no index
@@ -105,7 +105,7 @@ void ExternalPerftest::run() {
 }
 
 void ExternalPerftest::keys_after_cm() {
-  const auto& w = run_.spec;
+  const auto& w = run_.params;
   std::string why;
   std::optional<interop::PerftestKeys> theirs;
   for (int i = 0; i < peer_->keys_after_cm(); ++i)
@@ -121,7 +121,7 @@ void ExternalPerftest::keys_after_cm() {
 
 void ExternalPerftest::converse() {
   auto& talk = talk_->talk;
-  bool client = peer_->qpo_initiates(), send = run_.spec.op == util::Op::Send;
+  bool client = peer_->qpo_initiates(), send = run_.params.op == util::Op::Send;
   dataplane::StreamLane lane{&ep_, ep_.recv_pool.get()};
   std::string why;
   if (peer_->test_over_cm) {
@@ -180,13 +180,13 @@ void ExternalPerftest::converse() {
 }
 
 bool ExternalPerftest::finish(RunState& st, report::RunReport& log) {
-  const auto& w = run_.spec;
+  const auto& w = run_.params;
   bool client = peer_ && peer_->qpo_initiates();
   report::StepResult r;
   r.host = st.host;
   r.phase = "traffic";
   r.verb = "workload";
-  r.object = w.qp.name;
+  r.object = w.qp;
   r.plan_step = step_.index;
   std::string tool = peer_ ? peer_->tool() : "perftest";
   r.detail = w.name + ": " + tool + (client ? " server" : " client") + ", IBV_WR_" + util::to_upper(w.op_spelling()) +

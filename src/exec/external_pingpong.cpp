@@ -10,16 +10,16 @@ namespace qpo::exec {
 ExternalPingpong::ExternalPingpong(RunState& st, const RunOptions& o, const plan::Step& step,
                                    const std::atomic<bool>* halt)
     : step_(step), run_(st.plan->workload_of(step)) {
-  const auto& w = run_.spec;
+  const auto& w = run_.params;
   const auto* e = st.plan->external_of(run_.external_peer);
   auto* found = st.qps.find(run_.qp);
   if (!e || !found || !found->qp) {
-    error = "QP '" + w.qp.name + "' was not brought up";
+    error = "QP '" + w.qp + "' was not brought up";
     return;
   }
   QpState& q = *found;
   if (!q.slots || q.slot_count < 2) {  // the check refuses this (Q561); a guard, not a path
-    error = "QP '" + w.qp.name + "' has no receive slots of its own";
+    error = "QP '" + w.qp + "' has no receive slots of its own";
     return;
   }
   q_ = &q;
@@ -45,14 +45,14 @@ void ExternalPingpong::run() {
 }
 
 bool ExternalPingpong::finish(RunState& st, report::RunReport& log) {
-  const auto& w = run_.spec;
+  const auto& w = run_.params;
   if (q_ && q_->recv_cq)
     st.router.assign_receives(q_->recv_cq, ep_.qp->qp_num, access_for(st, *q_, Reader::Receives).owner);
   report::StepResult r;
   r.host = st.host;
   r.phase = "traffic";
   r.verb = "workload";
-  r.object = w.qp.name;
+  r.object = w.qp;
   r.plan_step = step_.index;
   if (rping_) return finish_rping(log, std::move(r));
   bool burst = cfg_.burst > 1;

@@ -24,9 +24,9 @@ using dataplane::DataplaneError;
 
 void ExternalPingpong::run_rping() {
   auto& r = rping_result_;
-  const auto& w = run_.spec;
+  const auto& w = run_.params;
   const bool client = cfg_.initiator;  // rping's client sends first
-  const auto& buf = dataplane::local_mr(ep_, w.local_mr.name);
+  const auto& buf = dataplane::local_mr(ep_, w.local_mr);
   const auto& slots = dataplane::local_mr(ep_, slot_mr_name(*q_));
   const uint32_t size = static_cast<uint32_t>(w.size);
   // The messages go from the last slot (the executor's send buffer); receives land in the others.
@@ -63,16 +63,16 @@ void ExternalPingpong::run_rping() {
       send_message(info_of(size), "the sink buffer's SEND of " + n);
       if (receive("go-ahead from the tool after its RDMA WRITE of " + n).empty() && r.halted) break;
       if (std::memcmp(first.data(), second.data(), size) != 0)
-        broken(w.qp.name, n + ": the bytes the tool wrote back differ from the ones it read");
+        broken(w.qp, n + ": the bytes the tool wrote back differ from the ones it read");
     } else {
       // As rping_test_server: READ the client's start buffer, go-ahead, WRITE it to the sink, go-ahead.
       std::string why;
       auto msg = receive("message from the tool with the start buffer of " + n + of_count);
       if (r.halted) break;
       auto src = interop::parse_rping_info(msg, &why);
-      if (!src) broken(w.qp.name, n + ": the tool's start buffer message is " + why);
+      if (!src) broken(w.qp, n + ": the tool's start buffer message is " + why);
       if (src->size != size || src->size > buf.length)
-        broken(w.qp.name, n + ": the tool's buffer is " + std::to_string(src->size) + " bytes, the workload's size " +
+        broken(w.qp, n + ": the tool's buffer is " + std::to_string(src->size) + " bytes, the workload's size " +
                               std::to_string(size) + " (the tool's -S must be the same)");
       dataplane::RemoteMr theirs{src->addr, src->rkey, src->size};
       dataplane::SendRequest rd;
@@ -85,7 +85,7 @@ void ExternalPingpong::run_rping() {
       msg = receive("message from the tool with the sink buffer of " + n);
       if (r.halted) break;
       auto sink = interop::parse_rping_info(msg, &why);
-      if (!sink) broken(w.qp.name, n + ": the tool's sink buffer message is " + why);
+      if (!sink) broken(w.qp, n + ": the tool's sink buffer message is " + why);
       // rping's server writes the string it read and its NUL (strlen + 1), at most the sink's size.
       uint32_t len = static_cast<uint32_t>(strnlen(reinterpret_cast<const char*>(buf.data), src->size));
       len = std::min(len + 1, std::min(src->size, sink->size));
@@ -104,11 +104,11 @@ void ExternalPingpong::run_rping() {
 }
 
 bool ExternalPingpong::finish_rping(report::RunReport& log, report::StepResult line) {
-  const auto& w = run_.spec;
+  const auto& w = run_.params;
   const auto& r = rping_result_;
   bool client = cfg_.initiator;
   line.detail = w.name + ": rping x" + std::to_string(w.iterations) + ", " + std::to_string(w.size) + " B through " +
-                w.local_mr.name + " with external '" + run_.external + "' (" + (client ? "its server" : "its client") + ")";
+                w.local_mr + " with external '" + run_.external + "' (" + (client ? "its server" : "its client") + ")";
   std::string why = error;
   if (why.empty() && r.pings < w.iterations)
     why = "stopped after " + std::to_string(r.pings) + " of " + std::to_string(w.iterations) + " pings";

@@ -45,7 +45,7 @@ lua::Callbacks callbacks(ProgressLine& line) {
 }
 
 // The step (with the results), and the verdict: a failed script, or a missed threshold.
-bool record(report::RunReport& log, const scenario::Workload& w, report::StepResult r, const lua::WorkloadResult& result) {
+bool record(report::RunReport& log, const plan::WorkloadParams& w, report::StepResult r, const lua::WorkloadResult& result) {
   if (!result.ok) {
     r.status = report::StepStatus::Failed;
     r.message = result.error;
@@ -71,19 +71,19 @@ bool record(report::RunReport& log, const scenario::Workload& w, report::StepRes
 
 namespace {
 
-report::StepResult script_step(const RunState& st, const plan::Step& step, const scenario::Workload& w) {
+report::StepResult script_step(const RunState& st, const plan::Step& step, const plan::WorkloadParams& w) {
   report::StepResult r;
   r.plan_step = step.index;
   r.host = st.host;
   r.phase = "traffic";
   r.verb = "script";
   r.object = w.name;
-  r.detail = w.script + " on " + w.qp.name;
-  for (const auto& more : w.more_qps) r.detail += ", " + more.name;
+  r.detail = w.script + " on " + w.qp;
+  for (const auto& more : w.more_qps) r.detail += ", " + more;
   return r;
 }
 
-bool failed_step(report::RunReport& log, const scenario::Workload& w, report::StepResult r, const std::string& problem) {
+bool failed_step(report::RunReport& log, const plan::WorkloadParams& w, report::StepResult r, const std::string& problem) {
   r.status = report::StepStatus::Failed;
   r.message = problem;
   log.add(std::move(r));
@@ -104,7 +104,7 @@ std::vector<size_t> workers_here(const RunState& st, const plan::WorkloadRun& ru
 
 // Not the reporting host: the thresholds are judged here too (every host must stop the wave
 // alike), but the results and the verdict belong to the host of the workload's qp:.
-bool note_elsewhere(report::RunReport& log, const scenario::Workload& w, report::StepResult r, const lua::WorkloadResult& result,
+bool note_elsewhere(report::RunReport& log, const plan::WorkloadParams& w, report::StepResult r, const lua::WorkloadResult& result,
                     const std::string& reporter) {
   if (!result.ok) return failed_step(log, w, std::move(r), result.error);
   std::vector<report::ThresholdResult> judged;
@@ -128,7 +128,7 @@ ScriptWorkload::ScriptWorkload(RunState& st, const plan::Step& step, const RunOp
   }
   reporter_ = run_.reporter_host.empty() ? st.host : run_.reporter_host;
   if (!st.channel) alone_ = std::make_unique<InProcessChannel>(1);
-  meeting_ = std::make_unique<WorkloadMeeting>(st.channel ? *st.channel : *alone_, st.host, run_.spec.name);
+  meeting_ = std::make_unique<WorkloadMeeting>(st.channel ? *st.channel : *alone_, st.host, run_.params.name);
 }
 
 ScriptWorkload::~ScriptWorkload() { route_home(); }
@@ -149,7 +149,7 @@ bool ScriptWorkload::prepare(report::RunReport& log) {
   if (problem.empty()) return true;
   meeting_->fail(problem);
   st_.channel_broken |= meeting_->channel_failed();
-  return failed_step(log, run_.spec, script_step(st_, step_, run_.spec), problem);
+  return failed_step(log, run_.params, script_step(st_, step_, run_.params), problem);
 }
 
 void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* cancel_why, bool beside) {
@@ -161,7 +161,7 @@ void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* can
       meeting_->finish({}, "");
       result_.ok = true;
     } else {
-      ProgressLine line(STDERR_FILENO, run_.spec.name);
+      ProgressLine line(STDERR_FILENO, run_.params.name);
       lua::Callbacks cb = callbacks(line);
       cb.cancel = cancel;  // the stage's: this host told to stop, or another side failed
       cb.cancel_why = cancel_why;
@@ -172,7 +172,7 @@ void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* can
       };
       if (spec_.workers.size() < spec_.all_workers.size() && st_.channel)
         cb.signals = [this](const std::map<std::string, int64_t>& add, std::map<std::string, int64_t>* totals) {
-          return st_.channel->signals(run_.spec.name, add, totals);
+          return st_.channel->signals(run_.params.name, add, totals);
         };
       cb.access = access_;
       result_ = lua::run_workload(spec_, endpoints_, cb);
@@ -223,7 +223,7 @@ void ScriptWorkload::route_home() {
 bool ScriptWorkload::report(report::RunReport& log, std::vector<std::string>* echoes) {
   route_home();
   if (!ran_) return true;
-  const scenario::Workload& w = run_.spec;
+  const plan::WorkloadParams& w = run_.params;
   report::StepResult r = script_step(st_, step_, w);
   r.micros = micros_;
   if (stopped_by_other_) {  // a consequence: its line, not the run's reason

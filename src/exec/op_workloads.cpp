@@ -89,7 +89,7 @@ struct WorkerRun {
 
 struct Initiator {
   const plan::Step* step;
-  const scenario::Workload* w;
+  const plan::WorkloadParams* w;
   QpState* q;
   dataplane::Endpoint ep;
   dataplane::StreamConfig cfg;
@@ -108,7 +108,7 @@ struct Initiator {
 // One workload arriving at a receiving QP.
 struct Incoming {
   const plan::Step* step;
-  const scenario::Workload* w;
+  const plan::WorkloadParams* w;
   QpState* receiver = nullptr;
   uint32_t sender_qpn = 0;
   bool with_data = true;  // write_with_imm consumes a receive but lands its data elsewhere
@@ -212,7 +212,7 @@ void common(dataplane::StreamConfig& c, const RunOptions& o, const std::atomic<b
 
 // A UD message is one packet, at most the port's active MTU: a larger send is dropped on the
 // way while the sender's completion may still say success (rxe), so neither side runs it.
-void refuse_ud_above_mtu(const QpState& q, const scenario::Workload& w) {
+void refuse_ud_above_mtu(const QpState& q, const plan::WorkloadParams& w) {
   if (q.facts->type != spec::QpType::UD) return;
   uint64_t mtu = 128u << q.device->ctx().port_attr().active_mtu;
   if (w.size <= mtu) return;
@@ -222,7 +222,7 @@ void refuse_ud_above_mtu(const QpState& q, const scenario::Workload& w) {
 
 std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, const plan::WorkloadRun& run,
                                           const RunOptions& o, const std::atomic<bool>* halt, const EndpointMrs& mrs) {
-  const scenario::Workload& w = run.spec;
+  const plan::WorkloadParams& w = run.params;
   auto t = std::make_unique<Initiator>();
   t->step = &step;
   t->w = &w;
@@ -239,7 +239,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   auto& c = t->cfg;
   common(c, o, halt);
   c.peak = true;  // perftest's BW peak of the worker's stream (its best window of WRs)
-  Op op = *w.op;  // an op workload (scripts run elsewhere): the loader refused one without an op
+  Op op = w.op;  // an op workload (scripts run elsewhere)
   const auto& info = op_info(op);
   c.op = op;
   c.size = static_cast<uint32_t>(w.size);
@@ -250,25 +250,25 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
   if (info.atomic) c.depth = 1;  // cmp_swp i -> i+1 must run in order
   c.signal_every = 1;
   c.keep_latency = true;
-  c.local_mr = w.local_mr ? w.local_mr.name : slot_mr_name(*t->q);
-  c.local_offset = w.local_mr ? w.offset : 0;
+  c.local_mr = !w.local_mr.empty() ? w.local_mr : slot_mr_name(*t->q);
+  c.local_offset = !w.local_mr.empty() ? w.offset : 0;
   if (info.remote) {
-    c.remote_mr = w.remote_mr.name;
+    c.remote_mr = w.remote_mr;
     // A peer of given values (exchange values): its buffer goes by the external's name.
     if (const auto& run = st.plan->workload_of(step); c.remote_mr.empty() && !run.external.empty()) c.remote_mr = run.external;
     c.remote_offset = w.offset;
     // A deliberate access past a memory window's end: the responder is to refuse it
     // (IBV_WC_REM_ACCESS_ERR), so the data path's own range check must let it through.
-    if (w.expect_status && st.plan->workload_of(step).remote_is_window && t->ep.remote_mrs.count(c.remote_mr)) {
+    if (!w.expect_status.empty() && st.plan->workload_of(step).remote_is_window && t->ep.remote_mrs.count(c.remote_mr)) {
       auto& remote = t->ep.remote_mrs[c.remote_mr];  // this endpoint's copy
       remote.length = std::max<uint64_t>(remote.length, w.offset + (info.atomic ? 8 : w.size));
     }
   }
   c.imm = kImmediate;
-  if (w.invalidate) {  // the window's rkey as its last bind published it
+  if (!w.invalidate.empty()) {  // the window's rkey as its last bind published it
     auto mw = st.dir.mrs.find({MrKey::Kind::Window, st.plan->workload_of(step).invalidate_mw});
     if (mw == st.dir.mrs.end())
-      throw std::runtime_error("window '" + w.invalidate.name + "' has no published rkey (no bind before this workload)");
+      throw std::runtime_error("window '" + w.invalidate + "' has no published rkey (no bind before this workload)");
     c.invalidate_rkey = mw->second.rkey;
   }
   if (op == Op::CmpSwap)
@@ -278,7 +278,7 @@ std::unique_ptr<Initiator> make_initiator(RunState& st, const plan::Step& step, 
       return true;
     };
   c.compare_add = 1;  // fetch_add: +1 each
-  if (w.expect_status) c.expect_status = util::parse_wc_status(*w.expect_status);
+  if (!w.expect_status.empty()) c.expect_status = util::parse_wc_status(w.expect_status);
   Watch* watch = t->watch.get();
   c.progress = [watch](const dataplane::StreamProgress& p) { watch->observe(p, p.ops); };
   // The bytes it sends: the plan's pattern (a read's destination starts zeroed).
@@ -353,14 +353,14 @@ void guarded(std::string& error, bool& timed_out, Fn fn) {
   }
 }
 
-std::string detail_of(const scenario::Workload& w) {
+std::string detail_of(const plan::WorkloadParams& w) {
   if (w.op == Op::Recv) return w.name + ": receive only, x" + std::to_string(w.iterations) + ", " + std::to_string(w.size) + " B";
   return w.name + ": IBV_WR_" + util::to_upper(w.op_spelling()) + " x" + std::to_string(w.iterations) + ", " +
          std::to_string(w.size) + " B";
 }
 
 report::StepResult line(const RunState& st, const plan::Step& step, const std::string& verb, const std::string& object,
-                        const scenario::Workload& w) {
+                        const plan::WorkloadParams& w) {
   report::StepResult r;
   r.host = st.host;
   r.phase = "traffic";
@@ -396,7 +396,7 @@ std::string halted_text(uint64_t done, uint64_t of) {
 // the run's reason is the line that caused it (run_workloads falls back to the first echo).
 bool report_initiator(RunState& st, report::RunReport& log, const RunOptions& o, Initiator& t, std::vector<std::string>* echoes) {
   const auto& w = *t.w;
-  auto r = line(st, *t.step, "workload", w.qp.name, w);
+  auto r = line(st, *t.step, "workload", w.qp, w);
   const auto& res = t.result;
   bool echo = false;
   if (t.timed_out) {
@@ -407,7 +407,7 @@ bool report_initiator(RunState& st, report::RunReport& log, const RunOptions& o,
   } else if (!res.expected && res.tx.ops < w.iterations) {
     r.message = halted_text(res.tx.ops, w.iterations);
     echo = true;
-  } else if (w.expect_status && !res.expected) r.message = "all completions succeeded; expected " + *w.expect_status;
+  } else if (!w.expect_status.empty() && !res.expected) r.message = "all completions succeeded; expected " + w.expect_status;
   if (!r.message.empty()) {
     r.status = report::StepStatus::Failed;
     if (echo) echoes->push_back("workload '" + w.name + "': " + r.message);
@@ -457,7 +457,7 @@ std::string incoming_failure(const RunState& st, const RunOptions& o, const Resp
   if (in.received == 0 && in.from_outside)
     return "nothing arrived from outside the scenario (" + std::to_string(in.w->iterations) + " expected)";
   if (in.received == 0)  // UD fan-in: the others arrived, this sender's never did
-    return "nothing arrived from '" + in.w->qp.name + "' (" + std::to_string(in.w->iterations) + " sent)";
+    return "nothing arrived from '" + in.w->qp + "' (" + std::to_string(in.w->iterations) + " sent)";
   return "";
 }
 
@@ -471,8 +471,8 @@ bool report_incoming(RunState& st, report::RunReport& log, const RunOptions& o, 
     log.add(r);
     return false;
   }
-  if (in.received < w.iterations && w.mcast) {  // a group promises every member every message
-    r.message = "member of multicast group '" + w.mcast.name + "' received " + std::to_string(in.received) + " of " +
+  if (in.received < w.iterations && !w.mcast.empty()) {  // a group promises every member every message
+    r.message = "member of multicast group '" + w.mcast + "' received " + std::to_string(in.received) + " of " +
                 std::to_string(w.iterations) + " (data of each checked)";
     r.status = report::StepStatus::Failed;
     log.fail("workload '" + w.name + "': " + in.receiver->facts->name + " " + r.message);
@@ -490,9 +490,9 @@ bool report_incoming(RunState& st, report::RunReport& log, const RunOptions& o, 
   } else {
     r.message = in.from_outside
                     ? std::to_string(in.received) + " datagrams of " + std::to_string(w.size) + " B from outside the scenario" +
-                          (w.mcast ? " (multicast group '" + w.mcast.name + "')" : "") + ", sizes checked"
+                          (!w.mcast.empty() ? " (multicast group '" + w.mcast + "')" : "") + ", sizes checked"
                     : std::to_string(in.received) + " receives" + (in.with_data ? ", data checked" : "") +
-                          (w.mcast ? " (multicast group '" + w.mcast.name + "')" : "");
+                          (!w.mcast.empty() ? " (multicast group '" + w.mcast + "')" : "");
     if (!in.window.empty()) {
       r.message += std::string(", ") +
                    (in.with_inv_flag == IBV_WC_WITH_INV ? std::string("IBV_WC_WITH_INV")
@@ -512,7 +512,7 @@ void report_stopped(RunState& st, report::RunReport& log, const RunOptions& o, c
                     const std::vector<std::unique_ptr<Initiator>>& initiators,
                     const std::vector<std::unique_ptr<Responder>>& responders, const std::string& why) {
   auto stopped = [&](const plan::Step& step, const std::string& verb, const std::string& object,
-                     const scenario::Workload& w, uint64_t done) {
+                     const plan::WorkloadParams& w, uint64_t done) {
     auto r = line(st, step, verb, object, w);
     r.status = report::StepStatus::Failed;
     r.message = "stopped after " + std::to_string(done) + " of " + std::to_string(w.iterations) + ": " + why;
@@ -523,7 +523,7 @@ void report_stopped(RunState& st, report::RunReport& log, const RunOptions& o, c
     for (const auto& t : initiators) {
       if (t->step != step) continue;
       if (t->timed_out || !t->error.empty()) report_initiator(st, log, o, *t, &echoes);
-      else stopped(*step, "workload", t->w->qp.name, *t->w, t->result.tx.ops);
+      else stopped(*step, "workload", t->w->qp, *t->w, t->result.tx.ops);
     }
     for (const auto& r : responders)
       for (const auto& in : r->in) {
@@ -658,8 +658,8 @@ struct InitiatorWorker {
   void finish(RunState& st) {
     for (auto* t : members) {
       if (t->error.empty() && !error.empty()) {
-        t->error = members.size() > 1 ? lane_message(t->w->qp.name, failed, error) : error;
-        t->by_other_lane = members.size() > 1 && stopped_by_other_lane(t->w->qp.name, failed);
+        t->error = members.size() > 1 ? lane_message(t->w->qp, failed, error) : error;
+        t->by_other_lane = members.size() > 1 && stopped_by_other_lane(t->w->qp, failed);
       }
       t->timed_out |= timed_out;
     }
@@ -711,7 +711,7 @@ std::vector<std::unique_ptr<InitiatorWorker>> initiator_workers(RunState& st,
 
 bool prepare_workload(RunState& st, report::RunReport& log, const plan::Step& step) {
   const auto& run = st.plan->workload_of(step);
-  const auto* w = &run.spec;
+  const auto* w = &run.params;
   auto* m = st.mrs.at(step.id);  // the remote MR, or the one behind its window
   uint64_t offset = run.remote_offset;
   auto& r = run_step(log, st.host, "traffic", "prepare", step.object, w->name, [&] {
@@ -750,8 +750,8 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   };
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
-    const auto& w = run.spec;
-    if (w.script.empty() || tool_conversation(run)) continue;
+    const auto& w = run.params;
+    if (!w.is_script() || tool_conversation(run)) continue;
     // Every host takes part, with or without workers in it: the hosts meet at its barriers.
     auto script = std::make_unique<ScriptWorkload>(st, *step, o);
     if (!script->prepare(log)) {
@@ -770,15 +770,15 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   }
   for (const plan::Step* step : steps) {
     const auto& run = st.plan->workload_of(*step);
-    const auto& w = run.spec;
+    const auto& w = run.params;
     if (const auto* e = tool_conversation(run)) {  // on its QP alone
       if (e->perftest()) perftests.push_back(std::make_unique<ExternalPerftest>(st, o, *step, &halt));
       else externals.push_back(std::make_unique<ExternalPingpong>(st, o, *step, &halt));
       continue;
     }
-    if (!w.script.empty()) continue;  // above
+    if (w.is_script()) continue;  // above
     try {
-      if (*w.op == Op::Recv) {  // receive-only: the QP counts what a sender outside the scenario sends
+      if (w.op == Op::Recv) {  // receive-only: the QP counts what a sender outside the scenario sends
         auto& q = st.qps.at(run.qp);
         refuse_ud_above_mtu(q, w);
         Incoming in{step, &w, &q, 0, true};
@@ -791,12 +791,12 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
       }
       if (initiator_here(st, run)) initiators.push_back(make_initiator(st, *step, run, o, &halt, mrs));
       for (QpState* receiver : receivers_here(st, run)) {
-        if (!op_info(*w.op).consumes_recv || w.expect_status) break;
+        if (!op_info(w.op).consumes_recv || !w.expect_status.empty()) break;
         auto& q = *receiver;
         refuse_ud_above_mtu(q, w);
-        Incoming in{step, &w, &q, st.dir.qps.at(run.qp).qpn, *w.op != Op::WriteImm};
-        if (w.invalidate) {  // the window lives on the receiver's side: its rkey is this host's
-          in.window = w.invalidate.name;
+        Incoming in{step, &w, &q, st.dir.qps.at(run.qp).qpn, w.op != Op::WriteImm};
+        if (!w.invalidate.empty()) {  // the window lives on the receiver's side: its rkey is this host's
+          in.window = w.invalidate;
           in.window_id = run.invalidate_mw;
           const auto* mw = st.mws.find(in.window_id);
           in.window_rkey = mw ? mw->rkey : st.dir.mrs.at({MrKey::Kind::Window, in.window_id}).rkey;
@@ -956,13 +956,13 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
 
 bool verify_workload(RunState& st, report::RunReport& log, const plan::Step& step) {
   const auto& run = st.plan->workload_of(step);
-  const auto& w = run.spec;
-  Op op = *w.op;  // Verify follows op workloads only
+  const auto& w = run.params;
+  Op op = w.op;  // Verify follows op workloads only
   std::string problem;
   if (op == Op::Read) {
     auto& q = st.qps.at(run.qp);
-    verbs::Mr* local = w.local_mr ? st.mrs.at(step.id) : q.slots;  // a read's verify step is on its local MR
-    if (dataplane::check_pattern(local->data() + (w.local_mr ? w.offset : 0), w.size, step.extra().data_seed) >= 0)
+    verbs::Mr* local = !w.local_mr.empty() ? st.mrs.at(step.id) : q.slots;  // a read's verify step is on its local MR
+    if (dataplane::check_pattern(local->data() + (!w.local_mr.empty() ? w.offset : 0), w.size, step.extra().data_seed) >= 0)
       problem = "read data differs from the remote MR";
   } else if (op_info(op).atomic) {
     uint64_t v;

@@ -49,7 +49,7 @@ void add_latency(report::WorkloadResult& out, const lua::Value& run) {
 
 }  // namespace
 
-report::WorkloadResult workload_result(const scenario::Workload& w, const lua::Value& summary) {
+report::WorkloadResult workload_result(const plan::WorkloadParams& w, const lua::Value& summary) {
   report::WorkloadResult out;
   out.name = w.name;
   out.script = w.script;
@@ -64,7 +64,7 @@ report::WorkloadResult workload_result(const scenario::Workload& w, const lua::V
   return out;
 }
 
-report::ThresholdResult judge(const scenario::Threshold& t, const lua::Value& summary) {
+report::ThresholdResult judge(const util::Threshold& t, const lua::Value& summary) {
   report::ThresholdResult r;
   r.name = t.name;
   r.field = t.field;
@@ -85,7 +85,7 @@ report::ThresholdResult judge(const scenario::Threshold& t, const lua::Value& su
   return r;
 }
 
-std::string missed_thresholds(const scenario::Workload& w, const std::vector<report::ThresholdResult>& judged) {
+std::string missed_thresholds(const plan::WorkloadParams& w, const std::vector<report::ThresholdResult>& judged) {
   std::string out;
   for (const auto& t : judged)
     if (!t.passed) out += (out.empty() ? "" : "; ") + t.message;

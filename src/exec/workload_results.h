@@ -1,27 +1,28 @@
 #pragma once
 // What a script workload's run means for the report: its summary as structured results (the
 // perftest-style table, the fields, one entry per size), and its thresholds judged against
-// that summary. No devices here: pure functions of the scenario and the script's result.
+// that summary. No devices here: pure functions of the workload's parameters and the script's result.
 #include <string>
 #include <vector>
 
 #include "dataplane/stats.h"
 #include "lua/value.h"
 #include "report/run_report.h"
-#include "scenario/model.h"
+#include "plan/workload_run.h"
+#include "util/threshold.h"
 
 namespace qpo::exec {
 
 // The summary's plain top-level fields, its `runs` and its `text` (the table).
-report::WorkloadResult workload_result(const scenario::Workload& w, const lua::Value& summary);
+report::WorkloadResult workload_result(const plan::WorkloadParams& w, const lua::Value& summary);
 
 // One threshold against the summary: "bw_avg 38.2 MB/s < min_bw 40 MB/s" (missed),
 // "p99 9.8 usec <= max_p99 12 usec" (passed), or "the summary has no 'p99'" (missed).
-report::ThresholdResult judge(const scenario::Threshold& t, const lua::Value& summary);
+report::ThresholdResult judge(const util::Threshold& t, const lua::Value& summary);
 
 // The run's verdict reason for the missed thresholds: "workload 'w': bw_avg 38.2 MB/s < min_bw
 // 40 MB/s; ..."; empty when every threshold passed.
-std::string missed_thresholds(const scenario::Workload& w, const std::vector<report::ThresholdResult>& judged);
+std::string missed_thresholds(const plan::WorkloadParams& w, const std::vector<report::ThresholdResult>& judged);
 
 // The step's one-line message: the headline numbers ("BW average 66.54 MB/sec, 0.001065
 // Mpps" or "t_typical 10.2 usec, p99 14.1 usec"), or "ok" when the summary has neither.

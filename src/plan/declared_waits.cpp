@@ -11,7 +11,7 @@ namespace {
 // (`sizes:` a list, or "all": perftest -a's 23 powers of two from 2 B to 8 MiB).
 uint64_t script_duration_ms(const WorkloadRun& w) {
   const lua::Value* duration = w.script.args.find("duration");
-  if (w.spec.script.empty() || !duration || !duration->is_number() || duration->as_number() <= 0) return 0;
+  if (!w.params.is_script() || !duration || !duration->is_number() || duration->as_number() <= 0) return 0;
   double sizes = 1;
   if (const lua::Value* list = w.script.args.find("sizes"))
     sizes = list->is_string() && list->as_string() == "all" ? 23 : std::max<double>(1, static_cast<double>(list->array().size()));
@@ -32,7 +32,7 @@ uint64_t declared_wait_ms(const Plan& p, const Step& s, const WaitDefaults& d) {
           e && e->perftest() && (e->qpo_listens() || e->test_over_cm))
         return d.phase_timeout_ms;
       // op recv waits up to the phase timeout for a sender outside the scenario to begin.
-      if (w.spec.op == util::Op::Recv) return d.phase_timeout_ms;
+      if (w.params.op == util::Op::Recv) return d.phase_timeout_ms;
       return script_duration_ms(w);
     }
     case StepKind::Pause:

@@ -43,7 +43,7 @@ std::vector<ScriptTurn> script_turns(const Plan& plan, const std::vector<int>& s
   Holds ops;  // the op workloads' (and stock tools' conversations'): initiators and receivers
   for (int i : stage) {
     const auto& run = plan.workloads.at(static_cast<size_t>(i));
-    if (!run.spec.script.empty()) continue;
+    if (run.params.is_script()) continue;
     ops.add(plan, run.qp);
     for (auto id : run.receiver_ids) ops.add(plan, id);
   }
@@ -52,7 +52,7 @@ std::vector<ScriptTurn> script_turns(const Plan& plan, const std::vector<int>& s
   Holds beside;
   for (size_t k = 0; k < stage.size(); ++k) {
     const auto& run = plan.workloads.at(static_cast<size_t>(stage[k]));
-    if (run.spec.script.empty()) continue;
+    if (!run.params.is_script()) continue;
     Holds mine;
     for (const auto& worker : run.worker_qps)
       for (const auto& q : worker) mine.add(plan, q.id);

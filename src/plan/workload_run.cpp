@@ -20,10 +20,32 @@ std::string peer_in(const scenario::Scenario& s, const scenario::Workload& w, co
 
 }  // namespace
 
+WorkloadParams params_of(const scenario::Workload& w) {
+  WorkloadParams p;
+  p.name = w.name;
+  p.script = w.script;
+  if (w.op) p.op = *w.op;
+  p.qp = w.qp.name;
+  for (const auto& more : w.more_qps) p.more_qps.push_back(more.name);
+  p.local_mr = w.local_mr.name;
+  p.remote_mr = w.remote_mr.name;
+  p.size = w.size;
+  p.offset = w.offset;
+  p.iterations = w.iterations;
+  p.expect_status = w.expect_status.value_or("");
+  p.group = w.group;
+  p.workers = w.workers;
+  p.pin = w.pin;
+  p.mcast = w.mcast.name;
+  p.invalidate = w.invalidate.name;
+  p.thresholds = w.thresholds;
+  return p;
+}
+
 WorkloadRun lower_workload(const scenario::Scenario& s, const Plan& p, const scenario::Workload& w,
                            const scenario::BringupReceives& receives) {
   WorkloadRun r;
-  r.spec = w;
+  r.params = params_of(w);
   if (const auto* q = s.qp(w.qp.name)) r.reporter_host = s.host_of_qp(*q);
   if (w.op == util::Op::Recv) {  // receive-only: the QP itself counts what comes
     r.receivers.push_back(w.qp.name);

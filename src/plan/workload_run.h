@@ -12,6 +12,8 @@
 #include "plan/qp_id.h"
 #include "scenario/model.h"
 #include "scenario/script_qps.h"
+#include "util/ops.h"
+#include "util/threshold.h"
 
 namespace qpo::plan {
 
@@ -27,8 +29,33 @@ struct ScriptQp {
   bool owns_receives = false;  // its receive queue is the scripts' (scenario/script_qps.h)
 };
 
+// A workload's parameters as it runs with them: resolved by the planner (defaults applied,
+// names checked), read by exec instead of the scenario's entry.
+struct WorkloadParams {
+  std::string name;
+  std::string script;                 // builtin:name or a path; "" = the op loop
+  util::Op op = util::Op::Send;       // what the op loop posts (a script's is unused)
+  std::string qp;                     // `qp:`, the first initiator
+  std::vector<std::string> more_qps;  // a script's further initiators (`qp: [a, b, c]`)
+  std::string local_mr, remote_mr;    // "" = not given: the QP's slots; no remote memory
+  uint64_t size = 0, offset = 0, iterations = 0;
+  std::string expect_status;          // the IBV_WC_* status it expects its sends to fail with; "" = none
+  std::string group;                  // written on a QP group: the name written
+  uint32_t workers = 0;               // `workers:`; 0 = the runner's default
+  std::vector<int64_t> pin;           // `pin:`: worker K on pin[K % size]
+  std::string mcast;                  // a UD send to this multicast group; "" = none
+  std::string invalidate;             // the window a SEND_WITH_INV invalidates; "" = none
+  std::vector<util::Threshold> thresholds;
+  bool is_script() const { return !script.empty(); }
+  // The op as messages name it, in the scenario's spelling ("rdma_write"); "" for a script.
+  const char* op_spelling() const { return is_script() ? "" : util::op_info(op).scenario; }
+};
+
+// The planner's copy of a checked entry.
+WorkloadParams params_of(const scenario::Workload& w);
+
 struct WorkloadRun {
-  scenario::Workload spec;    // the checked entry: op, QPs and MRs by name, size, offset, thresholds
+  WorkloadParams params;
   std::string reporter_host;  // the host of its `qp:`: a script's results and verdict are recorded there
   // Who receives what an op workload sends: its qp's peer (connect:), or its multicast group's
   // members, in file order. Empty when the peer is external.

@@ -19,6 +19,7 @@
 #include "util/ops.h"
 #include "util/shared_list.h"
 #include "util/source_text.h"
+#include "util/threshold.h"
 
 namespace qpo::scenario {
 
@@ -254,16 +255,7 @@ struct ScriptArg {
 
 // A pass/fail limit on one field of a script workload's summary (what report() returns):
 // `min_bw: 40MB/s` fails the run when bw_avg < 40. scenario/thresholds.h lists the kinds.
-struct Threshold {
-  std::string name;      // min_bw
-  std::string field;     // bw_avg
-  bool minimum = true;   // min_*: measured >= limit passes; max_*: measured <= limit passes
-  double limit = 0;      // in the summary field's own unit (MB/s, Mpps, usec, a fraction for loss)
-  std::string unit;      // for messages: MB/s, Mpps, usec, %
-  double display_scale = 1;  // field value x this = the value in `unit` (loss: 100)
-  std::string text;      // as written: "40MB/s"
-  SourceLoc loc;         // the value
-};
+using util::Threshold;  // util/threshold.h: the run judges it too
 
 // A traffic pattern between a QP and its peer: a built-in op loop (`op:`) or a Lua script.
 struct Workload : Object {

@@ -78,7 +78,7 @@ TEST_CASE("declared waits: a pause is one") {
 namespace {
 const qpo::plan::WorkloadRun* workload_named(const qpo::plan::Plan& p, const std::string& name) {
   for (const auto& w : p.workloads)
-    if (w.spec.name == name) return &w;
+    if (w.params.name == name) return &w;
   return nullptr;
 }
 }  // namespace
@@ -90,7 +90,7 @@ TEST_CASE("a workload through a memory window: its bytes are at the window's off
   CHECK(w->remote_is_window);
   CHECK(w->remote_offset == 4096 + 1024);  // w2 opens dst at 4 KiB; the write is 1 KiB into it
   CHECK(w->receivers == std::vector<std::string>{"qb"});
-  CHECK(w->spec.iterations == 20);
+  CHECK(w->params.iterations == 20);
 }
 
 TEST_CASE("a multicast workload: the group's members receive, in file order") {

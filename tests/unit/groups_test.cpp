@@ -233,7 +233,7 @@ TEST_CASE("the plan has a workload step per member in one stage, and a verify pe
   bool one_stage = true;
   for (const auto& st : p.hosts.at(0).steps) {
     if (st.kind == qpo::plan::StepKind::Workload) {
-      work.push_back(p.workload_of(st).spec.name);
+      work.push_back(p.workload_of(st).params.name);
       if (stage != -2 && st.stage != stage) one_stage = false;
       stage = st.stage;
     }

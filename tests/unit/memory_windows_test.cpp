@@ -276,7 +276,7 @@ TEST_CASE("a send with invalidate of a bound type 2 window on the receiver's sid
   Plan p = qpo::plan::build_plan(*l.checked);
   const Step* inv = nullptr;
   for (const auto* st : steps_of(p, StepKind::Workload))
-    if (p.workload_of(*st).spec.name == "inv") inv = st;
+    if (p.workload_of(*st).params.name == "inv") inv = st;
   REQUIRE(inv != nullptr);
   std::vector<std::string> args;
   for (const auto& a : inv->args) args.push_back(a.name + "=" + a.value);

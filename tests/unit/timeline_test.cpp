@@ -64,7 +64,7 @@ const std::string kDenied =
 
 const Step* step_for(const Plan& p, StepKind kind, const std::string& workload) {
   for (const auto* st : steps_of(p, kind))
-    if (p.workload_of(*st).spec.name == workload) return st;
+    if (p.workload_of(*st).params.name == workload) return st;
   return nullptr;
 }
 

@@ -11,8 +11,8 @@ using qpo::lua::Value;
 
 namespace {
 
-qpo::scenario::Threshold min_bw(double mb_per_s) {
-  qpo::scenario::Threshold t;
+qpo::util::Threshold min_bw(double mb_per_s) {
+  qpo::util::Threshold t;
   t.name = "min_bw";
   t.field = "bw_avg";
   t.minimum = true;
@@ -21,8 +21,8 @@ qpo::scenario::Threshold min_bw(double mb_per_s) {
   return t;
 }
 
-qpo::scenario::Threshold max_p99(double usec) {
-  qpo::scenario::Threshold t;
+qpo::util::Threshold max_p99(double usec) {
+  qpo::util::Threshold t;
   t.name = "max_p99";
   t.field = "p99";
   t.minimum = false;
@@ -78,7 +78,7 @@ TEST_CASE("a threshold on a field the summary lacks fails and says so") {
 }
 
 TEST_CASE("loss is judged as a fraction and shown in percent") {
-  qpo::scenario::Threshold t;
+  qpo::util::Threshold t;
   t.name = "max_loss";
   t.field = "loss";
   t.minimum = false;
@@ -93,7 +93,7 @@ TEST_CASE("loss is judged as a fraction and shown in percent") {
 }
 
 TEST_CASE("the verdict reason names the workload and every missed threshold, and nothing when all pass") {
-  qpo::scenario::Workload w;
+  qpo::plan::WorkloadParams w;
   w.name = "w";
   auto summary = bw_summary(38.2);
   std::vector<qpo::report::ThresholdResult> judged{qpo::exec::judge(min_bw(40), summary),
@@ -104,7 +104,7 @@ TEST_CASE("the verdict reason names the workload and every missed threshold, and
 }
 
 TEST_CASE("the structured results keep the summary's plain fields, its runs and its table apart") {
-  qpo::scenario::Workload w;
+  qpo::plan::WorkloadParams w;
   w.name = "w";
   w.script = "builtin:write_bw";
   auto r = qpo::exec::workload_result(w, bw_summary(38.2));
@@ -127,7 +127,7 @@ TEST_CASE("the step headline gives bandwidth and rate, or latency") {
 }
 
 TEST_CASE("the text report shows the table and each threshold under the workload's step") {
-  qpo::scenario::Workload w;
+  qpo::plan::WorkloadParams w;
   w.name = "w";
   auto summary = bw_summary(38.2);
   auto results = std::make_shared<qpo::report::WorkloadResult>(qpo::exec::workload_result(w, summary));
@@ -146,7 +146,7 @@ TEST_CASE("the text report shows the table and each threshold under the workload
 }
 
 TEST_CASE("the JSON report carries the results as objects and numbers, not a string") {
-  qpo::scenario::Workload w;
+  qpo::plan::WorkloadParams w;
   w.name = "w";
   w.script = "builtin:write_bw";
   auto summary = bw_summary(38.2);
