@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   auto round = [&](int r, double* c_rate, double* q_rate) {
     auto run_c = [&] { *c_rate = qps / rts_loop_run(device.c_str(), gid_index, pairs, cq_depth); };
     auto run_q = [&] {
-      auto rep = qpo::exec::run_scenario(*checked, plan, o);
+      auto rep = qpo::exec::run_scenario(plan, o);
       if (rep.verdict != qpo::report::Verdict::Pass || rep.qps_at_rts != static_cast<size_t>(qps) ||
           rep.bringup_seconds <= 0) {
         std::fprintf(stderr, "qp_rate_inproc: qpo's run did not bring %d QPs up: %s\n", qps, rep.reason.c_str());

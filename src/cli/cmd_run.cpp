@@ -255,7 +255,7 @@ Action add_run(CLI::App& app) {
         }
         lab_args = out;
       }
-      auto hosts = exec::active_hosts(*l->scenario());
+      auto hosts = l->scenario()->active_hosts();
       if (!opts->lab_peer.empty())
         return run_with_lab_peer({opts->lab_peer, opts->lab_peer_grace_s, hosts, opts->local, opts->agents, args,
                                   opts->file, lab_args});
@@ -328,7 +328,7 @@ Action add_run(CLI::App& app) {
       if (text) std::cout << report::render_step_text(s, opts->verbose) << std::flush;
       if (events.is_open()) events.write(report::render_step_event(s) + "\n");
     };
-    report::LiveLog live(exec::active_hosts(*l->scenario()), show);
+    report::LiveLog live(l->scenario()->active_hosts(), show);
     report::RunReport report;
     if ((remote && !opts->local) || opts->agents) {
       cluster::ControllerOptions co;
@@ -352,7 +352,7 @@ Action add_run(CLI::App& app) {
       report = cluster::run_with_agents(l->source->text(), *l->scenario(), co);  // lines shown as they came
     } else {
       ro.live = &live;
-      report = exec::run_scenario(*l->checked, p, ro);
+      report = exec::run_scenario(p, ro);
     }
     report.overrides = opts->overrides;
     if (events.is_open() && !events.write(report::render_end_event(report) + "\n"))

@@ -28,7 +28,7 @@ int run_under_pmix(const LoadedScenario& l, const plan::Plan& p, exec::RunOption
     return kSystemError;
   }
   const auto& s = *l.scenario();
-  auto hosts = exec::active_hosts(s);
+  const auto& hosts = p.active_hosts;
   const uint32_t rank = client->rank();
   if (client->size() != hosts.size()) {
     // Every rank finds the same mismatch; one says it.
@@ -41,7 +41,7 @@ int run_under_pmix(const LoadedScenario& l, const plan::Plan& p, exec::RunOption
   const std::string& host = hosts[rank];
   ro.all_hosts_local = true;  // the launcher put this rank on the machine of its host's devices
   cluster::PmixChannel channel(*client, hosts, out.meeting_timeout_s);
-  report::RunReport mine = exec::HostSession(*l.checked, p, host, ro).run(channel);
+  report::RunReport mine = exec::HostSession(p, host, ro).run(channel);
 
   std::vector<std::string> texts;
   std::vector<report::RunReport> parts;
@@ -74,7 +74,7 @@ int run_under_pmix(const LoadedScenario& l, const plan::Plan& p, exec::RunOption
     }
     parts[rank] = mine;
   }
-  auto merged = exec::merge_reports(s, parts, hosts);
+  auto merged = exec::merge_reports(p.scenario, p.file, parts, hosts);
   if (out.format == "json") {
     util::JsonWriter w;
     report::render_json(w, merged);

@@ -439,7 +439,7 @@ int serve_checked(int in, int out, const AgentOptions& o) {
   LinesToController live(channel, s->name);
   ro.live = &live;
   maybe_fault(host, "setup", &channel.stop());
-  auto report = exec::HostSession(*checked, p, host, ro).run(channel);
+  auto report = exec::HostSession(p, host, ro).run(channel);
   if (!channel.problem().empty() && report.reason.find("another host failed") != std::string::npos)
     report.reason = channel.problem() + "; tore down";
   // The lines the controller has already are not sent again: the report carries the rest.

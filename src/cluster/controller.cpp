@@ -153,7 +153,7 @@ void request_abort() { g_abort = true; }
 report::RunReport run_with_agents(const std::string& text, const scenario::Scenario& s, const ControllerOptions& o) {
   std::vector<Agent> agents;
   g_tally = ControlTally();
-  for (const auto& name : exec::active_hosts(s)) {
+  for (const auto& name : s.active_hosts()) {
     Agent a;
     a.host = name;
     a.address = o.all_local ? "localhost" : s.host(name)->address;
@@ -435,7 +435,7 @@ report::RunReport run_with_agents(const std::string& text, const scenario::Scena
     }
   }
   // merge_reports prefixes "host X: " itself; keep failure texts that already name the host.
-  auto merged = exec::merge_reports(s, parts, hosts);
+  auto merged = exec::merge_reports(s.name, s.file, parts, hosts);
   // An agent the controller lost (or that broke the protocol) is the cause; what the other
   // hosts then saw ("no progress for 5000 ms") are symptoms. The first one lost is the headline.
   const Agent* first = nullptr;

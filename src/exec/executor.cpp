@@ -43,9 +43,7 @@ using plan::Phase;
 
 }  // namespace
 
-HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std::string host, const RunOptions& o)
-    : s_(checked.model()), p_(p), o_(o) {
-  const scenario::Scenario& s = s_;
+HostSession::HostSession(const plan::Plan& p, std::string host, const RunOptions& o) : p_(p), o_(o) {
   st_.plan = &p;
   st_.devices.size_for(p.count_of(plan::ObjectKind::Device));
   st_.pds.size_for(p.count_of(plan::ObjectKind::Pd));
@@ -59,8 +57,8 @@ HostSession::HostSession(const check::Checked& checked, const plan::Plan& p, std
   st_.host = std::move(host);
   st_.externals = &externals_;
   externals_.values_to_stdout(o.stdout_is_log);
-  log_.scenario = s.name;
-  log_.file = s.file;
+  log_.scenario = p.scenario;
+  log_.file = p.file;
   for (const auto& h : p.hosts)
     if (h.host == st_.host) plan_ = &h;
   // Every step adds a report line: reserve them so the vector never copies mid-bring-up.
@@ -591,23 +589,11 @@ size_t last_workload_stage(const plan::Plan& p) {
   return last;
 }
 
-// Hosts that own at least one device take part; others have nothing to do.
-std::vector<std::string> active_hosts(const scenario::Scenario& s) {
-  std::vector<std::string> out;
-  for (const auto& h : s.hosts)
-    for (const auto& d : s.devices)
-      if (d.host.name == h.name) {
-        out.push_back(h.name);
-        break;
-      }
-  return out;
-}
-
-report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report::RunReport>& parts,
+report::RunReport merge_reports(const std::string& name, const std::string& file, std::vector<report::RunReport>& parts,
                                 const std::vector<std::string>& hosts) {
   report::RunReport all;
-  all.scenario = s.name;
-  all.file = s.file;
+  all.scenario = name;
+  all.file = file;
   // The run's verdict and reason: the worst host's, severity error > fail > unsupported > pass,
   // the first within a level. An echo of another host's failure ("aborted: host b failed: ...")
   // is never the root cause while some host reported one of its own, at whatever level: a host
@@ -652,28 +638,27 @@ report::StepResult& run_step(report::RunReport& log, const std::string& host, co
   return log.add(std::move(r));
 }
 
-report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& options) {
+report::RunReport run_scenario(const plan::Plan& p, const RunOptions& options) {
   RunOptions o = options;
-  const scenario::Scenario& s = checked.model();
-  for (const auto& h : s.hosts)
+  for (const auto& h : p.hosts)
     if (h.address != "localhost" && h.address != "127.0.0.1" && h.address != "::1" && h.address != "local" &&
         !o.all_hosts_local) {
       report::RunReport r;
-      r.scenario = s.name;
-      r.file = s.file;
+      r.scenario = p.scenario;
+      r.file = p.file;
       r.verdict = report::Verdict::Error;
-      r.reason = "host '" + h.name + "' is at " + h.address +
+      r.reason = "host '" + h.host + "' is at " + h.address +
                  ": a remote host runs through its agent (`qpo run` starts one, or reaches `qpo agent --listen`), "
                  "not in this process; --local runs every host here";
       return r;
     }
-  auto hosts = active_hosts(s);
+  const auto& hosts = p.active_hosts;
   o.hosts_here = hosts.size();
   InProcessChannel channel(
       hosts, std::chrono::milliseconds(hosts.size() > 1 ? (o.meeting_timeout_ms ? o.meeting_timeout_ms : o.phase_timeout_ms) : 0));
   std::vector<report::RunReport> parts(hosts.size());
   if (hosts.size() == 1) {
-    parts[0] = HostSession(checked, p, hosts[0], o).run(channel.member(0));
+    parts[0] = HostSession(p, hosts[0], o).run(channel.member(0));
   } else {
     // One thread per host: each blocks at the stages until the others arrive. This thread
     // watches the phase timeout for a round where every host is busy (and nobody waits).
@@ -684,8 +669,8 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
     // an error report of its own; the others meet its absence at their next stage.
     auto host_error = [&](size_t i, const std::string& why) {
       report::RunReport r;
-      r.scenario = s.name;
-      r.file = s.file;
+      r.scenario = p.scenario;
+      r.file = p.file;
       r.verdict = report::Verdict::Error;
       r.reason = "host '" + hosts[i] + "': " + why;
       return r;
@@ -699,7 +684,7 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
     for (size_t i = 0; i < hosts.size(); ++i) {
       auto not_started = threads.start([&, i] {
         try {
-          parts[i] = HostSession(checked, p, hosts[i], o).run(channel.member(i));
+          parts[i] = HostSession(p, hosts[i], o).run(channel.member(i));
         } catch (const std::exception& e) {
           try {
             parts[i] = host_error(i, e.what());
@@ -723,7 +708,7 @@ report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& 
     }
     threads.join();
   }
-  return merge_reports(s, parts, hosts);
+  return merge_reports(p.scenario, p.file, parts, hosts);
 }
 
 void request_stop() { g_stop = true; }

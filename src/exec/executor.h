@@ -6,11 +6,9 @@
 // remote host runs the same HostSession in its `qpo agent` (src/cluster).
 #include <atomic>
 
-#include "check/checked.h"
 #include "plan/plan.h"
 #include "report/live_log.h"
 #include "report/run_report.h"
-#include "scenario/model.h"
 
 namespace qpo::exec {
 
@@ -41,7 +39,7 @@ struct RunOptions {
   std::string capture_dir;
 };
 
-report::RunReport run_scenario(const check::Checked& checked, const plan::Plan& p, const RunOptions& o);
+report::RunReport run_scenario(const plan::Plan& p, const RunOptions& o);
 
 // Asks a running scenario to stop at the next step and tear down (SIGINT handler).
 void request_stop();

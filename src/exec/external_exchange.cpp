@@ -123,14 +123,14 @@ std::optional<uint64_t> json_uint(const util::json::Value* v) {
 }
 
 // The peer's values from the file its setup wrote; nullopt with `why` when they are not there.
-std::optional<scenario::External::GivenValues> parse_values(const std::string& text, std::string* why) {
+std::optional<util::PeerValues> parse_values(const std::string& text, std::string* why) {
   std::string err;
   auto doc = util::json::parse(text, &err);
   if (!doc || !doc->is(util::json::Kind::Object)) {
     *why = doc ? "not a JSON object" : err;
     return std::nullopt;
   }
-  scenario::External::GivenValues g;
+  util::PeerValues g;
   auto qpn = json_uint(doc->find("qpn"));
   if (!qpn || *qpn > 0xFFFFFF) {
     *why = "no qpn (a QP number up to 0xffffff)";
@@ -187,7 +187,7 @@ bool ExternalExchanges::given_exchange(RunState& st, report::RunReport& log, con
     r.message = "wrote QP " + e.qp + "'s values to " +
                 (e.own_values != "-" ? e.own_values : values_to_stdout_ ? std::string("stdout") : std::string("stderr")) + "; ";
   }
-  std::optional<scenario::External::GivenValues> v = e.values;
+  std::optional<util::PeerValues> v = e.values;
   if (!v) {
     // The peer's setup may write its file only after reading qpo's: wait for it to appear whole.
     for (;;) {

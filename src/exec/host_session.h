@@ -22,7 +22,7 @@ namespace qpo::exec {
 
 class HostSession {
  public:
-  HostSession(const check::Checked& checked, const plan::Plan& p, std::string host, const RunOptions& o);
+  HostSession(const plan::Plan& p, std::string host, const RunOptions& o);
   // Runs every stage, tears down, returns this host's report. Never throws.
   report::RunReport run(Channel& channel);
 
@@ -58,7 +58,6 @@ class HostSession {
   // Local work (skipped once failed), then the barrier; false once any host failed.
   bool stage(Channel& ch, const std::string& name, const std::function<void()>& work);
 
-  const scenario::Scenario& s_;
   const plan::Plan& p_;
   const plan::HostPlan* plan_ = nullptr;
   RunOptions o_;
@@ -83,10 +82,9 @@ class HostSession {
   std::map<plan::ObjectId, Counters> counters_at_open_;  // per device id: its hw_counters when opened
 };
 
-// Hosts that own at least one device: the ones that take part in a run.
-std::vector<std::string> active_hosts(const scenario::Scenario& s);
-// One report from the hosts' reports: steps of every host, the worst verdict with its root cause.
-report::RunReport merge_reports(const scenario::Scenario& s, std::vector<report::RunReport>& parts,
+// One report from the hosts' reports (`hosts[i]` made `parts[i]`) of scenario `name` in
+// `file`: steps of every host, the worst verdict with its root cause.
+report::RunReport merge_reports(const std::string& name, const std::string& file, std::vector<report::RunReport>& parts,
                                 const std::vector<std::string>& hosts);
 
 // The last stage with a workload step on any host (SIZE_MAX when none).

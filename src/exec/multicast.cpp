@@ -15,13 +15,13 @@ namespace qpo::exec {
 
 namespace {
 
-ibv_gid gid_of(const scenario::McastGroup& g) {
+ibv_gid gid_of(const plan::McastGroup& g) {
   ibv_gid gid;
   std::memcpy(gid.raw, g.gid, sizeof gid.raw);
   return gid;
 }
 
-const scenario::McastGroup& group_of(const RunState& st, int index) {
+const plan::McastGroup& group_of(const RunState& st, int index) {
   const auto* g = st.plan->mcast_group_at(index);
   if (!g) throw std::logic_error("a step names multicast group #" + std::to_string(index) + ", which the plan does not lower");
   return *g;
@@ -59,7 +59,7 @@ bool attach_mcast(RunState& st, report::RunReport& log, const plan::Step& step) 
   return r.status != report::StepStatus::Failed;
 }
 
-ibv_ah* mcast_ah(RunState& st, QpState& from, const scenario::McastGroup& g) {
+ibv_ah* mcast_ah(RunState& st, QpState& from, const plan::McastGroup& g) {
   auto group = static_cast<plan::ObjectId>(&g - st.plan->mcast_groups.data());  // g is the plan's
   auto& made_for = st.mcast_ahs[{from.id, group}];
   if (made_for) return made_for->get();

@@ -9,7 +9,6 @@
 #include "exec/run_state.h"
 #include "lua/workload.h"
 #include "plan/workload_run.h"
-#include "scenario/model.h"
 
 namespace qpo::exec {
 

@@ -44,7 +44,7 @@ struct ExternalPeer {
   bool test_over_cm = false;
   // exchange values: the peer's values as the scenario gives them (or nullopt: read from
   // values_file when the exchange step runs), and where qpo writes its QP's own ("-": stdout).
-  std::optional<scenario::External::GivenValues> values;
+  std::optional<util::PeerValues> values;
   std::string values_file, own_values;
   // rdma_cm: the QP's cm: connects to the tool (qpo_active) or accepts it; the tool's
   // conversation (scenario::External::kCmTools): which side sends first, and whether each side

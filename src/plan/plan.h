@@ -166,6 +166,17 @@ struct WireExpectPlan {
 // "naks 1", "retransmissions >= 1", "go_back_n true", "retransmit_timeout within 4x"
 std::string describe(const WireExpectPlan& e);
 
+// A `mcast_groups:` entry, lowered: what exec attaches, joins and sends to.
+struct McastGroup {
+  std::string name;
+  std::string gid_text;   // as written
+  uint8_t gid[16] = {};   // the GID (IPv4: ::ffff:a.b.c.d)
+  bool ipv4 = false;      // written as an IPv4 address (rdma_cm joins it as one)
+  uint32_t qkey = 0;      // what senders put in the work request
+  uint32_t mlid = 0;      // the multicast LID (InfiniBand; RoCE ignores it)
+  bool cm_join = false;   // `join: rdma_cm`: through rdma_join_multicast, else verbs attach
+};
+
 struct HostPlan {
   std::string host, address;
   std::vector<Step> steps;
@@ -175,6 +186,7 @@ struct HostPlan {
 struct Plan {
   std::string scenario, file;
   std::vector<HostPlan> hosts;
+  std::vector<std::string> active_hosts;  // scenario::Scenario::active_hosts(): a session each
   std::vector<std::string> stages;  // after bring-up, in order: every host meets at each
   // Per host, the address handles the timeline creates, in creation order (teardown: reverse).
   std::map<std::string, std::vector<std::string>> address_handles;
@@ -224,9 +236,9 @@ struct Plan {
   const Window* window(const std::string& name) const;  // another host's note names it
   const Window& window_of(const Step& s) const { return windows.at(s.id); }
   // The multicast groups as checked: their GID, MLID, qkey, join and members.
-  std::vector<scenario::McastGroup> mcast_groups;
-  const scenario::McastGroup* mcast_group(const std::string& name) const;
-  const scenario::McastGroup* mcast_group_at(int index) const {  // nullptr: no group has it
+  std::vector<McastGroup> mcast_groups;
+  const McastGroup* mcast_group(const std::string& name) const;
+  const McastGroup* mcast_group_at(int index) const {  // nullptr: no group has it
     return index >= 0 && static_cast<size_t>(index) < mcast_groups.size() ? &mcast_groups[static_cast<size_t>(index)] : nullptr;
   }
   // Their places by name (the planner fills them): a lookup per step, not a scan.

@@ -202,8 +202,18 @@ class Planner {
       bring_up(h.name);
       p.hosts.push_back(std::move(hp));
     }
+    p.active_hosts = s_.active_hosts();
     p.needs = device_needs(s_, p);
-    p.mcast_groups = s_.mcast_groups;
+    for (const auto& g : s_.mcast_groups) {
+      McastGroup& m = p.mcast_groups.emplace_back();
+      m.name = g.name;
+      m.gid_text = g.gid_text;
+      std::copy(std::begin(g.gid), std::end(g.gid), std::begin(m.gid));
+      m.ipv4 = g.ipv4;
+      m.qkey = g.qkey;
+      m.mlid = g.mlid;
+      m.cm_join = g.cm_join;
+    }
     for (size_t i = 0; i < p.mcast_groups.size(); ++i) p.mcast_group_index.emplace(p.mcast_groups[i].name, i);
     for (const auto& w : s_.mws) {
       const auto* pd = s_.pd(w.pd.name);
@@ -899,7 +909,7 @@ const ExternalPeer* Plan::external_of(ObjectId peer) const {
   return peer != kNoObject && peer >= qp_count() && peer - qp_count() < externals.size() ? &externals[peer - qp_count()] : nullptr;
 }
 
-const scenario::McastGroup* Plan::mcast_group(const std::string& name) const {
+const McastGroup* Plan::mcast_group(const std::string& name) const {
   auto it = mcast_group_index.find(name);
   return it == mcast_group_index.end() ? nullptr : &mcast_groups[it->second];
 }

@@ -175,16 +175,7 @@ class TimelinePlanner {
 
   static bool succeeds(const scenario::Transition& t) { return t.predicted_ok && !(t.expect && t.expect->errno_value); }
 
-  std::vector<std::string> active_hosts() const {
-    std::vector<std::string> out;
-    for (const auto& h : s_.hosts)
-      for (const auto& d : s_.devices)
-        if (d.host.name == h.name) {
-          out.push_back(h.name);
-          break;
-        }
-    return out;
-  }
+  std::vector<std::string> active_hosts() const { return s_.active_hosts(); }
 
   int stage(std::string name) {
     p_.stages.push_back(std::move(name));

@@ -52,6 +52,17 @@ std::string Scenario::host_of_device(std::string_view device_name) const {
   return d ? d->host.name : std::string();
 }
 
+std::vector<std::string> Scenario::active_hosts() const {
+  std::vector<std::string> out;
+  for (const auto& h : hosts)
+    for (const auto& d : devices)
+      if (d.host.name == h.name) {
+        out.push_back(h.name);
+        break;
+      }
+  return out;
+}
+
 std::string Scenario::host_of_qp(const Qp& q) const {
   const Device* d = device_of_qp(q);
   return d ? d->host.name : std::string();

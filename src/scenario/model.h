@@ -18,6 +18,7 @@
 #include "util/wire_facts.h"
 #include "util/ops.h"
 #include "util/shared_list.h"
+#include "util/peer_values.h"
 #include "util/source_text.h"
 #include "util/threshold.h"
 
@@ -387,17 +388,7 @@ struct External : Object {
                                                                              {Exchange::RdmaCm, "rdma_cm"},
                                                                              {Exchange::Values, "values"}};
   // exchange values: the peer's QP (and the buffer qpo's RDMA WRITEs and READs aim at).
-  struct GivenValues {
-    uint32_t qpn = 0, psn = 0;
-    uint16_t lid = 0;
-    std::string gid;           // an IPv6 or IPv4 address (a RoCEv2 GID; IPv4 is mapped), "" = none (IB: lid)
-    uint32_t qkey = 0x11111111;
-    uint32_t mtu = 1024;       // the peer's path MTU, bytes: what `path_mtu: auto` takes as the peer's
-    bool has_mr = false;
-    uint64_t mr_addr = 0, mr_length = 0;
-    uint32_t mr_rkey = 0;
-    SourceLoc loc, qpn_loc, gid_loc, mr_loc;
-  };
+  using GivenValues = util::PeerValues;
   static std::string_view exchange_name(Exchange x) {
     for (const auto& [e, name] : kExchangeNames)
       if (e == x) return name;
@@ -592,6 +583,9 @@ struct Scenario {
   std::string host_of_qp(const Qp& q) const;
   std::string host_of_device(std::string_view device_name) const;
   const Device* device_of_qp(const Qp& q) const;
+  // The hosts that take part, in file order: those that own a device (the others have
+  // nothing to do). A run has a session, a channel member and a report part for each.
+  std::vector<std::string> active_hosts() const;
 
  private:
   struct Indexes {

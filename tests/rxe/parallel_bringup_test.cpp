@@ -53,7 +53,7 @@ qpo::report::RunReport run(const std::string& yaml, unsigned threads) {
   qpo::exec::RunOptions o;
   o.smoke = false;
   o.bringup_threads = threads;
-  return qpo::exec::run_scenario(checked, plan, o);
+  return qpo::exec::run_scenario(plan, o);
 }
 
 // A line as the report shows it, without its time, and without the QP numbers the exchange

@@ -142,7 +142,7 @@ TEST_CASE("merge: both hosts' own errors stay theirs; the run's reason is the fi
   b.fail("ibv_modify_qp(qb, INIT->RTR) failed: EINVAL (Invalid argument)");
   qpo::exec::take_abort(b, "b", kAbort);
   std::vector<RunReport> parts{host_a_failed(), b};
-  auto all = qpo::exec::merge_reports(s, parts, {"a", "b"});
+  auto all = qpo::exec::merge_reports(s.name, s.file, parts, {"a", "b"});
   CHECK(all.reason == "host a: rdma_connect(qa): REJECTED");
   // Host b's lines keep its own error and the abort after it.
   REQUIRE(all.steps.size() == 3);
@@ -155,7 +155,7 @@ TEST_CASE("merge: an aborted host listed first is not the run's reason; the fail
   RunReport first;
   qpo::exec::take_abort(first, "b", kAbort);  // only aborted
   std::vector<RunReport> parts{first, host_a_failed()};
-  auto all = qpo::exec::merge_reports(s, parts, {"b", "a"});
+  auto all = qpo::exec::merge_reports(s.name, s.file, parts, {"b", "a"});
   CHECK(all.verdict == qpo::report::Verdict::Fail);
   CHECK(all.reason == "host a: rdma_connect(qa): REJECTED");
 }
@@ -193,7 +193,7 @@ TEST_CASE("merge: a host aborted by its peer's capability skip makes the run uns
   b.verdict = qpo::report::Verdict::Unsupported;
   b.reason = "unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host";
   std::vector<RunReport> parts{a, b};  // the aborted host first, as the race in the lab had it
-  auto all = qpo::exec::merge_reports(s, parts, {"a", "b"});
+  auto all = qpo::exec::merge_reports(s.name, s.file, parts, {"a", "b"});
   CHECK(all.verdict == qpo::report::Verdict::Unsupported);
   CHECK(all.reason == "host b: unsupported by device (rxe): rdma_cm between hosts a and b needs a device per host");
 }
