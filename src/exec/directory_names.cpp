@@ -17,7 +17,7 @@ std::string mr_key_name(const plan::Plan& p, MrKey k) {
       const std::string& qp = p.name_of(plan::ObjectKind::Qp, k.id);
       return qp.empty() ? "" : plan::kSlotsPrefix + qp;
     }
-    case MrKey::Kind::Window: return k.id < p.windows.size() ? p.windows[k.id].spec.name : "";
+    case MrKey::Kind::Window: return k.id < p.windows.size() ? p.windows[k.id].name : "";
     case MrKey::Kind::External: return k.id < p.externals.size() ? p.externals[k.id].name : "";
   }
   return "";

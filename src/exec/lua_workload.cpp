@@ -152,7 +152,7 @@ bool ScriptWorkload::prepare(report::RunReport& log) {
   return failed_step(log, run_.params, script_step(st_, step_, run_.params), problem);
 }
 
-void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* cancel_why, bool beside) {
+void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* cancel_why, bool beside, StageSides& sides) {
   ran_ = true;
   auto start = std::chrono::steady_clock::now();
   try {
@@ -175,6 +175,7 @@ void ScriptWorkload::run(const std::atomic<bool>* cancel, const std::string* can
           return st_.channel->signals(run_.params.name, add, totals);
         };
       cb.access = access_;
+      cb.start = [&sides](std::function<void()> body) { return sides.start_worker(std::move(body)); };
       result_ = lua::run_workload(spec_, endpoints_, cb);
       line.finish();
     }

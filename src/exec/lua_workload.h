@@ -4,8 +4,9 @@
 //   prepare()  on the session's thread, before any side of the stage starts: the receives
 //              bring-up left are cleared (polling the QPs' CQs), the endpoints made, and the
 //              hosts' first meeting round (which workers are where, what each must clear);
-//   run()      on the stage's scripts thread, beside the op workloads' sides: the workers,
-//              w:barrier() and the final round with the other hosts;
+//   run()      on the stage's scripts conductor (a side of the stage, exec/stage_sides.h),
+//              beside the op workloads' sides: setup(), the workers (sides of the stage too),
+//              w:barrier(), the final round with the other hosts, the script's report();
 //   report()   back on the session's thread once every side joined: the step's line.
 // When it runs is the plan's (plan/script_turn.h, the step's script_turn): beside the op
 // workloads, the scripts beside one after another in plan order; or first, alone, on the
@@ -23,15 +24,13 @@
 #include "dataplane/endpoint.h"
 #include "exec/executor.h"
 #include "exec/run_state.h"
+#include "exec/stage_sides.h"
 #include "lua/workload.h"
 #include "plan/plan.h"
 
 namespace qpo::exec {
 
 class WorkloadMeeting;
-
-// The words a script's workers are stopped with when another side of their stage failed.
-inline constexpr const char* kStageSideFailed = "another workload of this stage failed";
 
 class ScriptWorkload {
  public:
@@ -42,10 +41,11 @@ class ScriptWorkload {
 
   // False when it cannot run: its failed line is in `log` and the other hosts were told.
   bool prepare(report::RunReport& log);
-  // Never throws. `cancel` turns true (after `*cancel_why` is set) when this host was told to
+  // Never throws. Its workers are sides of `sides` (the stage's); it returns when they have
+  // all ended. `cancel` turns true (after `*cancel_why` is set) when this host was told to
   // stop or, `beside` op workloads, when another side of the stage failed: the workers stop
   // as on SIGINT, at once (a failure then is that side's consequence, see report()).
-  void run(const std::atomic<bool>* cancel, const std::string* cancel_why, bool beside);
+  void run(const std::atomic<bool>* cancel, const std::string* cancel_why, bool beside, StageSides& sides);
   // Instead of run(), when it cannot have its turn: the other hosts' workers, waiting for
   // this host's at the meeting, fail at once with `why` (not after the phase timeout), and
   // the step's line says it did not start. `cause`: `why` is the run's reason (no thread for

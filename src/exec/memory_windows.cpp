@@ -46,15 +46,15 @@ std::string rkey_text(uint32_t rkey) { return util::hex(rkey); }
 void alloc_mw(RunState& st, const plan::Step& step) {
   const auto& window = st.plan->window_of(step);
   MwState ms;
-  ms.mw = st.own<verbs::Mw>(window.spec.name, st.pds.at(window.pd)->get(), window.spec.type);
+  ms.mw = st.own<verbs::Mw>(window.name, st.pds.at(window.pd)->get(), window.type);
   ms.rkey = ms.mw->get()->rkey;
   st.mws.put(step.id, ms);
 }
 
 bool bind_mw(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step) {
   const auto& window = st.plan->window_of(step);
-  const auto& w = window.spec;
-  auto& r = run_step(log, st.host, "traffic", step.verb, w.name, "bind on QP " + w.bind_qp.name, [&] {
+  const auto& w = window;
+  auto& r = run_step(log, st.host, "traffic", step.verb, w.name, "bind on QP " + w.bind_qp_name, [&] {
     auto& ms = st.mws.at(step.id);
     auto& q = st.qps.at(window.bind_qp);
     verbs::Mr* mr = st.mrs.at(window.mr);
@@ -76,7 +76,7 @@ bool bind_mw(RunState& st, report::RunReport& log, const RunOptions& o, const pl
   });
   if (r.status == report::StepStatus::Ok) {
     const auto& ms = st.mws.at(step.id);
-    r.message = "type " + std::to_string(w.type) + ", " + std::to_string(w.length) + " B of " + w.mr.name + " from " +
+    r.message = "type " + std::to_string(w.type) + ", " + std::to_string(w.length) + " B of " + w.mr_name + " from " +
                 std::to_string(w.offset) + ", rkey " + rkey_text(ms.rkey);
   }
   return r.status != report::StepStatus::Failed;
@@ -84,9 +84,9 @@ bool bind_mw(RunState& st, report::RunReport& log, const RunOptions& o, const pl
 
 bool invalidate_mw(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step) {
   const auto& window = st.plan->window_of(step);
-  const auto& w = window.spec;
+  const auto& w = window;
   uint32_t old = 0;
-  auto& r = run_step(log, st.host, "traffic", step.verb, w.name, "on QP " + w.bind_qp.name, [&] {
+  auto& r = run_step(log, st.host, "traffic", step.verb, w.name, "on QP " + w.bind_qp_name, [&] {
     auto& ms = st.mws.at(step.id);
     auto& q = st.qps.at(window.bind_qp);
     uint64_t wr_id = kWindowTag | (1ull << 32) | static_cast<uint64_t>(q.ordinal);
@@ -113,7 +113,7 @@ bool publish_mws(RunState& st, report::RunReport& log, const plan::Step& step) {
   std::ostringstream mine;
   for (plan::ObjectId id : st.mws_bound) {
     const auto& window = st.plan->windows.at(id);
-    const auto& w = window.spec;
+    const auto& w = window;
     const auto& ms = st.mws.at(id);
     verbs::Mr* mr = st.mrs.at(window.mr);
     uint64_t addr = (w.access & IBV_ACCESS_ZERO_BASED) ? 0 : reinterpret_cast<uintptr_t>(mr->data()) + w.offset;

@@ -725,7 +725,12 @@ bool prepare_workload(RunState& st, report::RunReport& log, const plan::Step& st
 }
 
 bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, const std::vector<const plan::Step*>& steps) {
-  std::atomic<bool> halt{false};
+  // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
+  const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
+  // Every thread of the stage's workloads, the scripts' workers included (before the
+  // workloads that use its halt flag: it outlives them on every path).
+  StageSides sides(told);
+  const std::atomic<bool>* halt = sides.halt_flag();
   std::vector<std::unique_ptr<Initiator>> initiators;
   Responders receiving;
   auto& responders = receiving.all;
@@ -737,8 +742,6 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
     for (auto& script : scripts)
       if (!script->ran()) script->skip(why, false);
   };
-  // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
-  const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
   const EndpointMrs mrs = endpoint_mrs(st);  // one table for every member of these workloads
   // The scripts first, in plan order: one that shares a QP or an SRQ with an op workload (or
   // a script beside them) runs now, alone, before anything else of the stage is set up (a
@@ -762,7 +765,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
       scripts.push_back(std::move(script));
       continue;
     }
-    script->run(told ? &told->requested : nullptr, told ? &told->why : nullptr, false);
+    script->run(told ? &told->requested : nullptr, told ? &told->why : nullptr, false, sides);
     if (!script->report(log, nullptr)) {
       abandon_scripts("workload '" + w.name + "' failed");
       return false;
@@ -772,8 +775,8 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
     const auto& run = st.plan->workload_of(*step);
     const auto& w = run.params;
     if (const auto* e = tool_conversation(run)) {  // on its QP alone
-      if (e->perftest()) perftests.push_back(std::make_unique<ExternalPerftest>(st, o, *step, &halt));
-      else externals.push_back(std::make_unique<ExternalPingpong>(st, o, *step, &halt));
+      if (e->perftest()) perftests.push_back(std::make_unique<ExternalPerftest>(st, o, *step, halt));
+      else externals.push_back(std::make_unique<ExternalPingpong>(st, o, *step, halt));
       continue;
     }
     if (w.is_script()) continue;  // above
@@ -783,13 +786,13 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
         refuse_ud_above_mtu(q, w);
         Incoming in{step, &w, &q, 0, true};
         in.from_outside = true;
-        auto& rs = responder_for(st, receiving, q, o, &halt, mrs);
+        auto& rs = responder_for(st, receiving, q, o, halt, mrs);
         rs.in.push_back(in);
         // The sender is not the run's: it may begin any time within the phase timeout (declared_waits).
         rs.cfg.timeout_ms = std::max(rs.cfg.timeout_ms, o.phase_timeout_ms > 0 ? o.phase_timeout_ms : 120000);
         continue;
       }
-      if (initiator_here(st, run)) initiators.push_back(make_initiator(st, *step, run, o, &halt, mrs));
+      if (initiator_here(st, run)) initiators.push_back(make_initiator(st, *step, run, o, halt, mrs));
       for (QpState* receiver : receivers_here(st, run)) {
         if (!op_info(w.op).consumes_recv || !w.expect_status.empty()) break;
         auto& q = *receiver;
@@ -804,7 +807,7 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
         }
         // Receivers keep a thread per receive queue: the receive config (slot MR, layout) is
         // per QP, so receivers of a group cannot share one stream yet.
-        responder_for(st, receiving, q, o, &halt, mrs).in.push_back(in);
+        responder_for(st, receiving, q, o, halt, mrs).in.push_back(in);
       }
     } catch (const std::exception& e) {
       log.fail("workload '" + w.name + "': " + e.what());
@@ -832,67 +835,34 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   for (auto& script : scripts)
     if (script->step().extra().script_turn == plan::ScriptTurn::BesideSharedCq) script->route();
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
-  std::atomic<size_t> running{workers.size() + responders.size() + externals.size() + perftests.size() +
-                              (scripts.empty() ? 0 : 1)};
-  // The scripts' workers stop at once when the stage's other sides halt: `cancel_scripts`,
-  // set by the loop below (before `threads`: they outlive its threads on every path).
-  auto halted_by = [told] {
-    if (stop_requested()) return std::string("interrupted (SIGINT)");
-    if (told && told->requested.load(std::memory_order_acquire)) return told->why;
-    return std::string(kStageSideFailed);
-  };
-  std::atomic<bool> cancel_scripts{false};
-  std::string cancel_why;
   std::string scripts_error;
   bool scripts_timed_out = false;
-  util::ThreadGroup threads;
-  auto side = [&](std::string& error, bool& timed_out, auto fn) {
-    auto not_started = threads.start([&, fn] {
-      guarded(error, timed_out, fn);
-      if (!error.empty()) halt = true;
-      --running;
-    });
-    if (not_started) {  // this side's line says why; the others stop
-      error = *not_started;
-      halt = true;
-      --running;
-    }
-  };
   for (auto& r : responders)
-    side(r->error, r->timed_out, [rs = r.get()] {
+    sides.start(r->error, r->timed_out, [rs = r.get()] {
       std::vector<dataplane::StreamLane> lanes;
       for (const auto& e : rs->eps) lanes.push_back({e.get(), e->recv_pool.get()});
       dataplane::run_stream(lanes, rs->cfg, rs->access);
     });
   for (auto& wk : workers)
-    side(wk->error, wk->timed_out, [k = wk.get()] { k->run(); });
+    sides.start(wk->error, wk->timed_out, [k = wk.get()] { k->run(); });
   for (auto& x : externals)
-    side(x->error, x->timed_out, [x = x.get()] { x->run(); });
+    sides.start(x->error, x->timed_out, [x = x.get()] { x->run(); });
   for (auto& x : perftests)
-    side(x->error, x->timed_out, [x = x.get()] { x->run(); });
-  // The scripts, one after another (every host meets the others in the same rounds).
+    sides.start(x->error, x->timed_out, [x = x.get()] { x->run(); });
+  // The scripts' conductor: one script after another (every host meets the others in the
+  // same rounds), each one's workers started as sides of the stage.
   if (!scripts.empty())
-    side(scripts_error, scripts_timed_out, [&] {
+    sides.start(scripts_error, scripts_timed_out, [&] {
       for (auto& script : scripts) {
-        if (halt) {  // the stage halted first: this one does not start, and the hosts hear it
-          script->skip(halted_by(), false);
+        if (sides.halted()) {  // the stage halted first: this one does not start, and the hosts hear it
+          script->skip(sides.halted_by(), false);
           continue;
         }
-        script->run(&cancel_scripts, &cancel_why, true);
-        if (script->failed()) halt = true;
+        script->run(sides.scripts_cancel(), sides.scripts_cancel_why(), true, sides);
+        if (script->failed()) sides.halt();
       }
     });
-  while (running > 0) {
-    bool told_now = told && told->requested.load(std::memory_order_acquire);
-    bool interrupted = stop_requested();  // SIGINT reaches the scripts' workers on its own (Callbacks::stop)
-    if (interrupted || told_now) halt = true;
-    if (halt && !interrupted && !cancel_scripts.load(std::memory_order_relaxed)) {
-      cancel_why = halted_by();
-      cancel_scripts.store(true, std::memory_order_release);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  threads.join();
+  sides.wait();
   if (!scripts_error.empty())  // no thread for them: none ran, and that is the run's reason
     for (auto& script : scripts)
       if (!script->ran()) script->skip(scripts_error, true);

@@ -212,7 +212,7 @@ bool median_within_factor(std::vector<double> measured, double reference, double
 void WireCaptures::check_expectations(RunState& st, report::RunReport& log, const plan::Plan& plan, int end_step) {
   for (const auto& e : plan.wire_expects) {
     if (e.host != st.host) continue;
-    const auto& x = *e.expect;
+    const auto& x = e;
     const auto& info = util::wire_fact_info(x.fact);
     auto line = report::step_line(st.host, "teardown", "wire expect", e.qp, plan::describe(e), report::StepStatus::Ok, "");
     line.plan_step = end_step;

@@ -299,23 +299,17 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
     join.busy[i] = 0;
     join.cv.notify_all();
   };
-  util::ThreadGroup threads;
-  for (size_t i = 0; i < spec.workers.size(); ++i) {
-    WorkerResult& r = out.workers[i];
-    r.name = spec.workers[i].name;
-    r.role = spec.workers[i].role;
-    if (entries[i].empty()) {
-      control_ctx.log("worker '" + r.name + "': the script has no '" + r.role + "' function; idle");
-      continue;
+  // Worker i's whole life on its thread. end_worker is its last act: once the last one has
+  // run, this function may return (and its locals go) while the thread is still unwinding.
+  auto work = [&](size_t i) noexcept {
+    {
+      std::lock_guard lock(join.m);  // the relay interrupts a busy worker by this handle
+      join.handles[i] = pthread_self();
+      join.busy[i] = 1;
     }
-    r.ran = true;
-    std::optional<std::string> not_started;
-    std::unique_lock started(join.m);
-    ++join.running;
-    join.busy[i] = 1;
-    not_started = threads.start([&, i] {
-      const WorkerSpec& ws = spec.workers[i];
-      WorkerResult& res = out.workers[i];
+    const WorkerSpec& ws = spec.workers[i];
+    WorkerResult& res = out.workers[i];
+    {
       WorkerCtx w;
       try {  // everything, so that end_worker always runs: the join waits for it
         w.shared = &shared;
@@ -354,13 +348,26 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
         } catch (...) {  // the QP's name is detail; end_worker must run
         }
       }
-      end_worker(i);
-    });
-    if (!not_started) {
-      join.handles[i] = threads.last_handle();
+    }
+    end_worker(i);
+  };
+  util::ThreadGroup threads;  // the workers' threads when the caller keeps none (cb.start)
+  for (size_t i = 0; i < spec.workers.size(); ++i) {
+    WorkerResult& r = out.workers[i];
+    r.name = spec.workers[i].name;
+    r.role = spec.workers[i].role;
+    if (entries[i].empty()) {
+      control_ctx.log("worker '" + r.name + "': the script has no '" + r.role + "' function; idle");
       continue;
     }
-    started.unlock();  // end_worker takes it
+    r.ran = true;
+    {
+      std::lock_guard lock(join.m);
+      ++join.running;  // before the thread exists: the relay below waits for it
+    }
+    auto body = [&work, i] { work(i); };
+    std::optional<std::string> not_started = cb.start ? cb.start(body) : threads.start(body);
+    if (!not_started) continue;
     r.error = *not_started;
     end_worker(i);
   }

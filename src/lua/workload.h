@@ -34,6 +34,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,11 @@ struct Callbacks {
   // readers of those CQs (op workloads beside the script) keep theirs. Empty: a router of the
   // workload's own, which drops completions of QPs no worker drives.
   std::vector<dataplane::CqAccess> access;
+  // Starts a worker's thread in the caller's set (exec's stage: every thread of a stage's
+  // workloads is one of its sides, exec/stage_sides.h); returns why it could not, or nullopt.
+  // `body` never throws. run_workload then waits for its workers' bodies to end and leaves
+  // the threads to the caller to join. Empty: run_workload starts and joins threads of its own.
+  std::function<std::optional<std::string>(std::function<void()> body)> start;
 };
 
 struct WorkerResult {

@@ -15,6 +15,7 @@
 #include "plan/bringup_schedule.h"
 #include "plan/modify_plan.h"
 #include "util/packet_event_names.h"
+#include "util/wire_facts.h"
 #include "plan/cm_end.h"
 #include "plan/external_peer.h"
 #include "plan/object_facts.h"
@@ -158,7 +159,10 @@ std::string describe(const PacketEventPlan& e);
 // A `wire: expect:` entry for one QP (a group's entry gives one per member): read from the
 // capture of the QP's host at its CaptureEnd step (exec/wire_capture.cpp).
 struct WireExpectPlan {
-  const scenario::WireExpect* expect = nullptr;
+  util::WireFact fact = util::WireFact::Requests;
+  uint64_t min = 0, max = UINT64_MAX;  // a count's bounds (a flag's: 0 or 1)
+  double factor = 0;                   // a time's: within this factor of the reference
+  std::string text;                    // as written: "1", ">= 1", "2..4", "true", "4x"
   std::string qp, peer, host, device;
   QpId qp_id = kNoQp;                // by id: the directory's keys, this host's records
   ObjectId peer_id = kNoObject, device_id = kNoObject;
@@ -228,7 +232,11 @@ struct Plan {
   // The memory windows as checked, each with the host of its PD (the bind's publish names it).
   // windows[i] is the window of id i (ObjectKind::Mw), as MW steps' Step::id say.
   struct Window {
-    scenario::Mw spec;
+    std::string name;
+    int type = 2;                     // 1 or 2
+    uint64_t offset = 0, length = 0;  // in its MR (length resolved by the loader)
+    uint32_t access = 0;              // IBV_ACCESS_* it grants
+    std::string mr_name, bind_qp_name;
     std::string host;
     ObjectId pd = kNoObject, mr = kNoObject, bind_qp = kNoObject;  // its PD's id, its MR's, its bind QP's
   };

@@ -218,7 +218,7 @@ class Planner {
     for (const auto& w : s_.mws) {
       const auto* pd = s_.pd(w.pd.name);
       p.window_index.emplace(w.name, p.windows.size());
-      p.windows.push_back({w, pd ? s_.host_of_device(pd->device.name) : "", p.id_of(ObjectKind::Pd, w.pd.name),
+      p.windows.push_back({w.name, w.type, w.offset, w.length, w.access, w.mr.name, w.bind_qp.name, pd ? s_.host_of_device(pd->device.name) : "", p.id_of(ObjectKind::Pd, w.pd.name),
                            p.id_of(ObjectKind::Mr, w.mr.name),
                            p.id_of(ObjectKind::Qp, w.bind_qp.name)});
     }
@@ -716,7 +716,7 @@ class Planner {
         const auto* q = s_.qp(name);
         const auto* pd = q ? s_.pd(q->pd.name) : nullptr;
         if (q && pd)
-          p.wire_expects.push_back({&e, name, q->connect.name, s_.host_of_qp(*q), pd->device.name, p.qp_id(name),
+          p.wire_expects.push_back({e.fact, e.min, e.max, e.factor, e.text, name, q->connect.name, s_.host_of_qp(*q), pd->device.name, p.qp_id(name),
                                     p.peer_id(q->connect.name), p.id_of(ObjectKind::Device, pd->device.name)});
       }
   }
@@ -864,8 +864,8 @@ std::string describe(const PacketEventPlan& e) {
 }
 
 std::string describe(const WireExpectPlan& e) {
-  const auto& info = util::wire_fact_info(e.expect->fact);
-  std::string what = e.expect->text;
+  const auto& info = util::wire_fact_info(e.fact);
+  std::string what = e.text;
   if (info.kind == util::WireFactKind::Factor) what = "within " + what + (what.back() == 'x' ? "" : "x");
   return std::string(info.name) + " " + what;
 }

@@ -225,7 +225,7 @@ TEST_CASE("a window's steps carry its id; the plan's window names its PD, MR and
     for (const auto* st : steps_of(p, kind)) CHECK(st->id == w2);
   }
   const auto& window = p.windows.at(w2);
-  CHECK(window.spec.name == "w2");
+  CHECK(window.name == "w2");
   CHECK(window.mr == p.id_of(ObjectKind::Mr, "dst"));
   CHECK(window.bind_qp == p.qp_id("qb"));
   CHECK(window.pd == p.id_of(ObjectKind::Pd, "d"));
