@@ -25,9 +25,16 @@
 
 namespace qpo::exec {
 
+// An rdma_cm id of this host: its end's (Plan::cm_ends) own, or that end's listener.
+struct CmIdKey {
+  int end = -1;
+  bool listener = false;
+  auto operator<=>(const CmIdKey&) const = default;
+};
+
 struct CmHost {
   ChannelResource* channel = nullptr;
-  std::map<std::string, IdResource*> ids;  // a QP's connection id by QP name, a listener by "QP.listener"
+  std::map<CmIdKey, IdResource*> ids;
   std::deque<cm::Event> pending;           // events read while waiting for another id's
   Directory held;  // exchange_only QPs' own entries, kept from the agents' exchange (hold_cm_exchange)
 };
@@ -169,9 +176,13 @@ class CmRunner {
   const plan::CmEnd& end() const { return *end_; }
   QpState& qp() { return st_.qps.at(step_.id); }
   CmHost& host() { return *st_.cm; }
-  rdma_cm_id* id(const std::string& name) {
-    auto it = host().ids.find(name);
-    if (it == host().ids.end() || !it->second->get()) throw std::runtime_error("no rdma_cm id '" + name + "'");
+  // This step's id (its end's own, or its listener), or its end's listener.
+  CmIdKey key() const { return {step_.extra().cm_end, step_.extra().cm_listener}; }
+  CmIdKey listener_key() const { return {step_.extra().cm_end, true}; }
+  rdma_cm_id* id(CmIdKey k) {
+    auto it = host().ids.find(k);
+    if (it == host().ids.end() || !it->second->get())
+      throw std::runtime_error("no rdma_cm id for " + end().qp + (k.listener ? "'s listener" : ""));
     return it->second->get();
   }
   int timeout_ms() const { return o_.phase_timeout_ms > 0 ? o_.phase_timeout_ms : 120000; }
@@ -293,11 +304,11 @@ class CmRunner {
 
   void create_id() {
     const auto& e = end();
-    bool listener = step_.object != e.qp;
+    bool listener = step_.extra().cm_listener;
     if (e.type == spec::QpType::UC && !e.exchange_only) return create_uc_id(e, listener);
     rdma_port_space ps = e.type == spec::QpType::UD ? RDMA_PS_UDP : RDMA_PS_TCP;
     cm::Id made(host().channel->channel(), ps, step_.object);
-    host().ids[step_.object] = st_.own<IdResource>(step_.object, std::move(made));
+    host().ids[key()] = st_.own<IdResource>(step_.object, std::move(made));
   }
 
   // A UC id (cm.h Id::endpoint): the listener bound to its address and port, the active side
@@ -308,7 +319,7 @@ class CmRunner {
     if (!cm::make_sockaddr(ip, static_cast<uint16_t>(listener ? cm.port : 0), &bind))
       throw std::runtime_error("'" + ip + "' is not an IP address");
     auto made = cm::Id::endpoint(host().channel->channel(), RDMA_PS_IB, IBV_QPT_UC, bind, step_.object);
-    host().ids[step_.object] = st_.own<IdResource>(step_.object, std::move(made));
+    host().ids[key()] = st_.own<IdResource>(step_.object, std::move(made));
     uint32_t port = listener ? cm.port : 0;
     message_ = "an RDMA_PS_IB id of type UC, bound to " + (ip.find(':') != std::string::npos ? "[" + ip + "]" : ip) + ":" +
                std::to_string(port);
@@ -319,15 +330,15 @@ class CmRunner {
     sockaddr_storage any;
     cm::make_sockaddr(cm.address.empty() ? "::" : cm.address, static_cast<uint16_t>(cm.port), &any);
     // A UC listener is bound already (rdma_create_ep).
-    if ((cm.type != spec::QpType::UC || cm.exchange_only) && rdma_bind_addr(id(step_.object), reinterpret_cast<sockaddr*>(&any)) != 0)
+    if ((cm.type != spec::QpType::UC || cm.exchange_only) && rdma_bind_addr(id(key()), reinterpret_cast<sockaddr*>(&any)) != 0)
       throw verbs::VerbsError("rdma_bind_addr", step_.object, errno);
-    if (rdma_listen(id(step_.object), 1) != 0) throw verbs::VerbsError("rdma_listen", step_.object, errno);
+    if (rdma_listen(id(key()), 1) != 0) throw verbs::VerbsError("rdma_listen", step_.object, errno);
     message_ = "listening on port " + std::to_string(cm.port);
   }
 
   void resolve_addr() {
     auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ADDR_ERROR);
-    resolve_addr_on(id(step_.object), cm_ms, ms);
+    resolve_addr_on(id(key()), cm_ms, ms);
   }
   void resolve_addr_on(rdma_cm_id* cm_id, int cm_ms, int ms) {
     const auto& cm = end();
@@ -350,7 +361,7 @@ class CmRunner {
 
   void resolve_route() {
     auto [cm_ms, ms] = resolve_times(RDMA_CM_EVENT_ROUTE_ERROR);
-    resolve_route_on(id(step_.object), cm_ms, ms);
+    resolve_route_on(id(key()), cm_ms, ms);
   }
   void resolve_route_on(rdma_cm_id* cm_id, int cm_ms, int ms) {
     if (rdma_resolve_route(cm_id, cm_ms) != 0)
@@ -368,7 +379,7 @@ class CmRunner {
   void modify() {
     auto& q = qp();
     ibv_qp_attr applied{};
-    int mask = cm::modify_by_cm(id(step_.object), q.qp->get(), verbs::to_ibv(step_.target), step_.object, &applied);
+    int mask = cm::modify_by_cm(id(key()), q.qp->get(), verbs::to_ibv(step_.target), step_.object, &applied);
     q.state = step_.target;
     if (end().type == spec::QpType::UD && (mask & IBV_QP_QKEY)) q.qkey = applied.qkey;
     detail_ = step_.from_state + "->" + step_.to_state + " (rdma_init_qp_attr)";
@@ -417,9 +428,9 @@ class CmRunner {
           1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count()));
     };
     for (int tries = 1;; ++tries) {
-      if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
+      if (rdma_connect(id(key()), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
       try {
-        auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE, left());
+        auto e = await(id(key()), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE, left());
         retried_ = tries - 1;
         return e;
       } catch (const cm::Unexpected& u) {
@@ -433,12 +444,12 @@ class CmRunner {
       }
       for (int i = 0; i < 4 && !stop_flag(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
       // The rejected id goes; nothing of it may stay among the events kept for later.
-      rdma_cm_id* old = id(step_.object);
+      rdma_cm_id* old = id(key());
       auto& kept = host().pending;
       kept.erase(std::remove_if(kept.begin(), kept.end(), [&](const cm::Event& e) { return e.id == old; }), kept.end());
-      host().ids.at(step_.object)->replace(cm::Id(host().channel->channel(), ud ? RDMA_PS_UDP : RDMA_PS_TCP, step_.object));
-      resolve_addr_on(id(step_.object), std::min(left(), 60000), left());
-      resolve_route_on(id(step_.object), std::min(left(), 60000), left());
+      host().ids.at(key())->replace(cm::Id(host().channel->channel(), ud ? RDMA_PS_UDP : RDMA_PS_TCP, step_.object));
+      resolve_addr_on(id(key()), std::min(left(), 60000), left());
+      resolve_route_on(id(key()), std::min(left(), 60000), left());
     }
   }
 
@@ -456,8 +467,8 @@ class CmRunner {
       if (ud) external_ud_peer(e);
       return;
     }
-    if (rdma_connect(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
-    auto e = await(id(step_.object), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
+    if (rdma_connect(id(key()), &p) != 0) throw verbs::VerbsError("rdma_connect", step_.object, errno);
+    auto e = await(id(key()), ud ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_CONNECT_RESPONSE);
     if (s.exchange_only) return take_exchange(e);
     message_ += " (peer QP " + std::to_string(e.qp_num) + (ud ? ", qkey " + util::hex(e.qkey) : std::string()) + ")";
     if (!ud || s.connect.empty()) return;
@@ -518,7 +529,7 @@ class CmRunner {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       std::optional<cm::Event> got;
       try {
-        got = await(id(step_.object + ".listener"), RDMA_CM_EVENT_CONNECT_REQUEST, static_cast<int>(std::max<long long>(left, 1)));
+        got = await(id(listener_key()), RDMA_CM_EVENT_CONNECT_REQUEST, static_cast<int>(std::max<long long>(left, 1)));
       } catch (const std::exception& x) {
         if (strangers.empty()) throw;
         throw std::runtime_error(std::string(x.what()) + " (" + rejected() + ")");
@@ -526,7 +537,7 @@ class CmRunner {
       std::string why =
           cm::not_the_peer(peer, cm::ConnectRequest{got->qp_num, got->ud, got->private_data, cm::peer_address(got->id)});
       if (why.empty()) {
-        host().ids[step_.object] = st_.own<IdResource>(step_.object, cm::Id(got->id, step_.object));
+        host().ids[key()] = st_.own<IdResource>(step_.object, cm::Id(got->id, step_.object));
         if (end().exchange_only) take_exchange(*got);
         if (end().external) message_ += " from " + cm::peer_address(got->id) + " (external '" + end().peer + "')";
         if (end().external && end().type == spec::QpType::UD) external_ud_peer(*got);
@@ -584,20 +595,20 @@ class CmRunner {
     const auto& s = end();
     bool ud = s.type == spec::QpType::UD;
     auto p = conn_param(s.private_data, ud);
-    if (rdma_accept(id(step_.object), &p) != 0) throw verbs::VerbsError("rdma_accept", step_.object, errno);
-    if (!ud) await(id(step_.object), RDMA_CM_EVENT_ESTABLISHED);
+    if (rdma_accept(id(key()), &p) != 0) throw verbs::VerbsError("rdma_accept", step_.object, errno);
+    if (!ud) await(id(key()), RDMA_CM_EVENT_ESTABLISHED);
   }
 
   void reject() {
     if (!end().reject) throw std::runtime_error("internal error: a reject step for a QP that does not reject");
     const auto& r = *end().reject;
-    if (rdma_reject(id(step_.object), r.c_str(), static_cast<uint8_t>(r.size() + 1)) != 0)
+    if (rdma_reject(id(key()), r.c_str(), static_cast<uint8_t>(r.size() + 1)) != 0)
       throw verbs::VerbsError("rdma_reject", step_.object, errno);
     message_ = "private data '" + r + "'";
   }
 
   void establish() {
-    if (rdma_establish(id(step_.object)) != 0) throw verbs::VerbsError("rdma_establish", step_.object, errno);
+    if (rdma_establish(id(key())) != 0) throw verbs::VerbsError("rdma_establish", step_.object, errno);
   }
 
   // Active (and any side of an external tool's connection): DREQ, then the DREP's
@@ -605,9 +616,9 @@ class CmRunner {
   // without it the active side waits out the CM's timeout).
   void disconnect() {
     bool active = end().disconnects_first();
-    if (active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
-    await(id(step_.object), RDMA_CM_EVENT_DISCONNECTED);
-    if (!active && rdma_disconnect(id(step_.object)) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
+    if (active && rdma_disconnect(id(key())) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
+    await(id(key()), RDMA_CM_EVENT_DISCONNECTED);
+    if (!active && rdma_disconnect(id(key())) != 0) throw verbs::VerbsError("rdma_disconnect", step_.object, errno);
   }
 
   RunState& st_;

@@ -43,7 +43,7 @@ bool attach_mcast(RunState& st, report::RunReport& log, const plan::Step& step) 
   const auto& g = group_of(st, step.extra().mcast);
   const std::string& member = step.extra().smoke.receiver;
   std::string joined;
-  const auto* cm = g.cm_join ? cm_joined(st, g.name, member) : nullptr;
+  const auto* cm = g.cm_join ? cm_joined(st, step.extra().mcast, step.extra().smoke.receiver_id) : nullptr;
   if (g.cm_join && !cm) throw std::logic_error("AttachMcast of '" + step.object + "' before its rdma_cm join");
   uint16_t mlid = cm ? cm->ah.dlid : static_cast<uint16_t>(g.mlid);
   auto& r = run_step(log, st.host, "traffic", step.verb, step.object, "QP " + member + " to " + g.gid_text, [&] {
@@ -70,7 +70,7 @@ ibv_ah* mcast_ah(RunState& st, QpState& from, const plan::McastGroup& g) {
                              (verbs::gid_is_ipv4(dgid) ? "IPv4" : "IPv6") + ", the source GID " +
                              verbs::gid_text(from.device->gid) + " (gid_index " + std::to_string(from.device->gid_index) +
                              ") is not: RoCEv2 sends one IP packet, both addresses of one family (set the device's gid_index)");
-  if (const auto* cm = g.cm_join ? cm_joined(st, g.name, from.facts->name) : nullptr) {  // the CM's attributes
+  if (const auto* cm = g.cm_join ? cm_joined(st, static_cast<int>(group), from.id) : nullptr) {  // the CM's attributes
     ibv_ah_attr ah = cm->ah;
     made_for = st.own<verbs::Ah>(name, from.pd, ah);
     return made_for->get();

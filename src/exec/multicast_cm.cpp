@@ -102,7 +102,7 @@ bool cm_join_mcast(RunState& st, report::RunReport& log, const RunOptions& o, co
     if (e.qkey != g->qkey)
       throw std::runtime_error("the CM's group has qkey " + util::hex(e.qkey) + ", the scenario's group '" + g->name +
                                "' " + util::hex(g->qkey));
-    st.mcast_cm->joined[step.object] = McastCm::Joined{e.ah_attr, e.qkey};
+    st.mcast_cm->joined[{step.extra().mcast, q.id}] = McastCm::Joined{e.ah_attr, e.qkey};
     message = "RDMA_CM_EVENT_MULTICAST_JOIN: dgid " + verbs::gid_text(e.ah_attr.grh.dgid) + ", dlid " +
               util::hex(e.ah_attr.dlid) + ", qkey " + util::hex(e.qkey) + ", sgid_index " +
               std::to_string(e.ah_attr.grh.sgid_index) + " (bound to " + ip + ")";
@@ -112,9 +112,9 @@ bool cm_join_mcast(RunState& st, report::RunReport& log, const RunOptions& o, co
   return r.status != report::StepStatus::Failed;
 }
 
-const McastCm::Joined* cm_joined(const RunState& st, const std::string& group, const std::string& qp) {
+const McastCm::Joined* cm_joined(const RunState& st, int group, plan::QpId qp) {
   if (!st.mcast_cm) return nullptr;
-  auto it = st.mcast_cm->joined.find(plan::mcast_attachment_name(group, qp));
+  auto it = st.mcast_cm->joined.find({group, qp});
   return it == st.mcast_cm->joined.end() ? nullptr : &it->second;
 }
 

@@ -24,12 +24,13 @@ struct McastCm {
     ibv_ah_attr ah{};
     uint32_t qkey = 0;
   };
-  std::map<std::string, Joined> joined;  // by "GROUP:QP"
+  std::map<std::pair<int, plan::QpId>, Joined> joined;  // by group (Plan::mcast_groups index) and QP id
 };
 
 bool cm_mcast_channel(RunState& st, report::RunReport& log, const plan::Step& step);                       // CmMcastChannel
 bool cm_join_mcast(RunState& st, report::RunReport& log, const RunOptions& o, const plan::Step& step);     // CmJoinMcast
-// What QP `qp`'s join to `group` said (nullptr when it did not join through rdma_cm).
-const McastCm::Joined* cm_joined(const RunState& st, const std::string& group, const std::string& qp);
+// What QP `qp`'s join to group `group` (its Plan::mcast_groups index) said (nullptr when it
+// did not join through rdma_cm).
+const McastCm::Joined* cm_joined(const RunState& st, int group, plan::QpId qp);
 
 }  // namespace qpo::exec

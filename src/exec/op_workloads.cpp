@@ -727,22 +727,25 @@ bool prepare_workload(RunState& st, report::RunReport& log, const plan::Step& st
 bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, const std::vector<const plan::Step*>& steps) {
   // Ctrl-C, or (hosts as threads) the phase timeout found this host late.
   const StopRequest* told = st.channel ? st.channel->stop_request() : nullptr;
-  // Every thread of the stage's workloads, the scripts' workers included (before the
-  // workloads that use its halt flag: it outlives them on every path).
-  StageSides sides(told);
-  const std::atomic<bool>* halt = sides.halt_flag();
   std::vector<std::unique_ptr<Initiator>> initiators;
   Responders receiving;
   auto& responders = receiving.all;
   std::vector<std::unique_ptr<ExternalPingpong>> externals;
   std::vector<std::unique_ptr<ExternalPerftest>> perftests;
   std::vector<std::unique_ptr<ScriptWorkload>> scripts;  // beside the op workloads, in plan order, on one thread
+  std::vector<std::unique_ptr<InitiatorWorker>> workers;  // the initiators' threads
+  std::string scripts_error;  // the scripts' conductor's
+  bool scripts_timed_out = false;
   // A script prepared (its hosts met once) that will not have its turn tells the others.
   auto abandon_scripts = [&scripts](const std::string& why) {
     for (auto& script : scripts)
       if (!script->ran()) script->skip(why, false);
   };
   const EndpointMrs mrs = endpoint_mrs(st);  // one table for every member of these workloads
+  // Every thread of the stage's workloads, the scripts' workers included. Declared after
+  // what its threads use: on every path they are joined before any of it goes.
+  StageSides sides(told);
+  const std::atomic<bool>* halt = sides.halt_flag();
   // The scripts first, in plan order: one that shares a QP or an SRQ with an op workload (or
   // a script beside them) runs now, alone, before anything else of the stage is set up (a
   // stock tool's conversation routes its QP's receives as it is made).
@@ -830,13 +833,11 @@ bool run_workloads(RunState& st, report::RunReport& log, const RunOptions& o, co
   }
   // Initiators: the members of a group share `workers:` threads (default one, as perftest -q
   // drives all its QPs from one thread), each thread one stream with a lane per member.
-  std::vector<std::unique_ptr<InitiatorWorker>> workers = initiator_workers(st, initiators);
+  workers = initiator_workers(st, initiators);
   // A script on a CQ of theirs reads it through the run's router too (its workers' own QPs).
   for (auto& script : scripts)
     if (script->step().extra().script_turn == plan::ScriptTurn::BesideSharedCq) script->route();
   // One thread per side; a side that fails halts the others, as does Ctrl-C.
-  std::string scripts_error;
-  bool scripts_timed_out = false;
   for (auto& r : responders)
     sides.start(r->error, r->timed_out, [rs = r.get()] {
       std::vector<dataplane::StreamLane> lanes;

@@ -27,14 +27,22 @@ void guarded(std::string& error, bool& timed_out, const std::function<void()>& f
 }  // namespace
 
 std::optional<std::string> StageSides::launch(std::function<void()> body) {
+  // Made before it is counted (it allocates): a side that never exists is never waited for.
+  std::function<void()> thread = [this, body = std::move(body)] {
+    struct Ended {
+      std::atomic<size_t>& running;
+      ~Ended() { --running; }  // also when `body` throws (ThreadGroup keeps the message)
+    } ended{running_};
+    body();
+  };
   ++running_;
   std::optional<std::string> not_started;
-  {
+  try {
     std::lock_guard lock(start_m_);
-    not_started = threads_.start([this, body = std::move(body)] {
-      body();
-      --running_;
-    });
+    not_started = threads_.start(std::move(thread));
+  } catch (...) {
+    --running_;
+    throw;
   }
   if (not_started) --running_;
   return not_started;
@@ -59,14 +67,20 @@ std::string StageSides::halted_by() const {
   return kStageSideFailed;
 }
 
+void StageSides::relay() {
+  bool interrupted = stop_requested();  // SIGINT reaches the scripts' workers on its own (lua::Callbacks::stop)
+  if (interrupted || told_to_stop()) halt_ = true;
+  if (halt_ && !interrupted && !cancel_scripts_.load(std::memory_order_relaxed)) {
+    cancel_why_ = halted_by();
+    cancel_scripts_.store(true, std::memory_order_release);
+  }
+}
+
 void StageSides::wait() {
-  while (running_ > 0) {
-    bool interrupted = stop_requested();  // SIGINT reaches the scripts' workers on its own (lua::Callbacks::stop)
-    if (interrupted || told_to_stop()) halt_ = true;
-    if (halt_ && !interrupted && !cancel_scripts_.load(std::memory_order_relaxed)) {
-      cancel_why_ = halted_by();
-      cancel_scripts_.store(true, std::memory_order_release);
-    }
+  for (;;) {
+    bool last = running_ == 0;
+    relay();  // once more after the last side ended: the stage's state says how it ended
+    if (last) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   join();

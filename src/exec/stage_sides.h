@@ -56,6 +56,7 @@ class StageSides {
 
  private:
   std::optional<std::string> launch(std::function<void()> body);
+  void relay();  // Ctrl-C and the stop request halt the stage; a halt (not Ctrl-C) cancels the scripts
   void join();
 
   const StopRequest* told_;

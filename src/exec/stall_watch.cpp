@@ -29,7 +29,7 @@ void StallWatch::observe(bool progress, Clock::time_point now) {
   if (taken_at_ || now - quiet_since_ < kQuietBeforeSnapshot) return;
   before_.clear();
   st_.devices.for_each([&](plan::ObjectId, const DeviceState& d) {
-    if (d.res) before_[d.facts->name] = read(d);
+    if (d.res) before_[&d] = read(d);
   });
   taken_at_ = now;
 }
@@ -40,7 +40,7 @@ std::string StallWatch::describe(const QpState& q) const {
   if (q.qp && verbs::query_state(q.qp->get(), &state) == 0)
     out += " is in " + std::string(spec::state_name(static_cast<spec::QpState>(state)));
   if (!taken_at_ || !q.device || !q.device->facts) return out;
-  auto it = before_.find(q.device->facts->name);
+  auto it = before_.find(q.device);
   if (it == before_.end()) return out;
   const DeviceState& d = *q.device;
   DeviceCounters now = read(d);

@@ -32,7 +32,7 @@ class StallWatch {
   const RunState& st_;
   Clock::time_point quiet_since_ = Clock::now();
   std::optional<Clock::time_point> taken_at_;
-  std::map<std::string, DeviceCounters> before_;  // by scenario device name
+  std::map<const DeviceState*, DeviceCounters> before_;  // by device
 };
 
 }  // namespace qpo::exec

@@ -352,6 +352,25 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
     end_worker(i);
   };
   util::ThreadGroup threads;  // the workers' threads when the caller keeps none (cb.start)
+  // Whatever leaves this function early (a relay's signals sync that throws, no memory)
+  // first stops the workers and waits for their bodies: they use its locals, and with
+  // cb.start their threads are the caller's, joined after it returns.
+  struct WorkersEnded {
+    Shared& shared;
+    Joiner& join;
+    bool armed = true;  // off once the relay saw every body end
+    ~WorkersEnded() {
+      if (!armed) return;
+      shared.stop.store(true);
+      try {
+        shared.barrier.break_barrier("the workload ended early");
+      } catch (...) {
+      }
+      std::unique_lock lock(join.m);
+      join.cv.wait(lock, [&] { return join.running == 0; });
+    }
+  };
+  WorkersEnded ended_early{shared, join};
   for (size_t i = 0; i < spec.workers.size(); ++i) {
     WorkerResult& r = out.workers[i];
     r.name = spec.workers[i].name;
@@ -366,7 +385,12 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       ++join.running;  // before the thread exists: the relay below waits for it
     }
     auto body = [&work, i] { work(i); };
-    std::optional<std::string> not_started = cb.start ? cb.start(body) : threads.start(body);
+    std::optional<std::string> not_started;
+    try {  // counted already: a start that throws must end it like one that says why
+      not_started = cb.start ? cb.start(body) : threads.start(body);
+    } catch (const std::exception& e) {
+      not_started = std::string("cannot start a thread: ") + e.what();
+    }
     if (!not_started) continue;
     r.error = *not_started;
     end_worker(i);
@@ -405,6 +429,7 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
           if (join.busy[i]) interrupt(join.handles[i]);
     }
   }
+  ended_early.armed = false;  // every body has ended
   threads.join();
 
   out.ok = first_error.empty();

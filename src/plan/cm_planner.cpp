@@ -181,9 +181,15 @@ class CmPlanner {
     // the QP's own name first (a QP may be called "x.listener"), else its listener's.
     if (kind != StepKind::CmChannel) {
       auto it = end_index_.find(object);
-      if (it == end_index_.end() && object.size() > kListener.size() && object.ends_with(kListener))
+      bool listener = false;
+      if (it == end_index_.end() && object.size() > kListener.size() && object.ends_with(kListener)) {
         it = end_index_.find(object.substr(0, object.size() - kListener.size()));
-      if (it != end_index_.end()) st.edit_extra().cm_end = it->second;
+        listener = true;
+      }
+      if (it != end_index_.end()) {
+        st.edit_extra().cm_end = it->second;
+        st.edit_extra().cm_listener = listener;
+      }
     }
     st.object = std::move(object);
     return st;

@@ -82,6 +82,7 @@ struct StepExtra {
   // the member (AttachMcast) or the sender (CreateMcastAh) is smoke.receiver / smoke.sender.
   int mcast = -1;
   int cm_end = -1;            // Cm* steps (and a CM QP's receives): Plan::cm_ends[cm_end]
+  bool cm_listener = false;   // a Cm* step about the end's listener id, not the QP's own
   int external = -1;          // ExternalExchange, ExternalReply: Plan::externals[external]
   ScriptTurn script_turn = ScriptTurn::Beside;  // Workload of a script: when it runs in its stage
 };
@@ -243,7 +244,7 @@ struct Plan {
   std::vector<Window> windows;
   const Window* window(const std::string& name) const;  // another host's note names it
   const Window& window_of(const Step& s) const { return windows.at(s.id); }
-  // The multicast groups as checked: their GID, MLID, qkey, join and members.
+  // The multicast groups, lowered (GID, MLID, qkey, join); their members are the steps'.
   std::vector<McastGroup> mcast_groups;
   const McastGroup* mcast_group(const std::string& name) const;
   const McastGroup* mcast_group_at(int index) const {  // nullptr: no group has it

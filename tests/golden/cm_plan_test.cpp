@@ -169,7 +169,8 @@ TEST_CASE("two-host-cm-exchange: INIT in the bring-up; the CM carries the exchan
 
 namespace {
 
-// The lowered end each CM step of `host` carries (plan/cm_end.h): "kind object -> end's QP".
+// The lowered end each CM step of `host` carries (plan/cm_end.h): "kind object -> end's QP",
+// and "'s listener" when the step is about the end's listener id (StepExtra::cm_listener).
 std::string ends_of_steps(const qpo::plan::Plan& p, const std::string& host) {
   std::string out;
   for (const auto& h : p.hosts)
@@ -177,7 +178,8 @@ std::string ends_of_steps(const qpo::plan::Plan& p, const std::string& host) {
       for (const auto& st : h.steps)
         if (st.stage >= 0 && st.kind != qpo::plan::StepKind::Modify) {
           const auto* e = p.cm_end_of(st);
-          out += std::string(qpo::plan::step_kind_name(st.kind)) + " " + st.object + " -> " + (e ? e->qp : "none") + "\n";
+          out += std::string(qpo::plan::step_kind_name(st.kind)) + " " + st.object + " -> " + (e ? e->qp : "none") +
+                 (st.extra().cm_listener ? "'s listener" : "") + "\n";
         }
   return out;
 }
@@ -189,8 +191,8 @@ TEST_CASE("two-host-cm-reject: each CM step carries its QP's lowered end; the pe
   REQUIRE(p.cm_ends.size() == 3);
   CHECK(ends_of_steps(p, "b") ==
         "cm_channel qpo.cm.b -> none\n"
-        "cm_create_id qb.listener -> qb\n"
-        "cm_listen qb.listener -> qb\n"
+        "cm_create_id qb.listener -> qb's listener\n"
+        "cm_listen qb.listener -> qb's listener\n"
         "cm_wait_request qb -> qb\n"
         "cm_reject qb -> qb\n");
   const auto& qb = p.cm_ends[2];
@@ -248,8 +250,8 @@ TEST_CASE("a passive QP named 'qb.listener': its own steps carry its end, its li
   auto p = plan_of(l);
   std::string b = ends_of_steps(p, "b");
   CHECK(b.find("cm_channel qpo.cm.b -> none\n") != std::string::npos);
-  CHECK(b.find("cm_create_id qb.listener.listener -> qb.listener\n") != std::string::npos);
-  CHECK(b.find("cm_listen qb.listener.listener -> qb.listener\n") != std::string::npos);
+  CHECK(b.find("cm_create_id qb.listener.listener -> qb.listener's listener\n") != std::string::npos);
+  CHECK(b.find("cm_listen qb.listener.listener -> qb.listener's listener\n") != std::string::npos);
   CHECK(b.find("cm_wait_request qb.listener -> qb.listener\n") != std::string::npos);
   CHECK(b.find("cm_accept qb.listener -> qb.listener\n") != std::string::npos);
 }
