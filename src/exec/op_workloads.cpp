@@ -2,8 +2,9 @@
 // initiator side is one stream of `iterations` WRs on its QP; the responder side of send-type
 // ops is one receive stream per receiving QP, checking each message against the pattern of the
 // workload that sent it (UD fan-in: several senders, told apart by src_qp). Each side runs in
-// its own thread with the run's CQ router, so a host can be initiator of one workload and
-// responder of another at once, and QPs that share a CQ do not take each other's completions.
+// its own thread of the stage's set (exec/stage_sides.h, with the scripts' conductor and
+// workers) and reads through the run's CQ router, so a host can be initiator of one workload
+// and responder of another at once, and QPs that share a CQ do not take each other's completions.
 // Writes, reads and atomics are checked afterwards by their plan's verify step.
 #include <algorithm>
 #include <atomic>
@@ -12,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <span>
-#include <thread>
 #include <unordered_map>
 
 #include "dataplane/clock.h"
@@ -27,6 +27,7 @@
 #include "exec/external_pingpong.h"
 #include "exec/memory_windows.h"
 #include "exec/multicast.h"
+#include "exec/stage_sides.h"
 #include "exec/stall_watch.h"
 #include "exec/directory_names.h"
 #include "exec/steps.h"
@@ -37,7 +38,6 @@
 #include "util/quantities.h"
 #include "util/cpu_pin.h"
 #include "util/strings.h"
-#include "util/thread_group.h"
 #include "util/wc_status_names.h"
 
 namespace qpo::exec {
@@ -336,21 +336,6 @@ Responder& responder_for(RunState& st, Responders& responders, QpState& receiver
   responders.by_unit.emplace(unit, r.get());
   responders.all.push_back(std::move(r));
   return *responders.all.back();
-}
-
-// Runs fn() and keeps what stopped it.
-template <typename Fn>
-void guarded(std::string& error, bool& timed_out, Fn fn) {
-  try {
-    fn();
-  } catch (const dataplane::DataplaneError& e) {
-    error = e.what();
-    timed_out = e.kind() == dataplane::DataplaneError::Kind::Timeout;
-  } catch (const std::exception& e) {
-    error = e.what();
-  } catch (...) {
-    error = "an exception that is not a std::exception";
-  }
 }
 
 std::string detail_of(const plan::WorkloadParams& w) {
