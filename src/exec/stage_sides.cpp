@@ -71,7 +71,10 @@ void StageSides::relay() {
   bool interrupted = stop_requested();  // SIGINT reaches the scripts' workers on its own (lua::Callbacks::stop)
   if (interrupted || told_to_stop()) halt_ = true;
   if (halt_ && !interrupted && !cancel_scripts_.load(std::memory_order_relaxed)) {
-    cancel_why_ = halted_by();
+    try {  // wait() runs in the destructor too: nothing may leave it
+      cancel_why_ = halted_by();
+    } catch (...) {
+    }
     cancel_scripts_.store(true, std::memory_order_release);
   }
 }

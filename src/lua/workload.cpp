@@ -364,10 +364,15 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       shared.stop.store(true);
       try {
         shared.barrier.break_barrier("the workload ended early");
+        if (shared.interrupt_why.empty()) shared.interrupt_why = "the workload ended early";
       } catch (...) {
       }
+      // As the relay does: a worker busy in Lua code that never asks w:running() is
+      // interrupted, again at each wake-up (one between two scopes ignores it).
       std::unique_lock lock(join.m);
-      join.cv.wait(lock, [&] { return join.running == 0; });
+      while (!join.cv.wait_for(lock, std::chrono::milliseconds(250), [&] { return join.running == 0; }))
+        for (size_t i = 0; i < join.busy.size(); ++i)
+          if (join.busy[i]) interrupt(join.handles[i]);
     }
   };
   WorkersEnded ended_early{shared, join};
@@ -385,14 +390,23 @@ WorkloadResult run_workload(const WorkloadSpec& spec, std::map<std::string, data
       ++join.running;  // before the thread exists: the relay below waits for it
     }
     auto body = [&work, i] { work(i); };
-    std::optional<std::string> not_started;
-    try {  // counted already: a start that throws must end it like one that says why
-      not_started = cb.start ? cb.start(body) : threads.start(body);
+    bool started = false;
+    try {  // counted already: whatever fails here ends it as a worker that did not start
+      auto not_started = cb.start ? cb.start(body) : threads.start(body);
+      started = !not_started;
+      if (not_started) r.error = *not_started;
     } catch (const std::exception& e) {
-      not_started = std::string("cannot start a thread: ") + e.what();
+      try {
+        r.error = std::string("cannot start a thread: ") + e.what();
+      } catch (...) {
+      }
+    } catch (...) {
     }
-    if (!not_started) continue;
-    r.error = *not_started;
+    if (started) continue;
+    try {
+      if (r.error.empty()) r.error = "cannot start a thread";
+    } catch (...) {  // end_worker must run: the relay and the guard wait for it
+    }
     end_worker(i);
   }
   {

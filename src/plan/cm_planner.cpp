@@ -87,7 +87,7 @@ class CmPlanner {
       std::string bound = endpoint(q.cm.address.empty() ? "::" : q.cm.address, q.cm.port);
       std::string every = q.cm.address.empty() ? "every address, IPv4 too" : "";
       auto& id = add(host, StepKind::CmCreateId, uc(q) ? Text("rdma_create_ep + rdma_migrate_id") : Text("rdma_create_id"),
-                     q.cm.active ? q.name : listener(q), k);
+                     q.cm.active ? q.name : listener(q), k, !q.cm.active);
       if (uc(q)) {
         // rdma_create_id would make an RC id (cm/cm.h Id::endpoint).
         id.args.push_back(arg("ai_flags", "RAI_PASSIVE", "creates the id and binds it, no resolve"));
@@ -101,7 +101,8 @@ class CmPlanner {
         id.args.push_back(arg("port_space", ps_of(q)));
       }
       if (q.cm.active) continue;
-      auto& l = add(host, StepKind::CmListen, uc(q) ? Text("rdma_listen") : Text("rdma_bind_addr + rdma_listen"), listener(q), k);
+      auto& l = add(host, StepKind::CmListen, uc(q) ? Text("rdma_listen") : Text("rdma_bind_addr + rdma_listen"), listener(q), k,
+                    true);
       l.args.push_back(arg("address", bound, uc(q) ? "bound by rdma_create_ep" : every));
       l.args.push_back(arg("backlog", "1"));
     }
@@ -167,7 +168,9 @@ class CmPlanner {
     return nullptr;
   }
 
-  Step& add(const std::string& host_name, StepKind kind, Text verb, std::string object, int k) {
+  // `listener`: the step is about the listener id of the QP `object` names with kListener
+  // appended (said by the caller: a QP may itself be called "x.listener").
+  Step& add(const std::string& host_name, StepKind kind, Text verb, std::string object, int k, bool listener = false) {
     HostPlan* h = host(host_name);
     auto& steps = h ? h->steps : nowhere_.steps;
     // Built in place, in the list reserved for the whole plan.
@@ -177,15 +180,9 @@ class CmPlanner {
     st.phase = kind == StepKind::CmDisconnect ? Phase::Transitions : Phase::BringUp;
     st.verb = verb;
     st.stage = k;
-    // Every step about a QP's connection (its id, its listener) carries the QP's lowered end:
-    // the QP's own name first (a QP may be called "x.listener"), else its listener's.
+    // Every step about a QP's connection (its id, its listener) carries the QP's lowered end.
     if (kind != StepKind::CmChannel) {
-      auto it = end_index_.find(object);
-      bool listener = false;
-      if (it == end_index_.end() && object.size() > kListener.size() && object.ends_with(kListener)) {
-        it = end_index_.find(object.substr(0, object.size() - kListener.size()));
-        listener = true;
-      }
+      auto it = end_index_.find(listener ? object.substr(0, object.size() - kListener.size()) : object);
       if (it != end_index_.end()) {
         st.edit_extra().cm_end = it->second;
         st.edit_extra().cm_listener = listener;

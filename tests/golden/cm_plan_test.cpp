@@ -256,6 +256,18 @@ TEST_CASE("a passive QP named 'qb.listener': its own steps carry its end, its li
   CHECK(b.find("cm_accept qb.listener -> qb.listener\n") != std::string::npos);
 }
 
+TEST_CASE("an active QP named 'qb.listener' beside passive qb: qb's listener steps carry qb's end, the QP's its own") {
+  std::string y = std::regex_replace(qpo::test::source_file("scenarios/two-host-cm-rc.yaml"), std::regex("\\bqa\\b"), "qb.listener");
+  auto l = qpo::test::load_validate(y);
+  auto p = plan_of(l);
+  std::string a = ends_of_steps(p, "a"), b = ends_of_steps(p, "b");
+  CHECK(b.find("cm_create_id qb.listener -> qb's listener\n") != std::string::npos);
+  CHECK(b.find("cm_listen qb.listener -> qb's listener\n") != std::string::npos);
+  CHECK(b.find("cm_wait_request qb -> qb\n") != std::string::npos);
+  CHECK(a.find("cm_create_id qb.listener -> qb.listener\n") != std::string::npos);
+  CHECK(a.find("cm_connect qb.listener -> qb.listener\n") != std::string::npos);
+}
+
 TEST_CASE("two-host-cm-exchange: the MRs an exchange_only connection carries are lowered to their keys") {
   auto p = qpo::test::plan_of_file("scenarios/two-host-cm-exchange.yaml");
   const qpo::plan::CmEnd* qb = nullptr;
