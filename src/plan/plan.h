@@ -242,7 +242,6 @@ struct Plan {
     ObjectId pd = kNoObject, mr = kNoObject, bind_qp = kNoObject;  // its PD's id, its MR's, its bind QP's
   };
   std::vector<Window> windows;
-  const Window* window(const std::string& name) const;  // another host's note names it
   const Window& window_of(const Step& s) const { return windows.at(s.id); }
   // The multicast groups, lowered (GID, MLID, qkey, join); their members are the steps'.
   std::vector<McastGroup> mcast_groups;
@@ -250,8 +249,8 @@ struct Plan {
   const McastGroup* mcast_group_at(int index) const {  // nullptr: no group has it
     return index >= 0 && static_cast<size_t>(index) < mcast_groups.size() ? &mcast_groups[static_cast<size_t>(index)] : nullptr;
   }
-  // Their places by name (the planner fills them): a lookup per step, not a scan.
-  std::unordered_map<std::string, size_t> window_index, mcast_group_index;
+  // The groups' places by name (the planner fills it): a lookup per step, not a scan.
+  std::unordered_map<std::string, size_t> mcast_group_index;
   size_t step_count() const;
   // The scenario's devices, PDs, CQs, SRQs, XRCDs and QPs by name, a table per kind (plan/qp_id.h:
   // a device's default PD has the device's name).

@@ -217,7 +217,6 @@ class Planner {
     for (size_t i = 0; i < p.mcast_groups.size(); ++i) p.mcast_group_index.emplace(p.mcast_groups[i].name, i);
     for (const auto& w : s_.mws) {
       const auto* pd = s_.pd(w.pd.name);
-      p.window_index.emplace(w.name, p.windows.size());
       p.windows.push_back({w.name, w.type, w.offset, w.length, w.access, w.mr.name, w.bind_qp.name, pd ? s_.host_of_device(pd->device.name) : "", p.id_of(ObjectKind::Pd, w.pd.name),
                            p.id_of(ObjectKind::Mr, w.mr.name),
                            p.id_of(ObjectKind::Qp, w.bind_qp.name)});
@@ -879,11 +878,6 @@ StepExtra& Step::edit_extra() {
 const StepExtra& Step::no_extra() {
   static const StepExtra none;
   return none;
-}
-
-const Plan::Window* Plan::window(const std::string& name) const {
-  auto it = window_index.find(name);
-  return it == window_index.end() ? nullptr : &windows[it->second];
 }
 
 ObjectId Plan::peer_id(const std::string& name) const {

@@ -33,10 +33,6 @@ void ThreadGroup::keep(const char* why) noexcept {
   }
 }
 
-std::thread::native_handle_type ThreadGroup::last_handle() {
-  return threads_.empty() ? std::thread::native_handle_type{} : threads_.back().native_handle();
-}
-
 void ThreadGroup::join() {
   for (auto& t : threads_)
     if (t.joinable()) t.join();

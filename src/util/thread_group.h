@@ -26,8 +26,6 @@ class ThreadGroup {
   // Runs `body` on a new thread. Returns why no thread could be started (then `body` did not
   // run and the caller accounts for it), or nullopt. What escapes `body` is kept (escaped()).
   std::optional<std::string> start(std::function<void()> body);
-  // The last started thread's handle (to signal it), or the default handle when none.
-  std::thread::native_handle_type last_handle();
   // Waits for every thread started so far.
   void join();
   // The first message an exception carried out of a body, "" when none did. Bodies should
